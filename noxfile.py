@@ -1,0 +1,153 @@
+"""Lamina task runner. `nox -l` lists the sessions; `nox -t ci` is what CI runs.
+
+Every per-package list is generated from `tools/workspace.py`, which reads `packages/*/pyproject.toml`.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import nox
+
+sys.path.insert(0, str(Path(__file__).parent))  # nox does not put the noxfile's folder on sys.path
+from tools.workspace import IMPORT_NAMES, PACKAGES, ROOT, local_closure
+
+nox.options.default_venv_backend = "uv|virtualenv"  # uv when installed (the bootstrap installs it)
+nox.options.download_python = "never"  # the machines have only CPython 3.11: never download one
+nox.options.error_on_missing_interpreters = True
+nox.options.sessions = ["lint", "typecheck", "layers", "tests", "tests_all", "acceptance", "docs",
+                        "size", "demo"]  # fmt: skip
+
+PYPROJECT = nox.project.load_toml("pyproject.toml")
+PY = "3.11"
+JAX_CLOSURE = {d for d in PACKAGES if "lamina-runtime" in local_closure(d)} | {"lamina-runtime"}
+DEFAULT_MARKERS = "not gpu and not slow"
+ACCEPTANCE_DIR = Path(os.environ.get("LAMINA_ACCEPTANCE_DIR", ROOT.parent / "shared" / "acceptance"))
+ACCEPTANCE_RATCHET = ROOT / "ci" / "acceptance-must-pass.txt"
+
+
+def editable(dists: list[str]) -> list[str]:
+    return [arg for d in dists for arg in ("-e", f"packages/{d}")]
+
+
+def groups(*names: str) -> list[str]:
+    return [req for name in names for req in nox.project.dependency_groups(PYPROJECT, name)]
+
+
+def install_all(session: nox.Session, *group_names: str) -> None:
+    session.install(*editable(PACKAGES), *groups(*group_names))
+
+
+@nox.session(python=PY, tags=["ci"])
+@nox.parametrize("dist", PACKAGES, ids=PACKAGES)
+def tests(session: nox.Session, dist: str) -> None:
+    """Run one package's tests with only that package and its sibling closure installed.
+
+    Oracle tests (marked `oracle`, they need real JAX) run only where JAX is in the closure;
+    `tests_all` runs them for every package.
+    """
+    closure = local_closure(dist)
+    session.install(*editable(closure), *groups("test"))
+    markers = DEFAULT_MARKERS if dist in JAX_CLOSURE else f"{DEFAULT_MARKERS} and not oracle"
+    session.run("pytest", f"packages/{dist}/tests", "-m", markers, "-p", "no:cacheprovider",
+                *session.posargs)  # fmt: skip
+
+
+@nox.session(python=PY, tags=["ci"])
+def tests_all(session: nox.Session) -> None:
+    """Install every package (and JAX, the oracle) and run all packages' tests together."""
+    install_all(session, "test", "oracle")
+    session.run("pytest", *(f"packages/{d}/tests" for d in PACKAGES), "-m", DEFAULT_MARKERS,
+                *session.posargs)  # fmt: skip
+
+
+@nox.session(python=PY)
+def slow(session: nox.Session) -> None:
+    """The tests marked `slow`, kept out of the default run."""
+    install_all(session, "test", "oracle")
+    session.run("pytest", *(f"packages/{d}/tests" for d in PACKAGES), "-m", "slow and not gpu",
+                *session.posargs, success_codes=[0, 5])  # fmt: skip
+
+
+@nox.session(python=PY, tags=["ci"])
+def typecheck(session: nox.Session) -> None:
+    """mypy --strict over every package's src, each package's tests, tools/, docs and noxfile.py."""
+    install_all(session, "typecheck", "test", "oracle")
+    for name in IMPORT_NAMES:
+        session.run("mypy", "-p", name)
+    for dist in PACKAGES:  # one run per tests/ folder: test file names repeat across packages
+        session.run("mypy", f"packages/{dist}/tests")
+    session.run("mypy", "tools", "noxfile.py", "docs/conftest.py")
+
+
+@nox.session(python=PY, tags=["ci"])
+def lint(session: nox.Session) -> None:
+    """ruff check and ruff format --check over the whole tree."""
+    session.install(*groups("lint"))
+    session.run("ruff", "check", ".")
+    session.run("ruff", "format", "--check", ".")
+
+
+@nox.session(python=PY, tags=["ci"])
+def layers(session: nox.Session) -> None:
+    """import-linter: the layer order, and no JAX machinery outside the named exceptions."""
+    install_all(session, "layers")
+    session.run("lint-imports", env={"PYTHONPATH": str(ROOT)})
+
+
+@nox.session(python=PY, tags=["ci"])
+def acceptance(session: nox.Session) -> None:
+    """The seed acceptance suite against Lamina: the ratchet must pass, the rest is informational.
+
+    First runs exactly the test ids in ci/acceptance-must-pass.txt and fails if any fails (an
+    empty list passes). Then runs the whole suite and prints the pass/fail counts.
+    """
+    if not (ACCEPTANCE_DIR / "conftest.py").exists():
+        session.skip(f"no acceptance suite at {ACCEPTANCE_DIR} (set LAMINA_ACCEPTANCE_DIR)")
+    install_all(session, "test", "oracle")
+    env = {"ACCEPT_IMPL": "lamina"}
+    ratchet = [
+        line.strip()
+        for line in ACCEPTANCE_RATCHET.read_text().splitlines()
+        if line.strip() and not line.lstrip().startswith("#")
+    ]
+    if ratchet:
+        session.log(f"acceptance ratchet: {len(ratchet)} tests must pass")
+        with session.chdir(ACCEPTANCE_DIR):
+            session.run("python", "-m", "pytest", "-q", "-p", "no:randomly", *ratchet, env=env)
+    else:
+        session.log("acceptance ratchet: the list is empty")
+    with session.chdir(ACCEPTANCE_DIR):
+        session.run("python", "-m", "pytest", "-q", "--tb=no", "-rN", *session.posargs,
+                    env=env, success_codes=[0, 1, 2, 5])  # fmt: skip
+
+
+@nox.session(python=PY, tags=["ci"])
+def docs(session: nox.Session) -> None:
+    """Run every code block in docs/ and the package READMEs, then build the site strictly."""
+    install_all(session, "docs", "oracle")
+    session.run("pytest", "docs", *(f"packages/{d}/README.md" for d in PACKAGES), "-p",
+                "no:cacheprovider", "-o", "addopts=", *session.posargs)  # fmt: skip
+    session.run("mkdocs", "build", "--strict", "--site-dir", str(ROOT / ".nox" / "site"))
+
+
+@nox.session(venv_backend="none", tags=["ci"])
+def size(session: nox.Session) -> None:
+    """Module-size report: the largest modules; fails above the hard limit."""
+    session.run(sys.executable, "-m", "tools.sz", external=True)
+
+
+@nox.session(python=PY, tags=["ci"])
+def demo(session: nox.Session) -> None:
+    """The showcase: what Lamina can do today."""
+    install_all(session, "oracle")
+    session.run("python", "-m", "lamina", "demo", *session.posargs)
+
+
+@nox.session(python=PY, default=False, tags=["bench"])
+def bench(session: nox.Session) -> None:
+    """Benchmarks, Lamina vs JAX in one process: `nox -s bench -- NAME...` (default: all)."""
+    install_all(session, "oracle")
+    session.run("python", "-m", "tools.bench", *session.posargs, env={"PYTHONPATH": str(ROOT)})

@@ -1,0 +1,160 @@
+"""Lamina's configuration: typed options, `config.update`, and scoped overrides.
+
+Option names mirror `jax.config` (`jax_enable_x64`, ...). A value comes from, in order: the
+innermost `with config(...)` scope (a context variable, so threads and tasks do not see each
+other's scopes), a `config.update` call, the environment (`LAMINA_<NAME>` first, then `JAX_<NAME>`,
+read once, the first time the option is read), and the option's default.
+
+Layers define their own options with `define` at import time; core knows none of theirs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable, Iterator, Mapping
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Final, Generic, TypeVar
+
+T = TypeVar("T")
+
+_TRUE: Final = frozenset({"1", "true", "t", "yes", "y", "on"})
+_FALSE: Final = frozenset({"0", "false", "f", "no", "n", "off"})
+
+
+def parse_bool(text: str) -> bool:
+    lowered = text.strip().lower()
+    if lowered in _TRUE:
+        return True
+    if lowered in _FALSE:
+        return False
+    raise ValueError(f"expected a boolean (1/0, true/false, yes/no, on/off), got {text!r}")
+
+
+@dataclass(eq=False, slots=True)
+class Option(Generic[T]):
+    """One configuration option. Identity is intended: the registry holds each once."""
+
+    name: str
+    default: T
+    parse: Callable[[str], T]
+    help: str
+    _config: Config = field(repr=False)
+
+    @property
+    def value(self) -> T:
+        """The value in effect here and now."""
+        return self._config._read(self)  # noqa: SLF001 (Option and Config are one unit)
+
+    @property
+    def env_names(self) -> tuple[str, str]:
+        bare = self.name.removeprefix("jax_").upper()
+        return f"LAMINA_{bare}", f"JAX_{bare}"
+
+
+class Config:
+    """The set of options and their values. `lamina.config` is the process's instance."""
+
+    def __init__(self) -> None:
+        self._options: dict[str, Option[Any]] = {}
+        self._values: dict[str, Any] = {}
+        self._scoped: ContextVar[Mapping[str, Any]] = ContextVar(
+            f"lamina_config_{id(self)}", default=MappingProxyType({})
+        )
+
+    def define(self, name: str, default: T, parse: Callable[[str], T], help: str) -> Option[T]:
+        """Register an option; layers call this at import time."""
+        if name in self._options:
+            raise ValueError(f"configuration option {name!r} is already defined")
+        option = Option(name, default, parse, help, self)
+        self._options[name] = option
+        return option
+
+    def define_bool(self, name: str, default: bool, help: str) -> Option[bool]:
+        return self.define(name, default, parse_bool, help)
+
+    def define_int(self, name: str, default: int, help: str) -> Option[int]:
+        return self.define(name, default, int, help)
+
+    def option(self, name: str) -> Option[Any]:
+        try:
+            return self._options[name]
+        except KeyError:
+            known = ", ".join(sorted(self._options))
+            raise AttributeError(f"unknown configuration option {name!r}; known: {known}") from None
+
+    def _read(self, option: Option[T]) -> T:
+        scoped = self._scoped.get()
+        if option.name in scoped:
+            value: T = scoped[option.name]
+            return value
+        if option.name not in self._values:
+            self._values[option.name] = self._from_environment(option)
+        stored: T = self._values[option.name]
+        return stored
+
+    @staticmethod
+    def _from_environment(option: Option[T]) -> T:
+        for env_name in option.env_names:
+            text = os.environ.get(env_name)
+            if text is not None:
+                try:
+                    return option.parse(text)
+                except ValueError as err:
+                    raise ValueError(f"environment variable {env_name}: {err}") from None
+        return option.default
+
+    def _check(self, name: str, value: Any) -> Any:
+        option = self.option(name)
+        if isinstance(option.default, bool):
+            if not isinstance(value, bool):
+                raise TypeError(f"config option {name!r} takes a bool, got {type(value).__name__}")
+        elif isinstance(option.default, int) and (
+            isinstance(value, bool) or not isinstance(value, int)
+        ):
+            raise TypeError(f"config option {name!r} takes an int, got {type(value).__name__}")
+        return value
+
+    def update(self, name: str, value: Any) -> None:
+        """Set an option for the whole process, as `jax.config.update` does."""
+        self._values[name] = self._check(name, value)
+
+    @contextlib.contextmanager
+    def __call__(self, **overrides: Any) -> Iterator[None]:
+        """Override options inside a `with` block, for this thread or task only."""
+        for name, value in overrides.items():
+            self._check(name, value)
+        token = self._scoped.set(MappingProxyType({**self._scoped.get(), **overrides}))
+        try:
+            yield
+        finally:
+            self._scoped.reset(token)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return self._read(self.option(name))
+
+    @property
+    def values(self) -> Mapping[str, Any]:
+        """Every option's value in effect here and now."""
+        return {name: self._read(option) for name, option in sorted(self._options.items())}
+
+    def trace_context(self) -> tuple[Any, ...]:
+        """The values that change what tracing produces; part of every tracing cache key."""
+        return (enable_x64.value, use_simplified_jaxpr_constants.value)
+
+
+config: Final = Config()
+
+enable_x64: Final = config.define_bool(
+    "jax_enable_x64", False, "Keep 64-bit types; when off, 64-bit requests become 32-bit."
+)
+use_simplified_jaxpr_constants: Final = config.define_bool(
+    "jax_use_simplified_jaxpr_constants",
+    True,
+    "Closed-over constants stay literals in jaxprs and become const args when lowered "
+    "(seed 000). Off: the previous constvars form, with constants inlined in the lowering.",
+)

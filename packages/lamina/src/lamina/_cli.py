@@ -1,0 +1,19 @@
+"""The `lamina` command line."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="lamina", description="Lamina's command line.")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    commands.add_parser("demo", help="run the showcase: what Lamina can do today")
+    args = parser.parse_args(argv)
+    if args.command == "demo":
+        from lamina._demo import run_demo
+
+        return run_demo()
+    parser.error(f"unknown command {args.command!r}")
+    return 2

@@ -1,0 +1,1 @@
+"""Developer tools for the Lamina monorepo (not shipped in any distribution)."""

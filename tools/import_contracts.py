@@ -1,0 +1,113 @@
+"""A custom import-linter contract for imports of submodules of external packages.
+
+import-linter's own `forbidden` contract sees an external package only as its top-level name
+(`jax`), so it cannot tell `import jax.numpy` (JAX's tracing machinery, never allowed) from
+`from jax import devices` in the runtime bridge (allowed). This contract finds the Lamina modules
+that import a watched package through import-linter's graph, reads their source with `ast`, and
+checks the full dotted names they import against prefix rules.
+"""
+
+from __future__ import annotations
+
+import ast
+import fnmatch
+import importlib.util
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from grimp import ImportGraph
+from importlinter.domain import fields
+from importlinter.domain.contract import Contract, ContractCheck
+
+
+@dataclass(frozen=True, slots=True)
+class _Violation:
+    importer: str
+    imported: str
+    line: int
+    reason: str
+
+
+def _imported_names(source: str) -> Iterator[tuple[str, int]]:
+    """Every dotted module path an import statement may bring in, with its line number.
+
+    `from a import b` yields both `a` and `a.b`: `b` may be a submodule, and treating it as one
+    is the conservative reading (so `from jax import numpy` is caught as `jax.numpy`).
+    """
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name, node.lineno
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            yield node.module, node.lineno
+            for alias in node.names:
+                yield f"{node.module}.{alias.name}", node.lineno
+
+
+def _matches(name: str, prefix: str) -> bool:
+    return name == prefix or name.startswith(prefix + ".")
+
+
+class ExternalImportsContract(Contract):
+    """Forbid imports of external modules by dotted prefix, with named exceptions.
+
+    Configuration options:
+        - source_modules: the Lamina packages to check (their submodules included).
+        - forbidden: dotted prefixes no source module may import (`jax._src`, `jax.numpy`).
+        - restricted: dotted prefixes only the modules named in `allow` may import (`jax`).
+        - allow: `importer-glob -> prefix` pairs: the importers matching the glob may import
+          names under the prefix, unless the name is also under a `forbidden` prefix.
+    """
+
+    type_name = "external_imports"
+
+    source_modules = fields.ListField(subfield=fields.StringField())
+    forbidden = fields.ListField(subfield=fields.StringField())
+    restricted = fields.ListField(subfield=fields.StringField())
+    allow = fields.ListField(subfield=fields.StringField(), required=False)
+
+    def check(self, graph: ImportGraph, verbose: bool) -> ContractCheck:
+        allow_rules = [tuple(part.strip() for part in rule.split("->")) for rule in self.allow or []]
+        watched = {prefix.split(".")[0] for prefix in [*self.forbidden, *self.restricted]}
+        violations: list[_Violation] = []
+        for root in self.source_modules:
+            for module in sorted({root, *graph.find_descendants(root)}):
+                imported = graph.find_modules_directly_imported_by(module)
+                if not imported & watched:
+                    continue
+                spec = importlib.util.find_spec(module)
+                if spec is None or spec.origin is None:
+                    continue
+                with open(spec.origin, encoding="utf-8") as source:
+                    text = source.read()
+                for name, line in _imported_names(text):
+                    reason = self._judge(module, name, allow_rules)
+                    if reason is not None:
+                        violations.append(_Violation(module, name, line, reason))
+        return ContractCheck(
+            kept=not violations, metadata={"violations": violations}
+        )
+
+    def _judge(self, module: str, name: str, allow_rules: list[tuple[str, ...]]) -> str | None:
+        for prefix in self.forbidden:
+            if _matches(name, prefix):
+                return f"{prefix} is forbidden everywhere in Lamina"
+        for prefix in self.restricted:
+            if _matches(name, prefix):
+                allowed = any(
+                    fnmatch.fnmatchcase(module, glob) and _matches(name, allowed_prefix)
+                    for glob, allowed_prefix in allow_rules
+                )
+                return None if allowed else f"only the modules named in `allow` may import {prefix}"
+        return None
+
+    def render_broken_contract(self, check: ContractCheck) -> None:
+        from importlinter.application import output
+
+        for violation in check.metadata["violations"]:
+            output.print_error(
+                f"{violation.importer} imports {violation.imported} "
+                f"(line {violation.line}): {violation.reason}",
+                bold=False,
+            )
+            output.new_line()
