@@ -3,8 +3,89 @@
 This layer knows nothing of MLIR, XLA or JAX: it runs alone on NumPy.
 """
 
-from lamina_core.config import config
+from lamina_core import source_info as _source_info
+
+_source_info.register_internal_path(__file__)
+
+from lamina_core import dtypes, lax, numpy, tree_util  # noqa: E402
+from lamina_core import pretty as _pretty  # noqa: E402, F401  (installs the printer)
+from lamina_core.api import make_jaxpr  # noqa: E402
+from lamina_core.avals import AbstractValue, ShapedArray  # noqa: E402
+from lamina_core.config import config  # noqa: E402
+from lamina_core.effects import Effect  # noqa: E402
+from lamina_core.evaluate import eval_jaxpr, reference_impl  # noqa: E402
+from lamina_core.jaxpr import (  # noqa: E402
+    Atom,
+    ClosedJaxpr,
+    DebugInfo,
+    DropVar,
+    Jaxpr,
+    JaxprEqn,
+    Literal,
+    Var,
+    jaxprs_in_params,
+)
+from lamina_core.primitive import DuplicateRuleError, MissingRuleError, Primitive, RuleTable  # noqa: E402
+from lamina_core.rules import abstract_eval_rules, effects_rules, impl_rules  # noqa: E402
+from lamina_core.staging import StagingTrace, StagingTracer, trace_to_jaxpr  # noqa: E402
+from lamina_core.tracing import (  # noqa: E402
+    ConcretizationTypeError,
+    EvalTrace,
+    Trace,
+    Tracer,
+    UnexpectedTracerError,
+    current_trace,
+    install_eager_impl,
+    set_current_trace,
+)
+from lamina_core.typecheck import JaxprTypeError, check_jaxpr  # noqa: E402
+from lamina_core.values import ShapeDtypeStruct, register_value_type, typeof  # noqa: E402
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "config"]
+__all__ = [
+    "AbstractValue",
+    "Atom",
+    "ClosedJaxpr",
+    "ConcretizationTypeError",
+    "DebugInfo",
+    "DropVar",
+    "DuplicateRuleError",
+    "Effect",
+    "EvalTrace",
+    "Jaxpr",
+    "JaxprEqn",
+    "JaxprTypeError",
+    "Literal",
+    "MissingRuleError",
+    "Primitive",
+    "RuleTable",
+    "ShapeDtypeStruct",
+    "ShapedArray",
+    "StagingTrace",
+    "StagingTracer",
+    "Trace",
+    "Tracer",
+    "UnexpectedTracerError",
+    "Var",
+    "__version__",
+    "abstract_eval_rules",
+    "check_jaxpr",
+    "config",
+    "current_trace",
+    "dtypes",
+    "effects_rules",
+    "eval_jaxpr",
+    "impl_rules",
+    "install_eager_impl",
+    "jaxprs_in_params",
+    "lax",
+    "make_jaxpr",
+    "numpy",
+    "reference_impl",
+    "register_value_type",
+    "set_current_trace",
+    "trace_to_jaxpr",
+    "tree_util",
+    "typeof",
+]

@@ -46,7 +46,7 @@ class Option(Generic[T]):
     @property
     def value(self) -> T:
         """The value in effect here and now."""
-        return self._config._read(self)  # noqa: SLF001 (Option and Config are one unit)
+        return self._config._read(self)
 
     @property
     def env_names(self) -> tuple[str, str]:

@@ -1,0 +1,112 @@
+"""`make_jaxpr`: trace a Python function on abstract arguments into a closed jaxpr."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from lamina_core import tree_util
+from lamina_core.avals import AbstractValue, ShapedArray
+from lamina_core.jaxpr import ClosedJaxpr, DebugInfo
+from lamina_core.staging import trace_to_jaxpr
+from lamina_core.values import ShapeDtypeStruct, typeof
+
+
+def _as_tuple(x: int | str | Sequence[Any] | None) -> tuple[Any, ...]:
+    if x is None:
+        return ()
+    if isinstance(x, (int, str)):
+        return (x,)
+    return tuple(x)
+
+
+def func_src_info(fun: Callable[..., Any]) -> str:
+    name = getattr(fun, "__qualname__", getattr(fun, "__name__", repr(fun)))
+    try:
+        target = inspect.unwrap(fun)
+        filename = inspect.getsourcefile(target) or "<unknown>"
+        line = inspect.getsourcelines(target)[1]
+    except (OSError, TypeError):
+        code = getattr(fun, "__code__", None)
+        if code is None:
+            return name
+        filename, line = code.co_filename, code.co_firstlineno
+    return f"{name} at {filename}:{line}"
+
+
+def _arg_names(fun: Callable[..., Any], args: Sequence[Any], kwargs: dict[str, Any],
+               static: set[int]) -> tuple[str, ...] | None:  # fmt: skip
+    try:
+        bound = inspect.signature(fun).bind(*args, **kwargs)
+    except (TypeError, ValueError):
+        return None
+    names: list[str] = []
+    for i, (name, value) in enumerate(bound.arguments.items()):
+        if i in static:
+            continue
+        for path, _ in tree_util.tree_flatten_with_path(value)[0]:
+            names.append(f"{name}{tree_util.keystr(path)}")
+    return tuple(names)
+
+
+def _shape_dtype(aval: AbstractValue) -> ShapeDtypeStruct:
+    if not isinstance(aval, ShapedArray):
+        raise TypeError(f"return_shape needs array outputs, got {aval.str_short()}")
+    return ShapeDtypeStruct(aval.shape, aval.dtype, weak_type=aval.weak_type)
+
+
+def make_jaxpr(
+    fun: Callable[..., Any],
+    static_argnums: int | Sequence[int] = (),
+    static_argnames: str | Sequence[str] = (),
+    return_shape: bool = False,
+) -> Callable[..., Any]:
+    """A function that traces `fun` on its arguments' types and returns the `ClosedJaxpr`.
+
+    Arguments may be pytrees of arrays, scalars or `ShapeDtypeStruct`s; static arguments are
+    passed to `fun` as they are. With `return_shape=True` the result is `(jaxpr, shapes)`, the
+    second a pytree of `ShapeDtypeStruct` shaped like `fun`'s output.
+
+    Example:
+        >>> import numpy as np
+        >>> print(make_jaxpr(lambda x: x * 2.0)(np.float32(1)))
+        { lambda ; a:f32[]. let b:f32[] = mul a 2.0:f32[] in (b,) }
+    """
+    static_nums = _as_tuple(static_argnums)
+    static_names = set(_as_tuple(static_argnames))
+
+    @functools.wraps(fun)
+    def make_jaxpr_f(*args: Any, **kwargs: Any) -> Any:
+        nums = {i % len(args) if -len(args) <= i < 0 else i for i in static_nums}
+        for i in nums:
+            if i >= len(args):
+                raise ValueError(
+                    f"static_argnums {tuple(static_nums)} refers to argument {i}, but "
+                    f"{getattr(fun, '__name__', 'the function')} was called with {len(args)}"
+                )
+        dyn_args = tuple(a for i, a in enumerate(args) if i not in nums)
+        dyn_kwargs = {k: v for k, v in kwargs.items() if k not in static_names}
+        leaves, in_tree = tree_util.tree_flatten((dyn_args, dyn_kwargs))
+        in_avals = [typeof(x) for x in leaves]
+        out_tree_box: list[Any] = []
+
+        def flat_fun(*flat_args: Any) -> list[Any]:
+            call_args, call_kwargs = tree_util.tree_unflatten(in_tree, flat_args)
+            it = iter(call_args)
+            full_args = [args[i] if i in nums else next(it) for i in range(len(args))]
+            full_kwargs = {k: kwargs[k] if k in static_names else call_kwargs[k] for k in kwargs}
+            out = fun(*full_args, **full_kwargs)
+            out_leaves, out_tree = tree_util.tree_flatten(out)
+            out_tree_box.append(out_tree)
+            return out_leaves
+
+        debug = DebugInfo("make_jaxpr", func_src_info(fun), _arg_names(fun, args, kwargs, nums))
+        closed: ClosedJaxpr = trace_to_jaxpr(flat_fun, in_avals, debug)
+        if not return_shape:
+            return closed
+        shapes = [_shape_dtype(a) for a in closed.out_avals]
+        return closed, tree_util.tree_unflatten(out_tree_box[0], shapes)
+
+    return make_jaxpr_f

@@ -1,0 +1,142 @@
+"""Abstract values: the types of jaxpr variables.
+
+`AbstractValue` is an open protocol: core's machinery calls only its methods, so upper layers
+(Refs, hi types) add their own kinds of abstract value without core naming them. `ShapedArray`
+is core's own: an array type given by shape, dtype and weak type.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from lamina_core import dtypes
+
+
+def _must_override(aval: object, method: str, feature: str) -> NotImplementedError:
+    return NotImplementedError(
+        f"{type(aval).__name__} does not implement `{method}`, which {feature} needs; "
+        f"define `{method}` on the abstract value type"
+    )
+
+
+class AbstractValue:
+    """The protocol every abstract value answers. Subclasses are immutable and hashable."""
+
+    __slots__ = ()
+    is_high: ClassVar[bool] = False
+    """True for hi types, which the to-lojax pass expands before lowering."""
+
+    def str_short(self, short_dtypes: bool = True) -> str:
+        """The type as printed in a jaxpr, e.g. `f32[8]`."""
+        raise _must_override(self, "str_short", "printing jaxprs")
+
+    def to_tangent_aval(self) -> AbstractValue:
+        """The type of this value's tangents."""
+        raise _must_override(self, "to_tangent_aval", "differentiation")
+
+    def normalize(self) -> AbstractValue:
+        """This type with weak typing removed (identity for types without it)."""
+        return self
+
+    def strip_weak_type(self) -> AbstractValue:
+        return self.normalize()
+
+    def dec_rank(self, size: int, axis: int) -> AbstractValue:
+        """The type of one slice along `axis` (batching removes a mapped axis)."""
+        raise _must_override(self, "dec_rank", "vmap")
+
+    def inc_rank(self, size: int, axis: int) -> AbstractValue:
+        """The type with a new axis of `size` at `axis` (batching adds a mapped axis)."""
+        raise _must_override(self, "inc_rank", "vmap")
+
+
+def _canonical_shape(shape: Any) -> tuple[int, ...]:
+    try:
+        dims = tuple(shape)
+    except TypeError:
+        raise TypeError(f"shape must be a sequence of integers, got {shape!r}") from None
+    out = []
+    for d in dims:
+        if isinstance(d, bool) or not isinstance(d, (int, np.integer)):
+            raise TypeError(f"shape must be a sequence of integers, got {shape!r}")
+        if d < 0:
+            raise ValueError(f"shape dimensions must be non-negative, got {shape!r}")
+        out.append(int(d))
+    return tuple(out)
+
+
+@dataclass(frozen=True, slots=True)
+class ShapedArray(AbstractValue):
+    """An array type: shape, dtype and whether the dtype is weak (came from a Python scalar)."""
+
+    shape: tuple[int, ...]
+    dtype: np.dtype
+    weak_type: bool = False
+    """Weakly typed values take the dtype of the strongly typed values they meet."""
+
+    def __post_init__(self) -> None:
+        if type(self.shape) is not tuple or not all(type(d) is int for d in self.shape):
+            object.__setattr__(self, "shape", _canonical_shape(self.shape))
+        if not isinstance(self.dtype, np.dtype):
+            # Callers may pass a scalar type (np.float32); the field always holds a dtype.
+            object.__setattr__(self, "dtype", np.dtype(self.dtype))  # type: ignore[unreachable]
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+    def update(
+        self,
+        shape: tuple[int, ...] | None = None,
+        dtype: np.dtype | None = None,
+        weak_type: bool | None = None,
+    ) -> ShapedArray:
+        return ShapedArray(
+            self.shape if shape is None else shape,
+            self.dtype if dtype is None else dtype,
+            self.weak_type if weak_type is None else weak_type,
+        )
+
+    def str_short(self, short_dtypes: bool = True) -> str:
+        name = dtypes.short_dtype_name(self.dtype) if short_dtypes else self.dtype.name
+        return f"{name}[{','.join(map(str, self.shape))}]"
+
+    def __str__(self) -> str:
+        return f"{'~' if self.weak_type else ''}{self.str_short(short_dtypes=False)}"
+
+    def __repr__(self) -> str:
+        weak = ", weak_type=True" if self.weak_type else ""
+        return f"ShapedArray({self.str_short(short_dtypes=False)}{weak})"
+
+    def to_tangent_aval(self) -> ShapedArray:
+        if self.dtype.kind in "biu":
+            return ShapedArray(self.shape, dtypes.float0, self.weak_type)
+        return self
+
+    def normalize(self) -> ShapedArray:
+        return self if not self.weak_type else ShapedArray(self.shape, self.dtype)
+
+    def dec_rank(self, size: int, axis: int) -> ShapedArray:
+        if not 0 <= axis < self.ndim or self.shape[axis] != size:
+            raise ValueError(f"cannot remove axis {axis} of size {size} from {self.str_short()}")
+        return ShapedArray(self.shape[:axis] + self.shape[axis + 1 :], self.dtype, self.weak_type)
+
+    def inc_rank(self, size: int, axis: int) -> ShapedArray:
+        if not 0 <= axis <= self.ndim:
+            raise ValueError(f"cannot insert axis {axis} into {self.str_short()}")
+        return ShapedArray(
+            self.shape[:axis] + (size,) + self.shape[axis:], self.dtype, self.weak_type
+        )
+
+
+def types_match(a: AbstractValue, b: AbstractValue) -> bool:
+    """Equal up to weak typing, the comparison the type checker uses."""
+    return a.normalize() == b.normalize()

@@ -1,0 +1,72 @@
+"""NumPy-style argument handling: dtype promotion and rank broadcasting before lax."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from lamina_core import dtypes
+from lamina_core.lax._api import _convert_element_type, broadcast_in_dim
+from lamina_core.values import typeof
+
+
+def _shape(x: Any) -> tuple[int, ...]:
+    return tuple(getattr(typeof(x), "shape", ()))
+
+
+def promote_dtypes(*args: Any) -> list[Any]:
+    """Convert every argument to the common result dtype (weak only if all are weak)."""
+    if len(args) < 2:
+        return list(args)
+    dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
+    return [_convert_element_type(x, dtype, weak) for x in args]
+
+
+def promote_dtypes_inexact(*args: Any) -> list[Any]:
+    """As `promote_dtypes`, then integers and bools go to the default float type."""
+    dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
+    if not dtypes.issubdtype(dtype, np.inexact):
+        dtype = dtypes.canonicalize_dtype(dtypes.float64)
+    return [_convert_element_type(x, dtype, weak) for x in args]
+
+
+def promote_shapes(name: str, *args: Any) -> list[Any]:
+    """Give non-scalar arguments equal rank by adding leading size-1 dims, as NumPy does."""
+    if len(args) < 2:
+        return list(args)
+    shapes = [_shape(x) for x in args]
+    nonscalar = [len(s) for s in shapes if s]
+    if not nonscalar:
+        return list(args)
+    rank = max(nonscalar)
+    out = []
+    for x, shape in zip(args, shapes, strict=True):
+        if shape and len(shape) < rank:
+            lead = rank - len(shape)
+            x = broadcast_in_dim(x, (1,) * lead + shape, tuple(range(lead, rank)))
+        out.append(x)
+    return out
+
+
+def promote_args(name: str, *args: Any) -> list[Any]:
+    return promote_shapes(name, *promote_dtypes(*args))
+
+
+def promote_args_inexact(name: str, *args: Any) -> list[Any]:
+    return promote_shapes(name, *promote_dtypes_inexact(*args))
+
+
+def canonical_axes(axis: int | Sequence[int] | None, ndim: int, name: str) -> tuple[int, ...]:
+    if axis is None:
+        return tuple(range(ndim))
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    out = []
+    for a in axes:
+        if not -ndim <= a < ndim:
+            raise ValueError(f"{name}: axis {a} is out of bounds for array of dimension {ndim}")
+        out.append(a % ndim)
+    if len(set(out)) != len(out):
+        raise ValueError(f"{name}: repeated axis in {axes}")
+    return tuple(out)

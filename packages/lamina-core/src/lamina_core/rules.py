@@ -1,0 +1,27 @@
+"""Core's own rule tables: abstract evaluation, the NumPy reference, and effects.
+
+Transformation tables (jvp, transpose, batching, partial eval) live beside the transformations
+that own them; lowering rules live in lamina-mlir. Each table is keyed by `Primitive`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, TypeAlias
+
+from lamina_core.avals import AbstractValue
+from lamina_core.effects import Effects
+from lamina_core.primitive import RuleTable
+
+AbstractEvalRule: TypeAlias = Callable[..., AbstractValue | Sequence[AbstractValue]]
+"""`rule(*in_avals, **params)`: the output aval, or a sequence for multiple-result primitives."""
+
+ImplRule: TypeAlias = Callable[..., Any]
+"""`rule(*numpy_values, **params)`: the NumPy reference result(s)."""
+
+EffectsRule: TypeAlias = Callable[..., Effects]
+"""`rule(*in_avals, **params)`: the effects of one application (default: none)."""
+
+abstract_eval_rules: RuleTable[AbstractEvalRule] = RuleTable("abstract evaluation")
+impl_rules: RuleTable[ImplRule] = RuleTable("NumPy reference evaluation")
+effects_rules: RuleTable[EffectsRule] = RuleTable("effects")

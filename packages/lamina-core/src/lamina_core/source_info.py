@@ -1,0 +1,85 @@
+"""Where in the user's program an equation came from.
+
+Tracing records, for each equation, the innermost frame outside Lamina's own packages. Each
+layer registers its package folder at import so its frames are skipped; nothing else is kept
+of the stack (no locals stay alive), and line and column are decoded only when printed.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from types import CodeType, FrameType
+from typing import Final
+
+_internal_dirs: list[str] = []
+_is_internal: dict[str, bool] = {}
+
+
+def register_internal_path(package_file: str) -> None:
+    """Mark a package's folder as Lamina-internal; call with the package's `__file__`."""
+    folder = os.path.dirname(os.path.abspath(package_file)) + os.sep
+    if folder not in _internal_dirs:
+        _internal_dirs.append(folder)
+        _is_internal.clear()
+
+
+def _internal(filename: str) -> bool:
+    known = _is_internal.get(filename)
+    if known is None:
+        known = _is_internal[filename] = filename.startswith(tuple(_internal_dirs))
+    return known
+
+
+@dataclass(frozen=True, slots=True)
+class SourceInfo:
+    """The user frame an equation was traced from: code object and instruction offset."""
+
+    code: CodeType | None
+    lasti: int = -1
+
+    @property
+    def function(self) -> str:
+        return "<unknown>" if self.code is None else self.code.co_name
+
+    @property
+    def position(self) -> tuple[str, int, int]:
+        """(file, line, column) with a 1-based line and a 0-based column, as JAX prints."""
+        if self.code is None:
+            return ("<unknown>", 0, 0)
+        line, col = self.code.co_firstlineno, 0
+        if self.lasti >= 0:
+            positions = list(self.code.co_positions())
+            index = self.lasti // 2
+            if index < len(positions):
+                start_line, _, start_col, _ = positions[index]
+                line = start_line if start_line is not None else line
+                col = start_col if start_col is not None else 0
+        return (self.code.co_filename, line, col)
+
+    def summary(self) -> str:
+        """`file:line:col (function)`, the form printed by `pretty_print(source_info=True)`."""
+        filename, line, col = self.position
+        return f"{filename}:{line}:{col} ({self.function})"
+
+
+NO_SOURCE_INFO: Final = SourceInfo(None)
+
+
+def user_frame() -> FrameType | None:
+    frame: FrameType | None = sys._getframe(1)
+    while frame is not None and _internal(frame.f_code.co_filename):
+        frame = frame.f_back
+    return frame
+
+
+def current_source_info() -> SourceInfo:
+    """The source info of the innermost user frame of the calling thread."""
+    frame = user_frame()
+    if frame is None:
+        return NO_SOURCE_INFO
+    return SourceInfo(frame.f_code, frame.f_lasti)
+
+
+register_internal_path(__file__)

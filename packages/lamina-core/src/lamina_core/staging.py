@@ -1,0 +1,164 @@
+"""The staging trace: runs a Python function on tracers and records a jaxpr.
+
+Every primitive applied to a staging tracer becomes an equation. Constants become literals
+(one canonical value object per distinct constant, so identity survives for the constants
+pass); tracers of an enclosing trace are captured as constvars whose values are those tracers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from lamina_core.avals import AbstractValue
+from lamina_core.effects import no_effects
+from lamina_core.jaxpr import Atom, ClosedJaxpr, DebugInfo, Jaxpr, JaxprEqn, Literal, Var
+from lamina_core.primitive import Primitive
+from lamina_core.rules import abstract_eval_rules, effects_rules
+from lamina_core.source_info import current_source_info
+from lamina_core.tracing import (
+    Trace,
+    Tracer,
+    current_trace,
+    raise_escaped_tracer,
+    set_current_trace,
+)
+from lamina_core.values import canonical_value
+
+
+class StagingTracer(Tracer):
+    """A tracer of a `StagingTrace`: it is a jaxpr variable."""
+
+    __slots__ = ("var",)
+
+    def __init__(self, trace: StagingTrace, var: Var) -> None:
+        self._trace = trace
+        self.var = var
+
+    @property
+    def aval(self) -> AbstractValue:
+        return self.var.aval
+
+    def where_created(self) -> str:
+        trace = self._trace
+        if isinstance(trace, StagingTrace):
+            eqn = trace.defining_eqn(self.var)
+            if eqn is not None:
+                return eqn.source_info.summary()
+        return ""
+
+
+class StagingTrace(Trace):
+    """Builds one jaxpr. Identity is intended: tracers refer to their trace."""
+
+    __slots__ = (
+        "_captured",
+        "_constants",
+        "_defined_by",
+        "_open",
+        "consts",
+        "constvars",
+        "debug_info",
+        "eqns",
+    )  # fmt: skip
+
+    def __init__(self, parent: Trace | None, debug_info: DebugInfo | None = None) -> None:
+        super().__init__(parent)
+        self.eqns: list[JaxprEqn] = []
+        self.constvars: list[Var] = []
+        self.consts: list[Any] = []
+        self.debug_info = debug_info
+        self._captured: dict[int, Var] = {}
+        self._constants: dict[int, tuple[Any, Any, AbstractValue]] = {}
+        self._defined_by: dict[Var, JaxprEqn] | None = None
+        self._open = True
+
+    def describe(self) -> str:
+        info = self.debug_info
+        if info is None:
+            return "a staged function"
+        return f"the function {info.func_src_info} traced for {info.traced_for}"
+
+    def new_arg(self, aval: AbstractValue) -> StagingTracer:
+        return StagingTracer(self, Var(aval))
+
+    def to_atom(self, x: Any) -> Atom:
+        """The jaxpr atom for `x`: its var, a literal, or a captured constvar."""
+        if isinstance(x, StagingTracer) and x._trace is self:
+            return x.var
+        if isinstance(x, Tracer):
+            return self._capture(x)
+        key = id(x)
+        known = self._constants.get(key)
+        if known is not None and known[0] is x:
+            return Literal(known[1], known[2])
+        val, aval = canonical_value(x)
+        if getattr(aval, "shape", ()):
+            # Remember non-scalars by identity (holding `x` keeps its id unique meanwhile), so
+            # that one array used twice embeds one canonical value: the constants pass then
+            # makes it one const arg.
+            self._constants[key] = (x, val, aval)
+        return Literal(val, aval)
+
+    def _capture(self, tracer: Tracer) -> Var:
+        if not self._open or not self.encloses(tracer._trace) or tracer._trace is self:
+            raise_escaped_tracer(tracer)
+        var = self._captured.get(id(tracer))
+        if var is None:
+            var = self._captured[id(tracer)] = Var(tracer.aval)
+            self.constvars.append(var)
+            self.consts.append(tracer)
+        return var
+
+    def process_primitive(
+        self, prim: Primitive, args: Sequence[Any], params: dict[str, Any]
+    ) -> Any:
+        if not self._open:
+            raise RuntimeError(
+                f"primitive '{prim.name}' applied in {self.describe()}, which has finished"
+            )
+        invars = tuple([self.to_atom(x) for x in args])
+        in_avals = [v.aval for v in invars]
+        out_aval = abstract_eval_rules[prim](*in_avals, **params)
+        effects_rule = effects_rules.get(prim)
+        effects = no_effects if effects_rule is None else effects_rule(*in_avals, **params)
+        if prim.multiple_results:
+            outvars = tuple([Var(a) for a in out_aval])  # type: ignore[union-attr]  # a sequence for multi-result primitives
+            self.eqns.append(
+                JaxprEqn(invars, outvars, prim, params, effects, current_source_info())
+            )
+            return [StagingTracer(self, v) for v in outvars]
+        outvar = Var(out_aval)  # type: ignore[arg-type]  # one aval for single-result primitives
+        self.eqns.append(JaxprEqn(invars, (outvar,), prim, params, effects, current_source_info()))
+        return StagingTracer(self, outvar)
+
+    def defining_eqn(self, var: Var) -> JaxprEqn | None:
+        if self._defined_by is None or len(self._defined_by) < len(self.eqns):
+            self._defined_by = {v: e for e in self.eqns for v in e.outvars}
+        return self._defined_by.get(var)
+
+    def finish(self, invars: Sequence[Var], outs: Sequence[Any]) -> tuple[Jaxpr, list[Any]]:
+        """The jaxpr of this trace with outputs `outs`, and the values of its constvars."""
+        outvars = [self.to_atom(x) for x in outs]
+        self._open = False
+        self._constants.clear()
+        effects = frozenset().union(*(e.effects for e in self.eqns)) if self.eqns else no_effects
+        jaxpr = Jaxpr(self.constvars, invars, outvars, self.eqns, effects, self.debug_info)
+        return jaxpr, list(self.consts)
+
+
+def trace_to_jaxpr(
+    fun: Callable[..., Sequence[Any]],
+    in_avals: Sequence[AbstractValue],
+    debug_info: DebugInfo | None = None,
+) -> ClosedJaxpr:
+    """Stage `fun` (flat arguments to a flat sequence of outputs) out into a closed jaxpr.
+
+    The consts are the captured tracers of enclosing traces (empty at top level).
+    """
+    trace = StagingTrace(current_trace(), debug_info)
+    args = [trace.new_arg(aval) for aval in in_avals]
+    with set_current_trace(trace):
+        outs = fun(*args)
+    jaxpr, consts = trace.finish([a.var for a in args], outs)
+    return ClosedJaxpr(jaxpr, consts)

@@ -1,0 +1,353 @@
+"""The trace machinery: traces, tracers, and the current trace.
+
+Stackless, as in current JAX: one current trace lives in a context variable; `Primitive.bind`
+asks it to process the primitive. A trace owns its tracers and lifts values it does not own:
+constants become literals, tracers of an enclosing trace are captured. `EvalTrace` is the
+bottom: it evaluates eagerly through a hook, NumPy's reference rules unless a runtime installs
+its own. This module knows no particular staging or transformation trace.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator, Sequence
+from contextvars import ContextVar
+from typing import Any, Final, NoReturn, Protocol
+
+from lamina_core.avals import AbstractValue
+from lamina_core.primitive import Primitive, install_current_trace
+
+
+class Trace:
+    """An interpretation of primitives. Subclasses define `process_primitive`."""
+
+    __slots__ = ("__weakref__", "parent")
+
+    def __init__(self, parent: Trace | None) -> None:
+        self.parent = parent
+        """The trace this one was opened inside; values of it are lifted into this one."""
+
+    def process_primitive(
+        self, prim: Primitive, args: Sequence[Any], params: dict[str, Any]
+    ) -> Any:
+        raise NotImplementedError(f"{type(self).__name__} cannot process primitive '{prim.name}'")
+
+    def encloses(self, other: Trace) -> bool:
+        """True if `other` is this trace or one it was opened inside."""
+        trace: Trace | None = self
+        while trace is not None:
+            if trace is other:
+                return True
+            trace = trace.parent
+        return False
+
+    def describe(self) -> str:
+        return type(self).__name__
+
+
+class EagerImpl(Protocol):
+    def __call__(self, prim: Primitive, args: Sequence[Any], params: dict[str, Any]) -> Any: ...
+
+
+class EvalTrace(Trace):
+    """The bottom trace: applies primitives to concrete values right away."""
+
+    __slots__ = ()
+
+    def process_primitive(
+        self, prim: Primitive, args: Sequence[Any], params: dict[str, Any]
+    ) -> Any:
+        for arg in args:
+            if isinstance(arg, Tracer):
+                raise_escaped_tracer(arg, prim)
+        return _eager_impl(prim, args, params)
+
+
+def _missing_eager_impl(prim: Primitive, args: Sequence[Any], params: dict[str, Any]) -> Any:
+    raise RuntimeError("no eager evaluator installed; import lamina_core")
+
+
+_eager_impl: EagerImpl = _missing_eager_impl
+
+
+def install_eager_impl(impl: EagerImpl) -> EagerImpl:
+    """Replace how primitives run outside any transformation; returns the previous one.
+
+    Core installs the NumPy reference evaluator; lamina-runtime installs XLA execution.
+    """
+    global _eager_impl
+    previous, _eager_impl = _eager_impl, impl
+    return previous
+
+
+def eager_impl() -> EagerImpl:
+    return _eager_impl
+
+
+EVAL_TRACE: Final = EvalTrace(None)
+_current_trace: ContextVar[Trace] = ContextVar("lamina_current_trace", default=EVAL_TRACE)
+current_trace = _current_trace.get
+install_current_trace(current_trace)
+
+
+@contextlib.contextmanager
+def set_current_trace(trace: Trace) -> Iterator[Trace]:
+    token = _current_trace.set(trace)
+    try:
+        yield trace
+    finally:
+        _current_trace.reset(token)
+
+
+class ConcretizationTypeError(TypeError):
+    """A traced (abstract) value was used where Python needs a concrete one."""
+
+
+class UnexpectedTracerError(Exception):
+    """A tracer escaped the transformation that created it."""
+
+
+_methods: dict[str, Callable[..., Any]] = {}
+
+
+def register_tracer_method(name: str, method: Callable[..., Any]) -> None:
+    """The array frontend registers operator implementations here at import."""
+    _methods[name] = method
+
+
+def _method(name: str) -> Callable[..., Any]:
+    try:
+        return _methods[name]
+    except KeyError:
+        raise NotImplementedError(
+            f"tracers have no `{name}` yet: import lamina_core.numpy to install the operators"
+        ) from None
+
+
+class Tracer:
+    """A value being traced: it stands for an array of type `aval` inside a trace."""
+
+    __slots__ = ("_trace",)
+    __array_priority__ = 1000
+    __array_ufunc__ = None  # NumPy defers to our reflected operators instead of coercing
+
+    def __init__(self, trace: Trace) -> None:
+        self._trace = trace
+
+    @property
+    def aval(self) -> AbstractValue:
+        raise NotImplementedError
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        shape: tuple[int, ...] = self.aval.shape  # type: ignore[attr-defined]  # array avals
+        return shape
+
+    @property
+    def dtype(self) -> Any:
+        return self.aval.dtype  # type: ignore[attr-defined]  # array avals
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        size = 1
+        for d in self.shape:
+            size *= d
+        return size
+
+    @property
+    def weak_type(self) -> bool:
+        return bool(getattr(self.aval, "weak_type", False))
+
+    @property
+    def T(self) -> Any:
+        return _method("transpose")(self)
+
+    def where_created(self) -> str:
+        """Where the user's program made this value, for error messages."""
+        return ""
+
+    def _concretization_error(self, what: str) -> NoReturn:
+        where = self.where_created()
+        created = f"\nThe value was created at {where}." if where else ""
+        raise ConcretizationTypeError(
+            f"Abstract tracer value encountered where concrete value is expected: traced array "
+            f"with shape {self.aval}.\nThe problem arose with the `{what}` function: Python "
+            f"needs a concrete value here, but this value depends on a traced input of "
+            f"{self._trace.describe()}.{created}\nUse a static argument (static_argnums) or "
+            f"a structured control-flow primitive (lax.cond, lax.while_loop) instead."
+        )
+
+    def __bool__(self) -> bool:
+        self._concretization_error("bool")
+
+    def __int__(self) -> int:
+        self._concretization_error("int")
+
+    def __float__(self) -> float:
+        self._concretization_error("float")
+
+    def __complex__(self) -> complex:
+        self._concretization_error("complex")
+
+    def __index__(self) -> int:
+        self._concretization_error("operator.index")
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
+        self._concretization_error("numpy.asarray")
+
+    def __hash__(self) -> int:
+        raise TypeError(f"unhashable type: {type(self).__name__} (traced arrays are unhashable)")
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    def __iter__(self) -> Iterator[Any]:
+        if not self.shape:
+            raise TypeError("iteration over a 0-d array")
+        getitem = _method("getitem")
+        return (getitem(self, i) for i in range(self.shape[0]))
+
+    def __repr__(self) -> str:
+        return f"Traced<{self.aval}>with<{self._trace.describe()}>"
+
+    def __getitem__(self, index: Any) -> Any:
+        return _method("getitem")(self, index)
+
+    def __neg__(self) -> Any:
+        return _method("negative")(self)
+
+    def __pos__(self) -> Any:
+        return _method("positive")(self)
+
+    def __abs__(self) -> Any:
+        return _method("abs")(self)
+
+    def __invert__(self) -> Any:
+        return _method("invert")(self)
+
+    def __add__(self, other: Any) -> Any:
+        return _method("add")(self, other)
+
+    def __radd__(self, other: Any) -> Any:
+        return _method("add")(other, self)
+
+    def __sub__(self, other: Any) -> Any:
+        return _method("subtract")(self, other)
+
+    def __rsub__(self, other: Any) -> Any:
+        return _method("subtract")(other, self)
+
+    def __mul__(self, other: Any) -> Any:
+        return _method("multiply")(self, other)
+
+    def __rmul__(self, other: Any) -> Any:
+        return _method("multiply")(other, self)
+
+    def __truediv__(self, other: Any) -> Any:
+        return _method("true_divide")(self, other)
+
+    def __rtruediv__(self, other: Any) -> Any:
+        return _method("true_divide")(other, self)
+
+    def __floordiv__(self, other: Any) -> Any:
+        return _method("floor_divide")(self, other)
+
+    def __rfloordiv__(self, other: Any) -> Any:
+        return _method("floor_divide")(other, self)
+
+    def __mod__(self, other: Any) -> Any:
+        return _method("remainder")(self, other)
+
+    def __rmod__(self, other: Any) -> Any:
+        return _method("remainder")(other, self)
+
+    def __divmod__(self, other: Any) -> Any:
+        return _method("divmod")(self, other)
+
+    def __rdivmod__(self, other: Any) -> Any:
+        return _method("divmod")(other, self)
+
+    def __pow__(self, other: Any) -> Any:
+        return _method("power")(self, other)
+
+    def __rpow__(self, other: Any) -> Any:
+        return _method("power")(other, self)
+
+    def __matmul__(self, other: Any) -> Any:
+        return _method("matmul")(self, other)
+
+    def __rmatmul__(self, other: Any) -> Any:
+        return _method("matmul")(other, self)
+
+    def __and__(self, other: Any) -> Any:
+        return _method("bitwise_and")(self, other)
+
+    def __rand__(self, other: Any) -> Any:
+        return _method("bitwise_and")(other, self)
+
+    def __or__(self, other: Any) -> Any:
+        return _method("bitwise_or")(self, other)
+
+    def __ror__(self, other: Any) -> Any:
+        return _method("bitwise_or")(other, self)
+
+    def __xor__(self, other: Any) -> Any:
+        return _method("bitwise_xor")(self, other)
+
+    def __rxor__(self, other: Any) -> Any:
+        return _method("bitwise_xor")(other, self)
+
+    def __lshift__(self, other: Any) -> Any:
+        return _method("left_shift")(self, other)
+
+    def __rlshift__(self, other: Any) -> Any:
+        return _method("left_shift")(other, self)
+
+    def __rshift__(self, other: Any) -> Any:
+        return _method("right_shift")(self, other)
+
+    def __rrshift__(self, other: Any) -> Any:
+        return _method("right_shift")(other, self)
+
+    def __eq__(self, other: Any) -> Any:  # elementwise, as NumPy
+        return _method("equal")(self, other)
+
+    def __ne__(self, other: Any) -> Any:  # elementwise, as NumPy
+        return _method("not_equal")(self, other)
+
+    def __lt__(self, other: Any) -> Any:
+        return _method("less")(self, other)
+
+    def __le__(self, other: Any) -> Any:
+        return _method("less_equal")(self, other)
+
+    def __gt__(self, other: Any) -> Any:
+        return _method("greater")(self, other)
+
+    def __ge__(self, other: Any) -> Any:
+        return _method("greater_equal")(self, other)
+
+    def __getattr__(self, name: str) -> Any:
+        # Array methods (`x.sum()`, `x.reshape(...)`) come from the frontend's registry.
+        method = _methods.get(f"method:{name}")
+        if method is None:
+            raise AttributeError(f"{type(self).__name__} has no attribute {name!r}")
+        return lambda *args, **kwargs: method(self, *args, **kwargs)
+
+
+def raise_escaped_tracer(tracer: Tracer, prim: Primitive | None = None) -> NoReturn:
+    where = tracer.where_created()
+    using = f" It was passed to '{prim.name}' outside that transformation." if prim else ""
+    created = f"\nThe escaped value was created at {where}." if where else ""
+    raise UnexpectedTracerError(
+        f"Encountered an unexpected tracer: an intermediate value of type {tracer.aval} from "
+        f"{tracer._trace.describe()} escaped the scope of that transformation (for example "
+        f"through a global, a closure or a side effect).{using}{created}\nReturn the value from "
+        f"the transformed function instead of storing it."
+    )

@@ -1,0 +1,160 @@
+"""Concrete values: which Python objects tracing accepts, their types, and their literals.
+
+Tracing turns every non-tracer value it meets into a `Literal` (seed 000): Python scalars,
+NumPy scalars and arrays, and any object exposing `__jax_array__` or `__array__`. Upper
+layers teach core about their own array types with `register_value_type`. Whether a literal
+later becomes a const arg is not decided here (that is lamina-consts' policy).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from lamina_core import dtypes
+from lamina_core.avals import AbstractValue, ShapedArray
+from lamina_core.literals import TypedComplex, TypedFloat, TypedInt, typed_scalar
+from lamina_core.tracing import Tracer
+
+
+@dataclass(frozen=True, slots=True)
+class ShapeDtypeStruct:
+    """A shape and dtype standing in for an array, as `jax.ShapeDtypeStruct`."""
+
+    shape: tuple[int, ...]
+    dtype: np.dtype
+    weak_type: bool = False
+    sharding: Any = None
+
+    def __init__(self, shape: Any, dtype: Any, *, weak_type: bool = False, sharding: Any = None):
+        object.__setattr__(self, "shape", tuple(int(d) for d in shape))
+        object.__setattr__(self, "dtype", dtypes.canonicalize_dtype(dtype))
+        object.__setattr__(self, "weak_type", weak_type)
+        object.__setattr__(self, "sharding", sharding)
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape))
+
+    def __repr__(self) -> str:
+        weak = ", weak_type=True" if self.weak_type else ""
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak})"
+
+
+@dataclass(frozen=True, slots=True)
+class ValueType:
+    """How core handles an upper layer's array type."""
+
+    aval: Callable[[Any], AbstractValue]
+    """The abstract value of an instance."""
+    to_numpy: Callable[[Any], np.ndarray]
+    """A host copy, for the NumPy reference evaluator."""
+
+
+_value_types: dict[type, ValueType] = {}
+
+
+def register_value_type(cls: type, aval: Callable[[Any], AbstractValue],
+                        to_numpy: Callable[[Any], np.ndarray]) -> None:  # fmt: skip
+    """Let tracing and eager evaluation accept instances of `cls` (e.g. the runtime's Array)."""
+    if cls in _value_types:
+        raise ValueError(f"value type {cls.__name__} is already registered")
+    _value_types[cls] = ValueType(aval, to_numpy)
+
+
+_PYTHON_SCALARS = (bool, int, float, complex)
+_TYPED_SCALARS = (TypedInt, TypedFloat, TypedComplex)
+
+
+def _invalid(x: object) -> TypeError:
+    return TypeError(f"Value {x!r} of type {type(x)} is not a valid Lamina (JAX) type")
+
+
+def _canonical_numpy(x: np.ndarray | np.generic) -> np.ndarray | np.generic:
+    dtype = dtypes.canonicalize_dtype(x.dtype)
+    if x.dtype == dtype:
+        return x
+    if x.dtype.kind in "OSUVM":
+        raise _invalid(x)
+    return x.astype(dtype)
+
+
+def _python_scalar_literal(x: bool | int | float | complex) -> tuple[object, ShapedArray]:
+    dtype = dtypes.python_scalar_dtype(x)
+    if type(x) is int:
+        info = np.iinfo(dtype)
+        if not info.min <= x <= info.max:
+            raise OverflowError(f"Python int {x} too large to convert to {dtype.name}")
+    weak = dtypes.is_weakly_typed(x)
+    return (typed_scalar(x, dtype) if weak else x), ShapedArray((), dtype, weak)
+
+
+def canonical_value(x: Any) -> tuple[Any, AbstractValue]:
+    """The value tracing embeds for the constant `x`, and its abstract value.
+
+    NumPy values are converted to the canonical dtype (64-bit to 32-bit unless x64 is on); a
+    value already canonical is returned as is, so one array used twice stays one object.
+    """
+    kind = type(x)
+    if kind in _TYPED_SCALARS:
+        return x, ShapedArray((), x.dtype, True)
+    if kind in _PYTHON_SCALARS:
+        return _python_scalar_literal(x)
+    if isinstance(x, (np.ndarray, np.generic)):
+        val = _canonical_numpy(x)
+        return val, ShapedArray(np.shape(val), val.dtype, False)
+    registered = _value_types.get(kind)
+    if registered is not None:
+        return x, registered.aval(x)
+    if isinstance(x, Tracer):
+        raise TypeError(f"canonical_value got a tracer {x!r}; tracers are not constants")
+    if hasattr(x, "__jax_array__"):
+        return canonical_value(x.__jax_array__())
+    if isinstance(x, _PYTHON_SCALARS):  # subclasses such as IntEnum members
+        return _python_scalar_literal(kind.__mro__[1](x) if kind is not bool else bool(x))
+    if hasattr(x, "__array__"):
+        return canonical_value(np.asarray(x))
+    raise _invalid(x)
+
+
+def typeof(x: Any) -> AbstractValue:
+    """The abstract value of `x`: a tracer's aval, or the type a constant would have."""
+    if isinstance(x, Tracer):
+        return x.aval
+    if isinstance(x, ShapeDtypeStruct):
+        return ShapedArray(x.shape, x.dtype, x.weak_type)
+    if isinstance(x, AbstractValue):
+        return x
+    return canonical_value(x)[1]
+
+
+def to_numpy(x: Any) -> np.ndarray | np.generic:
+    """A host NumPy value for `x`, in its canonical dtype (for the reference evaluator)."""
+    kind = type(x)
+    if kind in _TYPED_SCALARS:
+        return np.asarray(x, dtype=x.dtype)
+    registered = _value_types.get(kind)
+    if registered is not None:
+        return registered.to_numpy(x)
+    val, aval = canonical_value(x)
+    if isinstance(val, (np.ndarray, np.generic)):
+        return val
+    return np.asarray(val, dtype=aval.dtype)  # type: ignore[attr-defined]  # a ShapedArray
+
+
+def is_concrete_value(x: Any) -> bool:
+    """True for values tracing would accept as constants (not tracers)."""
+    if isinstance(x, Tracer):
+        return False
+    try:
+        canonical_value(x)
+    except (TypeError, OverflowError):
+        return False
+    return True
