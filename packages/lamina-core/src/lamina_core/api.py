@@ -36,8 +36,9 @@ def func_src_info(fun: Callable[..., Any]) -> str:
     return f"{name} at {filename}:{line}"
 
 
-def _arg_names(fun: Callable[..., Any], args: Sequence[Any], kwargs: dict[str, Any],
-               static: set[int]) -> tuple[str, ...] | None:  # fmt: skip
+def _arg_names(
+    fun: Callable[..., Any], args: Sequence[Any], kwargs: dict[str, Any], static: set[int]
+) -> tuple[str, ...] | None:
     try:
         bound = inspect.signature(fun).bind(*args, **kwargs)
     except (TypeError, ValueError):

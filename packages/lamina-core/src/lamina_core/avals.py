@@ -133,7 +133,7 @@ class ShapedArray(AbstractValue):
         if not 0 <= axis <= self.ndim:
             raise ValueError(f"cannot insert axis {axis} into {self.str_short()}")
         return ShapedArray(
-            self.shape[:axis] + (size,) + self.shape[axis:], self.dtype, self.weak_type
+            (*self.shape[:axis], size, *self.shape[axis:]), self.dtype, self.weak_type
         )
 
 

@@ -144,8 +144,15 @@ class Jaxpr:
     Equality and hashing are by identity, so jaxprs can key weak caches.
     """
 
-    __slots__ = ("__weakref__", "_constvars", "_debug_info", "_effects", "_eqns", "_invars",
-                 "_outvars")  # fmt: skip
+    __slots__ = (
+        "__weakref__",
+        "_constvars",
+        "_debug_info",
+        "_effects",
+        "_eqns",
+        "_invars",
+        "_outvars",
+    )
 
     def __init__(
         self,

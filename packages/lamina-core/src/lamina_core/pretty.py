@@ -76,8 +76,12 @@ class PpContext:
             return
         used: set[int] = set()
         for target, model in zip(for_vars, like, strict=True):
-            if (isinstance(model, Var) and id(model) not in used and isinstance(target, Var)
-                    and target not in self.names):  # fmt: skip
+            if (
+                isinstance(model, Var)
+                and id(model) not in used
+                and isinstance(target, Var)
+                and target not in self.names
+            ):
                 used.add(id(model))
                 self.names[target] = self.name(model)
 
@@ -87,10 +91,7 @@ pp_eqn_rules: RuleTable[PpEqnRule] = RuleTable("pretty-printing")
 
 
 def literal_text(lit: Literal, print_dtype: bool = True) -> str:
-    if np.ndim(lit.val) > 0:
-        value = "[...]"
-    else:
-        value = str(np.asarray(lit.val).item())
+    value = "[...]" if np.ndim(lit.val) > 0 else str(np.asarray(lit.val).item())
     return f"{value}:{lit.aval.str_short()}" if print_dtype else value
 
 
@@ -98,8 +99,9 @@ def pp_atom(atom: Atom, ctx: PpContext) -> str:
     return literal_text(atom) if isinstance(atom, Literal) else ctx.name(atom)
 
 
-def pp_vars(atoms: Sequence[Atom], ctx: PpContext, *, separator: str = "",
-            print_shapes: bool = False) -> pp.Doc:  # fmt: skip
+def pp_vars(
+    atoms: Sequence[Atom], ctx: PpContext, *, separator: str = "", print_shapes: bool = False
+) -> pp.Doc:
     if print_shapes:
         docs = [pp.text(f"{pp_atom(v, ctx)}:{v.aval.str_short()}") for v in atoms]
     else:
@@ -115,11 +117,15 @@ def pp_param_value(value: Any, ctx: PpContext, settings: PpSettings) -> pp.Doc:
         inner = [
             pp_jaxpr(j.jaxpr if isinstance(j, ClosedJaxpr) else j, ctx, settings) for j in value
         ]
-        return pp.group(pp.concat([
-            pp.nest(2, pp.concat([pp.text("("), pp.brk(""), pp.join(pp.brk(), inner)])),
-            pp.brk(""),
-            pp.text(")"),
-        ]))  # fmt: skip
+        return pp.group(
+            pp.concat(
+                [
+                    pp.nest(2, pp.concat([pp.text("("), pp.brk(""), pp.join(pp.brk(), inner)])),
+                    pp.brk(""),
+                    pp.text(")"),
+                ]
+            )
+        )
     if isinstance(value, Jaxpr):
         return pp_jaxpr(value, ctx, settings)
     if isinstance(value, ClosedJaxpr):
@@ -133,15 +139,20 @@ def pp_params(items: Sequence[tuple[str, Any]], ctx: PpContext, settings: PpSett
     if not items:
         return pp.NIL
     pairs = [pp.concat([pp.text(f"{k}="), pp_param_value(v, ctx, settings)]) for k, v in items]
-    return pp.group(pp.concat([
-        pp.nest(2, pp.concat([pp.text("["), pp.brk(""), pp.join(pp.brk(), pairs)])),
-        pp.brk(""),
-        pp.text("]"),
-    ]))  # fmt: skip
+    return pp.group(
+        pp.concat(
+            [
+                pp.nest(2, pp.concat([pp.text("["), pp.brk(""), pp.join(pp.brk(), pairs)])),
+                pp.brk(""),
+                pp.text("]"),
+            ]
+        )
+    )
 
 
-def pp_eqn_with_params(eqn: JaxprEqn, ctx: PpContext, settings: PpSettings,
-                       param_names: Sequence[str] | None = None) -> pp.Doc:  # fmt: skip
+def pp_eqn_with_params(
+    eqn: JaxprEqn, ctx: PpContext, settings: PpSettings, param_names: Sequence[str] | None = None
+) -> pp.Doc:
     """The standard equation layout, showing `param_names` (default: all, sorted)."""
     names = sorted(eqn.params) if param_names is None else param_names
     annotation = eqn.source_info.summary() if settings.source_info else None
@@ -182,11 +193,22 @@ def _pp_skeleton(jaxpr: Jaxpr, ctx: PpContext, settings: PpSettings) -> pp.Doc:
     effects: list[pp.Doc] = []
     if settings.print_effects:
         effects = [pp.text(" : { " + ", ".join(str(e) for e in jaxpr.effects) + " }")]
-    body = pp.concat([
-        pp.text("{ "), pp.text("lambda "), constvars, pp.text("; "), invars, pp.text(". "),
-        pp.text("let"), pp.nest(2, pp.concat([pp.brk(), eqns])), pp.brk(), pp.text("in "),
-        outvars, *effects,
-    ])  # fmt: skip
+    body = pp.concat(
+        [
+            pp.text("{ "),
+            pp.text("lambda "),
+            constvars,
+            pp.text("; "),
+            invars,
+            pp.text(". "),
+            pp.text("let"),
+            pp.nest(2, pp.concat([pp.brk(), eqns])),
+            pp.brk(),
+            pp.text("in "),
+            outvars,
+            *effects,
+        ]
+    )
     return pp.concat([pp.group(pp.nest(2, body)), pp.text(" }")])
 
 
@@ -248,11 +270,20 @@ def pp_toplevel_jaxpr(jaxpr: Jaxpr, settings: PpSettings) -> pp.Doc:
 
 
 class _Printer:
-    def jaxpr(self, jaxpr: Jaxpr, *, source_info: bool, print_shapes: bool,
-              custom_pp_eqn_rules: bool, name_stack: bool, print_effects: bool,
-              width: int) -> str:  # fmt: skip
-        settings = PpSettings(print_shapes, source_info, name_stack, custom_pp_eqn_rules,
-                              print_effects)  # fmt: skip
+    def jaxpr(
+        self,
+        jaxpr: Jaxpr,
+        *,
+        source_info: bool,
+        print_shapes: bool,
+        custom_pp_eqn_rules: bool,
+        name_stack: bool,
+        print_effects: bool,
+        width: int,
+    ) -> str:
+        settings = PpSettings(
+            print_shapes, source_info, name_stack, custom_pp_eqn_rules, print_effects
+        )
         return pp.format_doc(pp_toplevel_jaxpr(jaxpr, settings), width)
 
     def eqn(self, eqn: JaxprEqn) -> str:

@@ -60,7 +60,7 @@ class StagingTrace(Trace):
         "constvars",
         "debug_info",
         "eqns",
-    )  # fmt: skip
+    )
 
     def __init__(self, parent: Trace | None, debug_info: DebugInfo | None = None) -> None:
         super().__init__(parent)

@@ -57,12 +57,18 @@ def check_jaxpr(jaxpr: Jaxpr | ClosedJaxpr) -> None:
             list(out) if eqn.primitive.multiple_results else [out]  # type: ignore[arg-type,list-item]  # shape follows multiple_results
         )
         if len(expected) != len(eqn.outvars):
-            raise _fail(f"'{eqn.primitive.name}' gives {len(expected)} results, the equation binds "
-                        f"{len(eqn.outvars)}", eqn)  # fmt: skip
+            raise _fail(
+                f"'{eqn.primitive.name}' gives {len(expected)} results, the equation binds "
+                f"{len(eqn.outvars)}",
+                eqn,
+            )
         for var, aval in zip(eqn.outvars, expected, strict=True):
             if not types_match(var.aval, aval):
-                raise _fail(f"'{eqn.primitive.name}' gives {aval.str_short()}, but the equation "
-                            f"binds {var.aval.str_short()}", eqn)  # fmt: skip
+                raise _fail(
+                    f"'{eqn.primitive.name}' gives {aval.str_short()}, but the equation "
+                    f"binds {var.aval.str_short()}",
+                    eqn,
+                )
             bind(var, eqn)
         for sub in jaxprs_in_params(eqn.params):
             check_jaxpr(sub)

@@ -61,8 +61,9 @@ class ValueType:
 _value_types: dict[type, ValueType] = {}
 
 
-def register_value_type(cls: type, aval: Callable[[Any], AbstractValue],
-                        to_numpy: Callable[[Any], np.ndarray]) -> None:  # fmt: skip
+def register_value_type(
+    cls: type, aval: Callable[[Any], AbstractValue], to_numpy: Callable[[Any], np.ndarray]
+) -> None:
     """Let tracing and eager evaluation accept instances of `cls` (e.g. the runtime's Array)."""
     if cls in _value_types:
         raise ValueError(f"value type {cls.__name__} is already registered")

@@ -4,8 +4,23 @@
 re-exports the layers' public names; it holds no logic of its own.
 """
 
-from lamina_core import config
+from lamina import dtypes, lax, numpy, tree, tree_util
+from lamina_core import ShapeDtypeStruct, config, make_jaxpr, typeof
+from lamina_core import source_info as _source_info
+
+_source_info.register_internal_path(__file__)
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "config"]
+__all__ = [
+    "ShapeDtypeStruct",
+    "__version__",
+    "config",
+    "dtypes",
+    "lax",
+    "make_jaxpr",
+    "numpy",
+    "tree",
+    "tree_util",
+    "typeof",
+]

@@ -11,9 +11,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     commands.add_parser("demo", help="run the showcase: what Lamina can do today")
     args = parser.parse_args(argv)
-    if args.command == "demo":
-        from lamina._demo import run_demo
+    from lamina._demo import run_demo  # only `demo` exists so far
 
-        return run_demo()
-    parser.error(f"unknown command {args.command!r}")
-    return 2
+    return run_demo()

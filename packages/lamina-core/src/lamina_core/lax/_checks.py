@@ -46,7 +46,8 @@ def check_dtype(prim: str, aval: ShapedArray, accepted: frozenset[str]) -> None:
     if kind_of(aval.dtype) not in accepted:
         names = ", ".join(_KIND_NAMES[k] for k in "biufc" if k in accepted)
         raise TypeError(
-            f"{prim} does not accept dtype {aval.dtype.name}. Accepted dtypes are subtypes of {names}."
+            f"{prim} does not accept dtype {aval.dtype.name}. "
+            f"Accepted dtypes are subtypes of {names}."
         )
 
 

@@ -14,6 +14,7 @@ import numpy as np
 
 from lamina_core.avals import AbstractValue, ShapedArray
 from lamina_core.lax import _checks as c
+from lamina_core.lax._types import Array
 from lamina_core.pretty import hide_params
 from lamina_core.primitive import Primitive
 from lamina_core.rules import abstract_eval_rules, impl_rules
@@ -34,12 +35,17 @@ _WITH_ACCURACY: Final = frozenset(
         "sqrt",
         "rsqrt",
         "cbrt",
-    }  # fmt: skip
+    }
 )
 
 
-def unary(name: str, accepted: frozenset[str], reference: Callable[..., Any], *,
-          out_dtype: Callable[[np.dtype], np.dtype] | None = None) -> Primitive:  # fmt: skip
+def unary(
+    name: str,
+    accepted: frozenset[str],
+    reference: Callable[..., Any],
+    *,
+    out_dtype: Callable[[np.dtype], np.dtype] | None = None,
+) -> Primitive:
     prim = Primitive(name)
 
     def abstract_eval(x: AbstractValue, **params: Any) -> ShapedArray:
@@ -58,8 +64,13 @@ def unary(name: str, accepted: frozenset[str], reference: Callable[..., Any], *,
     return prim
 
 
-def binary(name: str, accepted: frozenset[str], reference: Callable[..., Any], *,
-           result_dtype: np.dtype | None = None) -> Primitive:  # fmt: skip
+def binary(
+    name: str,
+    accepted: frozenset[str],
+    reference: Callable[..., Any],
+    *,
+    result_dtype: np.dtype | None = None,
+) -> Primitive:
     prim = Primitive(name)
 
     def abstract_eval(x: AbstractValue, y: AbstractValue, **params: Any) -> ShapedArray:
@@ -152,3 +163,235 @@ gt_p: Final = binary("gt", c.ORDERED, np.greater, result_dtype=_BOOL)
 ge_p: Final = binary("ge", c.ORDERED, np.greater_equal, result_dtype=_BOOL)
 
 hide_params(mul_p, lambda k, v: k == "out_dtype" and v is None)
+
+
+def neg(x: Array) -> Array:
+    return neg_p.bind(x)
+
+
+def sign(x: Array) -> Array:
+    return sign_p.bind(x)
+
+
+def floor(x: Array) -> Array:
+    return floor_p.bind(x)
+
+
+def ceil(x: Array) -> Array:
+    return ceil_p.bind(x)
+
+
+def is_finite(x: Array) -> Array:
+    return is_finite_p.bind(x)
+
+
+def abs(x: Array) -> Array:
+    return abs_p.bind(x)
+
+
+def bitwise_not(x: Array) -> Array:
+    return not_p.bind(x)
+
+
+def exp(x: Array, accuracy: Any = None) -> Array:
+    return exp_p.bind(x, accuracy=accuracy)
+
+
+def exp2(x: Array, accuracy: Any = None) -> Array:
+    return exp2_p.bind(x, accuracy=accuracy)
+
+
+def log(x: Array, accuracy: Any = None) -> Array:
+    return log_p.bind(x, accuracy=accuracy)
+
+
+def log1p(x: Array, accuracy: Any = None) -> Array:
+    return log1p_p.bind(x, accuracy=accuracy)
+
+
+def expm1(x: Array, accuracy: Any = None) -> Array:
+    return expm1_p.bind(x, accuracy=accuracy)
+
+
+def tanh(x: Array, accuracy: Any = None) -> Array:
+    return tanh_p.bind(x, accuracy=accuracy)
+
+
+def logistic(x: Array, accuracy: Any = None) -> Array:
+    return logistic_p.bind(x, accuracy=accuracy)
+
+
+def sin(x: Array, accuracy: Any = None) -> Array:
+    return sin_p.bind(x, accuracy=accuracy)
+
+
+def cos(x: Array, accuracy: Any = None) -> Array:
+    return cos_p.bind(x, accuracy=accuracy)
+
+
+def tan(x: Array, accuracy: Any = None) -> Array:
+    return tan_p.bind(x, accuracy=accuracy)
+
+
+def sqrt(x: Array, accuracy: Any = None) -> Array:
+    return sqrt_p.bind(x, accuracy=accuracy)
+
+
+def rsqrt(x: Array, accuracy: Any = None) -> Array:
+    return rsqrt_p.bind(x, accuracy=accuracy)
+
+
+def cbrt(x: Array, accuracy: Any = None) -> Array:
+    return cbrt_p.bind(x, accuracy=accuracy)
+
+
+def add(x: Array, y: Array) -> Array:
+    return add_p.bind(x, y)
+
+
+def sub(x: Array, y: Array) -> Array:
+    return sub_p.bind(x, y)
+
+
+def mul(x: Array, y: Array) -> Array:
+    return mul_p.bind(x, y, out_dtype=None)
+
+
+def div(x: Array, y: Array) -> Array:
+    return div_p.bind(x, y)
+
+
+def rem(x: Array, y: Array) -> Array:
+    return rem_p.bind(x, y)
+
+
+def pow(x: Array, y: Array) -> Array:
+    return pow_p.bind(x, y)
+
+
+def max(x: Array, y: Array) -> Array:
+    return max_p.bind(x, y)
+
+
+def min(x: Array, y: Array) -> Array:
+    return min_p.bind(x, y)
+
+
+def atan2(x: Array, y: Array) -> Array:
+    return atan2_p.bind(x, y)
+
+
+def bitwise_and(x: Array, y: Array) -> Array:
+    return and_p.bind(x, y)
+
+
+def bitwise_or(x: Array, y: Array) -> Array:
+    return or_p.bind(x, y)
+
+
+def bitwise_xor(x: Array, y: Array) -> Array:
+    return xor_p.bind(x, y)
+
+
+def eq(x: Array, y: Array) -> Array:
+    return eq_p.bind(x, y)
+
+
+def ne(x: Array, y: Array) -> Array:
+    return ne_p.bind(x, y)
+
+
+def lt(x: Array, y: Array) -> Array:
+    return lt_p.bind(x, y)
+
+
+def le(x: Array, y: Array) -> Array:
+    return le_p.bind(x, y)
+
+
+def gt(x: Array, y: Array) -> Array:
+    return gt_p.bind(x, y)
+
+
+def ge(x: Array, y: Array) -> Array:
+    return ge_p.bind(x, y)
+
+
+__all__ = [
+    "abs",
+    "abs_p",
+    "add",
+    "add_p",
+    "and_p",
+    "atan2",
+    "atan2_p",
+    "bitwise_and",
+    "bitwise_not",
+    "bitwise_or",
+    "bitwise_xor",
+    "cbrt",
+    "cbrt_p",
+    "ceil",
+    "ceil_p",
+    "cos",
+    "cos_p",
+    "div",
+    "div_p",
+    "eq",
+    "eq_p",
+    "exp",
+    "exp2",
+    "exp2_p",
+    "exp_p",
+    "expm1",
+    "expm1_p",
+    "floor",
+    "floor_p",
+    "ge",
+    "ge_p",
+    "gt",
+    "gt_p",
+    "is_finite",
+    "is_finite_p",
+    "le",
+    "le_p",
+    "log",
+    "log1p",
+    "log1p_p",
+    "log_p",
+    "logistic",
+    "logistic_p",
+    "lt",
+    "lt_p",
+    "max",
+    "max_p",
+    "min",
+    "min_p",
+    "mul",
+    "mul_p",
+    "ne",
+    "ne_p",
+    "neg",
+    "neg_p",
+    "not_p",
+    "or_p",
+    "pow",
+    "pow_p",
+    "rem",
+    "rem_p",
+    "rsqrt",
+    "rsqrt_p",
+    "sign",
+    "sign_p",
+    "sin",
+    "sin_p",
+    "sqrt",
+    "sqrt_p",
+    "sub",
+    "sub_p",
+    "tan",
+    "tan_p",
+    "tanh",
+    "tanh_p",
+    "xor_p",
+]

@@ -10,6 +10,7 @@ import numpy as np
 
 from lamina_core.avals import AbstractValue, ShapedArray
 from lamina_core.lax import _checks as c
+from lamina_core.lax._types import Array
 from lamina_core.primitive import Primitive
 from lamina_core.rules import abstract_eval_rules, impl_rules
 
@@ -51,3 +52,33 @@ reduce_max_p: Final = reduction("reduce_max", c.ANY, np.max)
 reduce_min_p: Final = reduction("reduce_min", c.ANY, np.min)
 reduce_and_p: Final = reduction("reduce_and", c.BOOL | c.INT, np.bitwise_and.reduce)
 reduce_or_p: Final = reduction("reduce_or", c.BOOL | c.INT, np.bitwise_or.reduce)
+
+
+def reduce_sum(operand: Array, axes: Sequence[int]) -> Array:
+    return reduce_sum_p.bind(operand, axes=tuple(axes), out_sharding=None)
+
+
+def reduce_max(operand: Array, axes: Sequence[int]) -> Array:
+    return reduce_max_p.bind(operand, axes=tuple(axes), out_sharding=None)
+
+
+def reduce_min(operand: Array, axes: Sequence[int]) -> Array:
+    return reduce_min_p.bind(operand, axes=tuple(axes), out_sharding=None)
+
+
+def reduce_prod(operand: Array, axes: Sequence[int]) -> Array:
+    return reduce_prod_p.bind(operand, axes=tuple(axes), out_sharding=None)
+
+
+__all__ = [
+    "reduce_and_p",
+    "reduce_max",
+    "reduce_max_p",
+    "reduce_min",
+    "reduce_min_p",
+    "reduce_or_p",
+    "reduce_prod",
+    "reduce_prod_p",
+    "reduce_sum",
+    "reduce_sum_p",
+]

@@ -1,32 +1,44 @@
-"""Type conversion and shape primitives: convert_element_type, broadcast_in_dim."""
+"""Type conversion and broadcasting: convert_element_type, broadcast_in_dim, and `full`.
+
+Constant operands are converted on the host when no tracer is involved, so
+`lax.convert_element_type(2.0, int32)` embeds a literal, as in JAX.
+"""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from typing import Any, Final
 
 import numpy as np
 
+from lamina_core import dtypes
 from lamina_core.avals import AbstractValue, ShapedArray
 from lamina_core.lax import _checks as c
+from lamina_core.lax._types import Array
+from lamina_core.literals import typed_scalar
 from lamina_core.pretty import hide_params
 from lamina_core.primitive import Primitive
 from lamina_core.rules import abstract_eval_rules, impl_rules
+from lamina_core.tracing import Tracer
+from lamina_core.values import canonical_value, typeof
 
 convert_element_type_p: Final = Primitive("convert_element_type")
 broadcast_in_dim_p: Final = Primitive("broadcast_in_dim")
 
 
 @abstract_eval_rules.register(convert_element_type_p)
-def _convert_element_type_abstract_eval(x: AbstractValue, *, new_dtype: np.dtype,
-                                        weak_type: bool, sharding: Any) -> ShapedArray:  # fmt: skip
+def _convert_element_type_abstract_eval(
+    x: AbstractValue, *, new_dtype: np.dtype, weak_type: bool, sharding: Any
+) -> ShapedArray:
     aval = c.array_aval("convert_element_type", x)
     return ShapedArray(aval.shape, new_dtype, weak_type)
 
 
 @impl_rules.register(convert_element_type_p)
-def _convert_element_type_impl(x: np.ndarray, *, new_dtype: np.dtype, weak_type: bool,
-                               sharding: Any) -> np.ndarray:  # fmt: skip
+def _convert_element_type_impl(
+    x: np.ndarray, *, new_dtype: np.dtype, weak_type: bool, sharding: Any
+) -> np.ndarray:
     if new_dtype == np.dtype(bool):
         nonzero: np.ndarray = np.not_equal(x, 0)
         return nonzero
@@ -41,9 +53,9 @@ hide_params(convert_element_type_p, lambda k, v: k == "sharding")
 
 
 @abstract_eval_rules.register(broadcast_in_dim_p)
-def _broadcast_in_dim_abstract_eval(x: AbstractValue, *, shape: Sequence[int],
-                                    broadcast_dimensions: Sequence[int],
-                                    sharding: Any) -> ShapedArray:  # fmt: skip
+def _broadcast_in_dim_abstract_eval(
+    x: AbstractValue, *, shape: Sequence[int], broadcast_dimensions: Sequence[int], sharding: Any
+) -> ShapedArray:
     aval = c.array_aval("broadcast_in_dim", x)
     shape = tuple(shape)
     if aval.ndim != len(broadcast_dimensions):
@@ -69,7 +81,7 @@ def _broadcast_in_dim_abstract_eval(x: AbstractValue, *, shape: Sequence[int],
                 f"{aval.shape}, target broadcast shape {shape}, broadcast_dimensions "
                 f"{tuple(broadcast_dimensions)}"
             )
-    if any(a >= b for a, b in zip(broadcast_dimensions, broadcast_dimensions[1:], strict=False)):
+    if any(a >= b for a, b in itertools.pairwise(broadcast_dimensions)):
         raise TypeError(
             f"broadcast_in_dim broadcast_dimensions must be strictly increasing; got "
             f"broadcast_dimensions {tuple(broadcast_dimensions)}"
@@ -78,8 +90,9 @@ def _broadcast_in_dim_abstract_eval(x: AbstractValue, *, shape: Sequence[int],
 
 
 @impl_rules.register(broadcast_in_dim_p)
-def _broadcast_in_dim_impl(x: np.ndarray, *, shape: Sequence[int],
-                           broadcast_dimensions: Sequence[int], sharding: Any) -> np.ndarray:  # fmt: skip
+def _broadcast_in_dim_impl(
+    x: np.ndarray, *, shape: Sequence[int], broadcast_dimensions: Sequence[int], sharding: Any
+) -> np.ndarray:
     expanded = [1] * len(shape)
     for i, dim in enumerate(broadcast_dimensions):
         expanded[dim] = np.shape(x)[i]
@@ -90,3 +103,80 @@ hide_params(
     broadcast_in_dim_p,
     lambda k, v: k in ("shape", "sharding") or (k == "broadcast_dimensions" and not v),
 )
+
+
+def _is_host_constant(x: Any) -> bool:
+    return isinstance(x, (bool, int, float, complex, np.ndarray, np.generic))
+
+
+def _convert_element_type(
+    x: Any, new_dtype: Any, weak_type: bool = False, sharding: Any = None
+) -> Array:
+    """Convert `x` to `new_dtype` (canonicalized) with the given weak type; no-op if equal."""
+    dtype = dtypes.canonicalize_dtype(new_dtype)
+    if _is_host_constant(x):
+        if weak_type and dtypes.is_python_scalar(x):
+            return typed_scalar(x, dtype)
+        value, _ = canonical_value(x)
+        with np.errstate(invalid="ignore", over="ignore"):
+            converted = np.asarray(value).astype(dtype)
+        return converted
+    aval = typeof(x)
+    if getattr(aval, "dtype", None) == dtype and getattr(aval, "weak_type", False) == weak_type:
+        return x
+    return convert_element_type_p.bind(x, new_dtype=dtype, weak_type=weak_type, sharding=sharding)
+
+
+def convert_element_type(operand: Array, new_dtype: Any) -> Array:
+    """Elementwise cast to `new_dtype`; the result is strongly typed."""
+    return _convert_element_type(operand, new_dtype, False)
+
+
+def broadcast_in_dim(
+    operand: Array,
+    shape: Sequence[int],
+    broadcast_dimensions: Sequence[int],
+    *,
+    out_sharding: Any = None,
+) -> Array:
+    """Broadcast `operand` to `shape`, its dimension i going to `broadcast_dimensions[i]`."""
+    shape = tuple(int(d) for d in shape)
+    dims = tuple(int(d) for d in broadcast_dimensions)
+    aval = typeof(operand)
+    if (
+        getattr(aval, "shape", None) == shape
+        and dims == tuple(range(len(shape)))
+        and not isinstance(operand, Tracer)
+    ):
+        return operand
+    return broadcast_in_dim_p.bind(
+        operand, shape=shape, broadcast_dimensions=dims, sharding=out_sharding
+    )
+
+
+def broadcast(operand: Array, sizes: Sequence[int], *, out_sharding: Any = None) -> Array:
+    """Add leading dimensions of `sizes` to `operand`."""
+    shape = tuple(getattr(typeof(operand), "shape", ()))
+    dims = tuple(range(len(sizes), len(sizes) + len(shape)))
+    return broadcast_in_dim(operand, (*sizes, *shape), dims, out_sharding=out_sharding)
+
+
+def full(
+    shape: Sequence[int], fill_value: Any, dtype: Any = None, *, sharding: Any = None
+) -> Array:
+    """An array of `shape` filled with `fill_value`."""
+    shape = tuple(int(d) for d in shape)
+    weak = dtype is None and dtypes.is_weakly_typed(fill_value)
+    dtype = dtypes.canonicalize_dtype(dtype if dtype is not None else dtypes.dtype(fill_value))
+    fill = _convert_element_type(fill_value, dtype, weak)
+    return broadcast(fill, shape, out_sharding=sharding)
+
+
+__all__ = [
+    "broadcast",
+    "broadcast_in_dim",
+    "broadcast_in_dim_p",
+    "convert_element_type",
+    "convert_element_type_p",
+    "full",
+]

@@ -6,6 +6,7 @@ they stage are JAX's. Importing this module also gives tracers their operators.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from typing import Any
 
@@ -35,7 +36,7 @@ from lamina_core.dtypes import (
     uint32,
     uint64,
 )
-from lamina_core.lax._api import _convert_element_type
+from lamina_core.lax._structural import _convert_element_type
 from lamina_core.numpy._util import (
     canonical_axes,
     promote_args,
@@ -71,17 +72,11 @@ def _shape_arg(shape: Any, name: str) -> tuple[int, ...]:
     if isinstance(shape, (int, _np.integer)):
         return (int(shape),)
     try:
-        return tuple(int(operator_index(d)) for d in shape)
+        return tuple(operator.index(d) for d in shape)
     except TypeError:
         raise TypeError(
             f"{name}: shape must be an int or a sequence of ints, got {shape!r}"
         ) from None
-
-
-def operator_index(d: Any) -> int:
-    import operator
-
-    return operator.index(d)
 
 
 def full(shape: Any, fill_value: ArrayLike, dtype: DTypeLike | None = None) -> Array:
@@ -243,13 +238,91 @@ def sum(
     return result
 
 
+__all__ = [
+    "Array",
+    "ArrayLike",
+    "DTypeLike",
+    "add",
+    "array",
+    "asarray",
+    "bfloat16",
+    "bitwise_and",
+    "bitwise_or",
+    "bitwise_xor",
+    "bool_",
+    "complex64",
+    "complex128",
+    "cos",
+    "divide",
+    "e",
+    "equal",
+    "exp",
+    "exp2",
+    "expm1",
+    "finfo",
+    "float16",
+    "float32",
+    "float64",
+    "full",
+    "full_like",
+    "greater",
+    "greater_equal",
+    "iinfo",
+    "inf",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "issubdtype",
+    "less",
+    "less_equal",
+    "log",
+    "log1p",
+    "maximum",
+    "minimum",
+    "multiply",
+    "nan",
+    "negative",
+    "not_equal",
+    "ones",
+    "ones_like",
+    "pi",
+    "positive",
+    "promote_types",
+    "result_type",
+    "sin",
+    "sqrt",
+    "subtract",
+    "sum",
+    "tan",
+    "tanh",
+    "true_divide",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "zeros",
+    "zeros_like",
+]
+
 # ---- tracer operators -----------------------------------------------------------------------
 
 for _name, _fn in [
-    ("add", add), ("subtract", subtract), ("multiply", multiply), ("true_divide", true_divide),
-    ("negative", negative), ("positive", positive), ("equal", equal), ("not_equal", not_equal),
-    ("less", less), ("less_equal", less_equal), ("greater", greater),
-    ("greater_equal", greater_equal), ("bitwise_and", bitwise_and), ("bitwise_or", bitwise_or),
-    ("bitwise_xor", bitwise_xor), ("method:sum", sum),
-]:  # fmt: skip
+    ("add", add),
+    ("subtract", subtract),
+    ("multiply", multiply),
+    ("true_divide", true_divide),
+    ("negative", negative),
+    ("positive", positive),
+    ("equal", equal),
+    ("not_equal", not_equal),
+    ("less", less),
+    ("less_equal", less_equal),
+    ("greater", greater),
+    ("greater_equal", greater_equal),
+    ("bitwise_and", bitwise_and),
+    ("bitwise_or", bitwise_or),
+    ("bitwise_xor", bitwise_xor),
+    ("method:sum", sum),
+]:
     register_tracer_method(_name, _fn)

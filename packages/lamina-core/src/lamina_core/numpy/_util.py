@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from lamina_core import dtypes
-from lamina_core.lax._api import _convert_element_type, broadcast_in_dim
+from lamina_core.lax._structural import _convert_element_type, broadcast_in_dim
 from lamina_core.values import typeof
 
 
