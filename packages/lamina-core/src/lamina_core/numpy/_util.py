@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeAlias
 
 import numpy as np
 
@@ -11,9 +11,18 @@ from lamina_core import dtypes
 from lamina_core.lax._structural import _convert_element_type, broadcast_in_dim
 from lamina_core.values import typeof
 
+ArrayLike: TypeAlias = Any
+Array: TypeAlias = Any
+DTypeLike: TypeAlias = Any
 
-def _shape(x: Any) -> tuple[int, ...]:
+
+def shape_of(x: Any) -> tuple[int, ...]:
     return tuple(getattr(typeof(x), "shape", ()))
+
+
+def dtype_of(x: Any) -> np.dtype:
+    dtype: np.dtype = typeof(x).dtype  # type: ignore[attr-defined]  # array avals
+    return dtype
 
 
 def promote_dtypes(*args: Any) -> list[Any]:
@@ -36,7 +45,7 @@ def promote_shapes(name: str, *args: Any) -> list[Any]:
     """Give non-scalar arguments equal rank by adding leading size-1 dims, as NumPy does."""
     if len(args) < 2:
         return list(args)
-    shapes = [_shape(x) for x in args]
+    shapes = [shape_of(x) for x in args]
     nonscalar = [len(s) for s in shapes if s]
     if not nonscalar:
         return list(args)
