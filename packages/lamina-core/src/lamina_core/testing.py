@@ -1,0 +1,79 @@
+"""Testing helpers: compare Lamina with a reference implementation (JAX) program by program.
+
+This module never imports JAX; tests pass the reference modules in (see the `oracle` fixture in
+the packages' `conftest.py`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+import lamina_core
+from lamina_core.evaluate import eval_jaxpr
+from lamina_core.typecheck import check_jaxpr
+
+Program = Callable[[ModuleType, ModuleType], Callable[..., Any]]
+"""`program(jnp, lax)` returns the function under test, written once for both libraries."""
+
+
+def _tolerance(dtype: np.dtype) -> dict[str, float]:
+    if dtype.kind in "biu":
+        return {"rtol": 0.0, "atol": 0.0}
+    if dtype.itemsize <= 2:  # float16, bfloat16: a few ulps of a 10-bit mantissa
+        return {"rtol": 2e-2, "atol": 2e-2}
+    return {"rtol": 2e-6, "atol": 2e-6}
+
+
+@dataclass(frozen=True)
+class Oracle:
+    jax: ModuleType
+    jnp: ModuleType
+    lax: ModuleType
+
+    def make_jaxpr_text(self, program: Program, *args: Any, **kwargs: Any) -> str:
+        return str(self.jax.make_jaxpr(program(self.jnp, self.lax), **kwargs)(*args))
+
+    def check(
+        self,
+        program: Program,
+        *args: Any,
+        static_argnums: Sequence[int] = (),
+        numerics: bool = True,
+    ) -> lamina_core.ClosedJaxpr:
+        """Lamina prints JAX's jaxpr byte for byte and evaluates to JAX's numbers."""
+        ours = lamina_core.make_jaxpr(
+            program(lamina_core.numpy, lamina_core.lax), static_argnums=static_argnums
+        )(*args)
+        theirs = self.jax.make_jaxpr(program(self.jnp, self.lax), static_argnums=static_argnums)(
+            *args
+        )
+        assert str(ours) == str(theirs), f"\n--- lamina ---\n{ours}\n--- jax ---\n{theirs}"
+        check_jaxpr(ours)
+        if numerics:
+            dynamic = [a for i, a in enumerate(args) if i not in static_argnums]
+            flat_args = lamina_core.tree_util.tree_leaves(dynamic)
+            got = eval_jaxpr(ours.jaxpr, ours.consts, *flat_args)
+            want = self.jax.tree_util.tree_leaves(
+                self.jax.jit(program(self.jnp, self.lax), static_argnums=static_argnums)(*args)
+            )
+            assert len(got) == len(want)
+            for g, w in zip(got, want, strict=True):
+                w = np.asarray(w)
+                g = np.asarray(g)
+                assert g.shape == w.shape and g.dtype == w.dtype, (
+                    g.shape,
+                    g.dtype,
+                    w.shape,
+                    w.dtype,
+                )
+                np.testing.assert_allclose(
+                    g.astype(np.float64) if g.dtype.kind == "V" else g,
+                    w.astype(np.float64) if w.dtype.kind == "V" else w,
+                    **_tolerance(w.dtype),
+                )
+        return ours
