@@ -1,6 +1,7 @@
 """Lamina task runner. `nox -l` lists the sessions; `nox -t ci` is what CI runs.
 
-Every per-package list is generated from `tools/workspace.py`, which reads `packages/*/pyproject.toml`.
+Every per-package list is generated from `tools/workspace.py`, which reads
+`packages/*/pyproject.toml`.
 """
 
 from __future__ import annotations
@@ -17,14 +18,25 @@ from tools.workspace import IMPORT_NAMES, PACKAGES, ROOT, local_closure
 nox.options.default_venv_backend = "uv|virtualenv"  # uv when installed (the bootstrap installs it)
 nox.options.download_python = "never"  # the machines have only CPython 3.11: never download one
 nox.options.error_on_missing_interpreters = True
-nox.options.sessions = ["lint", "typecheck", "layers", "tests", "tests_all", "acceptance", "docs",
-                        "size", "demo"]  # fmt: skip
+nox.options.sessions = [
+    "lint",
+    "typecheck",
+    "layers",
+    "tests",
+    "tests_all",
+    "acceptance",
+    "docs",
+    "size",
+    "demo",
+]
 
 PYPROJECT = nox.project.load_toml("pyproject.toml")
 PY = "3.11"
 JAX_CLOSURE = {d for d in PACKAGES if "lamina-runtime" in local_closure(d)} | {"lamina-runtime"}
 DEFAULT_MARKERS = "not gpu and not slow"
-ACCEPTANCE_DIR = Path(os.environ.get("LAMINA_ACCEPTANCE_DIR", ROOT.parent / "shared" / "acceptance"))
+ACCEPTANCE_DIR = Path(
+    os.environ.get("LAMINA_ACCEPTANCE_DIR", ROOT.parent / "shared" / "acceptance")
+)
 ACCEPTANCE_RATCHET = ROOT / "ci" / "acceptance-must-pass.txt"
 
 
@@ -51,24 +63,43 @@ def tests(session: nox.Session, dist: str) -> None:
     closure = local_closure(dist)
     session.install(*editable(closure), *groups("test"))
     markers = DEFAULT_MARKERS if dist in JAX_CLOSURE else f"{DEFAULT_MARKERS} and not oracle"
-    session.run("pytest", f"packages/{dist}/tests", "-m", markers, "-p", "no:cacheprovider",
-                *session.posargs)  # fmt: skip
+    session.run(
+        "pytest",
+        f"packages/{dist}/tests",
+        "-m",
+        markers,
+        "-p",
+        "no:cacheprovider",
+        *session.posargs,
+    )
 
 
 @nox.session(python=PY, tags=["ci"])
 def tests_all(session: nox.Session) -> None:
-    """Install every package (and JAX, the oracle) and run all packages' tests together."""
+    """Install every package (and JAX, the oracle); run all packages' tests and tools/tests."""
     install_all(session, "test", "oracle")
-    session.run("pytest", *(f"packages/{d}/tests" for d in PACKAGES), "-m", DEFAULT_MARKERS,
-                *session.posargs)  # fmt: skip
+    session.run(
+        "pytest",
+        *(f"packages/{d}/tests" for d in PACKAGES),
+        "tools/tests",
+        "-m",
+        DEFAULT_MARKERS,
+        *session.posargs,
+    )
 
 
 @nox.session(python=PY)
 def slow(session: nox.Session) -> None:
     """The tests marked `slow`, kept out of the default run."""
     install_all(session, "test", "oracle")
-    session.run("pytest", *(f"packages/{d}/tests" for d in PACKAGES), "-m", "slow and not gpu",
-                *session.posargs, success_codes=[0, 5])  # fmt: skip
+    session.run(
+        "pytest",
+        *(f"packages/{d}/tests" for d in PACKAGES),
+        "-m",
+        "slow and not gpu",
+        *session.posargs,
+        success_codes=[0, 5],
+    )
 
 
 @nox.session(python=PY, tags=["ci"])
@@ -120,17 +151,33 @@ def acceptance(session: nox.Session) -> None:
     else:
         session.log("acceptance ratchet: the list is empty")
     with session.chdir(ACCEPTANCE_DIR):
-        session.run("python", "-m", "pytest", "-q", "--tb=no", "-rN", *session.posargs,
-                    env=env, success_codes=[0, 1, 2, 5])  # fmt: skip
+        session.run(
+            "python",
+            "-m",
+            "pytest",
+            "-q",
+            "--tb=no",
+            "-rN",
+            *session.posargs,
+            env=env,
+            success_codes=[0, 1, 2, 5],
+        )
 
 
 @nox.session(python=PY, tags=["ci"])
 def docs(session: nox.Session) -> None:
-    """Run every code block in docs/ and the package READMEs, then build the site strictly."""
+    """Run every ```python block of docs/ and the READMEs, then build the site strictly.
+
+    Printed output is checked against `#>` lines (docs/conftest.py); the site goes to .nox/site.
+    """
     install_all(session, "docs", "oracle")
-    session.run("pytest", "docs", *(f"packages/{d}/README.md" for d in PACKAGES), "-p",
-                "no:cacheprovider", "-o", "addopts=", *session.posargs)  # fmt: skip
-    session.run("mkdocs", "build", "--strict", "--site-dir", str(ROOT / ".nox" / "site"))
+    readmes = ["README.md", *(f"packages/{d}/README.md" for d in PACKAGES)]
+    session.run(
+        "pytest", "docs", *readmes, "-p", "no:cacheprovider", "-o", "addopts=", *session.posargs
+    )
+    site = str(ROOT / ".nox" / "site")
+    # NO_MKDOCS_2_WARNING: mkdocs-material prints a banner about MkDocs 2 on every build.
+    session.run("mkdocs", "build", "--strict", "--site-dir", site, env={"NO_MKDOCS_2_WARNING": "1"})
 
 
 @nox.session(venv_backend="none", tags=["ci"])
