@@ -209,7 +209,7 @@ def _pp_skeleton(jaxpr: Jaxpr, ctx: PpContext, settings: PpSettings) -> pp.Doc:
             *effects,
         ]
     )
-    return pp.concat([pp.group(pp.nest(2, body)), pp.text(" }")])
+    return pp.group(pp.concat([pp.nest(2, body), pp.text(" }")]))
 
 
 def pp_jaxpr(jaxpr: Jaxpr, ctx: PpContext, settings: PpSettings) -> pp.Doc:

@@ -16,6 +16,7 @@ import numpy as np
 import lamina_core
 from lamina_core.evaluate import eval_jaxpr
 from lamina_core.typecheck import check_jaxpr
+from lamina_core.values import to_numpy
 
 Program = Callable[[ModuleType, ModuleType], Callable[..., Any]]
 """`program(jnp, lax)` returns the function under test, written once for both libraries."""
@@ -64,7 +65,7 @@ class Oracle:
             assert len(got) == len(want)
             for g, w in zip(got, want, strict=True):
                 w = np.asarray(w)
-                g = np.asarray(g)
+                g = np.asarray(to_numpy(g))
                 assert g.shape == w.shape and g.dtype == w.dtype, (
                     g.shape,
                     g.dtype,
