@@ -1,4 +1,4 @@
-"""Oracle corpus for part 1 of lamina-core: `make_jaxpr` prints JAX's text and computes JAX's numbers.
+"""Oracle corpus for lamina-core part 1: `make_jaxpr` prints JAX's text, computes JAX's numbers.
 
 Each program is written once as `program(jnp, lax)` and run through both libraries: scalars,
 weak types, mixed dtypes, pytrees in and out, unused outputs, long lines that wrap, and more

@@ -66,7 +66,8 @@ class Oracle:
             for g, w in zip(got, want, strict=True):
                 w = np.asarray(w)
                 g = np.asarray(to_numpy(g))
-                assert g.shape == w.shape and g.dtype == w.dtype, (
+                assert g.shape == w.shape, (g.shape, w.shape)
+                assert g.dtype == w.dtype, (g.dtype, w.dtype)
                     g.shape,
                     g.dtype,
                     w.shape,
