@@ -68,11 +68,6 @@ class Oracle:
                 g = np.asarray(to_numpy(g))
                 assert g.shape == w.shape, (g.shape, w.shape)
                 assert g.dtype == w.dtype, (g.dtype, w.dtype)
-                    g.shape,
-                    g.dtype,
-                    w.shape,
-                    w.dtype,
-                )
                 np.testing.assert_allclose(
                     g.astype(np.float64) if g.dtype.kind == "V" else g,
                     w.astype(np.float64) if w.dtype.kind == "V" else w,
