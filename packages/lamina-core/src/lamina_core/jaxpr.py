@@ -64,9 +64,13 @@ class Literal:
 Atom: TypeAlias = Var | Literal
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(slots=True, eq=False)
 class JaxprEqn:
-    """One equation `outvars = primitive[params] invars`. Identity is intended (eq=False)."""
+    """One equation `outvars = primitive[params] invars`. Identity is intended (eq=False).
+
+    Immutable by convention (passes build new ones with `replace`); not `frozen` because
+    tracing makes one per primitive application and frozen construction is slower (measured).
+    """
 
     invars: tuple[Atom, ...]
     outvars: tuple[Var, ...]

@@ -14,7 +14,8 @@ from types import CodeType, FrameType
 from typing import Final
 
 _internal_dirs: list[str] = []
-_is_internal: dict[str, bool] = {}
+_is_internal: dict[CodeType, bool] = {}
+"""Memo per code object; cleared when a package registers (a cache, not state)."""
 
 
 def register_internal_path(package_file: str) -> None:
@@ -25,16 +26,19 @@ def register_internal_path(package_file: str) -> None:
         _is_internal.clear()
 
 
-def _internal(filename: str) -> bool:
-    known = _is_internal.get(filename)
-    if known is None:
-        known = _is_internal[filename] = filename.startswith(tuple(_internal_dirs))
-    return known
+def _classify(code: CodeType) -> bool:
+    internal = code.co_filename.startswith(tuple(_internal_dirs))
+    _is_internal[code] = internal
+    return internal
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, eq=False)
 class SourceInfo:
-    """The user frame an equation was traced from: code object and instruction offset."""
+    """The user frame an equation was traced from: code object and instruction offset.
+
+    Treated as immutable; not `frozen` because one is made per traced equation and a frozen
+    dataclass's constructor costs twice as much (measured).
+    """
 
     code: CodeType | None
     lasti: int = -1
@@ -68,18 +72,34 @@ NO_SOURCE_INFO: Final = SourceInfo(None)
 
 
 def user_frame() -> FrameType | None:
+    """The innermost frame of the calling thread outside Lamina's packages."""
     frame: FrameType | None = sys._getframe(1)
-    while frame is not None and _internal(frame.f_code.co_filename):
+    known = _is_internal
+    while frame is not None:
+        code = frame.f_code
+        internal = known.get(code)
+        if internal is None:
+            internal = _classify(code)
+        if not internal:
+            return frame
         frame = frame.f_back
-    return frame
+    return None
 
 
 def current_source_info() -> SourceInfo:
     """The source info of the innermost user frame of the calling thread."""
-    frame = user_frame()
-    if frame is None:
-        return NO_SOURCE_INFO
-    return SourceInfo(frame.f_code, frame.f_lasti)
+    # Inlined user_frame(): this runs once per traced equation.
+    frame: FrameType | None = sys._getframe(1)
+    known = _is_internal
+    while frame is not None:
+        code = frame.f_code
+        internal = known.get(code)
+        if internal is None:
+            internal = _classify(code)
+        if not internal:
+            return SourceInfo(code, frame.f_lasti)
+        frame = frame.f_back
+    return NO_SOURCE_INFO
 
 
 register_internal_path(__file__)

@@ -53,6 +53,8 @@ def check_dtype(prim: str, aval: ShapedArray, accepted: frozenset[str]) -> None:
 
 def check_same_dtypes(prim: str, avals: Sequence[ShapedArray]) -> np.dtype:
     first = avals[0].dtype
+    if len(avals) == 2 and avals[1].dtype == first:
+        return first
     if any(a.dtype != first for a in avals[1:]):
         got = ", ".join(a.dtype.name for a in avals)
         raise TypeError(
@@ -64,6 +66,8 @@ def check_same_dtypes(prim: str, avals: Sequence[ShapedArray]) -> np.dtype:
 
 def broadcast_shapes(prim: str, avals: Sequence[ShapedArray]) -> tuple[int, ...]:
     """Equal ranks with size-1 broadcasting; rank-0 operands broadcast to anything."""
+    if len(avals) == 2 and avals[0].shape == avals[1].shape:
+        return avals[0].shape
     shapes = [a.shape for a in avals if a.shape]
     if not shapes:
         return ()

@@ -51,8 +51,9 @@ def unary(
     def abstract_eval(x: AbstractValue, **params: Any) -> ShapedArray:
         aval = c.array_aval(name, x)
         c.check_dtype(name, aval, accepted)
-        dtype = aval.dtype if out_dtype is None else out_dtype(aval.dtype)
-        return ShapedArray(aval.shape, dtype, aval.weak_type)
+        if out_dtype is None:
+            return aval  # avals are immutable values: share, don't rebuild
+        return ShapedArray(aval.shape, out_dtype(aval.dtype), aval.weak_type)
 
     def impl(x: np.ndarray, **params: Any) -> Any:
         return reference(x)
@@ -82,6 +83,9 @@ def binary(
         weak = all(a.weak_type for a in avals)
         if result_dtype is not None:
             return ShapedArray(shape, result_dtype, False)
+        for aval in avals:  # share an operand's aval when it is the result type
+            if aval.shape == shape and aval.weak_type == weak:
+                return aval
         return ShapedArray(shape, dtype, weak)
 
     def impl(x: np.ndarray, y: np.ndarray, **params: Any) -> Any:
