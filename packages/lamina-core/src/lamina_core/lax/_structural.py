@@ -114,7 +114,9 @@ def _convert_element_type(
 ) -> Array:
     """Convert `x` to `new_dtype` (canonicalized) with the given weak type; no-op if equal."""
     dtype = dtypes.canonicalize_dtype(new_dtype)
-    if _is_host_constant(x):
+    if _is_host_constant(x) and np.ndim(x) == 0:
+        # Scalar constants convert on the host, as in JAX; arrays are staged (below), so an
+        # array constant keeps its identity and becomes one literal however often it is used.
         if weak_type and dtypes.is_python_scalar(x):
             return typed_scalar(x, dtype)
         value, _ = canonical_value(x)
