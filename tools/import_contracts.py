@@ -14,6 +14,7 @@ import fnmatch
 import importlib.util
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from grimp import ImportGraph
 from importlinter.domain import fields
@@ -44,8 +45,33 @@ def _imported_names(source: str) -> Iterator[tuple[str, int]]:
                 yield f"{node.module}.{alias.name}", node.lineno
 
 
+def _strings(value: Any) -> list[str]:
+    """A configured list field's values (import-linter's field classes are untyped)."""
+    return [str(item) for item in value or []]
+
+
 def _matches(name: str, prefix: str) -> bool:
     return name == prefix or name.startswith(prefix + ".")
+
+
+def _judge(
+    module: str,
+    name: str,
+    forbidden: list[str],
+    restricted: list[str],
+    allow_rules: list[tuple[str, ...]],
+) -> str | None:
+    for prefix in forbidden:
+        if _matches(name, prefix):
+            return f"{prefix} is forbidden everywhere in Lamina"
+    for prefix in restricted:
+        if _matches(name, prefix):
+            allowed = any(
+                fnmatch.fnmatchcase(module, glob) and _matches(name, allowed_prefix)
+                for glob, allowed_prefix in allow_rules
+            )
+            return None if allowed else f"only the modules named in `allow` may import {prefix}"
+    return None
 
 
 class ExternalImportsContract(Contract):
@@ -67,10 +93,13 @@ class ExternalImportsContract(Contract):
     allow = fields.ListField(subfield=fields.StringField(), required=False)
 
     def check(self, graph: ImportGraph, verbose: bool) -> ContractCheck:
-        allow_rules = [tuple(part.strip() for part in rule.split("->")) for rule in self.allow or []]
-        watched = {prefix.split(".")[0] for prefix in [*self.forbidden, *self.restricted]}
+        forbidden, restricted = _strings(self.forbidden), _strings(self.restricted)
+        allow_rules = [
+            tuple(part.strip() for part in rule.split("->")) for rule in _strings(self.allow)
+        ]
+        watched = {prefix.split(".")[0] for prefix in [*forbidden, *restricted]}
         violations: list[_Violation] = []
-        for root in self.source_modules:
+        for root in _strings(self.source_modules):
             for module in sorted({root, *graph.find_descendants(root)}):
                 imported = graph.find_modules_directly_imported_by(module)
                 if not imported & watched:
@@ -81,25 +110,10 @@ class ExternalImportsContract(Contract):
                 with open(spec.origin, encoding="utf-8") as source:
                     text = source.read()
                 for name, line in _imported_names(text):
-                    reason = self._judge(module, name, allow_rules)
+                    reason = _judge(module, name, forbidden, restricted, allow_rules)
                     if reason is not None:
                         violations.append(_Violation(module, name, line, reason))
-        return ContractCheck(
-            kept=not violations, metadata={"violations": violations}
-        )
-
-    def _judge(self, module: str, name: str, allow_rules: list[tuple[str, ...]]) -> str | None:
-        for prefix in self.forbidden:
-            if _matches(name, prefix):
-                return f"{prefix} is forbidden everywhere in Lamina"
-        for prefix in self.restricted:
-            if _matches(name, prefix):
-                allowed = any(
-                    fnmatch.fnmatchcase(module, glob) and _matches(name, allowed_prefix)
-                    for glob, allowed_prefix in allow_rules
-                )
-                return None if allowed else f"only the modules named in `allow` may import {prefix}"
-        return None
+        return ContractCheck(kept=not violations, metadata={"violations": violations})
 
     def render_broken_contract(self, check: ContractCheck) -> None:
         from importlinter.application import output

@@ -174,12 +174,29 @@ class Jaxpr:
         self._effects = effects
         self._debug_info = debug_info
 
-    constvars = property(lambda self: self._constvars)
-    invars = property(lambda self: self._invars)
-    outvars = property(lambda self: self._outvars)
-    eqns = property(lambda self: self._eqns)
-    effects = property(lambda self: self._effects)
-    debug_info = property(lambda self: self._debug_info)
+    @property
+    def constvars(self) -> tuple[Var, ...]:
+        return self._constvars
+
+    @property
+    def invars(self) -> tuple[Var, ...]:
+        return self._invars
+
+    @property
+    def outvars(self) -> tuple[Atom, ...]:
+        return self._outvars
+
+    @property
+    def eqns(self) -> tuple[JaxprEqn, ...]:
+        return self._eqns
+
+    @property
+    def effects(self) -> Effects:
+        return self._effects
+
+    @property
+    def debug_info(self) -> DebugInfo | None:
+        return self._debug_info
 
     @property
     def is_high(self) -> bool:
@@ -245,16 +262,46 @@ class ClosedJaxpr:
         self._jaxpr = jaxpr
         self._consts = list(consts)
 
-    jaxpr = property(lambda self: self._jaxpr)
-    consts = property(lambda self: self._consts)
-    literals = consts
-    constvars = property(lambda self: self._jaxpr.constvars)
-    invars = property(lambda self: self._jaxpr.invars)
-    outvars = property(lambda self: self._jaxpr.outvars)
-    eqns = property(lambda self: self._jaxpr.eqns)
-    effects = property(lambda self: self._jaxpr.effects)
-    debug_info = property(lambda self: self._jaxpr.debug_info)
-    is_high = property(lambda self: self._jaxpr.is_high)
+    @property
+    def jaxpr(self) -> Jaxpr:
+        return self._jaxpr
+
+    @property
+    def consts(self) -> list[Any]:
+        return self._consts
+
+    @property
+    def literals(self) -> list[Any]:
+        """The consts, under the name the 2020 jaxpr document uses."""
+        return self._consts
+
+    @property
+    def constvars(self) -> tuple[Var, ...]:
+        return self._jaxpr.constvars
+
+    @property
+    def invars(self) -> tuple[Var, ...]:
+        return self._jaxpr.invars
+
+    @property
+    def outvars(self) -> tuple[Atom, ...]:
+        return self._jaxpr.outvars
+
+    @property
+    def eqns(self) -> tuple[JaxprEqn, ...]:
+        return self._jaxpr.eqns
+
+    @property
+    def effects(self) -> Effects:
+        return self._jaxpr.effects
+
+    @property
+    def debug_info(self) -> DebugInfo | None:
+        return self._jaxpr.debug_info
+
+    @property
+    def is_high(self) -> bool:
+        return self._jaxpr.is_high
 
     @property
     def in_avals(self) -> list[AbstractValue]:

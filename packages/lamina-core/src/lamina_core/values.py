@@ -70,6 +70,11 @@ def register_value_type(
     _value_types[cls] = ValueType(aval, to_numpy)
 
 
+def is_registered_value(x: Any) -> bool:
+    """True for instances of an upper layer's registered array type (device arrays)."""
+    return type(x) in _value_types
+
+
 _PYTHON_SCALARS = (bool, int, float, complex)
 _TYPED_SCALARS = (TypedInt, TypedFloat, TypedComplex)
 

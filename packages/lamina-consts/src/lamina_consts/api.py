@@ -1,0 +1,37 @@
+"""`make_jaxpr` in the configured constants mode.
+
+Core's tracing always gives the literal form; with `jax_use_simplified_jaxpr_constants` off
+(JAX's previous implementation, kept for comparison), this returns the constvars form.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from lamina_consts.forms import hoist
+from lamina_core import make_jaxpr as _core_make_jaxpr
+from lamina_core.config import use_simplified_jaxpr_constants
+
+
+def make_jaxpr(
+    fun: Callable[..., Any],
+    static_argnums: int | Sequence[int] = (),
+    static_argnames: str | Sequence[str] = (),
+    return_shape: bool = False,
+) -> Callable[..., Any]:
+    """`lamina_core.make_jaxpr`, giving the constvars form when simplified constants are off."""
+    traced = _core_make_jaxpr(fun, static_argnums, static_argnames, return_shape)
+
+    @functools.wraps(fun)
+    def make_jaxpr_f(*args: Any, **kwargs: Any) -> Any:
+        out = traced(*args, **kwargs)
+        if use_simplified_jaxpr_constants.value:
+            return out
+        if return_shape:
+            closed, shapes = out
+            return hoist(closed), shapes
+        return hoist(out)
+
+    return make_jaxpr_f
