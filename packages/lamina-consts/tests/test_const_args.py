@@ -68,11 +68,14 @@ def test_memoization_returns_the_same_plan() -> None:
 
 
 def test_memoization_keeps_neither_jaxpr_nor_constant_alive() -> None:
-    c = np.arange(16, dtype=f32)
-    closed = trace(lambda x: x + c, np.ones(16, f32))
+    def traced_with_constant() -> tuple[lc.ClosedJaxpr, weakref.ref[np.ndarray]]:
+        c = np.arange(16, dtype=f32)
+        return trace(lambda x: x + c, np.ones(16, f32)), weakref.ref(c)
+
+    closed, const_ref = traced_with_constant()
     lamina_consts.jaxpr_const_args(closed)
-    jaxpr_ref, const_ref = weakref.ref(closed.jaxpr), weakref.ref(c)
-    del closed, c
+    jaxpr_ref = weakref.ref(closed.jaxpr)
+    del closed
     gc.collect()
     assert jaxpr_ref() is None
     assert const_ref() is None
