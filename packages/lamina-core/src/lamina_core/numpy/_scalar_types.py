@@ -1,0 +1,118 @@
+"""Scalar types: `jnp.float32` and friends, usable as dtypes and callable to make arrays.
+
+As in JAX, `jnp.float32(3.0)` is an array of that dtype, `jnp.float32.dtype` is the NumPy
+dtype, `np.dtype(jnp.float32)` works, and `x.dtype == jnp.float32` compares dtypes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from lamina_core import dtypes
+from lamina_core.dtypes import finfo, iinfo, issubdtype, promote_types, result_type
+
+
+class _ScalarMeta(type):
+    dtype: np.dtype
+
+    def __call__(cls, x: Any) -> Any:
+        from lamina_core.numpy._creation import asarray
+
+        return asarray(x, dtype=cls.dtype)
+
+    def __eq__(cls, other: object) -> bool:
+        if cls is other:
+            return True
+        try:
+            return bool(cls.dtype == np.dtype(other))  # type: ignore[call-overload]  # any dtype-like
+        except TypeError:
+            return False
+
+    def __ne__(cls, other: object) -> bool:
+        return not cls == other
+
+    def __hash__(cls) -> int:
+        return hash(cls.dtype)
+
+    def __repr__(cls) -> str:
+        return f"<class 'lamina.numpy.{cls.__name__}'>"
+
+    def __instancecheck__(cls, instance: object) -> bool:
+        return isinstance(instance, cls.dtype.type)
+
+
+def _scalar_type(name: str, dtype: np.dtype) -> _ScalarMeta:
+    return _ScalarMeta(name, (), {"dtype": dtype, "__doc__": f"The {dtype.name} scalar type."})
+
+
+bool_ = _scalar_type("bool_", dtypes.bool_)
+int8 = _scalar_type("int8", dtypes.int8)
+int16 = _scalar_type("int16", dtypes.int16)
+int32 = _scalar_type("int32", dtypes.int32)
+int64 = _scalar_type("int64", dtypes.int64)
+uint8 = _scalar_type("uint8", dtypes.uint8)
+uint16 = _scalar_type("uint16", dtypes.uint16)
+uint32 = _scalar_type("uint32", dtypes.uint32)
+uint64 = _scalar_type("uint64", dtypes.uint64)
+float16 = _scalar_type("float16", dtypes.float16)
+bfloat16 = _scalar_type("bfloat16", dtypes.bfloat16)
+float32 = _scalar_type("float32", dtypes.float32)
+float64 = _scalar_type("float64", dtypes.float64)
+complex64 = _scalar_type("complex64", dtypes.complex64)
+complex128 = _scalar_type("complex128", dtypes.complex128)
+float8_e4m3fn = _scalar_type("float8_e4m3fn", dtypes.float8_e4m3fn)
+float8_e5m2 = _scalar_type("float8_e5m2", dtypes.float8_e5m2)
+int4 = _scalar_type("int4", dtypes.int4)
+uint4 = _scalar_type("uint4", dtypes.uint4)
+float_ = _scalar_type("float_", dtypes.float64)
+int_ = _scalar_type("int_", dtypes.int64)
+complex_ = _scalar_type("complex_", dtypes.complex128)
+
+dtype = np.dtype
+floating = np.floating
+integer = np.integer
+signedinteger = np.signedinteger
+unsignedinteger = np.unsignedinteger
+inexact = np.inexact
+number = np.number
+complexfloating = np.complexfloating
+
+__all__ = [
+    "bfloat16",
+    "bool_",
+    "complex64",
+    "complex128",
+    "complex_",
+    "complexfloating",
+    "dtype",
+    "finfo",
+    "float8_e4m3fn",
+    "float8_e5m2",
+    "float16",
+    "float32",
+    "float64",
+    "float_",
+    "floating",
+    "iinfo",
+    "inexact",
+    "int4",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "int_",
+    "integer",
+    "issubdtype",
+    "number",
+    "promote_types",
+    "result_type",
+    "signedinteger",
+    "uint4",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "unsignedinteger",
+]
