@@ -11,6 +11,7 @@ from lamina_core import dtypes, lax, numpy, tree_util  # noqa: E402
 from lamina_core import pretty as _pretty  # noqa: E402, F401  (installs the printer)
 from lamina_core.api import make_jaxpr  # noqa: E402
 from lamina_core.avals import AbstractValue, ShapedArray  # noqa: E402
+from lamina_core.call import UNSPECIFIED, jit_p, stage_call  # noqa: E402
 from lamina_core.config import config  # noqa: E402
 from lamina_core.effects import Effect  # noqa: E402
 from lamina_core.evaluate import eval_jaxpr, reference_impl  # noqa: E402
@@ -25,6 +26,7 @@ from lamina_core.jaxpr import (  # noqa: E402
     Var,
     jaxprs_in_params,
 )
+from lamina_core.jit import Jitted, jit  # noqa: E402
 from lamina_core.primitive import DuplicateRuleError, MissingRuleError, Primitive, RuleTable  # noqa: E402
 from lamina_core.rules import abstract_eval_rules, effects_rules, impl_rules  # noqa: E402
 from lamina_core.staging import StagingTrace, StagingTracer, trace_to_jaxpr  # noqa: E402
@@ -44,6 +46,7 @@ from lamina_core.values import ShapeDtypeStruct, register_value_type, typeof  # 
 __version__ = "0.1.0"
 
 __all__ = [
+    "UNSPECIFIED",
     "AbstractValue",
     "Atom",
     "ClosedJaxpr",
@@ -56,6 +59,7 @@ __all__ = [
     "Jaxpr",
     "JaxprEqn",
     "JaxprTypeError",
+    "Jitted",
     "Literal",
     "MissingRuleError",
     "Primitive",
@@ -79,12 +83,15 @@ __all__ = [
     "impl_rules",
     "install_eager_impl",
     "jaxprs_in_params",
+    "jit",
+    "jit_p",
     "lax",
     "make_jaxpr",
     "numpy",
     "reference_impl",
     "register_value_type",
     "set_current_trace",
+    "stage_call",
     "trace_to_jaxpr",
     "tree_util",
     "typeof",

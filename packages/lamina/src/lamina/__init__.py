@@ -6,7 +6,7 @@ re-exports the layers' public names; it holds no logic of its own.
 
 from lamina import dtypes, lax, numpy, tree, tree_util
 from lamina_consts import make_jaxpr
-from lamina_core import ShapeDtypeStruct, config, typeof
+from lamina_core import ShapeDtypeStruct, config, jit, typeof
 from lamina_core import source_info as _source_info
 
 _source_info.register_internal_path(__file__)
@@ -18,6 +18,7 @@ __all__ = [
     "__version__",
     "config",
     "dtypes",
+    "jit",
     "lax",
     "make_jaxpr",
     "numpy",

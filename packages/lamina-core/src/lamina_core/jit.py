@@ -1,0 +1,220 @@
+"""`jit` at the IR level: stage a Python function as one `jit` equation.
+
+`Jitted` traces its function once per argument signature (tree structure, abstract values
+with weak types, static arguments, tracing-relevant configuration) and binds `jit_p`. Under
+a transformation the call is staged as an equation; outside any, it is evaluated by the
+installed eager evaluator (NumPy's reference in core alone, XLA once lamina-runtime is
+imported). The runtime extends this class with compilation and the AOT stages.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from lamina_core import tree_util
+from lamina_core.api import func_src_info
+from lamina_core.avals import AbstractValue
+from lamina_core.call import jit_p, jit_params, stage_call
+from lamina_core.config import config
+from lamina_core.jaxpr import ClosedJaxpr, DebugInfo
+from lamina_core.values import typeof
+
+
+def _indices(value: int | Sequence[int] | None) -> tuple[int, ...]:
+    if value is None:
+        return ()
+    return (value,) if isinstance(value, int) else tuple(value)
+
+
+def _names(value: str | Sequence[str] | None) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    return (value,) if isinstance(value, str) else tuple(value)
+
+
+@dataclass(frozen=True, slots=True)
+class Signature:
+    """What a trace of a jitted function depends on; the key of its trace cache."""
+
+    in_tree: Any
+    in_avals: tuple[AbstractValue, ...]
+    static_args: tuple[tuple[int | str, Hashable], ...]
+    context: tuple[Any, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Staged:
+    """One trace of a jitted function: the callee and how to call it."""
+
+    jaxpr: ClosedJaxpr
+    out_tree: Any
+    donated_invars: tuple[bool, ...]
+
+
+class Jitted:
+    """A function staged as a `jit` call. Identity is intended: it owns its trace cache."""
+
+    def __init__(
+        self,
+        fun: Callable[..., Any],
+        *,
+        static_argnums: int | Sequence[int] | None = None,
+        static_argnames: str | Sequence[str] | None = None,
+        donate_argnums: int | Sequence[int] | None = None,
+        donate_argnames: str | Sequence[str] | None = None,
+        keep_unused: bool = False,
+        inline: bool = False,
+    ) -> None:
+        if not callable(fun):
+            raise TypeError(f"jit expects a callable, got {fun!r} of type {type(fun).__name__}")
+        self.fun = fun
+        self.static_argnums = _indices(static_argnums)
+        self.static_argnames = _names(static_argnames)
+        self.donate_argnums = _indices(donate_argnums)
+        self.donate_argnames = _names(donate_argnames)
+        self.keep_unused = keep_unused
+        self.inline = inline
+        self._params = self._parameters()
+        self._cache: dict[Signature, Staged] = {}
+        functools.update_wrapper(self, fun)
+
+    def _parameters(self) -> list[inspect.Parameter] | None:
+        try:
+            return list(inspect.signature(self.fun).parameters.values())
+        except (TypeError, ValueError):
+            return None
+
+    @property
+    def name(self) -> str:
+        return getattr(self.fun, "__name__", type(self.fun).__name__)
+
+    def _split(self, args: Sequence[Any], kwargs: dict[str, Any]) -> tuple[Any, ...]:
+        n = len(args)
+        static_nums = {i % n if -n <= i < 0 else i for i in self.static_argnums}
+        static: list[tuple[int | str, Hashable]] = [
+            (i, args[i]) for i in sorted(static_nums) if i < n
+        ]
+        static.extend((name, kwargs[name]) for name in self.static_argnames if name in kwargs)
+        for where, value in static:
+            try:
+                hash(value)
+            except TypeError:
+                raise ValueError(
+                    f"Non-hashable static arguments are not supported. An error occurred while "
+                    f"trying to hash an object of type {type(value)}, {value!r}. The argument "
+                    f"was {where!r} of {self.name}."
+                ) from None
+        dyn_args = tuple(a for i, a in enumerate(args) if i not in static_nums)
+        dyn_kwargs = {k: v for k, v in kwargs.items() if k not in self.static_argnames}
+        donated_positions = {i for i in self.donate_argnums if i not in static_nums}
+        return dyn_args, dyn_kwargs, tuple(static), static_nums, donated_positions
+
+    def stage(self, *args: Any, **kwargs: Any) -> tuple[Staged, list[Any], list[Any]]:
+        """Trace (or reuse the trace of) this call: the staged callee, captures and flat args."""
+        dyn_args, dyn_kwargs, static, static_nums, donated = self._split(args, kwargs)
+        leaves, in_tree = tree_util.tree_flatten((dyn_args, dyn_kwargs))
+        in_avals = tuple(typeof(x) for x in leaves)
+        signature = Signature(in_tree, in_avals, static, config.trace_context())
+        staged = self._cache.get(signature)
+        captured: list[Any] = []
+        if staged is None:
+            staged, captured = self._trace(
+                args, kwargs, static_nums, dyn_args, dyn_kwargs, in_tree, in_avals, donated
+            )
+            # A trace that captured tracers of an enclosing trace is only valid inside it.
+            if not captured:
+                self._cache[signature] = staged
+        return staged, captured, leaves
+
+    def _trace(
+        self,
+        args: Sequence[Any],
+        kwargs: dict[str, Any],
+        static_nums: set[int],
+        dyn_args: tuple[Any, ...],
+        dyn_kwargs: dict[str, Any],
+        in_tree: Any,
+        in_avals: tuple[AbstractValue, ...],
+        donated: set[int],
+    ) -> tuple[Staged, list[Any]]:
+        out_trees: list[Any] = []
+
+        def flat_fun(*flat: Any) -> list[Any]:
+            call_args, call_kwargs = tree_util.tree_unflatten(in_tree, flat)
+            it = iter(call_args)
+            full = [args[i] if i in static_nums else next(it) for i in range(len(args))]
+            merged = {k: kwargs[k] if k in self.static_argnames else call_kwargs[k] for k in kwargs}
+            out_leaves, out_tree = tree_util.tree_flatten(self.fun(*full, **merged))
+            out_trees.append(out_tree)
+            return out_leaves
+
+        debug = DebugInfo("jit", func_src_info(self.fun))
+        jaxpr, captured = stage_call(flat_fun, in_avals, debug)
+        donated_flags = self._donated_flags(dyn_args, dyn_kwargs, donated)
+        flags = (False,) * len(captured) + donated_flags
+        return Staged(jaxpr, out_trees[0], flags), captured
+
+    def _donated_flags(
+        self, dyn_args: tuple[Any, ...], dyn_kwargs: dict[str, Any], donated: set[int]
+    ) -> tuple[bool, ...]:
+        flags: list[bool] = []
+        original_index = 0
+        for arg in dyn_args:
+            while original_index in self.static_argnums:
+                original_index += 1
+            n = len(tree_util.tree_leaves(arg))
+            flags.extend([original_index in donated] * n)
+            original_index += 1
+        for name, value in dyn_kwargs.items():
+            n = len(tree_util.tree_leaves(value))
+            flags.extend([name in self.donate_argnames] * n)
+        return tuple(flags)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        staged, captured, leaves = self.stage(*args, **kwargs)
+        params = jit_params(
+            staged.jaxpr,
+            self.name,
+            donated_invars=staged.donated_invars,
+            keep_unused=self.keep_unused,
+            inline=self.inline,
+        )
+        outs = jit_p.bind(*captured, *leaves, **params)
+        return tree_util.tree_unflatten(staged.out_tree, outs)
+
+    def __get__(self, instance: Any, owner: type | None = None) -> Any:
+        # Decorating a method: bind `self` like a function would.
+        return self if instance is None else functools.partial(self, instance)
+
+    def __repr__(self) -> str:
+        return f"<Jitted {self.name}>"
+
+
+def jit(
+    fun: Callable[..., Any] | None = None,
+    *,
+    static_argnums: int | Sequence[int] | None = None,
+    static_argnames: str | Sequence[str] | None = None,
+    donate_argnums: int | Sequence[int] | None = None,
+    donate_argnames: str | Sequence[str] | None = None,
+    keep_unused: bool = False,
+    inline: bool = False,
+) -> Any:
+    """Stage `fun` as a `jit` call; usable as `@jit` or `@jit(static_argnums=...)`."""
+
+    def wrap(f: Callable[..., Any]) -> Jitted:
+        return Jitted(
+            f,
+            static_argnums=static_argnums,
+            static_argnames=static_argnames,
+            donate_argnums=donate_argnums,
+            donate_argnames=donate_argnames,
+            keep_unused=keep_unused,
+            inline=inline,
+        )
+
+    return wrap if fun is None else wrap(fun)
