@@ -124,97 +124,20 @@ def _method(name: str) -> Callable[..., Any]:
         ) from None
 
 
-class Tracer:
-    """A value being traced: it stands for an array of type `aval` inside a trace."""
+class ArrayMethods:
+    """NumPy-style operators and methods for array-like classes (tracers, device arrays).
 
-    __slots__ = ("_trace",)
+    Each operator calls the implementation the array frontend registered under its name, so
+    an operator means the same thing on a tracer and on a concrete array.
+    """
+
+    __slots__ = ()
     __array_priority__ = 1000
     __array_ufunc__ = None  # NumPy defers to our reflected operators instead of coercing
 
-    def __init__(self, trace: Trace) -> None:
-        self._trace = trace
-
     @property
-    def aval(self) -> AbstractValue:
-        raise NotImplementedError
-
-    @property
-    def shape(self) -> tuple[int, ...]:
-        shape: tuple[int, ...] = self.aval.shape  # type: ignore[attr-defined]  # array avals
-        return shape
-
-    @property
-    def dtype(self) -> Any:
-        return self.aval.dtype  # type: ignore[attr-defined]  # array avals
-
-    @property
-    def ndim(self) -> int:
-        return len(self.shape)
-
-    @property
-    def size(self) -> int:
-        size = 1
-        for d in self.shape:
-            size *= d
-        return size
-
-    @property
-    def weak_type(self) -> bool:
-        return bool(getattr(self.aval, "weak_type", False))
-
-    @property
-    def T(self) -> Any:
+    def T(self) -> Any:  # noqa: N802  (NumPy's name)
         return _method("transpose")(self)
-
-    def where_created(self) -> str:
-        """Where the user's program made this value, for error messages."""
-        return ""
-
-    def _concretization_error(self, what: str) -> NoReturn:
-        where = self.where_created()
-        created = f"\nThe value was created at {where}." if where else ""
-        raise ConcretizationTypeError(
-            f"Abstract tracer value encountered where concrete value is expected: traced array "
-            f"with shape {self.aval}.\nThe problem arose with the `{what}` function: Python "
-            f"needs a concrete value here, but this value depends on a traced input of "
-            f"{self._trace.describe()}.{created}\nUse a static argument (static_argnums) or "
-            f"a structured control-flow primitive (lax.cond, lax.while_loop) instead."
-        )
-
-    def __bool__(self) -> bool:
-        self._concretization_error("bool")
-
-    def __int__(self) -> int:
-        self._concretization_error("int")
-
-    def __float__(self) -> float:
-        self._concretization_error("float")
-
-    def __complex__(self) -> complex:
-        self._concretization_error("complex")
-
-    def __index__(self) -> int:
-        self._concretization_error("operator.index")
-
-    def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
-        self._concretization_error("numpy.asarray")
-
-    def __hash__(self) -> int:
-        raise TypeError(f"unhashable type: {type(self).__name__} (traced arrays are unhashable)")
-
-    def __len__(self) -> int:
-        if not self.shape:
-            raise TypeError("len() of unsized object")
-        return self.shape[0]
-
-    def __iter__(self) -> Iterator[Any]:
-        if not self.shape:
-            raise TypeError("iteration over a 0-d array")
-        getitem = _method("getitem")
-        return (getitem(self, i) for i in range(self.shape[0]))
-
-    def __repr__(self) -> str:
-        return f"Traced<{self.aval}>with<{self._trace.describe()}>"
 
     def __getitem__(self, index: Any) -> Any:
         return _method("getitem")(self, index)
@@ -334,12 +257,103 @@ class Tracer:
         return _method("greater_equal")(self, other)
 
     def __getattr__(self, name: str) -> Any:
-        # Array methods (`x.sum()`, `x.reshape(...)`) come from the frontend's registry.
+        # Array properties (`x.real`) and methods (`x.sum()`) come from the frontend's registry.
+        prop = _methods.get(f"property:{name}")
+        if prop is not None:
+            return prop(self)
         method = _methods.get(f"method:{name}")
         if method is None:
             raise AttributeError(f"{type(self).__name__} has no attribute {name!r}")
         return lambda *args, **kwargs: method(self, *args, **kwargs)
 
+
+
+
+class Tracer(ArrayMethods):
+    """A value being traced: it stands for an array of type `aval` inside a trace."""
+
+    __slots__ = ("_trace",)
+
+    def __init__(self, trace: Trace) -> None:
+        self._trace = trace
+
+    @property
+    def aval(self) -> AbstractValue:
+        raise NotImplementedError
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        shape: tuple[int, ...] = self.aval.shape  # type: ignore[attr-defined]  # array avals
+        return shape
+
+    @property
+    def dtype(self) -> Any:
+        return self.aval.dtype  # type: ignore[attr-defined]  # array avals
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        size = 1
+        for d in self.shape:
+            size *= d
+        return size
+
+    @property
+    def weak_type(self) -> bool:
+        return bool(getattr(self.aval, "weak_type", False))
+
+    def where_created(self) -> str:
+        """Where the user's program made this value, for error messages."""
+        return ""
+
+    def _concretization_error(self, what: str) -> NoReturn:
+        where = self.where_created()
+        created = f"\nThe value was created at {where}." if where else ""
+        raise ConcretizationTypeError(
+            f"Abstract tracer value encountered where concrete value is expected: traced array "
+            f"with shape {self.aval}.\nThe problem arose with the `{what}` function: Python "
+            f"needs a concrete value here, but this value depends on a traced input of "
+            f"{self._trace.describe()}.{created}\nUse a static argument (static_argnums) or "
+            f"a structured control-flow primitive (lax.cond, lax.while_loop) instead."
+        )
+
+    def __bool__(self) -> bool:
+        self._concretization_error("bool")
+
+    def __int__(self) -> int:
+        self._concretization_error("int")
+
+    def __float__(self) -> float:
+        self._concretization_error("float")
+
+    def __complex__(self) -> complex:
+        self._concretization_error("complex")
+
+    def __index__(self) -> int:
+        self._concretization_error("operator.index")
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
+        self._concretization_error("numpy.asarray")
+
+    def __hash__(self) -> int:
+        raise TypeError(f"unhashable type: {type(self).__name__} (traced arrays are unhashable)")
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    def __iter__(self) -> Iterator[Any]:
+        if not self.shape:
+            raise TypeError("iteration over a 0-d array")
+        getitem = _method("getitem")
+        return (getitem(self, i) for i in range(self.shape[0]))
+
+    def __repr__(self) -> str:
+        return f"Traced<{self.aval}>with<{self._trace.describe()}>"
 
 def raise_escaped_tracer(tracer: Tracer, prim: Primitive | None = None) -> NoReturn:
     where = tracer.where_created()
