@@ -136,7 +136,7 @@ class ArrayMethods:
     __array_ufunc__ = None  # NumPy defers to our reflected operators instead of coercing
 
     @property
-    def T(self) -> Any:  # noqa: N802  (NumPy's name)
+    def T(self) -> Any:
         return _method("transpose")(self)
 
     def __getitem__(self, index: Any) -> Any:
