@@ -63,7 +63,15 @@ def _judge(
 ) -> str | None:
     for prefix in forbidden:
         if _matches(name, prefix):
-            return f"{prefix} is forbidden everywhere in Lamina"
+            # A named exception more specific than the ban (one data type, say) is allowed.
+            excepted = any(
+                fnmatch.fnmatchcase(module, glob)
+                and _matches(name, allowed_prefix)
+                and len(allowed_prefix) > len(prefix)
+                for glob, allowed_prefix in allow_rules
+            )
+            if not excepted:
+                return f"{prefix} is forbidden everywhere in Lamina"
     for prefix in restricted:
         if _matches(name, prefix):
             allowed = any(
@@ -82,7 +90,8 @@ class ExternalImportsContract(Contract):
         - forbidden: dotted prefixes no source module may import (`jax._src`, `jax.numpy`).
         - restricted: dotted prefixes only the modules named in `allow` may import (`jax`).
         - allow: `importer-glob -> prefix` pairs: the importers matching the glob may import
-          names under the prefix, unless the name is also under a `forbidden` prefix.
+          names under the prefix; a pair whose prefix is more specific than a `forbidden`
+          prefix is a named exception to that ban.
     """
 
     type_name = "external_imports"

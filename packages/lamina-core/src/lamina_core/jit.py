@@ -127,6 +127,7 @@ class Jitted:
             )
             # A trace that captured tracers of an enclosing trace is only valid inside it.
             if not captured:
+                self.on_cache_miss(signature)
                 self._cache[signature] = staged
         return staged, captured, leaves
 
@@ -173,6 +174,9 @@ class Jitted:
             n = len(tree_util.tree_leaves(value))
             flags.extend([name in self.donate_argnames] * n)
         return tuple(flags)
+
+    def on_cache_miss(self, signature: Signature) -> None:
+        """Called when a call is traced anew; the runtime explains misses here."""
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         staged, captured, leaves = self.stage(*args, **kwargs)

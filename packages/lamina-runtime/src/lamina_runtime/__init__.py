@@ -1,5 +1,39 @@
-"""lamina-runtime: the pipeline from traced function to XLA executable, and running it."""
+"""lamina-runtime: the pipeline from traced function to XLA executable, and running it.
+
+Importing it installs XLA execution as the eager evaluator (core's NumPy reference is the
+fallback when the runtime is not installed).
+"""
+
+from lamina_core import source_info as _source_info
+from lamina_core.tracing import install_eager_impl as _install_eager_impl
+from lamina_runtime.api import block_until_ready, device_get, device_put, devices, local_devices
+from lamina_runtime.array import Array
+from lamina_runtime.eager import XLA_EAGER
+from lamina_runtime.executable import Executable, Runtime, runtime
+from lamina_runtime.jit import JitFunction, explain_cache_misses, jit
+from lamina_runtime.stages import ArgInfo, Compiled, Lowered, Traced
+
+_source_info.register_internal_path(__file__)
+_install_eager_impl(XLA_EAGER)
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__"]
+__all__ = [
+    "ArgInfo",
+    "Array",
+    "Compiled",
+    "Executable",
+    "JitFunction",
+    "Lowered",
+    "Runtime",
+    "Traced",
+    "__version__",
+    "block_until_ready",
+    "device_get",
+    "device_put",
+    "devices",
+    "explain_cache_misses",
+    "jit",
+    "local_devices",
+    "runtime",
+]

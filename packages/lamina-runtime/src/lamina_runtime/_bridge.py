@@ -1,0 +1,220 @@
+"""The runtime bridge: the one Lamina module that touches jax/jaxlib runtime APIs.
+
+Everything else in Lamina calls this module for devices, compilation, transfers, execution
+and serialization. Nothing here traces, transforms or lowers: the PJRT client runs modules
+that lamina-mlir built. Each jax/jaxlib API used is rated where it is imported:
+
+  [public]   documented JAX API
+  [semi]     jaxlib module-level API that JAX itself uses, renamed at times (pin jaxlib)
+  [private]  underscore names or jaxlib._jax internals (pin jaxlib; the self-test checks them)
+
+Pitfalls handled here (measured in shared/reference/runtime-bridge.md): NumPy inputs are
+copied, never aliased (CPU zero-copy would let later NumPy writes change a device array);
+x64 is passed explicitly to transfers (else jax's own flag decides and 64-bit avals get 32-bit
+buffers); inputs are checked against the executable's sharding before every execution (a
+mismatch on a multi-device executable crashes the process instead of raising).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+from collections.abc import Sequence
+from typing import Any, Final
+
+import jax  # [public] devices, jax.Array, device_put, shardings
+import jax.sharding  # [public] SingleDeviceSharding, NamedSharding
+import jaxlib  # [public] the version string
+import jaxlib._jax as _jax  # [private] ArrayImpl, batched_device_put, array_result_handler
+import numpy as np
+from jax.core import ShapedArray as JaxShapedArray  # [public] the aval type jaxlib's handlers use
+from jaxlib import xla_client as xc  # [semi] CompileOptions, DeviceList, DeviceAssignment
+
+EXPECTED_JAXLIB: Final = "0.10.2"
+
+DeviceArray = _jax.ArrayImpl  # [private] the concrete class of every jax.Array
+Device = xc.Device  # [semi]
+LoadedExecutable = xc.LoadedExecutable  # [semi]
+Sharding = jax.sharding.Sharding  # [public]
+
+_COPY_SEMANTICS: Final = _jax.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL  # [private]
+
+
+class BridgeError(RuntimeError):
+    """jaxlib is not the version Lamina was built and tested against."""
+
+
+def self_test() -> None:
+    """Fail loudly, at import, if jaxlib lacks what Lamina calls."""
+    if jaxlib.__version__ != EXPECTED_JAXLIB:
+        raise BridgeError(
+            f"lamina-runtime needs jaxlib {EXPECTED_JAXLIB}, found {jaxlib.__version__}; "
+            f"install the pinned version (pip install jaxlib=={EXPECTED_JAXLIB})"
+        )
+    needed = {
+        _jax: ("ArrayImpl", "batched_device_put", "array_result_handler", "HostBufferSemantics"),
+        xc: ("CompileOptions", "DeviceList", "DeviceAssignment"),
+        DeviceArray: ("_replace_with", "unsafe_buffer_pointer", "is_deleted"),
+    }
+    for owner, names in needed.items():
+        missing = [n for n in names if not hasattr(owner, n)]
+        if missing:
+            raise BridgeError(f"jaxlib {jaxlib.__version__} lacks {missing} on {owner!r}")
+
+
+self_test()
+
+
+# ---- devices ------------------------------------------------------------------------------
+
+
+def devices(backend: str | None = None) -> list[Any]:
+    """The devices of `backend` (default: JAX's default backend). [public]"""
+    return list(jax.devices(backend))
+
+
+def local_devices(backend: str | None = None) -> list[Any]:
+    return list(jax.local_devices(backend=backend))  # [public]
+
+
+@functools.cache
+def default_device() -> Any:
+    return jax.devices()[0]  # [public]
+
+
+@functools.cache
+def single_device_sharding(device: Any) -> Any:
+    return jax.sharding.SingleDeviceSharding(device)  # [public]
+
+
+def platform_version(device: Any) -> str:
+    client = device.client  # [semi]
+    return f"{client.platform} {client.platform_version}"
+
+
+# ---- avals --------------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=8192)
+def jax_aval(shape: tuple[int, ...], dtype: np.dtype, weak_type: bool) -> Any:
+    """jax's aval for a shape and dtype: interned, since jaxlib compares them often."""
+    return JaxShapedArray(shape, dtype, weak_type)
+
+
+# ---- transfers ----------------------------------------------------------------------------
+
+
+def device_put(value: Any, shape: tuple[int, ...], dtype: np.dtype, weak_type: bool,
+               device: Any | None = None) -> Any:  # fmt: skip
+    """A host value (NumPy array or scalar, Python scalar) as a device array; always a copy.
+
+    The value is converted to `dtype` on the host first, so jaxlib never narrows it on its own
+    (x64 is then always "on" for the transfer: the dtype is already Lamina's decision).
+    """
+    device = device or default_device()
+    host = np.asarray(value, dtype=dtype)
+    aval = jax_aval(shape, dtype, weak_type)
+    return _jax.batched_device_put(  # [private]
+        aval, single_device_sharding(device), [host], [device], True, False, _COPY_SEMANTICS, True
+    )
+
+
+def to_device(array: Any, device: Any) -> Any:
+    """`array` (a device array) on `device`: the same object if already there. [public]"""
+    return jax.device_put(array, device)
+
+
+def to_host(array: Any) -> np.ndarray:
+    """A NumPy copy of a device array."""
+    return np.asarray(array)
+
+
+def is_device_array(x: Any) -> bool:
+    return type(x) is DeviceArray
+
+
+def reshard(array: Any, sharding: Any) -> Any:
+    """Move `array` to `sharding`, for inputs that arrive somewhere else. [public]"""
+    return jax.device_put(array, sharding)
+
+
+def replace_buffer(dst: Any, src: Any) -> None:
+    """Make the device array `dst` refer to `src`'s buffer (in-place updates). [private]"""
+    dst._replace_with(src)
+
+
+# ---- compilation and execution --------------------------------------------------------------
+
+
+def compile_options(num_replicas: int = 1, num_partitions: int = 1,
+                    device_ids: Sequence[int] | None = None) -> Any:  # fmt: skip
+    options = xc.CompileOptions()  # [semi]
+    options.num_replicas = num_replicas
+    options.num_partitions = num_partitions
+    build = options.executable_build_options
+    build.use_spmd_partitioning = num_partitions > 1
+    build.use_shardy_partitioner = True
+    if device_ids is not None:
+        ids = np.asarray(device_ids, np.int64).reshape(num_replicas, num_partitions)
+        options.device_assignment = xc.DeviceAssignment.create(ids)  # [semi]
+    return options
+
+
+def compile(code: bytes | str, device_list: Sequence[Any], options: Any) -> Any:
+    """Compile StableHLO (bytecode or text) for `device_list`. [semi]"""
+    client = device_list[0].client
+    return client.compile_and_load(code, xc.DeviceList(tuple(device_list)), options)
+
+
+def result_handler(shape: tuple[int, ...], dtype: np.dtype, weak_type: bool, device: Any) -> Any:
+    """Wraps one output buffer as a device array, without a copy. [private]"""
+    aval = jax_aval(shape, dtype, weak_type)
+    return _jax.array_result_handler(aval, single_device_sharding(device), True, _skip_checks=True)
+
+
+def execute(executable: Any, args: list[Any], handlers: Sequence[Any]) -> list[Any]:
+    """Run `executable`; `args` must already be device arrays with its input shardings. [semi]"""
+    results: list[Any] = executable.execute_sharded(args).consume_with_handlers(handlers)
+    return results
+
+
+def serialize_executable(executable: Any) -> bytes:
+    blob: bytes = executable.serialize()  # [semi]
+    return blob
+
+
+def deserialize_executable(blob: bytes, device_list: Sequence[Any], options: Any) -> Any:
+    client = device_list[0].client  # [semi]
+    return client.deserialize_executable(blob, xc.DeviceList(tuple(device_list)), options)
+
+
+def cost_analysis(executable: Any) -> dict[str, float]:
+    analysis: dict[str, float] = dict(executable.cost_analysis())  # [semi]
+    return analysis
+
+
+def memory_analysis(executable: Any) -> Any:
+    return executable.get_compiled_memory_stats()  # [semi]
+
+
+def compiled_text(executable: Any) -> str:
+    modules = executable.hlo_modules()  # [semi]
+    return "\n".join(m.to_string() for m in modules)
+
+
+_FLAG_EXCLUDE: Final = ("--xla_dump", "--xla_force_host_platform_device_count")
+
+
+def environment_fingerprint(device_list: Sequence[Any], options: Any) -> str:
+    """What, besides the module, decides the compiled executable (for cache keys)."""
+    h = hashlib.sha256()
+    h.update(jaxlib.__version__.encode())
+    h.update(platform_version(device_list[0]).encode())
+    for flag in sorted(os.environ.get("XLA_FLAGS", "").split()):
+        if not flag.startswith(_FLAG_EXCLUDE):
+            h.update(flag.encode())
+    h.update(options.SerializeAsString())
+    for device in device_list:
+        h.update(device.device_kind.encode())
+    return h.hexdigest()

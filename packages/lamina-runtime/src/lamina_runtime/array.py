@@ -1,0 +1,203 @@
+"""`Array`: Lamina's device array.
+
+An `Array` holds one jaxlib device array (a `jax.Array`) and Lamina's abstract value for it,
+which adds the weak type. `Array(jax_array)` and `.jax_array` cross between Lamina and JAX with
+no copy. Operators and methods go through Lamina's NumPy frontend, so `a + b` on arrays runs
+the same primitives as on tracers, eagerly on XLA.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from lamina_core.avals import ShapedArray
+from lamina_core.tracing import ArrayMethods
+from lamina_core.values import register_value_type
+from lamina_runtime import _bridge
+
+
+class Array(ArrayMethods):
+    """A device array. Identity is intended: it owns (a reference to) one device buffer."""
+
+    __slots__ = ("__weakref__", "_buf", "aval")
+
+    def __init__(self, buf: Any, aval: ShapedArray | None = None) -> None:
+        if isinstance(buf, Array):
+            buf, aval = buf._buf, aval or buf.aval
+        if not _bridge.is_device_array(buf):
+            raise TypeError(
+                f"Array wraps a device array (jax.Array); got {type(buf).__name__}. "
+                f"Use lamina.numpy.asarray or lamina.device_put for host values."
+            )
+        self._buf = buf
+        self.aval = aval or ShapedArray(
+            tuple(buf.shape), np.dtype(buf.dtype), bool(getattr(buf, "weak_type", False))
+        )
+
+    # ---- type -------------------------------------------------------------------------------
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.aval.shape
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.aval.dtype
+
+    @property
+    def ndim(self) -> int:
+        return len(self.aval.shape)
+
+    @property
+    def size(self) -> int:
+        return self.aval.size
+
+    @property
+    def weak_type(self) -> bool:
+        return self.aval.weak_type
+
+    @property
+    def jax_array(self) -> Any:
+        """The underlying `jax.Array` (no copy)."""
+        return self._buf
+
+    # ---- device -----------------------------------------------------------------------------
+
+    @property
+    def sharding(self) -> Any:
+        return self._buf.sharding
+
+    def devices(self) -> set[Any]:
+        return set(self._buf.devices())
+
+    @property
+    def device(self) -> Any:
+        return self._buf.device
+
+    def block_until_ready(self) -> Array:
+        self._buf.block_until_ready()
+        return self
+
+    def is_deleted(self) -> bool:
+        return bool(self._buf.is_deleted())
+
+    def delete(self) -> None:
+        self._buf.delete()
+
+    def unsafe_buffer_pointer(self) -> int:
+        return int(self._buf.unsafe_buffer_pointer())
+
+    def copy(self) -> Array:
+        return Array(
+            _bridge.device_put(
+                np.asarray(self._buf), self.shape, self.dtype, self.weak_type, self.device
+            ),
+            self.aval,
+        )
+
+    def copy_to_host_async(self) -> None:
+        self._buf.copy_to_host_async()
+
+    # ---- host conversions -----------------------------------------------------------------
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        host = np.asarray(self._buf)
+        if dtype is not None and np.dtype(dtype) != host.dtype:
+            return host.astype(dtype)
+        return host.copy() if copy else host
+
+    def __jax_array__(self) -> Any:
+        return self._buf
+
+    def __dlpack__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._buf.__dlpack__(*args, **kwargs)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        device: tuple[int, int] = self._buf.__dlpack_device__()
+        return device
+
+    def item(self, *args: Any) -> Any:
+        return np.asarray(self).item(*args)
+
+    def tolist(self) -> Any:
+        return np.asarray(self).tolist()
+
+    def _scalar(self, kind: str) -> np.ndarray:
+        if self.size != 1:
+            raise TypeError(
+                f"only size-1 arrays can be converted to Python scalars ({kind}); "
+                f"this array has shape {self.shape}"
+            )
+        return np.asarray(self)
+
+    def __bool__(self) -> bool:
+        return bool(self._scalar("bool"))
+
+    def __float__(self) -> float:
+        return float(self._scalar("float"))
+
+    def __int__(self) -> int:
+        return int(self._scalar("int"))
+
+    def __complex__(self) -> complex:
+        return complex(self._scalar("complex"))
+
+    def __index__(self) -> int:
+        if self.dtype.kind not in "biu":
+            raise TypeError(f"only integer arrays can be used as an index, not {self.dtype.name}")
+        return int(self._scalar("index"))
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    def __iter__(self) -> Iterator[Any]:
+        if not self.shape:
+            raise TypeError("iteration over a 0-d array")
+        return (self[i] for i in range(self.shape[0]))
+
+    def __hash__(self) -> int:
+        raise TypeError("unhashable type: 'Array'")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_unpickle, (np.asarray(self), self.weak_type))
+
+    def __format__(self, spec: str) -> str:
+        return format(np.asarray(self).item() if self.ndim == 0 else np.asarray(self), spec)
+
+    def __str__(self) -> str:
+        return str(np.asarray(self))
+
+    def __repr__(self) -> str:
+        prefix = "Array("
+        dtype = f"dtype={self.dtype.name}" + (", weak_type=True" if self.weak_type else "")
+        width = int(np.get_printoptions()["linewidth"])
+        if self.size == 0:
+            body = f"[], shape={self.shape}"
+        else:
+            body = np.array2string(
+                np.asarray(self), prefix=prefix, suffix=",", separator=", ", max_line_width=width
+            )
+        last_line = len(body) - body.rfind("\n") + 1
+        # JAX's layout, kept byte for byte: a dtype that does not fit gets prefix-wide padding.
+        sep = " " * len(prefix) if last_line + len(dtype) + 2 > width else " "
+        return f"{prefix}{body},{sep}{dtype})"
+
+
+def _unpickle(host: np.ndarray, weak_type: bool) -> Array:
+    return Array(
+        _bridge.device_put(host, host.shape, host.dtype, weak_type),
+        ShapedArray(host.shape, host.dtype, weak_type),
+    )
+
+
+def _aval_of_device_array(x: Any) -> ShapedArray:
+    return ShapedArray(tuple(x.shape), np.dtype(x.dtype), bool(getattr(x.aval, "weak_type", False)))
+
+
+register_value_type(Array, aval=lambda a: a.aval, to_numpy=lambda a: np.asarray(a._buf))
+register_value_type(_bridge.DeviceArray, aval=_aval_of_device_array, to_numpy=np.asarray)

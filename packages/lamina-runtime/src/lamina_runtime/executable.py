@@ -1,0 +1,127 @@
+"""Compiled programs: from a lowered module to something that runs on a device.
+
+`Executable` is one compiled module with a fixed flat signature: const args first, then the
+real arguments. The `Runtime` owns the executable cache, keyed by the module's text without
+debug locations and without any constant values (they are arguments), plus what else decides
+the compiled code; so a new closure over new values of the same shapes reuses the executable.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from lamina_core.avals import AbstractValue, ShapedArray
+from lamina_mlir import LoweredModule
+from lamina_runtime import _bridge
+from lamina_runtime.array import Array
+
+
+def _array_aval(aval: AbstractValue, what: str) -> ShapedArray:
+    if not isinstance(aval, ShapedArray):
+        raise TypeError(f"{what} has type {aval.str_short()}, which the runtime cannot pass to XLA")
+    return aval
+
+
+def to_buffer(x: Any, aval: ShapedArray, device: Any) -> Any:
+    """`x` as a device array of type `aval` on `device`: a copy for host values, moved if needed."""
+    if type(x) is Array:
+        buf = x._buf
+    elif _bridge.is_device_array(x):
+        buf = x
+    else:
+        return _bridge.device_put(x, aval.shape, aval.dtype, aval.weak_type, device)
+    sharding = _bridge.single_device_sharding(device)
+    current = buf.sharding
+    if current is not sharding and current != sharding:
+        # Never pass a mis-placed buffer to XLA: on multi-device executables that crashes.
+        buf = _bridge.reshard(buf, sharding)
+    return buf
+
+
+@dataclass(eq=False)
+class Executable:
+    """A compiled module. Identity is intended: it owns the loaded executable."""
+
+    loaded: Any
+    """jaxlib's loaded executable."""
+    name: str
+    device: Any
+    const_avals: tuple[ShapedArray, ...]
+    in_avals: tuple[ShapedArray, ...]
+    out_avals: tuple[ShapedArray, ...]
+    fingerprint: str
+    handlers: list[Any] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.handlers = [
+            _bridge.result_handler(a.shape, a.dtype, a.weak_type, self.device)
+            for a in self.out_avals
+        ]
+
+    def put_consts(self, values: Sequence[Any]) -> list[Any]:
+        """The const args as device buffers: device arrays as they are, host values copied once."""
+        return [to_buffer(v, a, self.device) for v, a in zip(values, self.const_avals, strict=True)]
+
+    def run(self, const_bufs: Sequence[Any], args: Sequence[Any]) -> list[Array]:
+        """Run on `args` (any values of the right types); results are `Array`s."""
+        bufs = [*const_bufs]
+        for x, aval in zip(args, self.in_avals, strict=True):
+            bufs.append(to_buffer(x, aval, self.device))
+        outs = _bridge.execute(self.loaded, bufs, self.handlers)
+        return [Array(o, a) for o, a in zip(outs, self.out_avals, strict=True)]
+
+    def run_buffers(self, bufs: list[Any]) -> list[Any]:
+        """Run on device buffers already placed (const args first); the hot path of `jit`."""
+        return _bridge.execute(self.loaded, bufs, self.handlers)
+
+
+class Runtime:
+    """Owns the compiled executables of this process. Identity is intended."""
+
+    def __init__(self) -> None:
+        self._executables: dict[str, Executable] = {}
+        self._lock = threading.Lock()
+        self.compilations = 0
+        """How many modules were compiled (cache misses), for tests and diagnostics."""
+
+    @staticmethod
+    def fingerprint(lowered: LoweredModule, device: Any, options: Any) -> str:
+        h = hashlib.sha256()
+        h.update(lowered.as_text(debug_info=False).encode())
+        h.update(_bridge.environment_fingerprint([device], options).encode())
+        return h.hexdigest()
+
+    def compile(self, lowered: LoweredModule, device: Any | None = None) -> Executable:
+        """The executable for `lowered` on `device`, compiled once per fingerprint."""
+        device = device or _bridge.default_device()
+        options = _bridge.compile_options()
+        key = self.fingerprint(lowered, device, options)
+        with self._lock:
+            known = self._executables.get(key)
+        if known is not None:
+            return known
+        loaded = _bridge.compile(lowered.as_bytecode(), [device], options)
+        executable = Executable(
+            loaded,
+            lowered.name,
+            device,
+            tuple(_array_aval(a, "a constant") for a in lowered.const_args.avals),
+            tuple(_array_aval(a, f"argument {i}") for i, a in enumerate(lowered.in_avals)),
+            tuple(_array_aval(a, f"result {i}") for i, a in enumerate(lowered.out_avals)),
+            key,
+        )
+        with self._lock:
+            self.compilations += 1
+            return self._executables.setdefault(key, executable)
+
+
+_runtime = Runtime()
+
+
+def runtime() -> Runtime:
+    """The process's runtime."""
+    return _runtime

@@ -1,0 +1,181 @@
+"""The AOT stages of `jit`, with JAX's API: `Traced`, `Lowered`, `Compiled`.
+
+`jit(f).trace(*args)` gives the jaxpr; `.lower()` the StableHLO module with its hoisted
+constants; `.compile()` an executable bound to those constants, which checks every call's
+arguments against the types it was compiled for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from lamina_core import tree_util
+from lamina_core.avals import ShapedArray
+from lamina_core.jaxpr import ClosedJaxpr
+from lamina_core.jit import Staged
+from lamina_core.values import ShapeDtypeStruct, typeof
+from lamina_mlir import LoweredModule
+from lamina_runtime import _bridge
+from lamina_runtime.executable import Executable, runtime
+from lamina_runtime.pipeline import lower_staged
+
+if TYPE_CHECKING:
+    from lamina_runtime.jit import JitFunction
+
+
+@dataclass(frozen=True, slots=True)
+class ArgInfo:
+    """What a compiled function expects of one argument."""
+
+    shape: tuple[int, ...]
+    dtype: np.dtype
+    weak_type: bool
+    donated: bool
+
+    @property
+    def aval(self) -> ShapedArray:
+        return ShapedArray(self.shape, self.dtype, self.weak_type)
+
+
+def _shape_dtype(aval: Any) -> ShapeDtypeStruct:
+    return ShapeDtypeStruct(aval.shape, aval.dtype, weak_type=aval.weak_type)
+
+
+class Traced:
+    """A traced jitted function: its jaxpr and output types."""
+
+    def __init__(self, fun: JitFunction, staged: Staged, in_tree: Any) -> None:
+        self._fun = fun
+        self._staged = staged
+        self.in_tree = in_tree
+
+    @property
+    def jaxpr(self) -> ClosedJaxpr:
+        return self._staged.jaxpr
+
+    @property
+    def out_info(self) -> Any:
+        return tree_util.tree_unflatten(
+            self._staged.out_tree, [_shape_dtype(a) for a in self._staged.jaxpr.out_avals]
+        )
+
+    @property
+    def out_tree(self) -> Any:
+        return self._staged.out_tree
+
+    def lower(self) -> Lowered:
+        return Lowered(
+            self._fun.name, self._staged, lower_staged(self._staged, self._fun.name), self.in_tree
+        )
+
+
+class Lowered:
+    """A lowered jitted function: the StableHLO module and the constants it takes."""
+
+    def __init__(self, name: str, staged: Staged, module: LoweredModule, in_tree: Any) -> None:
+        self.name = name
+        self._staged = staged
+        self._module = module
+        self.in_tree = in_tree
+
+    @property
+    def out_tree(self) -> Any:
+        return self._staged.out_tree
+
+    @property
+    def const_args(self) -> tuple[Any, ...]:
+        """The hoisted constants, passed as the module's leading arguments."""
+        return self._module.const_args.values
+
+    @property
+    def args_info(self) -> Any:
+        avals = self._staged.jaxpr.in_avals
+        infos = [
+            ArgInfo(a.shape, a.dtype, a.weak_type, donated)  # type: ignore[attr-defined]  # array avals
+            for a, donated in zip(avals, self._staged.donated_invars, strict=True)
+        ]
+        return tree_util.tree_unflatten(self.in_tree, infos)
+
+    def as_text(self, dialect: str = "stablehlo", *, debug_info: bool = False) -> str:
+        if dialect != "stablehlo":
+            raise ValueError(
+                f"Lowered.as_text: unknown dialect {dialect!r}; Lamina emits 'stablehlo'"
+            )
+        return self._module.as_text(debug_info=debug_info)
+
+    def compiler_ir(self, dialect: str = "stablehlo") -> Any:
+        if dialect != "stablehlo":
+            raise ValueError(f"Lowered.compiler_ir: unknown dialect {dialect!r}")
+        return self._module.module
+
+    def compile(self) -> Compiled:
+        executable = runtime().compile(self._module)
+        const_bufs = executable.put_consts(self._module.const_args.values)
+        return Compiled(self.name, executable, const_bufs, self.in_tree, self._staged)
+
+
+class Compiled:
+    """A compiled jitted function with its constants on the device."""
+
+    def __init__(self, name: str, executable: Executable, const_bufs: list[Any], in_tree: Any,
+                 staged: Staged) -> None:  # fmt: skip
+        self.name = name
+        self._executable = executable
+        self._const_bufs = const_bufs
+        self.in_tree = in_tree
+        self._staged = staged
+
+    @property
+    def out_tree(self) -> Any:
+        return self._staged.out_tree
+
+    @property
+    def input_shardings(self) -> Any:
+        sharding = _bridge.single_device_sharding(self._executable.device)
+        return tree_util.tree_unflatten(self.in_tree, [sharding] * len(self._executable.in_avals))
+
+    @property
+    def output_shardings(self) -> Any:
+        sharding = _bridge.single_device_sharding(self._executable.device)
+        return tree_util.tree_unflatten(self.out_tree, [sharding] * len(self._executable.out_avals))
+
+    def as_text(self) -> str:
+        return _bridge.compiled_text(self._executable.loaded)
+
+    def cost_analysis(self) -> dict[str, float]:
+        return _bridge.cost_analysis(self._executable.loaded)
+
+    def memory_analysis(self) -> Any:
+        return _bridge.memory_analysis(self._executable.loaded)
+
+    def _check(self, args: Sequence[Any], kwargs: dict[str, Any]) -> list[Any]:
+        leaves, tree = tree_util.tree_flatten((tuple(args), kwargs))
+        if tree != self.in_tree:
+            raise TypeError(
+                f"compiled {self.name} takes arguments structured as {self.in_tree}, "
+                f"but was called with {tree}"
+            )
+        names = [f"args[{i}]{tree_util.keystr(path)}" for i, arg in enumerate(args)
+                 for path, _ in tree_util.tree_flatten_with_path(arg)[0]]  # fmt: skip
+        names += [f"{key}{tree_util.keystr(path)}" for key, value in kwargs.items()
+                  for path, _ in tree_util.tree_flatten_with_path(value)[0]]  # fmt: skip
+        for name, leaf, expected in zip(names, leaves, self._executable.in_avals, strict=True):
+            got = typeof(leaf)
+            if (
+                getattr(got, "shape", None) != expected.shape
+                or getattr(got, "dtype", None) != expected.dtype
+            ):
+                raise TypeError(
+                    f"Argument {name} of compiled {self.name} has type {got.str_short()}, "
+                    f"but it was compiled for {expected.str_short()}"
+                )
+        return leaves
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        leaves = self._check(args, kwargs)
+        outs = self._executable.run(self._const_bufs, leaves)
+        return tree_util.tree_unflatten(self.out_tree, outs)
