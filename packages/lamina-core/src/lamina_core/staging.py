@@ -29,20 +29,21 @@ from lamina_core.values import canonical_value
 class StagingTracer(Tracer):
     """A tracer of a `StagingTrace`: it is a jaxpr variable."""
 
-    __slots__ = ("var",)
+    # Not `var`: tracers answer array methods by attribute, and `x.var()` is the variance.
+    __slots__ = ("jaxpr_var",)
 
     def __init__(self, trace: StagingTrace, var: Var) -> None:
         self._trace = trace
-        self.var = var
+        self.jaxpr_var = var
 
     @property
     def aval(self) -> AbstractValue:
-        return self.var.aval
+        return self.jaxpr_var.aval
 
     def where_created(self) -> str:
         trace = self._trace
         if isinstance(trace, StagingTrace):
-            eqn = trace.defining_eqn(self.var)
+            eqn = trace.defining_eqn(self.jaxpr_var)
             if eqn is not None:
                 return eqn.source_info.summary()
         return ""
@@ -85,7 +86,7 @@ class StagingTrace(Trace):
     def to_atom(self, x: Any) -> Atom:
         """The jaxpr atom for `x`: its var, a literal, or a captured constvar."""
         if isinstance(x, StagingTracer) and x._trace is self:
-            return x.var
+            return x.jaxpr_var
         if isinstance(x, Tracer):
             return self._capture(x)
         key = id(x)
@@ -160,5 +161,5 @@ def trace_to_jaxpr(
     args = [trace.new_arg(aval) for aval in in_avals]
     with set_current_trace(trace):
         outs = fun(*args)
-    jaxpr, consts = trace.finish([a.var for a in args], outs)
+    jaxpr, consts = trace.finish([a.jaxpr_var for a in args], outs)
     return ClosedJaxpr(jaxpr, consts)

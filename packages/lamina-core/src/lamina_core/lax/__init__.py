@@ -5,11 +5,24 @@ scalars take their default weak dtype. Each primitive family lives in its own mo
 defines the primitives, their core rules, and the `lax` functions over them.
 """
 
+from lamina_core.lax._cumulative import *  # noqa: F403
+from lamina_core.lax._cumulative import __all__ as _cumulative_all
 from lamina_core.lax._elementwise import *  # noqa: F403
 from lamina_core.lax._elementwise import __all__ as _elementwise_all
+from lamina_core.lax._linalg import *  # noqa: F403
+from lamina_core.lax._linalg import __all__ as _linalg_all
 from lamina_core.lax._reductions import *  # noqa: F403
 from lamina_core.lax._reductions import __all__ as _reductions_all
+from lamina_core.lax._sorting import *  # noqa: F403
+from lamina_core.lax._sorting import __all__ as _sorting_all
 from lamina_core.lax._structural import *  # noqa: F403
 from lamina_core.lax._structural import __all__ as _structural_all
 
-__all__ = [*_elementwise_all, *_reductions_all, *_structural_all]
+__all__ = [
+    *_cumulative_all,
+    *_elementwise_all,
+    *_linalg_all,
+    *_reductions_all,
+    *_sorting_all,
+    *_structural_all,
+]

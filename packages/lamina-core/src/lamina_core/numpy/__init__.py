@@ -67,9 +67,12 @@ from lamina_core.dtypes import (
 from lamina_core.dtypes import (
     uint64 as uint64,
 )
-from lamina_core.numpy import _creation, _reductions, _ufuncs
+from lamina_core.numpy import _creation, _cumulative, _linalg, _reductions, _sorting, _ufuncs
 from lamina_core.numpy._creation import *  # noqa: F403
+from lamina_core.numpy._cumulative import *  # noqa: F403
+from lamina_core.numpy._linalg import *  # noqa: F403
 from lamina_core.numpy._reductions import *  # noqa: F403
+from lamina_core.numpy._sorting import *  # noqa: F403
 from lamina_core.numpy._ufuncs import *  # noqa: F403
 from lamina_core.numpy._util import Array, ArrayLike, DTypeLike
 from lamina_core.tracing import register_tracer_method
@@ -111,7 +114,10 @@ __all__ = [
     "pi",
     *_DTYPES,
     *_creation.__all__,
+    *_cumulative.__all__,
+    *_linalg.__all__,
     *_reductions.__all__,
+    *_sorting.__all__,
     *_ufuncs.__all__,
 ]
 
@@ -132,6 +138,22 @@ _TRACER_METHODS = {
     "bitwise_or": _ufuncs.bitwise_or,
     "bitwise_xor": _ufuncs.bitwise_xor,
     "method:sum": _reductions.sum,
+    "method:prod": _reductions.prod,
+    "method:mean": _reductions.mean,
+    "method:var": _reductions.var,
+    "method:std": _reductions.std,
+    "method:max": _reductions.max,
+    "method:min": _reductions.min,
+    "method:all": _reductions.all,
+    "method:any": _reductions.any,
+    "method:argmax": _sorting.argmax,
+    "method:argmin": _sorting.argmin,
+    "method:cumsum": _cumulative.cumsum,
+    "method:cumprod": _cumulative.cumprod,
+    "method:dot": _linalg.dot,
+    "method:sort": _sorting.sort,
+    "method:argsort": _sorting.argsort,
+    "matmul": _linalg.matmul,
 }
 for _name, _fn in _TRACER_METHODS.items():
     register_tracer_method(_name, _fn)

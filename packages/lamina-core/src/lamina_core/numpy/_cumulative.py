@@ -1,0 +1,86 @@
+"""Cumulative reductions: cumsum and cumprod, each staged as JAX stages it, a nested `jit`
+(`jit[name=cumsum]`) with static `axis` and `dtype` around one lax scan.
+
+The operand is flattened when `axis` is None (or it is a weak scalar); bools count in the
+default integer type; `dtype=bool` scans the nonzero mask and converts back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from lamina_core import dtypes as _dtypes
+from lamina_core import lax as _lax
+from lamina_core.jit import jit
+from lamina_core.lax._structural import _convert_element_type
+from lamina_core.numpy._reductions import (
+    _promote_integer_dtype,
+    _user_dtype,
+    canonicalize_axis,
+    ensure_arraylike,
+    ravel,
+)
+from lamina_core.numpy._util import Array, ArrayLike, DTypeLike, dtype_of, shape_of
+
+
+def _cumulative(
+    name: str, scan: Callable[..., Array], a: ArrayLike, axis: int | None, dtype: Any, out: None
+) -> Array:
+    if out is not None:
+        raise NotImplementedError(f"The 'out' argument to jnp.{name} is not supported")
+    (a,) = ensure_arraylike(name, a)
+    if axis is None or (not shape_of(a) and _dtypes.is_weakly_typed(a)):
+        a = ravel(a)
+    axis = canonicalize_axis(0 if axis is None else axis, len(shape_of(a)))
+    if dtype is None:
+        result_dtype = dtype_of(a)
+        if result_dtype == np.dtype(bool):
+            result_dtype = _promote_integer_dtype(result_dtype)
+        computation_dtype = result_dtype
+    elif _user_dtype(dtype) == np.dtype(bool):
+        # lax scans need numbers; counting nonzeros keeps [-1, 1] from cancelling.
+        result_dtype = np.dtype(bool)
+        if dtype_of(a) != result_dtype:
+            a = _lax.ne(a, _convert_element_type(0, dtype_of(a), False))
+        computation_dtype = _promote_integer_dtype(result_dtype)
+    else:
+        result_dtype = computation_dtype = _user_dtype(dtype)
+    a = _convert_element_type(a, computation_dtype, False)
+    return _convert_element_type(scan(a, axis), result_dtype, False)
+
+
+def _jitted_scan(name: str, scan: Callable[..., Array]) -> Any:
+    """The scan as JAX stages it: `jit[name=cumsum]` (or cumprod) with static axis and dtype."""
+
+    def body(a: Array, *, axis: int | None, dtype: Any, out: None) -> Array:
+        return _cumulative(name, scan, a, axis, dtype, out)
+
+    body.__name__ = body.__qualname__ = name
+    return jit(body, static_argnames=("axis", "dtype"))
+
+
+_cumsum_jit = _jitted_scan("cumsum", _lax.cumsum)
+_cumprod_jit = _jitted_scan("cumprod", _lax.cumprod)
+
+
+def cumsum(
+    a: ArrayLike, axis: int | None = None, dtype: DTypeLike | None = None, out: None = None
+) -> Array:
+    """Cumulative sum along `axis` (of the flattened array when None), as `jax.numpy.cumsum`."""
+    return _cumsum_jit(a, axis=axis, dtype=dtype, out=out)
+
+
+def cumprod(
+    a: ArrayLike, axis: int | None = None, dtype: DTypeLike | None = None, out: None = None
+) -> Array:
+    """Cumulative product along `axis` (flattened when None), as `jax.numpy.cumprod`."""
+    return _cumprod_jit(a, axis=axis, dtype=dtype, out=out)
+
+
+__all__ = [
+    "cumprod",
+    "cumsum",
+]
