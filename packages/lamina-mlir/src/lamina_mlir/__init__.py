@@ -1,5 +1,59 @@
-"""lamina-mlir: lowering of Lamina jaxprs to StableHLO with jaxlib's MLIR bindings."""
+"""lamina-mlir: lowering of Lamina jaxprs to StableHLO with jaxlib's MLIR bindings.
+
+It lowers lojax, ref-free jaxprs (upper layers expand hi types and discharge Refs first) and
+knows nothing of XLA's runtime: compiling and running modules is lamina-runtime's job.
+Importing this package registers a lowering rule for every core primitive.
+"""
+
+from lamina_core import source_info as _source_info
+
+_source_info.register_internal_path(__file__)
+
+from lamina_mlir import (  # noqa: E402, F401  (importing the rule modules registers them)
+    _rules_call,
+    _rules_elementwise,
+    _rules_linalg,
+    _rules_reductions,
+    _rules_shape,
+    _rules_slicing,
+    _rules_sorting,
+    _rules_transcendental,
+)
+from lamina_mlir._constants import ir_constant  # noqa: E402
+from lamina_mlir._context import (  # noqa: E402
+    LoweringParameters,
+    LoweringRule,
+    LoweringRuleContext,
+    ModuleContext,
+    TokenSet,
+    lowering_rules,
+    ordered_effect_types,
+)
+from lamina_mlir._ir_types import aval_to_ir_type, dtype_to_ir_type, ir_type_rules  # noqa: E402
+from lamina_mlir._lower import jaxpr_subcomp, lower_jaxpr_to_fun  # noqa: E402
+from lamina_mlir._mlir_context import ContextCaches, make_context  # noqa: E402
+from lamina_mlir._module import LoweredModule, lower_jaxpr_to_module, verify  # noqa: E402
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__"]
+__all__ = [
+    "ContextCaches",
+    "LoweredModule",
+    "LoweringParameters",
+    "LoweringRule",
+    "LoweringRuleContext",
+    "ModuleContext",
+    "TokenSet",
+    "__version__",
+    "aval_to_ir_type",
+    "dtype_to_ir_type",
+    "ir_constant",
+    "ir_type_rules",
+    "jaxpr_subcomp",
+    "lower_jaxpr_to_fun",
+    "lower_jaxpr_to_module",
+    "lowering_rules",
+    "make_context",
+    "ordered_effect_types",
+    "verify",
+]

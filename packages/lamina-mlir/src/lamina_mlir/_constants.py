@@ -1,0 +1,74 @@
+"""Constants in the IR: the value of a literal, from a const arg or as a `stablehlo.constant`.
+
+`ir_constant` first looks the value up in the function's `const_lowering` (by identity, the
+way `jaxpr_const_args` made it unique); only values that are not const args are emitted into
+the module. Those are scalars, arrays at most `jax_embedded_constants_max_bytes` large,
+constants the lowering itself makes, and, with `hoist_constants_as_args=False`, all of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from lamina_core import dtypes
+from lamina_core.avals import AbstractValue, ShapedArray
+from lamina_core.values import is_registered_value, to_numpy
+from lamina_mlir import _hlo
+from lamina_mlir._mlir_context import ContextCaches, IrValue
+
+
+def host_array(value: Any, aval: AbstractValue | None) -> np.ndarray:
+    """`value` as a host NumPy array of the aval's dtype (device arrays are fetched)."""
+    array = np.asarray(to_numpy(value) if is_registered_value(value) else value)
+    if isinstance(aval, ShapedArray):
+        if aval.dtype == dtypes.float0:
+            return np.zeros(aval.shape, np.bool_)
+        if array.dtype != aval.dtype:
+            with np.errstate(invalid="ignore", over="ignore"):
+                array = array.astype(aval.dtype)
+    elif array.dtype == dtypes.float0:
+        return np.zeros(array.shape, np.bool_)
+    return array
+
+
+def _array_constant(caches: ContextCaches, array: np.ndarray) -> IrValue:
+    if array.ndim and array.size and 0 in array.strides:
+        # A broadcast array (np.broadcast_to, np.zeros_like of one): emit the data once and
+        # broadcast it, instead of materializing every element in the module.
+        zero_stride = {i for i, s in enumerate(array.strides) if s == 0}
+        collapsed = array[tuple(0 if i in zero_stride else slice(None) for i in range(array.ndim))]
+        kept = [i for i in range(array.ndim) if i not in zero_stride]
+        return _hlo.broadcast_in_dim(
+            caches, _hlo.constant(caches, collapsed), array.shape, array.dtype, kept
+        )
+    if array.ndim == 0:
+        return _hlo.scalar_constant(caches, array, array.dtype)
+    return _hlo.constant(caches, array)
+
+
+def ir_constant(
+    caches: ContextCaches,
+    value: Any,
+    aval: AbstractValue | None = None,
+    const_lowering: Mapping[int, IrValue] | None = None,
+) -> IrValue:
+    """The IR value of constant `value` (of type `aval`) in the current function.
+
+    Args:
+        caches: the module's MLIR context caches.
+        value: a Python or NumPy scalar, a NumPy array, or a registered device array.
+        aval: its abstract value; needed for Python scalars, whose dtype it gives.
+        const_lowering: the current function's const args by `id` of their value.
+
+    Returns:
+        The const arg that carries `value`, or a new `stablehlo.constant` (broadcast when the
+        array has zero strides).
+    """
+    if const_lowering:
+        found = const_lowering.get(id(value))
+        if found is not None:
+            return found
+    return _array_constant(caches, host_array(value, aval))

@@ -1,0 +1,224 @@
+"""Lowering a whole program: `lower_jaxpr_to_module` and the `LoweredModule` it returns.
+
+The module is named after the program (`module @jit_f`), records its replica and partition
+counts as JAX does, and has one public function, `@main`, whose arguments are, in order:
+dimension variables (none yet), tokens of ordered effects, the const args (each
+`{jax.const = true}`), then the real arguments. Donated arguments whose type matches an output
+alias it (`tf.aliasing_output`); every module is verified before it is returned.
+"""
+
+from __future__ import annotations
+
+import collections
+import io
+import re
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from jaxlib.mlir import ir
+
+from lamina_consts import EMPTY, ConstArgs, jaxpr_const_args
+from lamina_core.avals import AbstractValue, ShapedArray
+from lamina_core.jaxpr import ClosedJaxpr, Jaxpr
+from lamina_mlir import _hlo
+from lamina_mlir._context import LoweringParameters, ModuleContext, ordered_effects
+from lamina_mlir._lower import lower_jaxpr_to_fun
+from lamina_mlir._mlir_context import context_for_module
+
+_NOT_IN_SYMBOLS: Final = re.compile(r"[^\w.-]")
+
+
+def module_symbol_name(module_name: str) -> str:
+    """`jit(f)` -> `jit_f`: the module's symbol, with what XLA would rewrite replaced."""
+    return _NOT_IN_SYMBOLS.sub("_", module_name).rstrip("_")
+
+
+@dataclass(frozen=True)
+class LoweredModule:
+    """A lowered program: the StableHLO module and what calling it needs."""
+
+    module: ir.Module
+    context: ir.Context
+    name: str
+    """The module's symbol name, e.g. `jit_f`."""
+    const_args: ConstArgs
+    """The hoisted constants, in `@main`'s const-arg order; the caller passes them first."""
+    in_avals: tuple[AbstractValue, ...]
+    """The real arguments' types (the const args not included)."""
+    out_avals: tuple[AbstractValue, ...]
+
+    def as_text(self, *, debug_info: bool = False) -> str:
+        """The module as JAX's `Lowered.as_text()` prints it; with locations if `debug_info`."""
+        out = io.StringIO()
+        self.module.operation.print(file=out, enable_debug_info=debug_info)
+        return out.getvalue()
+
+    def as_bytecode(self) -> bytes:
+        """The module as MLIR bytecode, what the compiler and serialization take."""
+        out = io.BytesIO()
+        self.module.operation.write_bytecode(file=out)
+        return out.getvalue()
+
+    def __str__(self) -> str:
+        return self.as_text()
+
+
+def _default_result_names(n: int) -> list[str]:
+    return ["result"] if n == 1 else [f"result[{i}]" for i in range(n)]
+
+
+def _strip(aval: AbstractValue) -> AbstractValue:
+    return ShapedArray(aval.shape, aval.dtype) if isinstance(aval, ShapedArray) else aval
+
+
+def _aliases(
+    in_avals: Sequence[AbstractValue],
+    out_avals: Sequence[AbstractValue],
+    donated: Sequence[bool],
+    aliases: Sequence[int | None],
+    num_partitions: int,
+) -> tuple[list[int | None], list[bool]]:
+    """Which output each donated argument aliases, and which stay plain buffer donors.
+
+    A donated argument aliases the first unclaimed output of the same shape and dtype; one
+    without such an output is still given to XLA as a donor when an output of the same size
+    remains. With several partitions XLA decides placement, so donations stay donors.
+    """
+    result = list(aliases) + [None] * (len(in_avals) - len(aliases))
+    donors = [False] * len(in_avals)
+    pending = list(donated) + [False] * (len(in_avals) - len(donated))
+    if num_partitions > 1:
+        return result, [d and a is None for d, a in zip(pending, result, strict=True)]
+    by_type: dict[AbstractValue, collections.deque[int]] = collections.defaultdict(
+        collections.deque
+    )
+    for i, (aval, d, alias) in enumerate(zip(in_avals, pending, result, strict=True)):
+        if d and alias is None:
+            by_type[_strip(aval)].append(i)
+    for k, aval in enumerate(out_avals):
+        waiting = by_type.get(_strip(aval))
+        if waiting:
+            i = waiting.popleft()
+            result[i] = k
+            pending[i] = False
+    taken = {k for k in result if k is not None}
+    by_size: dict[int, collections.deque[int]] = collections.defaultdict(collections.deque)
+    for k, aval in enumerate(out_avals):
+        if k not in taken and isinstance(aval, ShapedArray):
+            by_size[aval.size * aval.dtype.itemsize].append(k)
+    unused = []
+    for i, aval in enumerate(in_avals):
+        if pending[i] and result[i] is None:
+            size = aval.size * aval.dtype.itemsize if isinstance(aval, ShapedArray) else -1
+            if by_size.get(size):
+                by_size[size].popleft()
+                donors[i] = True
+            else:
+                unused.append(aval.str_short())
+    if unused:
+        warnings.warn(
+            f"Some donated buffers were not usable: {', '.join(unused)}.",
+            UserWarning,
+            stacklevel=4,
+        )
+    return result, donors
+
+
+def lower_jaxpr_to_module(
+    jaxpr: Jaxpr | ClosedJaxpr,
+    *,
+    module_name: str,
+    const_args: ConstArgs | None = None,
+    lowering_parameters: LoweringParameters = LoweringParameters(),  # noqa: B008  # frozen
+    arg_names: Sequence[str] | None = None,
+    result_names: Sequence[str] | None = None,
+    donated_args: Sequence[bool] = (),
+    input_output_aliases: Sequence[int | None] = (),
+    num_replicas: int = 1,
+    num_partitions: int = 1,
+) -> LoweredModule:
+    """Lower a program to a verified StableHLO module with a public `@main`.
+
+    Args:
+        jaxpr: the program. A `ClosedJaxpr`'s consts (the previous constants mode) are
+            emitted as `stablehlo.constant`s.
+        module_name: e.g. `jit(f)`: the root of op names in locations; the module's symbol
+            is its sanitized form, `jit_f`.
+        const_args: the constants to pass as leading `jax.const` arguments. By default
+            `jaxpr_const_args(jaxpr)` when `lowering_parameters.hoist_constants_as_args`,
+            else none (all constants are emitted inline).
+        lowering_parameters: how to lower.
+        arg_names: the real arguments' names (shown as their locations); default: the
+            jaxpr's debug info.
+        result_names: each output's `jax.result_info`; default `result`, or `result[i]`.
+        donated_args: per real argument, whether its buffer may be reused for an output.
+        input_output_aliases: per real argument, the output it must alias, or None.
+        num_replicas: recorded as `mhlo.num_replicas`.
+        num_partitions: recorded as `mhlo.num_partitions`.
+
+    Returns:
+        The module with what calling it needs: the const args to pass first, and the avals.
+
+    Raises:
+        ValueError: the module fails verification (a lowering rule emitted bad IR).
+        MissingRuleError: a primitive has no lowering rule.
+    """
+    closed = jaxpr if isinstance(jaxpr, ClosedJaxpr) else None
+    open_jaxpr = jaxpr.jaxpr if isinstance(jaxpr, ClosedJaxpr) else jaxpr
+    if const_args is None:
+        hoist = lowering_parameters.hoist_constants_as_args
+        const_args = jaxpr_const_args(open_jaxpr) if hoist else EMPTY
+    in_avals = tuple(v.aval for v in open_jaxpr.invars)
+    out_avals = tuple(a.aval for a in open_jaxpr.outvars)
+    if arg_names is None and open_jaxpr.debug_info is not None:
+        names = open_jaxpr.debug_info.arg_names
+        arg_names = names if names is not None and len(names) == len(in_avals) else None
+    if result_names is None:
+        result_names = _default_result_names(len(out_avals))
+    effects = ordered_effects(open_jaxpr.effects)
+    caches = context_for_module()
+    symbol = module_symbol_name(module_name)
+    with caches.context, ir.Location.unknown():
+        module = ir.Module.create()
+        attrs = module.operation.attributes
+        attrs["sym_name"] = ir.StringAttr.get(symbol)
+        attrs["mhlo.num_partitions"] = _hlo.i32_attr(caches, num_partitions)
+        attrs["mhlo.num_replicas"] = _hlo.i32_attr(caches, num_replicas)
+        mctx = ModuleContext(
+            caches=caches,
+            module=module,
+            symbol_table=ir.SymbolTable(module.operation),
+            lowering_parameters=lowering_parameters,
+            name_stack=module_name,
+        )
+        aliases, donors = _aliases(
+            in_avals, out_avals, donated_args, input_output_aliases, num_partitions
+        )
+        lower_jaxpr_to_fun(
+            mctx,
+            "main",
+            closed if closed is not None else open_jaxpr,
+            const_args=const_args,
+            effects=effects,
+            main=True,
+            arg_names=arg_names,
+            result_names=result_names,
+            input_output_aliases=aliases,
+            buffer_donors=donors,
+        )
+        verify(module)
+    return LoweredModule(module, caches.context, symbol, const_args, in_avals, out_avals)
+
+
+def verify(module: ir.Module) -> None:
+    """Raise `ValueError` with the verifier's diagnostics unless `module` is valid."""
+    try:
+        ok = module.operation.verify()
+    except ir.MLIRError as e:
+        lines = ["lowering produced a module that does not verify:"]
+        lines += [f"  {d.message}\n    at {d.location}" for d in e.error_diagnostics]
+        raise ValueError("\n".join(lines)) from e
+    if not ok:
+        raise ValueError("lowering produced a module that does not verify")
