@@ -8,19 +8,45 @@ simplified constants, the mode Lamina lowers by default.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
-from collections.abc import Sequence
+import textwrap
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pytest
+from filecheck.matcher import Matcher
+from filecheck.options import Options
 
 from lamina_core.testing import Oracle
 from lamina_mlir import LoweredModule
 
 # Must precede the first `import jax` of the process.
 os.environ.setdefault("JAX_USE_SIMPLIFIED_JAXPR_CONSTANTS", "True")
+
+
+FileCheck = Callable[[str, str], None]
+"""`filecheck(text, checks)`: `checks` are FileCheck `// CHECK:` lines that `text` must match."""
+
+
+@pytest.fixture
+def filecheck(tmp_path: os.PathLike[str]) -> FileCheck:
+    def check(text: str, checks: str) -> None:
+        check_file = os.path.join(tmp_path, "checks.mlir")
+        input_file = os.path.join(tmp_path, "input.mlir")
+        with open(check_file, "w") as f:
+            f.write(textwrap.dedent(checks))
+        with open(input_file, "w") as f:
+            f.write(text)
+        report = io.StringIO()
+        with contextlib.redirect_stderr(report):
+            code = Matcher.from_opts(Options(check_file, input_file)).run()
+        assert code == 0, f"FileCheck failed:\n{report.getvalue()}\n--- input ---\n{text}"
+
+    return check
 
 
 @pytest.fixture(scope="session")
