@@ -13,16 +13,22 @@ from lamina_core.lax._linalg import *  # noqa: F403
 from lamina_core.lax._linalg import __all__ as _linalg_all
 from lamina_core.lax._reductions import *  # noqa: F403
 from lamina_core.lax._reductions import __all__ as _reductions_all
+from lamina_core.lax._selection import *  # noqa: F403
+from lamina_core.lax._selection import __all__ as _selection_all
 from lamina_core.lax._sorting import *  # noqa: F403
 from lamina_core.lax._sorting import __all__ as _sorting_all
 from lamina_core.lax._structural import *  # noqa: F403
 from lamina_core.lax._structural import __all__ as _structural_all
+from lamina_core.lax._transcendental import *  # noqa: F403
+from lamina_core.lax._transcendental import __all__ as _transcendental_all
 
 __all__ = [
     *_cumulative_all,
     *_elementwise_all,
     *_linalg_all,
     *_reductions_all,
+    *_selection_all,
     *_sorting_all,
     *_structural_all,
+    *_transcendental_all,
 ]

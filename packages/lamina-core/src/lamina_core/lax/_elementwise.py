@@ -1,179 +1,237 @@
-"""Elementwise primitives: unary and binary arithmetic, transcendental and comparison ops.
+"""Elementwise arithmetic, rounding, complex-part, bitwise and comparison primitives.
 
-Each primitive is made by one of two factories from its name, the dtype kinds it accepts and
-its NumPy reference. Binary ops take equal dtypes and broadcast size-1 dims and rank-0
-operands; the result is weakly typed only when every operand is.
+Each primitive comes from a `_nary` factory with JAX's name, accepted dtype families and
+params, plus a NumPy reference that reproduces XLA's semantics where NumPy's differ
+(integer division by zero, out-of-range shifts, rounding halves away from zero). The `lax`
+functions bind them without promotion: only Python scalars take their weak default dtype.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import builtins
+import enum
 from typing import Any, Final
 
 import numpy as np
 
-from lamina_core.avals import AbstractValue, ShapedArray
-from lamina_core.lax import _checks as c
+from lamina_core import dtypes
+from lamina_core.avals import ShapedArray
+from lamina_core.lax import _nary as n
 from lamina_core.lax._types import Array
 from lamina_core.pretty import hide_params
-from lamina_core.primitive import Primitive
-from lamina_core.rules import abstract_eval_rules, impl_rules
-
-# Ops JAX gives an `accuracy` param (hidden when None).
-_WITH_ACCURACY: Final = frozenset(
-    {
-        "exp",
-        "exp2",
-        "log",
-        "expm1",
-        "log1p",
-        "tanh",
-        "logistic",
-        "sin",
-        "cos",
-        "tan",
-        "sqrt",
-        "rsqrt",
-        "cbrt",
-    }
-)
+from lamina_core.values import typeof
 
 
-def unary(
-    name: str,
-    accepted: frozenset[str],
-    reference: Callable[..., Any],
-    *,
-    out_dtype: Callable[[np.dtype], np.dtype] | None = None,
-) -> Primitive:
-    prim = Primitive(name)
+class RoundingMethod(enum.IntEnum):
+    """How `round` breaks ties; prints as its number, as in JAX's jaxprs."""
 
-    def abstract_eval(x: AbstractValue, **params: Any) -> ShapedArray:
-        aval = c.array_aval(name, x)
-        c.check_dtype(name, aval, accepted)
-        if out_dtype is None:
-            return aval  # avals are immutable values: share, don't rebuild
-        return ShapedArray(aval.shape, out_dtype(aval.dtype), aval.weak_type)
-
-    def impl(x: np.ndarray, **params: Any) -> Any:
-        return reference(x)
-
-    abstract_eval_rules.set(prim, abstract_eval)
-    impl_rules.set(prim, impl)
-    if name in _WITH_ACCURACY:
-        hide_params(prim, lambda k, v: k == "accuracy" and v is None)
-    return prim
+    AWAY_FROM_ZERO = 0
+    TO_NEAREST_EVEN = 1
 
 
-def binary(
-    name: str,
-    accepted: frozenset[str],
-    reference: Callable[..., Any],
-    *,
-    result_dtype: np.dtype | None = None,
-) -> Primitive:
-    prim = Primitive(name)
-
-    def abstract_eval(x: AbstractValue, y: AbstractValue, **params: Any) -> ShapedArray:
-        avals = [c.array_aval(name, x), c.array_aval(name, y)]
-        dtype = c.check_same_dtypes(name, avals)
-        for aval in avals:
-            c.check_dtype(name, aval, accepted)
-        shape = c.broadcast_shapes(name, avals)
-        weak = all(a.weak_type for a in avals)
-        if result_dtype is not None:
-            return ShapedArray(shape, result_dtype, False)
-        for aval in avals:  # share an operand's aval when it is the result type
-            if aval.shape == shape and aval.weak_type == weak:
-                return aval
-        return ShapedArray(shape, dtype, weak)
-
-    def impl(x: np.ndarray, y: np.ndarray, **params: Any) -> Any:
-        return reference(x, y)
-
-    abstract_eval_rules.set(prim, abstract_eval)
-    impl_rules.set(prim, impl)
-    return prim
+def _round(x: np.ndarray, *, rounding_method: RoundingMethod) -> np.ndarray:
+    if rounding_method == RoundingMethod.TO_NEAREST_EVEN:
+        return np.rint(x)  # type: ignore[no-any-return]  # NumPy ufunc
+    whole = np.trunc(x)
+    # x - trunc(x) is exact, so this tests the tie without the rounding error of x + 0.5.
+    return whole + np.where(np.abs(x - whole) >= 0.5, np.sign(x), 0).astype(x.dtype)  # type: ignore[no-any-return]  # NumPy arithmetic
 
 
-def _logistic(x: np.ndarray) -> np.ndarray:
-    return 1 / (1 + np.exp(-x))  # type: ignore[no-any-return]  # NumPy ufunc arithmetic
+def _integer_pow(x: np.ndarray, *, y: int) -> np.ndarray:
+    if y == 0:
+        return np.ones_like(x)
+    # The same multiplication order as XLA's lowering, so float results round alike.
+    acc: np.ndarray | None = None
+    power = builtins.abs(y)
+    while power:
+        if power & 1:
+            acc = x if acc is None else acc * x
+        power >>= 1
+        if power:
+            x = x * x
+    assert acc is not None
+    return np.ones_like(acc) / acc if y < 0 else acc
 
 
-def _rsqrt(x: np.ndarray) -> np.ndarray:
-    return 1 / np.sqrt(x)  # type: ignore[no-any-return]  # NumPy ufunc arithmetic
+def _int_info(x: np.ndarray) -> tuple[np.dtype, int]:
+    dtype = np.result_type(x)
+    return dtype, dtype.itemsize * 8
 
 
 def _div(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    if np.result_type(x).kind in "iu":
-        # XLA's integer division rounds toward zero; NumPy's floors.
-        q = np.trunc(np.true_divide(x, np.where(y == 0, 1, y)))
-        return q.astype(np.result_type(x))  # type: ignore[no-any-return]  # NumPy
-    return np.true_divide(x, y)  # type: ignore[no-any-return]  # NumPy
+    dtype = np.result_type(x)
+    if dtype.kind not in "iu":
+        return np.true_divide(x, y)  # type: ignore[no-any-return]  # NumPy ufunc
+    x, y = np.broadcast_arrays(x, y)
+    zero = y == 0
+    # XLA: x / 0 has every bit set; INT_MIN / -1 wraps to INT_MIN. NumPy floors instead.
+    overflow = (x == np.iinfo(dtype).min) & (y == -1) if dtype.kind == "i" else zero & False
+    safe = np.where(zero | overflow, 1, y).astype(dtype)
+    # x - fmod(x, y) is an exact multiple of y and lies toward zero, so it cannot overflow.
+    out = (x - np.fmod(x, safe)) // safe
+    out = np.where(overflow, x, out)
+    return np.where(zero, np.array(-1).astype(dtype), out)
 
 
 def _rem(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    return np.fmod(x, y)  # type: ignore[no-any-return]  # C remainder: sign of the dividend
+    dtype = np.result_type(x)
+    if dtype.kind not in "iu":
+        return np.fmod(x, y)  # type: ignore[no-any-return]  # C remainder: sign of the dividend
+    x, y = np.broadcast_arrays(x, y)
+    # XLA: x % 0 is x, and INT_MIN % -1 is 0.
+    safe = np.where((y == 0) | (y == -1), 1, y).astype(dtype)
+    out = np.fmod(x, safe)
+    return np.where(y == 0, x, out)
 
 
-def _abs_dtype(dtype: np.dtype) -> np.dtype:
-    return (
-        np.dtype(np.float32 if dtype == np.complex64 else np.float64)
-        if dtype.kind == "c"
-        else dtype
+def _pow(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    return np.power(x, np.asarray(y).astype(np.result_type(x)))  # type: ignore[no-any-return]  # NumPy
+
+
+def _mul(x: np.ndarray, y: np.ndarray, *, out_dtype: Any) -> np.ndarray:
+    if out_dtype is not None:
+        dtype = dtypes.canonicalize_dtype(out_dtype)
+        x, y = np.asarray(x).astype(dtype), np.asarray(y).astype(dtype)
+    return np.multiply(x, y)  # type: ignore[no-any-return]  # NumPy
+
+
+def _shift(kind: str) -> n.Reference:
+    def shift(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        x, y = np.broadcast_arrays(x, y)
+        dtype, bits = _int_info(x)
+        unsigned = np.dtype(f"u{dtype.itemsize}")
+        # Amounts are read as unsigned; at or past the width, XLA shifts every bit out.
+        amount = y.view(unsigned)
+        in_range = amount < bits
+        safe = np.where(in_range, amount, 0).astype(unsigned)
+        if kind == "left":
+            out = np.left_shift(x.view(unsigned), safe).view(dtype)
+            return np.where(in_range, out, 0).astype(dtype)
+        if kind == "logical":
+            out = np.right_shift(x.view(unsigned), safe).view(dtype)
+            return np.where(in_range, out, 0).astype(dtype)
+        # Arithmetic shifts copy the top bit even for unsigned dtypes.
+        signed = x.view(np.dtype(f"i{dtype.itemsize}"))
+        out = np.right_shift(signed, safe.astype(signed.dtype))
+        fill = np.where(signed < 0, -1, 0).astype(signed.dtype)
+        return np.where(in_range, out, fill).view(dtype)
+
+    return shift
+
+
+def _population_count(x: np.ndarray) -> np.ndarray:
+    dtype = np.result_type(x)
+    as_bytes = np.asarray(x).reshape(*np.shape(x), 1).copy().view(np.uint8)
+    counts = np.unpackbits(as_bytes, axis=-1).sum(axis=-1)
+    return counts.astype(dtype)  # type: ignore[no-any-return]  # NumPy
+
+
+def _clz(x: np.ndarray) -> np.ndarray:
+    dtype, bits = _int_info(x)
+    word = np.asarray(x).copy().view(np.dtype(f"u{dtype.itemsize}")).astype(np.uint64)
+    count = np.full(np.shape(x), bits, np.int64)
+    for bit in range(bits):  # the highest set bit wins, so scan upwards
+        count = np.where((word >> np.uint64(bit)) & np.uint64(1), bits - 1 - bit, count)
+    return count.astype(dtype)
+
+
+def _complex(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    x, y = np.broadcast_arrays(x, y)
+    out = np.empty(x.shape, np.result_type(x, np.complex64))
+    # Assigning parts (not x + 1j * y) keeps inf and nan parts as they are.
+    out.real, out.imag = x, y
+    return out
+
+
+def _conj(x: np.ndarray) -> np.ndarray:
+    return np.conj(np.asarray(x).astype(np.result_type(x, np.complex64)))  # type: ignore[no-any-return]  # NumPy ufunc
+
+
+def _integer_pow_dtype(x: ShapedArray, *, y: int) -> np.dtype:
+    if y < 0 and x.dtype.kind in "iu":
+        raise TypeError(f"Integers cannot be raised to negative powers, got integer_pow({x}, {y})")
+    return x.dtype
+
+
+def _pow_dtype(x: ShapedArray, y: ShapedArray) -> np.dtype:
+    if x.dtype == y.dtype or (x.dtype in n.INEXACT and y.dtype in n.INT):
+        return x.dtype
+    raise TypeError(
+        "the first argument to pow must have an inexact dtype (float or complex), and the "
+        "second argument must have an inexact or integer dtype, and two inexact dtypes must "
+        f"match, but got {x.dtype.name} and {y.dtype.name} respectively."
     )
 
 
-neg_p: Final = unary("neg", c.NUM, np.negative)
-sign_p: Final = unary("sign", c.NUM, np.sign)
-floor_p: Final = unary("floor", c.FLOAT, np.floor)
-ceil_p: Final = unary("ceil", c.FLOAT, np.ceil)
-is_finite_p: Final = unary("is_finite", c.FLOAT, np.isfinite, out_dtype=lambda _: np.dtype(bool))
-exp_p: Final = unary("exp", c.INEXACT, np.exp)
-exp2_p: Final = unary("exp2", c.INEXACT, np.exp2)
-log_p: Final = unary("log", c.INEXACT, np.log)
-log1p_p: Final = unary("log1p", c.INEXACT, np.log1p)
-expm1_p: Final = unary("expm1", c.INEXACT, np.expm1)
-tanh_p: Final = unary("tanh", c.INEXACT, np.tanh)
-logistic_p: Final = unary("logistic", c.INEXACT, _logistic)
-sin_p: Final = unary("sin", c.INEXACT, np.sin)
-cos_p: Final = unary("cos", c.INEXACT, np.cos)
-tan_p: Final = unary("tan", c.INEXACT, np.tan)
-sqrt_p: Final = unary("sqrt", c.INEXACT, np.sqrt)
-rsqrt_p: Final = unary("rsqrt", c.INEXACT, _rsqrt)
-cbrt_p: Final = unary("cbrt", c.FLOAT, np.cbrt)
-abs_p: Final = unary("abs", c.SIGNED | c.INEXACT, np.abs, out_dtype=_abs_dtype)
-not_p: Final = unary("not", c.BOOL | c.INT, np.invert)
+def _mul_dtype(x: ShapedArray, y: ShapedArray, *, out_dtype: Any) -> np.dtype:
+    # JAX keeps the param as the caller spelled it (np.float32 prints as a class).
+    return x.dtype if out_dtype is None else dtypes.canonicalize_dtype(out_dtype)
 
-add_p: Final = binary("add", c.NUM, np.add)
-sub_p: Final = binary("sub", c.NUM, np.subtract)
-mul_p: Final = binary("mul", c.NUM, np.multiply)
-div_p: Final = binary("div", c.NUM, _div)
-rem_p: Final = binary("rem", c.NUM, _rem)
-pow_p: Final = binary("pow", c.INEXACT, np.power)
-max_p: Final = binary("max", c.ANY, np.maximum)
-min_p: Final = binary("min", c.ANY, np.minimum)
-atan2_p: Final = binary("atan2", c.FLOAT, np.arctan2)
-and_p: Final = binary("and", c.BOOL | c.INT, np.bitwise_and)
-or_p: Final = binary("or", c.BOOL | c.INT, np.bitwise_or)
-xor_p: Final = binary("xor", c.BOOL | c.INT, np.bitwise_xor)
 
-_BOOL: Final = np.dtype(bool)
-eq_p: Final = binary("eq", c.ANY, np.equal, result_dtype=_BOOL)
-ne_p: Final = binary("ne", c.ANY, np.not_equal, result_dtype=_BOOL)
-lt_p: Final = binary("lt", c.ORDERED, np.less, result_dtype=_BOOL)
-le_p: Final = binary("le", c.ORDERED, np.less_equal, result_dtype=_BOOL)
-gt_p: Final = binary("gt", c.ORDERED, np.greater, result_dtype=_BOOL)
-ge_p: Final = binary("ge", c.ORDERED, np.greater_equal, result_dtype=_BOOL)
+_COMPLEX_PARTS: Final = n.DTypes(("float32", "float64"))
+_CONJ_INPUTS: Final = n.DTypes(("float32", "complexfloating", "float64"))
+_SIGNED_OR_INEXACT: Final = n.DTypes(("floating", "complexfloating", "signedinteger"))
+
+neg_p: Final = n.unary("neg", n.NUM, np.negative)
+sign_p: Final = n.unary("sign", n.NUM, np.sign)
+floor_p: Final = n.unary("floor", n.FLOAT, n.in_float32(np.floor))
+ceil_p: Final = n.unary("ceil", n.FLOAT, n.in_float32(np.ceil))
+round_p: Final = n.unary("round", n.FLOAT, n.in_float32(_round), param_names=("rounding_method",))
+is_finite_p: Final = n.unary(
+    "is_finite", n.FLOAT, n.in_float32(np.isfinite), dtype_rule=n.bool_result
+)
+abs_p: Final = n.unary("abs", _SIGNED_OR_INEXACT, np.abs, dtype_rule=n.real_part_dtype)
+not_p: Final = n.unary("not", n.BOOL_OR_INT, np.invert)
+square_p: Final = n.unary("square", n.NUM, lambda x: x * x)
+integer_pow_p: Final = n.unary(
+    "integer_pow",
+    n.NUM,
+    n.in_float32(_integer_pow),
+    dtype_rule=_integer_pow_dtype,
+    param_names=("y",),
+)
+real_p: Final = n.unary("real", n.COMPLEX, np.real, dtype_rule=n.real_part_dtype)
+imag_p: Final = n.unary("imag", n.COMPLEX, np.imag, dtype_rule=n.real_part_dtype)
+conj_p: Final = n.unary("conj", _CONJ_INPUTS, _conj, dtype_rule=n.complex_dtype)
+population_count_p: Final = n.unary("population_count", n.INT, _population_count)
+clz_p: Final = n.unary("clz", n.INT, _clz)
+
+add_p: Final = n.binary("add", n.NUM, np.add)
+sub_p: Final = n.binary("sub", n.NUM, np.subtract)
+mul_p: Final = n.binary("mul", n.NUM, _mul, dtype_rule=_mul_dtype, param_names=("out_dtype",))
+div_p: Final = n.binary("div", n.NUM, _div)
+rem_p: Final = n.binary("rem", n.INT_OR_FLOAT, n.in_float32(_rem))
+pow_p: Final = n.binary(
+    "pow", (n.INEXACT, n.NUM), n.in_float32(_pow), dtype_rule=_pow_dtype, same_dtypes=False
+)
+max_p: Final = n.binary("max", n.ANY, np.maximum)
+min_p: Final = n.binary("min", n.ANY, np.minimum)
+nextafter_p: Final = n.binary("nextafter", n.FLOAT, np.nextafter)
+and_p: Final = n.binary("and", n.BOOL_OR_INT, np.bitwise_and)
+or_p: Final = n.binary("or", n.BOOL_OR_INT, np.bitwise_or)
+xor_p: Final = n.binary("xor", n.BOOL_OR_INT, np.bitwise_xor)
+shift_left_p: Final = n.binary("shift_left", n.INT, _shift("left"))
+shift_right_logical_p: Final = n.binary("shift_right_logical", n.INT, _shift("logical"))
+shift_right_arithmetic_p: Final = n.binary("shift_right_arithmetic", n.INT, _shift("arith"))
+complex_p: Final = n.binary("complex", _COMPLEX_PARTS, _complex, dtype_rule=n.complex_dtype)
+
+eq_p: Final = n.binary("eq", n.ANY, np.equal, dtype_rule=n.bool_result)
+ne_p: Final = n.binary("ne", n.ANY, np.not_equal, dtype_rule=n.bool_result)
+lt_p: Final = n.binary("lt", n.ORDERED, np.less, dtype_rule=n.bool_result)
+le_p: Final = n.binary("le", n.ORDERED, np.less_equal, dtype_rule=n.bool_result)
+gt_p: Final = n.binary("gt", n.ORDERED, np.greater, dtype_rule=n.bool_result)
+ge_p: Final = n.binary("ge", n.ORDERED, np.greater_equal, dtype_rule=n.bool_result)
 
 hide_params(mul_p, lambda k, v: k == "out_dtype" and v is None)
 
 
 def neg(x: Array) -> Array:
+    """Elementwise negation, -x."""
     return neg_p.bind(x)
 
 
 def sign(x: Array) -> Array:
+    """Elementwise sign: -1, 0 or 1 (x / |x| for complex)."""
     return sign_p.bind(x)
 
 
@@ -185,11 +243,17 @@ def ceil(x: Array) -> Array:
     return ceil_p.bind(x)
 
 
+def round(x: Array, rounding_method: RoundingMethod | int = RoundingMethod.AWAY_FROM_ZERO) -> Array:
+    """Round to the nearest integer; ties go away from zero unless `TO_NEAREST_EVEN`."""
+    return round_p.bind(x, rounding_method=RoundingMethod(rounding_method))
+
+
 def is_finite(x: Array) -> Array:
     return is_finite_p.bind(x)
 
 
 def abs(x: Array) -> Array:
+    """Elementwise |x|; complex magnitudes are real."""
     return abs_p.bind(x)
 
 
@@ -197,56 +261,44 @@ def bitwise_not(x: Array) -> Array:
     return not_p.bind(x)
 
 
-def exp(x: Array, accuracy: Any = None) -> Array:
-    return exp_p.bind(x, accuracy=accuracy)
+def square(x: Array) -> Array:
+    return square_p.bind(x)
 
 
-def exp2(x: Array, accuracy: Any = None) -> Array:
-    return exp2_p.bind(x, accuracy=accuracy)
+def integer_pow(x: Array, y: int) -> Array:
+    """x ** y for a static integer y, by repeated multiplication."""
+    return integer_pow_p.bind(x, y=y)
 
 
-def log(x: Array, accuracy: Any = None) -> Array:
-    return log_p.bind(x, accuracy=accuracy)
+def reciprocal(x: Array) -> Array:
+    return integer_pow(x, -1)
 
 
-def log1p(x: Array, accuracy: Any = None) -> Array:
-    return log1p_p.bind(x, accuracy=accuracy)
+def real(x: Array) -> Array:
+    return real_p.bind(x)
 
 
-def expm1(x: Array, accuracy: Any = None) -> Array:
-    return expm1_p.bind(x, accuracy=accuracy)
+def imag(x: Array) -> Array:
+    return imag_p.bind(x)
 
 
-def tanh(x: Array, accuracy: Any = None) -> Array:
-    return tanh_p.bind(x, accuracy=accuracy)
+def conj(x: Array) -> Array:
+    """Complex conjugate; a real operand gives a complex result."""
+    return conj_p.bind(x, input_dtype=typeof(x).dtype)  # type: ignore[attr-defined]  # arrays
 
 
-def logistic(x: Array, accuracy: Any = None) -> Array:
-    return logistic_p.bind(x, accuracy=accuracy)
+def complex(x: Array, y: Array) -> Array:
+    """x + i*y from float32 or float64 parts."""
+    return complex_p.bind(x, y)
 
 
-def sin(x: Array, accuracy: Any = None) -> Array:
-    return sin_p.bind(x, accuracy=accuracy)
+def population_count(x: Array) -> Array:
+    return population_count_p.bind(x)
 
 
-def cos(x: Array, accuracy: Any = None) -> Array:
-    return cos_p.bind(x, accuracy=accuracy)
-
-
-def tan(x: Array, accuracy: Any = None) -> Array:
-    return tan_p.bind(x, accuracy=accuracy)
-
-
-def sqrt(x: Array, accuracy: Any = None) -> Array:
-    return sqrt_p.bind(x, accuracy=accuracy)
-
-
-def rsqrt(x: Array, accuracy: Any = None) -> Array:
-    return rsqrt_p.bind(x, accuracy=accuracy)
-
-
-def cbrt(x: Array, accuracy: Any = None) -> Array:
-    return cbrt_p.bind(x, accuracy=accuracy)
+def clz(x: Array) -> Array:
+    """Count leading zero bits."""
+    return clz_p.bind(x)
 
 
 def add(x: Array, y: Array) -> Array:
@@ -257,19 +309,23 @@ def sub(x: Array, y: Array) -> Array:
     return sub_p.bind(x, y)
 
 
-def mul(x: Array, y: Array) -> Array:
-    return mul_p.bind(x, y, out_dtype=None)
+def mul(x: Array, y: Array, *, out_dtype: Any = None) -> Array:
+    """x * y; with `out_dtype`, both operands are converted to it first."""
+    return mul_p.bind(x, y, out_dtype=out_dtype)
 
 
 def div(x: Array, y: Array) -> Array:
+    """x / y; integer division rounds toward zero."""
     return div_p.bind(x, y)
 
 
 def rem(x: Array, y: Array) -> Array:
+    """Remainder with the sign of the dividend (C's fmod)."""
     return rem_p.bind(x, y)
 
 
 def pow(x: Array, y: Array) -> Array:
+    """x ** y for inexact x; an integer y is converted to x's dtype."""
     return pow_p.bind(x, y)
 
 
@@ -281,8 +337,8 @@ def min(x: Array, y: Array) -> Array:
     return min_p.bind(x, y)
 
 
-def atan2(x: Array, y: Array) -> Array:
-    return atan2_p.bind(x, y)
+def nextafter(x1: Array, x2: Array) -> Array:
+    return nextafter_p.bind(x1, x2)
 
 
 def bitwise_and(x: Array, y: Array) -> Array:
@@ -295,6 +351,18 @@ def bitwise_or(x: Array, y: Array) -> Array:
 
 def bitwise_xor(x: Array, y: Array) -> Array:
     return xor_p.bind(x, y)
+
+
+def shift_left(x: Array, y: Array) -> Array:
+    return shift_left_p.bind(x, y)
+
+
+def shift_right_logical(x: Array, y: Array) -> Array:
+    return shift_right_logical_p.bind(x, y)
+
+
+def shift_right_arithmetic(x: Array, y: Array) -> Array:
+    return shift_right_arithmetic_p.bind(x, y)
 
 
 def eq(x: Array, y: Array) -> Array:
@@ -322,49 +390,42 @@ def ge(x: Array, y: Array) -> Array:
 
 
 __all__ = [
+    "RoundingMethod",
     "abs",
     "abs_p",
     "add",
     "add_p",
     "and_p",
-    "atan2",
-    "atan2_p",
     "bitwise_and",
     "bitwise_not",
     "bitwise_or",
     "bitwise_xor",
-    "cbrt",
-    "cbrt_p",
     "ceil",
     "ceil_p",
-    "cos",
-    "cos_p",
+    "clz",
+    "clz_p",
+    "complex",
+    "complex_p",
+    "conj",
+    "conj_p",
     "div",
     "div_p",
     "eq",
     "eq_p",
-    "exp",
-    "exp2",
-    "exp2_p",
-    "exp_p",
-    "expm1",
-    "expm1_p",
     "floor",
     "floor_p",
     "ge",
     "ge_p",
     "gt",
     "gt_p",
+    "imag",
+    "imag_p",
+    "integer_pow",
+    "integer_pow_p",
     "is_finite",
     "is_finite_p",
     "le",
     "le_p",
-    "log",
-    "log1p",
-    "log1p_p",
-    "log_p",
-    "logistic",
-    "logistic_p",
     "lt",
     "lt_p",
     "max",
@@ -377,25 +438,32 @@ __all__ = [
     "ne_p",
     "neg",
     "neg_p",
+    "nextafter",
+    "nextafter_p",
     "not_p",
     "or_p",
+    "population_count",
+    "population_count_p",
     "pow",
     "pow_p",
+    "real",
+    "real_p",
+    "reciprocal",
     "rem",
     "rem_p",
-    "rsqrt",
-    "rsqrt_p",
+    "round",
+    "round_p",
+    "shift_left",
+    "shift_left_p",
+    "shift_right_arithmetic",
+    "shift_right_arithmetic_p",
+    "shift_right_logical",
+    "shift_right_logical_p",
     "sign",
     "sign_p",
-    "sin",
-    "sin_p",
-    "sqrt",
-    "sqrt_p",
+    "square",
+    "square_p",
     "sub",
     "sub_p",
-    "tan",
-    "tan_p",
-    "tanh",
-    "tanh_p",
     "xor_p",
 ]

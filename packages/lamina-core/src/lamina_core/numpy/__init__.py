@@ -5,6 +5,9 @@ they stage are JAX's. Importing this module also gives tracers their operators. 
 functions lives in its own module.
 """
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as _np
 
 from lamina_core.dtypes import (
@@ -67,13 +70,22 @@ from lamina_core.dtypes import (
 from lamina_core.dtypes import (
     uint64 as uint64,
 )
-from lamina_core.numpy import _creation, _cumulative, _linalg, _reductions, _sorting, _ufuncs
+from lamina_core.numpy import (
+    _creation,
+    _cumulative,
+    _linalg,
+    _reductions,
+    _sorting,
+    _ufuncs,
+    _ufuncs_composite,
+)
 from lamina_core.numpy._creation import *  # noqa: F403
 from lamina_core.numpy._cumulative import *  # noqa: F403
 from lamina_core.numpy._linalg import *  # noqa: F403
 from lamina_core.numpy._reductions import *  # noqa: F403
 from lamina_core.numpy._sorting import *  # noqa: F403
 from lamina_core.numpy._ufuncs import *  # noqa: F403
+from lamina_core.numpy._ufuncs_composite import *  # noqa: F403
 from lamina_core.numpy._util import Array, ArrayLike, DTypeLike
 from lamina_core.tracing import register_tracer_method
 
@@ -119,9 +131,10 @@ __all__ = [
     *_reductions.__all__,
     *_sorting.__all__,
     *_ufuncs.__all__,
+    *_ufuncs_composite.__all__,
 ]
 
-_TRACER_METHODS = {
+_TRACER_METHODS: dict[str, Callable[..., Any]] = {
     "add": _ufuncs.add,
     "subtract": _ufuncs.subtract,
     "multiply": _ufuncs.multiply,
@@ -137,6 +150,21 @@ _TRACER_METHODS = {
     "bitwise_and": _ufuncs.bitwise_and,
     "bitwise_or": _ufuncs.bitwise_or,
     "bitwise_xor": _ufuncs.bitwise_xor,
+    "floor_divide": _ufuncs_composite.floor_divide,
+    "remainder": _ufuncs_composite.remainder,
+    "divmod": _ufuncs_composite.divmod,
+    "power": _ufuncs_composite.power,
+    "abs": _ufuncs.absolute,
+    "invert": _ufuncs.invert,
+    "left_shift": _ufuncs.left_shift,
+    "right_shift": _ufuncs.right_shift,
+    "method:astype": _ufuncs.astype,
+    "method:clip": _ufuncs_composite.clip_method,
+    "method:round": _ufuncs_composite.round_method,
+    "method:conj": _ufuncs.conjugate,
+    "method:conjugate": _ufuncs.conjugate,
+    "property:real": _ufuncs.real,
+    "property:imag": _ufuncs.imag,
     "method:sum": _reductions.sum,
     "method:prod": _reductions.prod,
     "method:mean": _reductions.mean,

@@ -1,0 +1,178 @@
+"""Argument handling for the elementwise `jnp` functions, staged exactly as `jax.numpy` does.
+
+Beyond `_util`'s promotion this module follows two details of JAX that show in jaxprs:
+
+- Converting a non-scalar NumPy constant stages a `convert_element_type` equation (JAX binds
+  the primitive on arrays and folds only scalar constants on the host).
+- Rank promotion checks that the shapes broadcast, raising JAX's `ValueError` if not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from lamina_core import dtypes
+from lamina_core.lax import _checks as c
+from lamina_core.lax._structural import (
+    _convert_element_type,
+    broadcast_in_dim,
+    convert_element_type_p,
+)
+from lamina_core.numpy._util import dtype_of, shape_of
+from lamina_core.tracing import Tracer
+from lamina_core.values import is_concrete_value
+
+
+def check_arraylike(name: str, *args: Any) -> None:
+    for i, arg in enumerate(args):
+        if not (isinstance(arg, Tracer) or is_concrete_value(arg)) or isinstance(arg, str):
+            raise TypeError(
+                f"{name} requires ndarray or scalar arguments, got {type(arg)} at position {i}."
+            )
+
+
+def asarray(x: Any) -> Any:
+    """`x` as an array value, which every argument already is.
+
+    JAX turns Python scalars into weakly typed arrays here; Lamina keeps them Python scalars,
+    which promotion and binding already treat as weakly typed values of their default dtype.
+    """
+    return x
+
+
+def convert(x: Any, dtype: np.dtype, weak_type: bool) -> Any:
+    """Convert `x`; a non-scalar NumPy constant gets a staged conversion, as in JAX."""
+    if isinstance(x, np.ndarray) and x.ndim > 0:
+        if dtype_of(x) == dtype and not weak_type:
+            return x
+        return convert_element_type_p.bind(x, new_dtype=dtype, weak_type=weak_type, sharding=None)
+    return _convert_element_type(x, dtype, weak_type)
+
+
+def _numeric(dtype: np.dtype) -> np.dtype:
+    return dtypes.canonicalize_dtype(dtypes.int64) if dtype.kind == "b" else dtype
+
+
+def _inexact(dtype: np.dtype) -> np.dtype:
+    if dtypes.issubdtype(dtype, np.inexact):
+        return dtype
+    return dtypes.canonicalize_dtype(dtypes.float64)
+
+
+def promote_dtypes(*args: Any) -> list[Any]:
+    """Convert every argument to the common result dtype (weak only if all are weak)."""
+    if len(args) < 2:
+        return [asarray(x) for x in args]
+    dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
+    return [convert(x, dtype, weak) for x in args]
+
+
+def promote_dtypes_inexact(*args: Any) -> list[Any]:
+    """As `promote_dtypes`, then integers and bools go to the default float dtype."""
+    dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
+    return [convert(x, _inexact(dtype), weak) for x in args]
+
+
+def promote_dtypes_numeric(*args: Any) -> list[Any]:
+    """As `promote_dtypes`, then bools go to the default integer dtype."""
+    dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
+    return [convert(x, _numeric(dtype), weak) for x in args]
+
+
+def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
+    """NumPy broadcasting of `shapes`; a `ValueError` names them if they do not broadcast."""
+    result = max(shapes, key=len)
+    rank = len(result)
+    if all(result[rank - len(s) :] == s for s in shapes):
+        return result
+    padded = [(1,) * (rank - len(s)) + s for s in shapes]
+    out = []
+    for dims in zip(*padded, strict=True):
+        big = {d for d in dims if d != 1}
+        if len(big) > 1:
+            raise ValueError(f"Incompatible shapes for broadcasting: shapes={list(shapes)}")
+        out.append(big.pop() if big else 1)
+    return tuple(out)
+
+
+def promote_shapes(name: str, *args: Any) -> list[Any]:
+    """Give the arguments equal rank with leading size-1 dims (scalars stay rank 0)."""
+    if len(args) < 2:
+        return [asarray(x) for x in args]
+    shapes = [shape_of(x) for x in args]
+    ranks = {len(s) for s in shapes if s}
+    if len({len(s) for s in shapes}) == 1 or len(ranks) < 2:
+        return [asarray(x) for x in args]
+    rank = len(broadcast_shapes(*shapes))
+    out = []
+    for x, shape in zip(args, shapes, strict=True):
+        lead = rank - len(shape)
+        if lead:
+            x = broadcast_in_dim(x, (1,) * lead + shape, tuple(range(lead, rank)))
+        out.append(asarray(x))
+    return out
+
+
+def promote_args(name: str, *args: Any) -> list[Any]:
+    check_arraylike(name, *args)
+    return promote_shapes(name, *promote_dtypes(*args))
+
+
+def promote_args_inexact(name: str, *args: Any) -> list[Any]:
+    check_arraylike(name, *args)
+    return promote_shapes(name, *promote_dtypes_inexact(*args))
+
+
+def promote_args_numeric(name: str, *args: Any) -> list[Any]:
+    check_arraylike(name, *args)
+    return promote_shapes(name, *promote_dtypes_numeric(*args))
+
+
+def const(example: Any, value: Any) -> np.ndarray:
+    """A strongly typed scalar `value` of `example`'s dtype (JAX's `lax._const`)."""
+    return np.array(value, dtype_of(example))
+
+
+def full_like(
+    x: Any, fill_value: Any, dtype: Any = None, shape: Sequence[int] | None = None
+) -> Any:
+    """An array shaped like `x` (or `shape`) filled with `fill_value`, weak if `x` is."""
+    out_shape = shape_of(x) if shape is None else tuple(shape)
+    weak = dtype is None and dtypes.is_weakly_typed(x)
+    out_dtype = dtype_of(x) if dtype is None else dtypes.canonicalize_dtype(dtype)
+    fill = _convert_element_type(fill_value, out_dtype, weak)
+    if not out_shape:
+        return fill
+    return broadcast_in_dim(fill, out_shape, ())
+
+
+def broadcast_to(x: Any, shape: tuple[int, ...]) -> Any:
+    current = shape_of(x)
+    if current == shape:
+        return asarray(x)
+    lead = len(shape) - len(current)
+    if lead < 0 or any(d not in (1, s) for d, s in zip(current, shape[lead:], strict=True)):
+        raise ValueError(
+            f"Incompatible shapes for broadcasting: {current} and requested shape {shape}"
+        )
+    return broadcast_in_dim(x, shape, tuple(range(lead, len(shape))))
+
+
+def broadcast_arrays(*args: Any) -> list[Any]:
+    shapes = [shape_of(x) for x in args]
+    if all(s == shapes[0] for s in shapes):
+        return [asarray(x) for x in args]
+    shape = broadcast_shapes(*shapes)
+    return [broadcast_to(x, shape) for x in args]
+
+
+def is_complex(x: Any) -> bool:
+    return c.kind_of(dtype_of(x)) == "c"
+
+
+def kind(x: Any) -> str:
+    """NumPy's kind letter of `x`'s dtype, with bfloat16 and friends counted as floating."""
+    return c.kind_of(dtype_of(x))
