@@ -90,11 +90,32 @@ def bool_attr(caches: ContextCaches, value: bool) -> ir.Attribute:
     return found
 
 
+_KINDS: dict[np.dtype, str] = {}
+"""Memo of `kind`: NumPy's dtype kinds say nothing of ML dtypes (bfloat16 is kind `V`)."""
+
+
+def kind(dtype: np.dtype) -> str:
+    """`b` bool, `i` signed or `u` unsigned integer, `f` real or `c` complex floating."""
+    found = _KINDS.get(dtype)
+    if found is None:
+        if dtypes.issubdtype(dtype, np.complexfloating):
+            found = "c"
+        elif dtypes.issubdtype(dtype, np.floating):
+            found = "f"
+        elif dtypes.issubdtype(dtype, np.signedinteger):
+            found = "i"
+        elif dtypes.issubdtype(dtype, np.unsignedinteger):
+            found = "u"
+        else:
+            found = "b"
+        _KINDS[dtype] = found
+    return found
+
+
 def compare_type(dtype: np.dtype) -> str:
     """XLA's comparison type for operands of `dtype`: FLOAT, SIGNED or UNSIGNED (bool too)."""
-    if dtypes.issubdtype(dtype, np.inexact):
-        return "FLOAT"
-    return "SIGNED" if dtypes.issubdtype(dtype, np.signedinteger) else "UNSIGNED"
+    k = kind(dtype)
+    return "FLOAT" if k in "fc" else "SIGNED" if k == "i" else "UNSIGNED"
 
 
 def _compare_attrs(caches: ContextCaches, direction: str, kind: str) -> dict[str, ir.Attribute]:

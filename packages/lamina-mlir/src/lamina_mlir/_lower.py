@@ -17,8 +17,9 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from lamina_consts import ConstArgs, jaxpr_const_args
+from lamina_core.avals import ShapedArray
 from lamina_core.effects import Effect
-from lamina_core.jaxpr import ClosedJaxpr, Jaxpr, Literal, Var
+from lamina_core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
 from lamina_core.primitive import MissingRuleError
 from lamina_mlir import _hlo
 from lamina_mlir._constants import ir_constant
@@ -28,10 +29,12 @@ from lamina_mlir._context import (
     ModuleContext,
     TokenSet,
     lowering_rules,
+    single_op_rules,
 )
 from lamina_mlir._functions import new_function
+from lamina_mlir._ir_types import aval_to_ir_type
 from lamina_mlir._locations import eqn_location, name_location
-from lamina_mlir._mlir_context import IrValue
+from lamina_mlir._mlir_context import ContextCaches, IrValue
 
 
 def jaxpr_subcomp(
@@ -56,47 +59,81 @@ def jaxpr_subcomp(
     caches = mctx.caches
     env: dict[Var, IrValue] = dict(zip(jaxpr.constvars, consts_for_constvars, strict=True))
     env.update(zip(jaxpr.invars, args, strict=True))
+    # This loop runs once per equation; locals and the inlined location lookup are measured.
+    rule_for = lowering_rules.get
+    single_op_for = single_op_rules.get
+    locations = mctx.locations
     for eqn in jaxpr.eqns:
         prim = eqn.primitive
-        rule = lowering_rules.get(prim)
+        rule = rule_for(prim)
         if rule is None:
             raise MissingRuleError(
                 f"no lowering rule for primitive '{prim.name}'; lower hi types and Refs first "
                 f"(to-lojax, discharge), or register one in lamina_mlir.lowering_rules"
             )
+        invars = eqn.invars
         operands = [
-            ir_constant(caches, a.val, a.aval, const_lowering) if type(a) is Literal else env[a]  # type: ignore[index]
-            for a in eqn.invars
+            env[a] if type(a) is not Literal else ir_constant(caches, a.val, a.aval, const_lowering)  # type: ignore[index]
+            for a in invars
         ]
+        source = eqn.source_info
+        location = locations.get((name_stack, prim.name, source.code, source.lasti))
+        if location is None:
+            location = eqn_location(mctx, name_stack, prim.name, source)
+        single_op = single_op_for(prim)
+        if single_op is not None:
+            with location:
+                out = _single_op(caches, single_op, eqn, operands)
+            if out is not None:
+                env[eqn.outvars[0]] = out
+                continue
         ctx = LoweringRuleContext(
             module_context=mctx,
             primitive=prim,
-            avals_in=[a.aval for a in eqn.invars],
+            avals_in=[a.aval for a in invars],
             avals_out=[v.aval for v in eqn.outvars],
             tokens_in=tokens,
             const_lowering=const_lowering,
             name_stack=name_stack,
-            source_info=eqn.source_info,
+            source_info=source,
         )
         try:
-            with eqn_location(mctx, name_stack, prim.name, eqn.source_info):
+            with location:
                 outs = rule(ctx, *operands, **eqn.params)
         except Exception as e:
-            e.add_note(f"while lowering '{prim.name}' from {eqn.source_info.summary()}")
+            e.add_note(f"while lowering '{prim.name}' from {source.summary()}")
             raise
         if len(outs) != len(eqn.outvars):
             raise ValueError(
                 f"the lowering rule for '{prim.name}' returned {len(outs)} values for "
                 f"{len(eqn.outvars)} outputs"
             )
-        if ctx.tokens_out is not None:
-            tokens = ctx.tokens_out
-        env.update(zip(eqn.outvars, outs, strict=True))
+        if ctx._tokens_out:
+            tokens = ctx._tokens_out[-1]
+        env.update(zip(eqn.outvars, outs, strict=False))  # lengths checked just above
     results = [
         ir_constant(caches, a.val, a.aval, const_lowering) if type(a) is Literal else env[a]  # type: ignore[index]
         for a in jaxpr.outvars
     ]
     return results, tokens
+
+
+def _single_op(
+    caches: ContextCaches, op: tuple[str, bool], eqn: JaxprEqn, operands: list[IrValue]
+) -> IrValue | None:
+    """The equation as the one op of `single_op_rules`, or None if the shortcut does not hold."""
+    (out,) = eqn.outvars
+    aval = out.aval
+    if type(aval) is not ShapedArray or (op[1] and aval.dtype.kind == "c"):
+        return None
+    shape = aval.shape
+    for a in eqn.invars:
+        if getattr(a.aval, "shape", None) != shape:
+            return None
+    for value in eqn.params.values():
+        if value is not None:
+            return None
+    return _hlo.emit1(op[0], aval_to_ir_type(caches, aval), *operands)
 
 
 def _arg_attributes(

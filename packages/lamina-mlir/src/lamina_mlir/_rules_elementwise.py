@@ -12,11 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
-from lamina_core import dtypes, lax
+from lamina_core import lax
 from lamina_mlir import _hlo
-from lamina_mlir._context import LoweringRuleContext
+from lamina_mlir._context import LoweringRuleContext, single_op_rules
 from lamina_mlir._mlir_context import IrValue
 from lamina_mlir._rules_util import (
     array_aval,
@@ -59,7 +57,7 @@ for _prim, _name in (
 @register(lax.sign_p)
 def _sign_lowering(ctx: LoweringRuleContext, x: IrValue) -> list[IrValue]:
     aval = array_aval(ctx.avals_in[0])
-    if dtypes.issubdtype(aval.dtype, np.unsignedinteger):
+    if _hlo.kind(aval.dtype) == "u":
         # XLA's sign is for signed numbers; an unsigned one is 0 or 1.
         is_zero = _hlo.compare(ctx.caches, x, full_like(ctx, 0, aval), "EQ", "UNSIGNED")
         return [_hlo.select(is_zero, full_like(ctx, 0, aval), full_like(ctx, 1, aval))]
@@ -77,7 +75,7 @@ def _round_lowering(
 
 @register(lax.square_p)
 def _square_lowering(ctx: LoweringRuleContext, x: IrValue) -> list[IrValue]:
-    if dtypes.issubdtype(array_aval(ctx.avals_in[0]).dtype, np.integer):
+    if _hlo.kind(array_aval(ctx.avals_in[0]).dtype) in "iu":
         return [_hlo.emit1("stablehlo.multiply", out_type(ctx), x, x)]
     return [_hlo.emit1("chlo.square", out_type(ctx), x)]
 
@@ -113,13 +111,16 @@ def _integer_pow_lowering(ctx: LoweringRuleContext, x: IrValue, *, y: int) -> li
 def _conj_lowering(ctx: LoweringRuleContext, x: IrValue, **params: Any) -> list[IrValue]:
     aval = array_aval(ctx.avals_in[0])
     t = out_type(ctx)
-    if dtypes.issubdtype(aval.dtype, np.complexfloating):
+    if _hlo.kind(aval.dtype) == "c":
         re = _hlo.real_part(x)
         im = _hlo.imag_part(x)
         neg_im = _hlo.emit1("stablehlo.negate", im.type, im)
         return [_hlo.emit1("stablehlo.complex", t, re, neg_im)]
     zeros = full_like(ctx, 0, aval)
     return [_hlo.emit1("stablehlo.complex", t, x, zeros)]
+
+
+single_op_rules[lax.mul_p] = ("stablehlo.multiply", False)
 
 
 @register(lax.mul_p)

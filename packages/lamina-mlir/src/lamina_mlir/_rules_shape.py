@@ -26,9 +26,7 @@ def _convert_element_type_lowering(
     aval_in = array_aval(ctx.avals_in[0])
     dtype_in = aval_in.dtype
     dtype_out = out_aval(ctx).dtype
-    if dtypes.issubdtype(dtype_in, np.complexfloating) and not dtypes.issubdtype(
-        dtype_out, np.complexfloating
-    ):
+    if _hlo.kind(dtype_in) == "c" and _hlo.kind(dtype_out) != "c":
         x = _hlo.real_part(x)
         dtype_in = dtypes.finfo(dtype_in).dtype
     return [_hlo.convert_hlo(ctx.caches, x, aval_in.shape, dtype_in, dtype_out)]

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 from jaxlib.mlir import ir
 
-from lamina_core import dtypes, lax
+from lamina_core import lax
 from lamina_mlir import _hlo
 from lamina_mlir._context import LoweringRuleContext
 from lamina_mlir._mlir_context import ContextCaches, IrValue
@@ -37,7 +37,7 @@ def _select_n_lowering(ctx: LoweringRuleContext, which: IrValue, *cases: IrValue
         if len(cases) == 1:
             return [cases[0]]
         return [_hlo.select(which, cases[1], cases[0])]
-    kind = "SIGNED" if dtypes.issubdtype(which_aval.dtype, np.signedinteger) else "UNSIGNED"
+    kind = "SIGNED" if _hlo.kind(which_aval.dtype) == "i" else "UNSIGNED"
 
     def pick(offset: int, options: Sequence[IrValue]) -> IrValue:
         if len(options) == 1:

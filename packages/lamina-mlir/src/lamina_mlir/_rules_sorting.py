@@ -22,12 +22,12 @@ from lamina_mlir._rules_util import array_aval, out_type, register
 
 
 def _keys(caches: ContextCaches, value: IrValue, dtype: np.dtype) -> list[tuple[IrValue, np.dtype]]:
-    if dtypes.issubdtype(dtype, np.complexfloating):
+    if _hlo.kind(dtype) == "c":
         part = dtypes.finfo(dtype).dtype
         re = _canonical_key(caches, _hlo.real_part(value), part)
         im = _canonical_key(caches, _hlo.imag_part(value), part)
         return [(re, part), (im, part)]
-    if dtypes.issubdtype(dtype, np.floating):
+    if _hlo.kind(dtype) == "f":
         return [(_canonical_key(caches, value, dtype), dtype)]
     return [(value, dtype)]
 
@@ -42,7 +42,7 @@ def _canonical_key(caches: ContextCaches, x: IrValue, dtype: np.dtype) -> IrValu
 
 
 def _total_order(dtype: np.dtype) -> str:
-    if dtypes.issubdtype(dtype, np.inexact):
+    if _hlo.kind(dtype) in "fc":
         return "TOTALORDER"
     return _hlo.compare_type(dtype)
 

@@ -17,7 +17,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from lamina_core import dtypes, lax
 from lamina_mlir import _hlo
-from lamina_mlir._context import LoweringRuleContext
+from lamina_mlir._context import LoweringRuleContext, single_op_rules
 from lamina_mlir._mlir_context import IrValue
 from lamina_mlir._rules_util import array_aval, out_type, register, register_nary
 
@@ -59,6 +59,7 @@ for _prim, _name in (
     (lax.cbrt_p, "stablehlo.cbrt"),
 ):
     register(_prim)(_accurate(_name))
+    single_op_rules[_prim] = (_name, False)
 
 for _prim, _name in (
     (lax.asin_p, "chlo.asin"),
@@ -139,7 +140,7 @@ def _complex_sin_cos(ctx: LoweringRuleContext, x: IrValue, cosine: bool) -> IrVa
 
 def _sin_cos(name: str, cosine: bool) -> Any:
     def rule(ctx: LoweringRuleContext, x: IrValue, *, accuracy: Any = None) -> list[IrValue]:
-        if dtypes.issubdtype(array_aval(ctx.avals_in[0]).dtype, np.complexfloating):
+        if _hlo.kind(array_aval(ctx.avals_in[0]).dtype) == "c":
             return [_complex_sin_cos(ctx, x, cosine)]
         return [_with_accuracy(ctx, name, x, accuracy)]
 
@@ -148,3 +149,5 @@ def _sin_cos(name: str, cosine: bool) -> Any:
 
 register(lax.sin_p)(_sin_cos("stablehlo.sine", cosine=False))
 register(lax.cos_p)(_sin_cos("stablehlo.cosine", cosine=True))
+single_op_rules[lax.sin_p] = ("stablehlo.sine", True)
+single_op_rules[lax.cos_p] = ("stablehlo.cosine", True)

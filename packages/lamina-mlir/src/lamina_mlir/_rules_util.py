@@ -14,7 +14,13 @@ from jaxlib.mlir import ir
 from lamina_core.avals import AbstractValue, ShapedArray
 from lamina_core.primitive import Primitive
 from lamina_mlir import _hlo
-from lamina_mlir._context import LoweringRule, LoweringRuleContext, lowering_rules
+from lamina_mlir._context import (
+    LoweringRule,
+    LoweringRuleContext,
+    lowering_rules,
+    single_op_rules,
+)
+from lamina_mlir._ir_types import aval_to_ir_type
 from lamina_mlir._mlir_context import IrValue
 
 
@@ -51,9 +57,13 @@ def broadcast_operands(
 
 def nary(ctx: LoweringRuleContext, name: str, *operands: IrValue) -> IrValue:
     """The elementwise op `name` on the operands broadcast to the output shape."""
-    shape = out_aval(ctx).shape
-    args = broadcast_operands(ctx, operands, ctx.avals_in, shape)
-    return _hlo.emit1(name, out_type(ctx), *args)
+    aval = out_aval(ctx)
+    shape = aval.shape
+    for a in ctx.avals_in:
+        if array_aval(a).shape != shape:
+            operands = tuple(broadcast_operands(ctx, operands, ctx.avals_in, shape))
+            break
+    return _hlo.emit1(name, aval_to_ir_type(ctx.caches, aval), *operands)
 
 
 def full_like(ctx: LoweringRuleContext, value: Any, aval: AbstractValue) -> IrValue:
@@ -68,6 +78,7 @@ def register_nary(prim: Primitive, name: str) -> None:
         return [nary(ctx, name, *operands)]
 
     lowering_rules.set(prim, rule)
+    single_op_rules[prim] = (name, False)
 
 
 def register(prim: Primitive) -> Callable[[LoweringRule], LoweringRule]:
