@@ -6,6 +6,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 
 
@@ -14,6 +16,7 @@ class TypedInt(int):
 
     # No __slots__: CPython does not allow them on subclasses of variable-size int.
     dtype: np.dtype
+    weak_type: ClassVar[bool] = True  # so `dtypes.is_weakly_typed` and promotion see it
 
     def __new__(cls, value: int, dtype: np.dtype) -> TypedInt:
         self = super().__new__(cls, value)
@@ -34,6 +37,7 @@ class TypedFloat(float):
 
     # Instance dict kept, like TypedInt, for one code shape across the three.
     dtype: np.dtype
+    weak_type: ClassVar[bool] = True  # so `dtypes.is_weakly_typed` and promotion see it
 
     def __new__(cls, value: float, dtype: np.dtype) -> TypedFloat:
         self = super().__new__(cls, value)
@@ -54,6 +58,7 @@ class TypedComplex(complex):
 
     # Instance dict kept, like TypedInt, for one code shape across the three.
     dtype: np.dtype
+    weak_type: ClassVar[bool] = True  # so `dtypes.is_weakly_typed` and promotion see it
 
     def __new__(cls, value: complex, dtype: np.dtype) -> TypedComplex:
         self = super().__new__(cls, value)

@@ -9,12 +9,18 @@ from lamina_core.lax._cumulative import *  # noqa: F403
 from lamina_core.lax._cumulative import __all__ as _cumulative_all
 from lamina_core.lax._elementwise import *  # noqa: F403
 from lamina_core.lax._elementwise import __all__ as _elementwise_all
+from lamina_core.lax._joining import *  # noqa: F403
+from lamina_core.lax._joining import __all__ as _joining_all
 from lamina_core.lax._linalg import *  # noqa: F403
 from lamina_core.lax._linalg import __all__ as _linalg_all
 from lamina_core.lax._reductions import *  # noqa: F403
 from lamina_core.lax._reductions import __all__ as _reductions_all
 from lamina_core.lax._selection import *  # noqa: F403
 from lamina_core.lax._selection import __all__ as _selection_all
+from lamina_core.lax._shape import *  # noqa: F403
+from lamina_core.lax._shape import __all__ as _shape_all
+from lamina_core.lax._slicing import *  # noqa: F403
+from lamina_core.lax._slicing import __all__ as _slicing_all
 from lamina_core.lax._sorting import *  # noqa: F403
 from lamina_core.lax._sorting import __all__ as _sorting_all
 from lamina_core.lax._structural import *  # noqa: F403
@@ -25,9 +31,12 @@ from lamina_core.lax._transcendental import __all__ as _transcendental_all
 __all__ = [
     *_cumulative_all,
     *_elementwise_all,
+    *_joining_all,
     *_linalg_all,
     *_reductions_all,
     *_selection_all,
+    *_shape_all,
+    *_slicing_all,
     *_sorting_all,
     *_structural_all,
     *_transcendental_all,

@@ -20,7 +20,6 @@ from lamina_core.literals import typed_scalar
 from lamina_core.pretty import hide_params
 from lamina_core.primitive import Primitive
 from lamina_core.rules import abstract_eval_rules, impl_rules
-from lamina_core.tracing import Tracer
 from lamina_core.values import canonical_value, typeof
 
 convert_element_type_p: Final = Primitive("convert_element_type")
@@ -148,8 +147,9 @@ def broadcast_in_dim(
     if (
         getattr(aval, "shape", None) == shape
         and dims == tuple(range(len(shape)))
-        and not isinstance(operand, Tracer)
+        and out_sharding is None
     ):
+        # JAX's staging forwards an identity broadcast of a tracer instead of recording it.
         return operand
     return broadcast_in_dim_p.bind(
         operand, shape=shape, broadcast_dimensions=dims, sharding=out_sharding

@@ -75,6 +75,7 @@ from lamina_core.numpy import (
     _cumulative,
     _linalg,
     _reductions,
+    _shape,
     _sorting,
     _ufuncs,
     _ufuncs_composite,
@@ -83,6 +84,7 @@ from lamina_core.numpy._creation import *  # noqa: F403
 from lamina_core.numpy._cumulative import *  # noqa: F403
 from lamina_core.numpy._linalg import *  # noqa: F403
 from lamina_core.numpy._reductions import *  # noqa: F403
+from lamina_core.numpy._shape import *  # noqa: F403
 from lamina_core.numpy._sorting import *  # noqa: F403
 from lamina_core.numpy._ufuncs import *  # noqa: F403
 from lamina_core.numpy._ufuncs_composite import *  # noqa: F403
@@ -129,6 +131,7 @@ __all__ = [
     *_cumulative.__all__,
     *_linalg.__all__,
     *_reductions.__all__,
+    *_shape.__all__,
     *_sorting.__all__,
     *_ufuncs.__all__,
     *_ufuncs_composite.__all__,
@@ -182,6 +185,14 @@ _TRACER_METHODS: dict[str, Callable[..., Any]] = {
     "method:sort": _sorting.sort,
     "method:argsort": _sorting.argsort,
     "matmul": _linalg.matmul,
+    "transpose": _shape._transpose_property,
+    "method:reshape": _shape._reshape,
+    "method:transpose": _shape._transpose_method,
+    "method:squeeze": _shape.squeeze,
+    "method:ravel": _shape.ravel,
+    "method:flatten": _shape.ravel,
+    "method:swapaxes": _shape.swapaxes,
+    "method:repeat": _shape.repeat,
 }
 for _name, _fn in _TRACER_METHODS.items():
     register_tracer_method(_name, _fn)

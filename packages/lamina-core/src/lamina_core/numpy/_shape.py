@@ -1,0 +1,510 @@
+"""Shape functions: reshape, transpose, squeeze, concatenate, stack, split, tile, roll, ...
+
+Each stages what `jax.numpy` stages. Where JAX wraps a helper in a nested `jit` (`_flip`,
+`_roll_static`, `atleast_1d/2d/3d`, which h/v/dstack call), so does Lamina, with the same
+name and static arguments, so the `jit` equations print alike. JAX's `inline=True` jits
+(ravel, swapaxes, moveaxis, squeeze, broadcast_arrays) leave no trace and are plain here.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Sequence
+from functools import partial
+from typing import Any
+
+import numpy as _np
+
+from lamina_core import lax as _lax
+from lamina_core.jit import Jitted
+from lamina_core.lax._shape import asarray as _lax_asarray
+from lamina_core.lax._shape import canonical_shape
+from lamina_core.numpy._creation import _broadcast_shapes, _broadcast_to, array, asarray, full
+from lamina_core.numpy._util import Array, ArrayLike, DTypeLike, promote_dtypes, shape_of
+from lamina_core.tracing import Tracer
+from lamina_core.values import is_concrete_value
+
+
+def _is_arraylike(x: Any) -> bool:
+    return isinstance(x, Tracer) or (not isinstance(x, (list, tuple)) and is_concrete_value(x))
+
+
+def check_arraylike(name: str, *args: Any) -> None:
+    """Reject lists, tuples and other non-arrays as `jax.numpy` does."""
+    for pos, arg in enumerate(args):
+        if not _is_arraylike(arg):
+            raise TypeError(
+                f"{name} requires ndarray or scalar arguments, got {type(arg)} at position {pos}."
+            )
+
+
+def _canonicalize_axis(axis: Any, ndim: int, name: str) -> int:
+    index = operator.index(axis)
+    if not -ndim <= index < ndim:
+        raise ValueError(f"{name}: axis {index} is out of bounds for array of dimension {ndim}")
+    return index + ndim if index < 0 else index
+
+
+def _index_tuple(x: Any) -> tuple[int, ...]:
+    try:
+        return (operator.index(x),)
+    except TypeError:
+        return tuple(operator.index(i) for i in x)
+
+
+def _ndim(x: Any) -> int:
+    return len(shape_of(x))
+
+
+# --- reshaping -------------------------------------------------------------------------------
+
+
+def _new_shape(a: Any, newshape: Any) -> tuple[int, ...]:
+    """`newshape` with its one `-1` resolved against the size of `a`."""
+    original = newshape
+    try:
+        iter(newshape)
+    except TypeError:
+        newshape = [newshape]
+    sizes = canonical_shape(newshape)
+    shape = shape_of(a)
+    size = int(_np.prod(shape))
+    unknown = [i for i, d in enumerate(sizes) if d == -1]
+    if len(unknown) > 1:
+        raise TypeError(f"can only specify one unknown axis size with a `-1` value, got {original}")
+    if unknown:
+        known = int(_np.prod([d for d in sizes if d != -1]))
+        if known == 0 or size % known:
+            raise TypeError(
+                f"cannot reshape array of shape {shape} (size {size}) into shape {original} "
+                f"because the product of specified axis sizes ({known}) does not evenly "
+                f"divide {size}"
+            )
+        return tuple(size // known if d == -1 else d for d in sizes)
+    if size != int(_np.prod(sizes)):
+        raise TypeError(
+            f"cannot reshape array of shape {shape} (size {size}) into shape {original} (size "
+            f"{int(_np.prod(sizes))})"
+        )
+    return sizes
+
+
+def _reshape(a: Array, *args: Any, order: str = "C") -> Array:
+    """The `.reshape` method of arrays: `x.reshape(2, 3)` or `x.reshape((2, 3))`."""
+    newshape = _new_shape(a, args[0] if len(args) == 1 else args)
+    if order == "C":
+        return _lax.reshape(a, newshape, None)
+    if order == "F":
+        reversed_axes = list(range(_ndim(a)))[::-1]
+        return transpose(_lax.reshape(a, newshape[::-1], reversed_axes))
+    if order == "A":
+        raise NotImplementedError("np.reshape order=A is not implemented.")
+    raise ValueError(f"Unexpected value for 'order' argument: {order}.")
+
+
+def reshape(a: ArrayLike, shape: Any, order: str = "C", *, copy: bool | None = None) -> Array:
+    """`a` with a new shape of the same size; one dimension may be `-1` (inferred).
+
+    Raises:
+        TypeError: the sizes do not match, or more than one dimension is `-1`.
+    """
+    check_arraylike("reshape", a)
+    if isinstance(a, (_np.ndarray, _np.generic)):
+        # jnp.reshape forwards to the argument's own method, so NumPy arrays stay NumPy.
+        return a.reshape(shape, order=order)  # type: ignore[call-overload]  # NumPy's overloads
+    return _reshape(a, shape, order=order)
+
+
+def ravel(a: ArrayLike, order: str = "C") -> Array:
+    """`a` flattened to one dimension."""
+    check_arraylike("ravel", a)
+    if order == "K":
+        raise NotImplementedError("Ravel not implemented for order='K'.")
+    return _reshape(a, (int(_np.prod(shape_of(a))),), order=order)
+
+
+def squeeze(a: ArrayLike, axis: int | Sequence[int] | None = None) -> Array:
+    """`a` without the given size-1 axes (all of them when `axis` is None)."""
+    check_arraylike("squeeze", a)
+    shape = shape_of(a)
+    axes = tuple(i for i, d in enumerate(shape) if d == 1) if axis is None else _index_tuple(axis)
+    return _lax.squeeze(a, axes)
+
+
+def expand_dims(a: ArrayLike, axis: int | Sequence[int]) -> Array:
+    """`a` with size-1 axes inserted at `axis` (positions in the result)."""
+    check_arraylike("expand_dims", a)
+    return _lax.expand_dims(a, _index_tuple(axis))
+
+
+# --- axis permutations -----------------------------------------------------------------------
+
+
+def transpose(a: ArrayLike, axes: Sequence[int] | None = None) -> Array:
+    """`a` with its axes permuted by `axes` (reversed when None)."""
+    check_arraylike("transpose", a)
+    ndim = _ndim(a)
+    perm = list(range(ndim))[::-1] if axes is None else axes
+    return _lax.transpose(a, [_canonicalize_axis(i, ndim, "jnp.transpose") for i in perm])
+
+
+def _transpose_method(a: Array, *args: Any) -> Array:
+    if not args:
+        axes = None
+    elif len(args) == 1:
+        axes = None if args[0] is None else _index_tuple(args[0])
+    else:
+        axes = _index_tuple(args)
+    return transpose(a, axes)
+
+
+def _transpose_property(a: Array) -> Array:
+    return transpose(a)
+
+
+def swapaxes(a: ArrayLike, axis1: int, axis2: int) -> Array:
+    """`a` with `axis1` and `axis2` exchanged."""
+    check_arraylike("swapaxes", a)
+    perm = _np.arange(_ndim(a))
+    perm[axis1], perm[axis2] = perm[axis2], perm[axis1]
+    return _lax.transpose(a, list(perm))
+
+
+def moveaxis(a: ArrayLike, source: int | Sequence[int], destination: int | Sequence[int]) -> Array:
+    """`a` with the axes `source` moved to positions `destination`, others kept in order."""
+    check_arraylike("moveaxis", a)
+    ndim = _ndim(a)
+    src = tuple(_canonicalize_axis(i, ndim, "jnp.moveaxis") for i in _index_tuple(source))
+    dst = tuple(_canonicalize_axis(i, ndim, "jnp.moveaxis") for i in _index_tuple(destination))
+    if len(src) != len(dst):
+        raise ValueError(f"Inconsistent number of elements: {len(src)} vs {len(dst)}")
+    perm = [i for i in range(ndim) if i not in src]
+    for d, s in sorted(zip(dst, src, strict=True)):
+        perm.insert(d, s)
+    return _lax.transpose(a, perm)
+
+
+@partial(Jitted, static_argnames="axis")
+def _flip(m: Array, axis: tuple[int, ...] | None = None) -> Array:
+    ndim = _ndim(m)
+    if axis is None:
+        return _lax.rev(m, list(range(ndim)))
+    return _lax.rev(m, [_canonicalize_axis(i, ndim, "jnp.flip") for i in axis])
+
+
+def flip(m: ArrayLike, axis: int | Sequence[int] | None = None) -> Array:
+    """`m` reversed along `axis` (every axis when None)."""
+    check_arraylike("flip", m)
+    return _flip(m, axis=None if axis is None else _index_tuple(axis))
+
+
+def fliplr(m: ArrayLike) -> Array:
+    """`m` reversed along axis 1."""
+    check_arraylike("fliplr", m)
+    return _flip(m, axis=(1,))
+
+
+def flipud(m: ArrayLike) -> Array:
+    """`m` reversed along axis 0."""
+    check_arraylike("flipud", m)
+    return _flip(m, axis=(0,))
+
+
+@partial(Jitted, static_argnums=(1, 2))
+def _roll_static(a: Array, shift: Sequence[int], axis: Sequence[int]) -> Array:
+    for ax, s in zip(*_np.broadcast_arrays(axis, shift), strict=True):
+        size = shape_of(a)[ax]
+        if size == 0:
+            continue
+        i = int((-s) % size)
+        a = _lax.concatenate(
+            [_lax.slice_in_dim(a, i, size, axis=ax), _lax.slice_in_dim(a, 0, i, axis=ax)],
+            dimension=int(ax),
+        )
+    return a
+
+
+def roll(
+    a: ArrayLike, shift: int | Sequence[int], axis: int | Sequence[int] | None = None
+) -> Array:
+    """`a` rotated by `shift` along `axis` (the flattened array when None).
+
+    Only static (Python or NumPy integer) shifts are supported for now.
+    """
+    check_arraylike("roll", a)
+    if axis is None:
+        return _reshape(roll(ravel(a), shift, 0), shape_of(a))
+    ndim = _ndim(a)
+    axes = tuple(_canonicalize_axis(ax, ndim, "jnp.roll") for ax in _index_tuple(axis))
+    try:
+        shifts = _index_tuple(shift)
+    except TypeError:
+        raise NotImplementedError(
+            "jnp.roll with a traced shift needs remainder and dynamic_slice_in_dim inside a "
+            "nested jit; pass a static shift"
+        ) from None
+    return _roll_static(a, shifts, axes)
+
+
+# --- joining ---------------------------------------------------------------------------------
+
+
+def _concatenate_array(arr: Any, axis: int | None, dtype: DTypeLike | None) -> Array:
+    # One array of arrays: a single reshape that moves the leading axis into `axis`.
+    arr = asarray(arr, dtype=dtype)
+    shape = shape_of(arr)
+    if not shape or shape[0] == 0:
+        raise ValueError("Need at least one array to concatenate.")
+    if axis is None:
+        return _lax.reshape(arr, (int(_np.prod(shape)),))
+    if len(shape) == 1:
+        raise ValueError("Zero-dimensional arrays cannot be concatenated.")
+    axis = _canonicalize_axis(axis, len(shape) - 1, "jnp.concatenate")
+    out_shape = (*shape[1 : axis + 1], shape[0] * shape[axis + 1], *shape[axis + 2 :])
+    dims = [*range(1, axis + 1), 0, *range(axis + 1, len(shape))]
+    return _lax.reshape(arr, out_shape, dims)
+
+
+def concatenate(arrays: Any, axis: int | None = 0, dtype: DTypeLike | None = None) -> Array:
+    """Join `arrays` along an existing `axis` (flattened first when None), promoting dtypes.
+
+    Raises:
+        ValueError: no arrays, zero-dimensional arrays, or `axis` out of bounds.
+        TypeError: shapes differ in a dimension other than `axis`.
+    """
+    if isinstance(arrays, (_np.ndarray, Tracer)):
+        return _concatenate_array(arrays, axis, dtype)
+    check_arraylike("concatenate", *arrays)
+    if not len(arrays):
+        raise ValueError("Need at least one array to concatenate.")
+    if axis is None:
+        return concatenate([ravel(a) for a in arrays], axis=0, dtype=dtype)
+    if _ndim(arrays[0]) == 0:
+        raise ValueError("Zero-dimensional arrays cannot be concatenated.")
+    axis = _canonicalize_axis(axis, _ndim(arrays[0]), "jnp.concatenate")
+    if dtype is None:
+        operands = promote_dtypes(*arrays) if len(arrays) > 1 else [_lax_asarray(arrays[0])]
+    else:
+        operands = [asarray(a, dtype=dtype) for a in arrays]
+    return _lax.concatenate(operands, axis)
+
+
+def stack(arrays: Any, axis: int = 0, out: None = None, dtype: DTypeLike | None = None) -> Array:
+    """Join equally shaped `arrays` along a new `axis`, promoting dtypes."""
+    if not len(arrays):
+        raise ValueError("Need at least one array to stack.")
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.stack is not supported.")
+    if isinstance(arrays, (_np.ndarray, Tracer)):
+        axis = _canonicalize_axis(axis, _ndim(arrays), "jnp.stack")
+        return concatenate(expand_dims(arrays, axis + 1), axis=axis, dtype=dtype)
+    check_arraylike("stack", *arrays)
+    if dtype is not None:
+        operands = [asarray(a, dtype=dtype) for a in arrays]
+    else:
+        operands = promote_dtypes(*arrays)
+    return _lax.stack(operands, axis=axis)
+
+
+def vstack(tup: Sequence[ArrayLike], dtype: DTypeLike | None = None) -> Array:
+    """Stack arrays row-wise: at least 2-D each, joined along axis 0."""
+    check_arraylike("vstack", *tup)
+    return concatenate([atleast_2d(m) for m in tup], axis=0, dtype=dtype)
+
+
+def hstack(tup: Sequence[ArrayLike], dtype: DTypeLike | None = None) -> Array:
+    """Stack arrays column-wise: along axis 1, or axis 0 for 1-D (and 0-D) arrays."""
+    check_arraylike("hstack", *tup)
+    arrs = [atleast_1d(m) for m in tup]
+    return concatenate(arrs, axis=0 if _ndim(arrs[0]) == 1 else 1, dtype=dtype)
+
+
+def dstack(tup: Sequence[ArrayLike], dtype: DTypeLike | None = None) -> Array:
+    """Stack arrays depth-wise: at least 3-D each, joined along axis 2."""
+    check_arraylike("dstack", *tup)
+    return concatenate([atleast_3d(m) for m in tup], axis=2, dtype=dtype)
+
+
+@Jitted
+def atleast_1d(*arys: ArrayLike) -> Any:
+    """Each argument as an array of at least one dimension (a list for several)."""
+    check_arraylike("atleast_1d", *arys)
+    out = [array(a, copy=False, ndmin=1) for a in arys]
+    return out[0] if len(out) == 1 else out
+
+
+@Jitted
+def atleast_2d(*arys: ArrayLike) -> Any:
+    """Each argument with leading size-1 axes up to two dimensions (a list for several)."""
+    check_arraylike("atleast_2d", *arys)
+    out = [array(a, copy=False, ndmin=2) for a in arys]
+    return out[0] if len(out) == 1 else out
+
+
+@Jitted
+def atleast_3d(*arys: ArrayLike) -> Any:
+    """Each argument as at least 3-D: a vector `(N,)` becomes `(1, N, 1)`, a matrix gets a
+    trailing axis (a list for several arguments)."""
+    check_arraylike("atleast_3d", *arys)
+    if len(arys) != 1:
+        # Several arguments: JAX calls itself per argument, nesting one jit per argument.
+        return [atleast_3d(a) for a in arys]
+    arr = asarray(arys[0])
+    padding = {0: (0, 1, 2), 1: (0, 2), 2: (2,)}.get(_ndim(arr))
+    return arr if padding is None else _lax.expand_dims(arr, padding)
+
+
+# --- splitting -------------------------------------------------------------------------------
+
+
+def _split(op: str, ary: ArrayLike, indices_or_sections: Any, axis: int) -> list[Array]:
+    check_arraylike(op, ary)
+    axis = operator.index(axis)
+    size = shape_of(ary)[axis]
+    if isinstance(indices_or_sections, (tuple, list)) or (
+        isinstance(indices_or_sections, (_np.ndarray, Tracer)) and _ndim(indices_or_sections) > 0
+    ):
+        bounds = _np.asarray([0, *(operator.index(i) for i in indices_or_sections), size])
+        sizes = list(_np.diff(bounds))
+    else:
+        sections = operator.index(indices_or_sections)
+        part, rest = divmod(size, sections)
+        if rest == 0:
+            sizes = [part] * sections
+        elif op == "array_split":
+            sizes = [part + 1] * rest + [part] * (sections - rest)
+        else:
+            raise ValueError(f"array split does not result in an equal division: rest is {rest}")
+    # JAX passes NumPy int64 sizes, and the split equation prints them as such.
+    return list(_lax.split(ary, [_np.int64(s) for s in sizes], axis=axis))
+
+
+def split(ary: ArrayLike, indices_or_sections: Any, axis: int = 0) -> list[Array]:
+    """Split into equal sections, or at the given indices, along `axis`.
+
+    Raises:
+        ValueError: the sections do not divide the axis evenly.
+    """
+    return _split("split", ary, indices_or_sections, axis)
+
+
+def array_split(ary: ArrayLike, indices_or_sections: Any, axis: int = 0) -> list[Array]:
+    """As `split`, but sections may differ in size by one (the first ones are larger)."""
+    return _split("array_split", ary, indices_or_sections, axis)
+
+
+# --- broadcasting and repetition --------------------------------------------------------------
+
+
+def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
+    """The NumPy broadcast of `shapes`.
+
+    Raises:
+        ValueError: two shapes have different sizes, neither 1, in the same position.
+    """
+    return _broadcast_shapes(*shapes)
+
+
+def broadcast_to(array: ArrayLike, shape: Any) -> Array:
+    """`array` broadcast to `shape` as NumPy does (leading axes added, size-1 axes stretched).
+
+    Raises:
+        ValueError: `shape` has fewer dimensions or incompatible sizes.
+    """
+    check_arraylike("broadcast_to", array)
+    return _broadcast_to(array, shape)
+
+
+def broadcast_arrays(*args: ArrayLike) -> list[Array]:
+    """The arguments broadcast against each other to one common shape."""
+    check_arraylike("broadcast_arrays", *args)
+    shapes = [shape_of(a) for a in args]
+    if not shapes or all(s == shapes[0] for s in shapes):
+        return [_lax_asarray(a) for a in args]
+    shape = broadcast_shapes(*shapes)
+    return [_broadcast_to(a, shape) for a in args]
+
+
+def tile(A: ArrayLike, reps: int | Sequence[int]) -> Array:
+    """`A` repeated `reps` times along each axis, as `numpy.tile`."""
+    check_arraylike("tile", A)
+    try:
+        reps_tuple = tuple(operator.index(r) for r in reps)  # type: ignore[union-attr]  # an int raises TypeError
+    except TypeError:
+        reps_tuple = (operator.index(reps),)  # type: ignore[arg-type]  # the int case
+    ndim = _ndim(A)
+    reps_tuple = (1,) * (ndim - len(reps_tuple)) + reps_tuple
+    if len(reps_tuple) > ndim:
+        A = _lax.expand_dims(A, tuple(range(len(reps_tuple) - ndim)))
+    return _lax.tile(A, reps_tuple)
+
+
+def repeat(
+    a: ArrayLike,
+    repeats: ArrayLike,
+    axis: int | None = None,
+    *,
+    total_repeat_length: int | None = None,
+) -> Array:
+    """Each element of `a` repeated `repeats` times along `axis` (the flattened `a` if None).
+
+    Scalar `repeats` is supported; per-element repeats need gather and scatter, which come
+    later.
+    """
+    check_arraylike("repeat", a)
+    arr = asarray(a)
+    if axis is None:
+        arr = ravel(arr)
+        axis = 0
+    axis = operator.index(axis)
+    static = _np.ndim(repeats) == 0 and not isinstance(repeats, Tracer)
+    if total_repeat_length is None and static and _ndim(arr) != 0:
+        count = operator.index(repeats)
+        shape = list(shape_of(arr))
+        axis = _canonicalize_axis(axis, len(shape), "jnp.repeat")
+        aux = axis + 1
+        expanded = [*shape[:aux], count, *shape[aux:]]
+        arr = _lax.broadcast_in_dim(arr, expanded, [i for i in range(len(expanded)) if i != aux])
+        shape[axis] *= count
+        return _reshape(arr, shape)
+    if isinstance(repeats, Tracer):
+        raise NotImplementedError("jnp.repeat with traced repeats is not supported yet")
+    counts = _np.ravel(_np.asarray(repeats))
+    if total_repeat_length is None:
+        total_repeat_length = int(counts.sum())
+    if _ndim(arr) == 0 and counts.shape == (1,):
+        return full([total_repeat_length], arr)
+    raise NotImplementedError(
+        "jnp.repeat with per-element repeats (or total_repeat_length) needs gather and "
+        "scatter, which Lamina does not have yet"
+    )
+
+
+__all__ = [
+    "array_split",
+    "atleast_1d",
+    "atleast_2d",
+    "atleast_3d",
+    "broadcast_arrays",
+    "broadcast_shapes",
+    "broadcast_to",
+    "concatenate",
+    "dstack",
+    "expand_dims",
+    "flip",
+    "fliplr",
+    "flipud",
+    "hstack",
+    "moveaxis",
+    "ravel",
+    "repeat",
+    "reshape",
+    "roll",
+    "split",
+    "squeeze",
+    "stack",
+    "swapaxes",
+    "tile",
+    "transpose",
+    "vstack",
+]
