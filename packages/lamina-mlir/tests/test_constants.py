@@ -238,3 +238,35 @@ def test_nested_jit_with_constants_computes_jax_numbers(pjrt: Any) -> None:
     jaxpr = lamina_core.make_jaxpr(lambda x: lamina_core.jit(inner)(x) + c_inner)(x16)
     (out,) = pjrt.run(lower_jaxpr_to_module(jaxpr, module_name="jit(f)"), x16)
     np.testing.assert_allclose(out, x16 * c_inner + c_inner)
+
+
+def test_weak_python_scalar_is_a_constant_of_the_aval_dtype(filecheck: Any) -> None:
+    jaxpr = lamina_core.make_jaxpr(lambda x: x * 0.1)(np.ones(3, np.float16))
+    filecheck(
+        lower_jaxpr_to_module(jaxpr, module_name="jit(g)").as_text(),
+        """
+        // CHECK: %cst = stablehlo.constant dense<9.997550e-02> : tensor<f16>
+        // CHECK-NEXT: stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f16>) -> tensor<3xf16>
+        """,
+    )
+
+
+def test_typed_integer_literal_is_a_constant_of_its_dtype(filecheck: Any) -> None:
+    jaxpr = lamina_core.make_jaxpr(lambda x: x + 3)(np.ones(3, np.int8))
+    filecheck(
+        lower_jaxpr_to_module(jaxpr, module_name="jit(g)").as_text(),
+        "// CHECK: %c = stablehlo.constant dense<3> : tensor<i8>",
+    )
+
+
+def test_broadcast_numpy_constant_is_emitted_once_and_broadcast(filecheck: Any) -> None:
+    ones = np.broadcast_to(np.float32(1.0), (4, 4))  # zero strides
+    jaxpr = lamina_core.make_jaxpr(lambda x: x + ones)(np.ones((4, 4), np.float32))
+    text = lower_jaxpr_to_module(jaxpr, module_name="jit(g)", lowering_parameters=NO_HOISTING)
+    filecheck(
+        text.as_text(),
+        """
+        // CHECK: %cst = stablehlo.constant dense<1.000000e+00> : tensor<f32>
+        // CHECK-NEXT: stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<4x4xf32>
+        """,
+    )

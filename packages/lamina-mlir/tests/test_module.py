@@ -8,6 +8,7 @@ module verifies, and a module that does not is reported with the verifier's diag
 from __future__ import annotations
 
 import inspect
+import threading
 import warnings
 from typing import Any
 
@@ -19,6 +20,7 @@ import lamina_core
 import lamina_mlir
 from lamina_core import lax
 from lamina_core.avals import ShapedArray
+from lamina_core.effects import Effect
 from lamina_core.jaxpr import Jaxpr, JaxprEqn, Var
 from lamina_core.primitive import MissingRuleError, Primitive
 from lamina_mlir import LoweredModule, lower_jaxpr_to_module, make_context, verify
@@ -183,3 +185,50 @@ def test_a_module_that_does_not_verify_is_reported() -> None:
 def test_public_names() -> None:
     assert callable(lamina_mlir.lower_jaxpr_to_module)
     assert lamina_mlir.LoweringParameters().hoist_constants_as_args is True
+
+
+def test_threads_lower_in_their_own_contexts() -> None:
+    results: dict[int, LoweredModule] = {}
+
+    def work(i: int) -> None:
+        results[i] = lower(lambda x: lax.sin(x) * float(i), x34)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(results) == 4
+    assert len({id(m.context) for m in results.values()}) == 4
+    for m in results.values():
+        verify(m.module)
+
+
+class _Io(Effect):
+    """A test effect, ordered once registered."""
+
+    def __str__(self) -> str:
+        return "Io"
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is _Io
+
+    def __hash__(self) -> int:
+        return hash(_Io)
+
+
+def test_ordered_effects_get_token_arguments_and_results(filecheck: Any) -> None:
+    x = Var(ShapedArray((2,), np.dtype(np.float32)))
+    jaxpr = Jaxpr([], [x], [x], [], effects=frozenset({_Io()}))
+    lamina_mlir.ordered_effect_types.add(_Io)
+    try:
+        text = lower_jaxpr_to_module(jaxpr, module_name="jit(io)").as_text()
+    finally:
+        lamina_mlir.ordered_effect_types.discard(_Io)
+    filecheck(
+        text,
+        """
+        // CHECK: @main(%arg0: !stablehlo.token {jax.token = true}, %arg1: tensor<2xf32>) -> (!stablehlo.token {jax.token = true}, tensor<2xf32> {jax.result_info = "result"})
+        // CHECK-NEXT: return %arg0, %arg1 : !stablehlo.token, tensor<2xf32>
+        """,  # noqa: E501
+    )

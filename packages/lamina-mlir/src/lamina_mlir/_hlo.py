@@ -147,11 +147,14 @@ def dense_elements(
     caches: ContextCaches, array: np.ndarray, shape: Sequence[int] | None = None
 ) -> ir.DenseElementsAttr:
     """A dense elements attribute holding `array`'s data (typed by its dtype)."""
+    array = np.asarray(array)
+    if shape is None:
+        shape = array.shape  # before ascontiguousarray, which makes 0-d arrays 1-d
     array = np.ascontiguousarray(array)
     element = dtype_to_ir_type(caches, array.dtype)
     # ndarrays have the buffer protocol, which NumPy's stubs do not declare for Python 3.11.
     return ir.DenseElementsAttr.get(  # type: ignore[call-overload,no-any-return]
-        array, type=element, shape=array.shape if shape is None else shape
+        array, type=element, shape=shape
     )
 
 
