@@ -10,71 +10,12 @@ from typing import Any
 
 import numpy as _np
 
-from lamina_core.dtypes import (
-    bfloat16 as bfloat16,
-)
-from lamina_core.dtypes import (
-    bool_ as bool_,
-)
-from lamina_core.dtypes import (
-    complex64 as complex64,
-)
-from lamina_core.dtypes import (
-    complex128 as complex128,
-)
-from lamina_core.dtypes import (
-    finfo as finfo,
-)
-from lamina_core.dtypes import (
-    float16 as float16,
-)
-from lamina_core.dtypes import (
-    float32 as float32,
-)
-from lamina_core.dtypes import (
-    float64 as float64,
-)
-from lamina_core.dtypes import (
-    iinfo as iinfo,
-)
-from lamina_core.dtypes import (
-    int8 as int8,
-)
-from lamina_core.dtypes import (
-    int16 as int16,
-)
-from lamina_core.dtypes import (
-    int32 as int32,
-)
-from lamina_core.dtypes import (
-    int64 as int64,
-)
-from lamina_core.dtypes import (
-    issubdtype as issubdtype,
-)
-from lamina_core.dtypes import (
-    promote_types as promote_types,
-)
-from lamina_core.dtypes import (
-    result_type as result_type,
-)
-from lamina_core.dtypes import (
-    uint8 as uint8,
-)
-from lamina_core.dtypes import (
-    uint16 as uint16,
-)
-from lamina_core.dtypes import (
-    uint32 as uint32,
-)
-from lamina_core.dtypes import (
-    uint64 as uint64,
-)
 from lamina_core.numpy import (
     _creation,
     _cumulative,
     _linalg,
     _reductions,
+    _scalar_types,
     _shape,
     _sorting,
     _ufuncs,
@@ -84,6 +25,7 @@ from lamina_core.numpy._creation import *  # noqa: F403
 from lamina_core.numpy._cumulative import *  # noqa: F403
 from lamina_core.numpy._linalg import *  # noqa: F403
 from lamina_core.numpy._reductions import *  # noqa: F403
+from lamina_core.numpy._scalar_types import *  # noqa: F403
 from lamina_core.numpy._shape import *  # noqa: F403
 from lamina_core.numpy._sorting import *  # noqa: F403
 from lamina_core.numpy._ufuncs import *  # noqa: F403
@@ -96,28 +38,6 @@ e = _np.e
 inf = _np.inf
 nan = _np.nan
 
-_DTYPES = [
-    "bfloat16",
-    "bool_",
-    "complex64",
-    "complex128",
-    "finfo",
-    "float16",
-    "float32",
-    "float64",
-    "iinfo",
-    "int8",
-    "int16",
-    "int32",
-    "int64",
-    "issubdtype",
-    "promote_types",
-    "result_type",
-    "uint8",
-    "uint16",
-    "uint32",
-    "uint64",
-]
 __all__ = [
     "Array",
     "ArrayLike",
@@ -126,7 +46,7 @@ __all__ = [
     "inf",
     "nan",
     "pi",
-    *_DTYPES,
+    *_scalar_types.__all__,
     *_creation.__all__,
     *_cumulative.__all__,
     *_linalg.__all__,
