@@ -19,19 +19,20 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import importlib.metadata
 import os
 from collections.abc import Sequence
 from typing import Any, Final
 
 import jax  # [public] devices, jax.Array, device_put, shardings
 import jax.sharding  # [public] SingleDeviceSharding, NamedSharding
-import jaxlib  # [public] the version string
 import jaxlib._jax as _jax  # [private] ArrayImpl, batched_device_put, array_result_handler
 import numpy as np
 from jax.core import ShapedArray as JaxShapedArray  # [public] the aval type jaxlib's handlers use
 from jaxlib import xla_client as xc  # [semi] CompileOptions, DeviceList, DeviceAssignment
 
 EXPECTED_JAXLIB: Final = "0.10.2"
+JAXLIB_VERSION: Final = importlib.metadata.version("jaxlib")  # [public] package metadata
 
 DeviceArray = _jax.ArrayImpl  # [private] the concrete class of every jax.Array
 Device = xc.Device  # [semi]
@@ -47,9 +48,9 @@ class BridgeError(RuntimeError):
 
 def self_test() -> None:
     """Fail loudly, at import, if jaxlib lacks what Lamina calls."""
-    if jaxlib.__version__ != EXPECTED_JAXLIB:
+    if JAXLIB_VERSION != EXPECTED_JAXLIB:
         raise BridgeError(
-            f"lamina-runtime needs jaxlib {EXPECTED_JAXLIB}, found {jaxlib.__version__}; "
+            f"lamina-runtime needs jaxlib {EXPECTED_JAXLIB}, found {JAXLIB_VERSION}; "
             f"install the pinned version (pip install jaxlib=={EXPECTED_JAXLIB})"
         )
     needed = {
@@ -60,7 +61,7 @@ def self_test() -> None:
     for owner, names in needed.items():
         missing = [n for n in names if not hasattr(owner, n)]
         if missing:
-            raise BridgeError(f"jaxlib {jaxlib.__version__} lacks {missing} on {owner!r}")
+            raise BridgeError(f"jaxlib {JAXLIB_VERSION} lacks {missing} on {owner!r}")
 
 
 self_test()
@@ -209,7 +210,7 @@ _FLAG_EXCLUDE: Final = ("--xla_dump", "--xla_force_host_platform_device_count")
 def environment_fingerprint(device_list: Sequence[Any], options: Any) -> str:
     """What, besides the module, decides the compiled executable (for cache keys)."""
     h = hashlib.sha256()
-    h.update(jaxlib.__version__.encode())
+    h.update(JAXLIB_VERSION.encode())
     h.update(platform_version(device_list[0]).encode())
     for flag in sorted(os.environ.get("XLA_FLAGS", "").split()):
         if not flag.startswith(_FLAG_EXCLUDE):

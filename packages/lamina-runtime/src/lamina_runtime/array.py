@@ -23,6 +23,8 @@ class Array(ArrayMethods):
     """A device array. Identity is intended: it owns (a reference to) one device buffer."""
 
     __slots__ = ("__weakref__", "_buf", "aval")
+    _buf: Any
+    aval: ShapedArray
 
     def __init__(self, buf: Any, aval: ShapedArray | None = None) -> None:
         if isinstance(buf, Array):

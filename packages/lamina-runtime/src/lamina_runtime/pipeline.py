@@ -46,7 +46,7 @@ def lower_staged(staged: Staged, name: str) -> LoweredModule:
     in_avals = staged.jaxpr.in_avals
     return lower_jaxpr_to_module(
         staged.jaxpr,
-        module_name=f"jit_{name}",
+        module_name=f"jit({name})",
         const_args=const_args,
         lowering_parameters=LoweringParameters(hoist_constants_as_args=hoist),
         donated_args=staged.donated_invars,

@@ -6,20 +6,35 @@ re-exports the layers' public names; it holds no logic of its own.
 
 from lamina import dtypes, lax, numpy, tree, tree_util
 from lamina_consts import make_jaxpr
-from lamina_core import ShapeDtypeStruct, config, jit, typeof
+from lamina_core import ShapeDtypeStruct, config, typeof
 from lamina_core import source_info as _source_info
+from lamina_runtime import (
+    Array,
+    block_until_ready,
+    device_get,
+    device_put,
+    devices,
+    jit,
+    local_devices,
+)
 
 _source_info.register_internal_path(__file__)
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "Array",
     "ShapeDtypeStruct",
     "__version__",
+    "block_until_ready",
     "config",
+    "device_get",
+    "device_put",
+    "devices",
     "dtypes",
     "jit",
     "lax",
+    "local_devices",
     "make_jaxpr",
     "numpy",
     "tree",

@@ -1,0 +1,154 @@
+"""`jit` on XLA: results, caches, constants passed from device buffers, stages and errors."""
+
+from __future__ import annotations
+
+import logging
+import subprocess
+import sys
+import textwrap
+from typing import Any
+
+import numpy as np
+import pytest
+
+import lamina_core as lc
+import lamina_runtime as lr
+from lamina_core import numpy as jnp
+from lamina_runtime import Array
+
+f32 = np.float32
+
+
+def test_jit_computes_and_returns_arrays() -> None:
+    f = lr.jit(lambda x, y: {"s": x + y, "p": x * y})
+    out = f(np.arange(4, dtype=f32), f32(2))
+    assert isinstance(out["s"], Array)
+    np.testing.assert_allclose(np.asarray(out["s"]), np.arange(4) + 2)
+    np.testing.assert_allclose(np.asarray(out["p"]), np.arange(4) * 2)
+
+
+def test_jit_traces_and_compiles_once_per_signature() -> None:
+    calls = []
+
+    def f(x: Any) -> Any:
+        calls.append(1)
+        return jnp.sin(x) * 2.0
+
+    g = lr.jit(f)
+    before = lr.runtime().compilations
+    for _ in range(3):
+        g(np.ones(5, f32))
+    assert len(calls) == 1
+    g(np.ones(6, f32))
+    assert len(calls) == 2
+    assert lr.runtime().compilations - before <= 2
+
+
+def test_static_arguments() -> None:
+    f = lr.jit(lambda n, x: x * n, static_argnums=0)
+    np.testing.assert_allclose(np.asarray(f(3, np.ones(2, f32))), [3.0, 3.0])
+    with pytest.raises(ValueError, match="Non-hashable static arguments"):
+        f([1], np.ones(2, f32))
+
+
+def test_seed_example_runs_with_const_args() -> None:
+    a = jnp.ones((16,), dtype=np.float32)
+
+    @lr.jit
+    def f(x: Any) -> Any:
+        return x + a + np.full((16,), 42.0) + jnp.full((16,), 142.0)
+
+    x = np.arange(16, dtype=f32)
+    np.testing.assert_allclose(np.asarray(f(x)), x + 1 + 42 + 142)
+    lowered = f.lower(x)
+    assert lowered.const_args[0] is a  # the device array itself, never copied to the host
+    assert "{jax.const = true}" in lowered.as_text()
+
+
+def test_device_constant_is_passed_by_reference() -> None:
+    const = lr.device_put(np.arange(16, dtype=f32))
+    compiled = lr.jit(lambda x: x + const).lower(np.ones(16, f32)).compile()
+    assert compiled._const_bufs[0] is const.jax_array
+
+
+def test_new_closure_over_new_constant_reuses_the_executable() -> None:
+    def make(value: float) -> Any:
+        const = np.full((64,), value, f32)
+        return lr.jit(lambda x: x * const)
+
+    make(1.0)(np.ones(64, f32))
+    before = lr.runtime().compilations
+    out = make(3.0)(np.ones(64, f32))
+    assert lr.runtime().compilations == before
+    np.testing.assert_allclose(np.asarray(out), 3.0)
+
+
+def test_nested_jit_runs_and_prints_as_jax() -> None:
+    def func12(arg: Any) -> Any:
+        @lr.jit
+        def inner(x: Any) -> Any:
+            return x + arg * jnp.ones(1)
+
+        return arg + inner(arg - 2.0)
+
+    np.testing.assert_allclose(np.asarray(lr.jit(func12)(3.0)), [7.0])
+    assert "jit[\n      name=inner" in str(lc.make_jaxpr(func12)(1.0))
+
+
+def test_donation_aliases_input_and_output() -> None:
+    f = lr.jit(lambda x: x + 1.0, donate_argnums=0)
+    x = lr.device_put(np.zeros(8, f32))
+    y = f(x)
+    np.testing.assert_allclose(np.asarray(y), 1.0)
+    assert x.is_deleted()
+
+
+def test_explain_cache_misses(caplog: pytest.LogCaptureFixture) -> None:
+    f = lr.jit(lambda x: x * 2.0)
+    with lc.config(jax_explain_cache_misses=True), caplog.at_level(logging.WARNING, "lamina.jit"):
+        f(np.ones(3, f32))
+        f(np.ones(4, f32))
+        f(1.0)
+    text = caplog.text
+    assert "argument 0 changed type from f32[3] to f32[4]" in text
+    assert "argument 0 changed" in text
+
+
+def test_stages_api() -> None:
+    f = lr.jit(lambda x, y: x * y)
+    traced = f.trace(np.ones(3, f32), f32(2))
+    assert str(traced.jaxpr) == "{ lambda ; a:f32[3] b:f32[]. let c:f32[3] = mul a b in (c,) }"
+    lowered = traced.lower()
+    text = lowered.as_text()
+    assert text.startswith("module @jit_")
+    compiled = lowered.compile()
+    np.testing.assert_allclose(np.asarray(compiled(np.ones(3, f32), f32(2))), 2.0)
+    assert compiled.cost_analysis() is not None
+    with pytest.raises(
+        TypeError,
+        match=r"Argument args\[0\] of compiled .* has type f32\[4\], but it was compiled for",
+    ):
+        compiled(np.ones(4, f32), f32(2))
+
+
+def test_lower_accepts_shape_dtype_structs() -> None:
+    lowered = lr.jit(jnp.sin).lower(lc.ShapeDtypeStruct((5,), np.float32))
+    assert "tensor<5xf32>" in lowered.as_text()
+
+
+def test_wrong_device_inputs_are_moved_not_crashing() -> None:
+    code = textwrap.dedent(
+        """
+        import os
+        os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=4"
+        import numpy as np
+        import lamina_runtime as lr
+        devices = lr.devices()
+        x = lr.device_put(np.arange(4, dtype=np.float32), devices[3])
+        out = lr.jit(lambda v: v * 2.0)(x)
+        print(np.asarray(out).tolist())
+        """
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[0.0, 2.0, 4.0, 6.0]"
