@@ -157,7 +157,43 @@ register(lax.argmax_p)(_argminmax("GT", max_identity))
 register(lax.argmin_p)(_argminmax("LT", min_identity))
 
 
+def _logaddexp_complex(caches: ContextCaches, x: IrValue, y: IrValue) -> IrValue:
+    """log(exp(x) + exp(y)) for complex scalars, its imaginary part wrapped into [-pi, pi)."""
+    t = x.type
+    amax = _hlo.min_or_max(caches, "stablehlo.maximum", x, y)
+    total = _hlo.emit1("stablehlo.add", t, x, y)
+    complex_dtype = np.dtype(np.complex64 if _is_single(x) else np.complex128)
+    two = _hlo.scalar_constant(caches, 2, complex_dtype)
+    shifted = _hlo.emit1(
+        "stablehlo.subtract", t, total, _hlo.emit1("stablehlo.multiply", t, amax, two)
+    )
+    softplus = _hlo.emit1(
+        "stablehlo.log_plus_one", t, _hlo.emit1("stablehlo.exponential", t, shifted)
+    )
+    out = _hlo.emit1("stablehlo.add", t, amax, softplus)
+    re, im = _hlo.real_part(out), _hlo.imag_part(out)
+    part = dtypes.finfo(complex_dtype).dtype
+    rt = re.type
+
+    def const(v: float) -> IrValue:
+        return _hlo.scalar_constant(caches, v, part)
+
+    im = _hlo.emit1("stablehlo.add", rt, im, const(np.pi))
+    im = _hlo.emit1("stablehlo.remainder", rt, im, const(2 * np.pi))
+    negative = _hlo.compare(caches, im, const(0), "LT", "FLOAT")
+    im = _hlo.select(negative, _hlo.emit1("stablehlo.add", rt, im, const(2 * np.pi)), im)
+    im = _hlo.emit1("stablehlo.subtract", rt, im, const(np.pi))
+    return _hlo.emit1("stablehlo.complex", t, re, im)
+
+
+def _is_single(x: IrValue) -> bool:
+    element = ir.ComplexType(ir.RankedTensorType(x.type).element_type).element_type
+    return isinstance(element, ir.F32Type)
+
+
 def _logaddexp(caches: ContextCaches, x: IrValue, y: IrValue) -> IrValue:
+    if _hlo.is_complex(x):
+        return _logaddexp_complex(caches, x, y)
     t = x.type
 
     def op(name: str, *args: IrValue) -> IrValue:
