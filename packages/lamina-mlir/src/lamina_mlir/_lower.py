@@ -108,8 +108,9 @@ def jaxpr_subcomp(
                 f"the lowering rule for '{prim.name}' returned {len(outs)} values for "
                 f"{len(eqn.outvars)} outputs"
             )
-        if ctx._tokens_out:
-            tokens = ctx._tokens_out[-1]
+        tokens_out = ctx.tokens_out
+        if tokens_out is not None:
+            tokens = tokens_out
         env.update(zip(eqn.outvars, outs, strict=False))  # lengths checked just above
     results = [
         ir_constant(caches, a.val, a.aval, const_lowering) if type(a) is Literal else env[a]  # type: ignore[index]

@@ -1,7 +1,8 @@
 """Helpers the rule modules share: broadcasting operands, the output type, registration.
 
-Elementwise primitives accept rank-0 operands next to arrays; their lowering broadcasts those
-to the output shape first (`broadcast_in_dim` over the trailing dimensions), as JAX's does.
+Elementwise primitives accept rank-0 operands next to arrays, and size-1 dimensions against
+larger ones; their lowering broadcasts such operands to the output shape first
+(`broadcast_in_dim` over the trailing dimensions), as JAX's does.
 """
 
 from __future__ import annotations
