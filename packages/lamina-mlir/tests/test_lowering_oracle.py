@@ -21,7 +21,12 @@ from lamina_mlir import lower_jaxpr_to_module
 
 Program = Callable[[ModuleType, ModuleType], Callable[..., Any]]
 
-pytestmark = pytest.mark.oracle
+pytestmark = [
+    pytest.mark.oracle,
+    # JAX's own warnings for cases that ask for them (x64 dtypes with x64 off, complex to real).
+    pytest.mark.filterwarnings("ignore:Explicitly requested dtype float64"),
+    pytest.mark.filterwarnings("ignore:Casting complex values to real"),
+]
 
 _rng = np.random.default_rng(0)
 
