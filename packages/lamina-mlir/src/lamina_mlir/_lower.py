@@ -65,12 +65,6 @@ def jaxpr_subcomp(
     locations = mctx.locations
     for eqn in jaxpr.eqns:
         prim = eqn.primitive
-        rule = rule_for(prim)
-        if rule is None:
-            raise MissingRuleError(
-                f"no lowering rule for primitive '{prim.name}'; lower hi types and Refs first "
-                f"(to-lojax, discharge), or register one in lamina_mlir.lowering_rules"
-            )
         invars = eqn.invars
         operands = [
             env[a] if type(a) is not Literal else ir_constant(caches, a.val, a.aval, const_lowering)  # type: ignore[index]
@@ -87,6 +81,12 @@ def jaxpr_subcomp(
             if out is not None:
                 env[eqn.outvars[0]] = out
                 continue
+        rule = rule_for(prim)
+        if rule is None:
+            raise MissingRuleError(
+                f"no lowering rule for primitive '{prim.name}'; lower hi types and Refs first "
+                f"(to-lojax, discharge), or register one in lamina_mlir.lowering_rules"
+            )
         ctx = LoweringRuleContext(
             module_context=mctx,
             primitive=prim,
