@@ -63,6 +63,8 @@ class Config:
         self._scoped: ContextVar[Mapping[str, Any]] = ContextVar(
             f"lamina_config_{id(self)}", default=MappingProxyType({})
         )
+        self._version = 0
+        """Bumped by every update and scope change: caches compare `token()`s, not values."""
 
     def define(self, name: str, default: T, parse: Callable[[str], T], help: str) -> Option[T]:
         """Register an option; layers call this at import time."""
@@ -120,6 +122,14 @@ class Config:
     def update(self, name: str, value: Any) -> None:
         """Set an option for the whole process, as `jax.config.update` does."""
         self._values[name] = self._check(name, value)
+        self._version += 1
+
+    def token(self) -> tuple[int, int]:
+        """A cheap value that changes whenever the options in effect here may have changed.
+
+        Hot paths (the jit dispatch cache) key on it instead of reading every option.
+        """
+        return (self._version, id(self._scoped.get()))
 
     @contextlib.contextmanager
     def __call__(self, **overrides: Any) -> Iterator[None]:
@@ -127,10 +137,12 @@ class Config:
         for name, value in overrides.items():
             self._check(name, value)
         token = self._scoped.set(MappingProxyType({**self._scoped.get(), **overrides}))
+        self._version += 1
         try:
             yield
         finally:
             self._scoped.reset(token)
+            self._version += 1
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_"):

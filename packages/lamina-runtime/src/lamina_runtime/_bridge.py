@@ -180,6 +180,18 @@ def execute(executable: Any, args: list[Any], handlers: Sequence[Any]) -> list[A
     return results
 
 
+def executor(executable: Any, handlers: Sequence[Any]) -> Any:
+    """`run(buffers) -> outputs` for `executable`: `execute` with its arguments bound (hot path)."""
+    execute_sharded = executable.execute_sharded  # [semi]
+    handler_list = list(handlers)
+
+    def run(bufs: list[Any]) -> list[Any]:
+        results: list[Any] = execute_sharded(bufs).consume_with_handlers(handler_list)
+        return results
+
+    return run
+
+
 def serialize_executable(executable: Any) -> bytes:
     blob: bytes = executable.serialize()  # [semi]
     return blob

@@ -39,6 +39,14 @@ class Array(ArrayMethods):
             tuple(buf.shape), np.dtype(buf.dtype), bool(getattr(buf, "weak_type", False))
         )
 
+    @classmethod
+    def _wrap(cls, buf: Any, aval: ShapedArray) -> Array:
+        """An `Array` around a buffer the runtime just made, without the checks (hot path)."""
+        array = object.__new__(cls)
+        array._buf = buf
+        array.aval = aval
+        return array
+
     # ---- type -------------------------------------------------------------------------------
 
     @property

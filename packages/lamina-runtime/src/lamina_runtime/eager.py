@@ -9,7 +9,7 @@ device once per traced callee.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,6 +21,7 @@ from lamina_core.rules import abstract_eval_rules
 from lamina_core.tracing import EagerImpl
 from lamina_core.values import typeof
 from lamina_mlir import lower_jaxpr_to_module
+from lamina_runtime import _bridge
 from lamina_runtime.array import Array
 from lamina_runtime.executable import Executable, runtime, to_buffer
 
@@ -32,15 +33,7 @@ class EagerProgram:
     executable: Executable
     const_bufs: list[Any]
     multiple_results: bool
-
-
-def _params_key(params: dict[str, Any]) -> Hashable | None:
-    try:
-        key = tuple(sorted(params.items()))
-        hash(key)
-    except TypeError:
-        return None
-    return key
+    run: Callable[[list[Any]], list[Any]]
 
 
 def single_equation_jaxpr(prim: Primitive, avals: Sequence[AbstractValue],
@@ -59,36 +52,45 @@ class XlaEager:
     def __init__(self) -> None:
         self._programs: dict[Hashable, EagerProgram] = {}
 
-    def program(self, prim: Primitive, avals: tuple[AbstractValue, ...],
-                params: dict[str, Any]) -> EagerProgram:  # fmt: skip
-        params_key = _params_key(params)
-        key = None if params_key is None else (prim, params_key, avals)
-        if key is not None:
+    def program(
+        self, prim: Primitive, avals: tuple[AbstractValue, ...], params: dict[str, Any]
+    ) -> EagerProgram:
+        # Params arrive in the same keyword order from the same call site, so their items
+        # (unsorted) make a good key; unhashable params (rare) are compiled every time.
+        try:
+            key: Hashable | None = (prim, avals, tuple(params.items()))
             known = self._programs.get(key)
-            if known is not None:
-                return known
+        except TypeError:
+            key, known = None, None
+        if known is not None:
+            return known
         jaxpr = single_equation_jaxpr(prim, avals, params)
         const_args = jaxpr_const_args(jaxpr)
         lowered = lower_jaxpr_to_module(jaxpr, module_name=prim.name, const_args=const_args)
         executable = runtime().compile(lowered)
         program = EagerProgram(
-            executable, executable.put_consts(const_args.values), prim.multiple_results
+            executable,
+            executable.put_consts(const_args.values),
+            prim.multiple_results,
+            _bridge.executor(executable.loaded, executable.handlers),
         )
         if key is not None:
             self._programs[key] = program
         return program
 
     def __call__(self, prim: Primitive, args: Sequence[Any], params: dict[str, Any]) -> Any:
-        avals = tuple(typeof(x) for x in args)
+        avals = tuple([x.aval if type(x) is Array else typeof(x) for x in args])
         program = self.program(prim, avals, params)
         executable = program.executable
         device = executable.device
-        bufs = list(program.const_bufs)
+        bufs = program.const_bufs.copy()
         for x, aval in zip(args, avals, strict=True):
             bufs.append(_to_device(x, aval, device))
-        outs = executable.run_buffers(bufs)
-        results = [Array(o, a) for o, a in zip(outs, executable.out_avals, strict=True)]
-        return results if program.multiple_results else results[0]
+        outs = program.run(bufs)
+        wrap = Array._wrap
+        if not program.multiple_results:
+            return wrap(outs[0], executable.out_avals[0])
+        return [wrap(o, a) for o, a in zip(outs, executable.out_avals, strict=True)]
 
 
 def _to_device(x: Any, aval: AbstractValue, device: Any) -> Any:

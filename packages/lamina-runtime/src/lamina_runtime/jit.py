@@ -14,10 +14,14 @@ import logging
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
+
 from lamina_core import config, tree_util
 from lamina_core.avals import ShapedArray
 from lamina_core.jit import Jitted, Signature, Staged
 from lamina_core.tracing import EVAL_TRACE, current_trace
+from lamina_runtime import _bridge
+from lamina_runtime.array import Array
 from lamina_runtime.pipeline import CompiledCall, compile_staged
 from lamina_runtime.stages import Traced
 
@@ -38,6 +42,8 @@ class JitFunction(Jitted):
         super().__init__(fun, **options)
         self._calls: dict[int, tuple[Staged, CompiledCall]] = {}
         self._seen: list[Signature] = []
+        self._fast: dict[tuple[Any, ...], FastEntry] = {}
+        self._fast_ok = not (self.static_argnums or self.static_argnames or self.donate_argnums)
 
     def _compiled(self, staged: Staged) -> CompiledCall:
         known = self._calls.get(id(staged))
@@ -50,10 +56,23 @@ class JitFunction(Jitted):
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if current_trace() is not EVAL_TRACE:
             return super().__call__(*args, **kwargs)
-        staged, captured, leaves = self.stage(*args, **kwargs)
-        if captured:  # only possible under a trace; kept for safety
-            return super().__call__(*args, **kwargs)
+        if self._fast_ok and not kwargs:
+            leaves, key = fast_key(args)
+            if key is not None:
+                entry = self._fast.get(key)
+                if entry is not None:
+                    return entry(leaves)
+                return self._call_and_remember(key, args, leaves)
+        staged, _, leaves = self.stage(*args, **kwargs)
         return self._compiled(staged)(leaves)
+
+    def _call_and_remember(
+        self, key: tuple[Any, ...], args: tuple[Any, ...], leaves: Sequence[Any]
+    ) -> Any:
+        staged, _, staged_leaves = self.stage(*args)
+        call = self._compiled(staged)
+        self._fast[key] = FastEntry(call, tuple(x.aval for x in leaves if type(x) is Array))
+        return call(staged_leaves)
 
     def on_cache_miss(self, signature: Signature) -> None:
         if explain_cache_misses.value:
@@ -75,6 +94,83 @@ class JitFunction(Jitted):
     def _in_tree(self, args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
         dyn_args, dyn_kwargs, *_ = self._split(args, kwargs)
         return tree_util.tree_structure((dyn_args, dyn_kwargs))
+
+
+def fast_key(args: tuple[Any, ...]) -> tuple[Sequence[Any], tuple[Any, ...] | None]:
+    """The leaves of `args` and a dispatch key for them, cheaper than a full signature.
+
+    Device arrays contribute the identity of their aval (outputs of one executable share aval
+    objects, and the cache entry keeps them alive so identities are not reused); NumPy arrays
+    their shape and dtype. Positional arrays skip flattening; other pytrees are flattened once.
+    With any other kind of leaf the key is None and the call takes the general path.
+    """
+    token = config.token()
+    if all(type(x) is Array for x in args):
+        return args, (token, None, *[id(x.aval) for x in args])
+    leaves, tree = tree_util.tree_flatten(args)
+    key: list[Any] = [token, tree]
+    for x in leaves:
+        kind = type(x)
+        if kind is Array:
+            key.append(id(x.aval))
+        elif kind is np.ndarray:
+            key.append((x.shape, x.dtype))
+        else:
+            return leaves, None
+    return leaves, tuple(key)
+
+
+class FastEntry:
+    """One compiled call reachable by `fast_key`. Identity is intended."""
+
+    __slots__ = (
+        "_consts",
+        "_device",
+        "_in_avals",
+        "_keepalive",
+        "_out_avals",
+        "_out_tree",
+        "_run",
+        "_sharding",
+        "_single",
+    )
+
+    def __init__(self, call: CompiledCall, keepalive: tuple[Any, ...]) -> None:
+        executable = call.executable
+        self._run = _bridge.executor(executable.loaded, executable.handlers)
+        self._consts = list(call.const_bufs)
+        self._in_avals = executable.in_avals
+        self._out_avals = executable.out_avals
+        self._out_tree = call.out_tree
+        self._single = tree_util.treedef_is_leaf(call.out_tree)
+        self._device = executable.device
+        self._sharding = _bridge.single_device_sharding(executable.device)
+        self._keepalive = keepalive
+
+    def __call__(self, leaves: Sequence[Any]) -> Any:
+        bufs = self._consts.copy()
+        sharding = self._sharding
+        for i, x in enumerate(leaves):
+            if type(x) is Array:
+                buf = x._buf
+                if buf.sharding is not sharding:
+                    buf = _placed(buf, sharding)
+            else:
+                aval = self._in_avals[i]
+                buf = _bridge.device_put(x, aval.shape, aval.dtype, aval.weak_type, self._device)
+            bufs.append(buf)
+        outs = self._run(bufs)
+        if self._single:
+            return Array._wrap(outs[0], self._out_avals[0])
+        wrap = Array._wrap
+        return tree_util.tree_unflatten(
+            self._out_tree, [wrap(o, a) for o, a in zip(outs, self._out_avals, strict=True)]
+        )
+
+
+def _placed(buf: Any, sharding: Any) -> Any:
+    """`buf` with `sharding`: equal shardings pass, others are moved (never crash XLA)."""
+    return buf if buf.sharding == sharding else _bridge.reshard(buf, sharding)
 
 
 def explain_miss(name: str, signature: Signature, seen: Sequence[Signature]) -> str:
