@@ -24,6 +24,7 @@ nox.options.sessions = [
     "layers",
     "tests",
     "tests_all",
+    "xla",
     "acceptance",
     "docs",
     "size",
@@ -86,6 +87,16 @@ def tests_all(session: nox.Session) -> None:
         DEFAULT_MARKERS,
         *session.posargs,
     )
+
+
+@nox.session(python=PY, tags=["ci"])
+def xla(session: nox.Session) -> None:
+    """lamina-core's oracle corpus with Lamina's numbers computed on XLA (jitted, via the runtime)."""
+    install_all(session, "test", "oracle")
+    session.run(
+        "pytest", "packages/lamina-core/tests", "-m", "oracle", "--lamina-execute=xla-jit",
+        "-q", "-p", "no:cacheprovider", *session.posargs,
+    )  # fmt: skip
 
 
 @nox.session(python=PY)

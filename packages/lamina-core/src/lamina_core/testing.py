@@ -30,11 +30,22 @@ def _tolerance(dtype: np.dtype) -> dict[str, float]:
     return {"rtol": 2e-6, "atol": 2e-6}
 
 
+Evaluator = Callable[[lamina_core.ClosedJaxpr, Sequence[Any]], Sequence[Any]]
+"""How `Oracle.check` computes Lamina's numbers for a traced program and flat arguments."""
+
+
+def reference_evaluator(closed: lamina_core.ClosedJaxpr, args: Sequence[Any]) -> Sequence[Any]:
+    """The NumPy reference evaluator (or whatever eager evaluator is installed)."""
+    return eval_jaxpr(closed.jaxpr, closed.consts, *args)
+
+
 @dataclass(frozen=True)
 class Oracle:
     jax: ModuleType
     jnp: ModuleType
     lax: ModuleType
+    evaluate: Evaluator = reference_evaluator
+    """Swapped by test configurations that run the same corpus on XLA (lamina-runtime)."""
 
     def make_jaxpr_text(self, program: Program, *args: Any, **kwargs: Any) -> str:
         return str(self.jax.make_jaxpr(program(self.jnp, self.lax), **kwargs)(*args))
@@ -58,7 +69,7 @@ class Oracle:
         if numerics:
             dynamic = [a for i, a in enumerate(args) if i not in static_argnums]
             flat_args = lamina_core.tree_util.tree_leaves(dynamic)
-            got = eval_jaxpr(ours.jaxpr, ours.consts, *flat_args)
+            got = self.evaluate(ours, flat_args)
             want = self.jax.tree_util.tree_leaves(
                 self.jax.jit(program(self.jnp, self.lax), static_argnums=static_argnums)(*args)
             )
