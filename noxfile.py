@@ -91,7 +91,7 @@ def tests_all(session: nox.Session) -> None:
 
 @nox.session(python=PY, tags=["ci"])
 def xla(session: nox.Session) -> None:
-    """lamina-core's oracle corpus with Lamina's numbers computed on XLA (jitted, via the runtime)."""
+    """lamina-core's oracle corpus with Lamina's numbers computed on XLA (jitted by the runtime)."""
     install_all(session, "test", "oracle")
     session.run(
         "pytest", "packages/lamina-core/tests", "-m", "oracle", "--lamina-execute=xla-jit",

@@ -58,7 +58,7 @@ class Oracle:
         numerics: bool = True,
     ) -> lamina_core.ClosedJaxpr:
         """Lamina prints JAX's jaxpr byte for byte and evaluates to JAX's numbers."""
-        ours = lamina_core.make_jaxpr(
+        ours: lamina_core.ClosedJaxpr = lamina_core.make_jaxpr(
             program(lamina_core.numpy, lamina_core.lax), static_argnums=static_argnums
         )(*args)
         theirs = self.jax.make_jaxpr(program(self.jnp, self.lax), static_argnums=static_argnums)(
@@ -79,9 +79,11 @@ class Oracle:
                 g = np.asarray(to_numpy(g))
                 assert g.shape == w.shape, (g.shape, w.shape)
                 assert g.dtype == w.dtype, (g.dtype, w.dtype)
+                tolerance = _tolerance(w.dtype)
                 np.testing.assert_allclose(
                     g.astype(np.float64) if g.dtype.kind == "V" else g,
                     w.astype(np.float64) if w.dtype.kind == "V" else w,
-                    **_tolerance(w.dtype),
+                    rtol=tolerance["rtol"],
+                    atol=tolerance["atol"],
                 )
         return ours
