@@ -1,4 +1,3 @@
 """`lamina.dtypes`: dtypes and type promotion, as `jax.dtypes`."""
 
 from lamina_core.dtypes import *  # noqa: F403  (this module is the public alias)
-from lamina_core.dtypes import __all__ as __all__

@@ -1,4 +1,3 @@
 """`lamina.tree_util`: pytrees, as `jax.tree_util`."""
 
 from lamina_core.tree_util import *  # noqa: F403  (this module is the public alias)
-from lamina_core.tree_util import __all__ as __all__

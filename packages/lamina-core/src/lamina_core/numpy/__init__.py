@@ -46,16 +46,16 @@ __all__ = [
     "inf",
     "nan",
     "pi",
-    *_scalar_types.__all__,
-    *_creation.__all__,
-    *_cumulative.__all__,
-    *_linalg.__all__,
-    *_reductions.__all__,
-    *_shape.__all__,
-    *_sorting.__all__,
-    *_ufuncs.__all__,
-    *_ufuncs_composite.__all__,
 ]
+__all__ += _scalar_types.__all__
+__all__ += _creation.__all__
+__all__ += _cumulative.__all__
+__all__ += _linalg.__all__
+__all__ += _reductions.__all__
+__all__ += _shape.__all__
+__all__ += _sorting.__all__
+__all__ += _ufuncs.__all__
+__all__ += _ufuncs_composite.__all__
 
 _TRACER_METHODS: dict[str, Callable[..., Any]] = {
     "add": _ufuncs.add,

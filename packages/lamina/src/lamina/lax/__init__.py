@@ -1,4 +1,17 @@
-"""`lamina.lax`: JAX's `lax` API."""
+"""`lamina.lax`: JAX's `lax` API.
 
-from lamina_core.lax import *  # noqa: F403  (this module is the public alias)
-from lamina_core.lax import __all__ as __all__
+The public alias of `lamina_core.lax`, re-exported family by family so that type
+checkers see every name.
+"""
+
+from lamina_core.lax._cumulative import *  # noqa: F403
+from lamina_core.lax._elementwise import *  # noqa: F403
+from lamina_core.lax._joining import *  # noqa: F403
+from lamina_core.lax._linalg import *  # noqa: F403
+from lamina_core.lax._reductions import *  # noqa: F403
+from lamina_core.lax._selection import *  # noqa: F403
+from lamina_core.lax._shape import *  # noqa: F403
+from lamina_core.lax._slicing import *  # noqa: F403
+from lamina_core.lax._sorting import *  # noqa: F403
+from lamina_core.lax._structural import *  # noqa: F403
+from lamina_core.lax._transcendental import *  # noqa: F403

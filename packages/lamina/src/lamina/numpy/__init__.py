@@ -1,4 +1,16 @@
-"""`lamina.numpy`: the NumPy-compatible API (`import lamina.numpy as jnp`)."""
+"""`lamina.numpy`: the NumPy-compatible API (`import lamina.numpy as jnp`).
 
-from lamina_core.numpy import *  # noqa: F403  (this module is the public alias)
-from lamina_core.numpy import __all__ as __all__
+The public alias of `lamina_core.numpy`, re-exported family by family so that type
+checkers see every name.
+"""
+
+from lamina_core.numpy import Array, ArrayLike, DTypeLike, e, inf, nan, pi  # noqa: F401
+from lamina_core.numpy._creation import *  # noqa: F403
+from lamina_core.numpy._cumulative import *  # noqa: F403
+from lamina_core.numpy._linalg import *  # noqa: F403
+from lamina_core.numpy._reductions import *  # noqa: F403
+from lamina_core.numpy._scalar_types import *  # noqa: F403
+from lamina_core.numpy._shape import *  # noqa: F403
+from lamina_core.numpy._sorting import *  # noqa: F403
+from lamina_core.numpy._ufuncs import *  # noqa: F403
+from lamina_core.numpy._ufuncs_composite import *  # noqa: F403
