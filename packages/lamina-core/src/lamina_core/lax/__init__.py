@@ -9,6 +9,8 @@ from lamina_core.lax._cumulative import *  # noqa: F403
 from lamina_core.lax._cumulative import __all__ as _cumulative_all
 from lamina_core.lax._elementwise import *  # noqa: F403
 from lamina_core.lax._elementwise import __all__ as _elementwise_all
+from lamina_core.lax._gather_scatter import *  # noqa: F403
+from lamina_core.lax._gather_scatter import __all__ as _gather_scatter_all
 from lamina_core.lax._joining import *  # noqa: F403
 from lamina_core.lax._joining import __all__ as _joining_all
 from lamina_core.lax._linalg import *  # noqa: F403
@@ -31,6 +33,7 @@ from lamina_core.lax._transcendental import __all__ as _transcendental_all
 __all__ = [
     *_cumulative_all,
     *_elementwise_all,
+    *_gather_scatter_all,
     *_joining_all,
     *_linalg_all,
     *_reductions_all,

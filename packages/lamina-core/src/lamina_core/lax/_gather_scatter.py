@@ -1,0 +1,757 @@
+"""Gather and scatter: `gather`, `scatter`, `scatter-add`, `-sub`, `-mul`, `-min` and `-max`.
+
+The primitives carry XLA's dimension numbers with JAX's names and the index vector always in
+the last dimension of the indices. The scatters combine updates with the operand through an
+`update_jaxpr` on scalars (None for `scatter`, which replaces), traced once per function and
+scalar type and then shared, so two equations of one kind hold the same jaxpr and print it
+once, as `let jaxpr = ... in`, as JAX's do. Out-of-bounds indices follow `GatherScatterMode`;
+the NumPy references (in `_gather_scatter_refs`) reproduce XLA for each mode.
+"""
+
+from __future__ import annotations
+
+import enum
+import itertools
+import weakref
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+import numpy as np
+
+from lamina_core import dtypes
+from lamina_core.avals import AbstractValue, ShapedArray
+from lamina_core.config import config
+from lamina_core.evaluate import reference_impl
+from lamina_core.jaxpr import DebugInfo, Jaxpr, Literal
+from lamina_core.lax import _checks as c
+from lamina_core.lax import _gather_scatter_refs as refs
+from lamina_core.lax._elementwise import add, max, min, mul, sub
+from lamina_core.lax._shape import canonical_shape
+from lamina_core.lax._structural import full
+from lamina_core.lax._types import Array
+from lamina_core.primitive import Primitive
+from lamina_core.rules import abstract_eval_rules, impl_rules
+from lamina_core.staging import trace_to_jaxpr
+from lamina_core.tracing import Tracer
+from lamina_core.values import typeof
+
+
+class GatherScatterMode(enum.Enum):
+    """What gather and scatter do with indices whose window does not fit in the operand.
+
+    `CLIP` moves the window inside; `FILL_OR_DROP` gathers the fill value for it, or drops
+    the update; `PROMISE_IN_BOUNDS` leaves it to the backend (XLA clamps gathers and drops
+    scatters). `ONE_HOT` exists for parity with JAX's enum and is not supported here.
+    """
+
+    CLIP = enum.auto()
+    FILL_OR_DROP = enum.auto()
+    PROMISE_IN_BOUNDS = enum.auto()
+    ONE_HOT = enum.auto()
+
+    @staticmethod
+    def from_any(s: str | GatherScatterMode | None) -> GatherScatterMode:
+        """The mode for `s`: a mode, `'clip'`, `'fill'`/`'drop'`/None, `'promise_in_bounds'`."""
+        if isinstance(s, GatherScatterMode):
+            return s
+        named = {
+            "clip": GatherScatterMode.CLIP,
+            None: GatherScatterMode.FILL_OR_DROP,
+            "fill": GatherScatterMode.FILL_OR_DROP,
+            "drop": GatherScatterMode.FILL_OR_DROP,
+            "promise_in_bounds": GatherScatterMode.PROMISE_IN_BOUNDS,
+            "one_hot": GatherScatterMode.ONE_HOT,
+        }
+        mode = named.get(s)
+        if mode is None:
+            raise ValueError(f'Unknown gather mode "{s}"')
+        return mode
+
+
+@dataclass(frozen=True, slots=True)
+class GatherDimensionNumbers:
+    """How the dimensions of a gather's operand, indices and output correspond.
+
+    The fields are XLA's; the index vector is always the last dimension of the indices.
+    Values are kept as given (JAX prints them so), normally tuples of ints.
+    """
+
+    offset_dims: tuple[int, ...]
+    """Output dimensions that index into a slice of the operand (ascending)."""
+    collapsed_slice_dims: tuple[int, ...]
+    """Operand dimensions of slice size 1 that the output does not keep (ascending)."""
+    start_index_map: tuple[int, ...]
+    """For each component of an index vector, the operand dimension it starts."""
+    operand_batching_dims: tuple[int, ...] = ()
+    """Operand dimensions paired with `start_indices_batching_dims` (ascending)."""
+    start_indices_batching_dims: tuple[int, ...] = ()
+    """Indices dimensions paired, in order, with `operand_batching_dims`."""
+
+
+@dataclass(frozen=True, slots=True)
+class ScatterDimensionNumbers:
+    """How the dimensions of a scatter's operand, indices and updates correspond (XLA's)."""
+
+    update_window_dims: Sequence[int]
+    """Dimensions of the updates that are window dimensions (ascending)."""
+    inserted_window_dims: Sequence[int]
+    """Size-1 operand window dimensions the updates do not have (ascending)."""
+    scatter_dims_to_operand_dims: Sequence[int]
+    """For each component of an index vector, the operand dimension it starts."""
+    operand_batching_dims: Sequence[int] = ()
+    """Operand dimensions paired with `scatter_indices_batching_dims` (ascending)."""
+    scatter_indices_batching_dims: Sequence[int] = ()
+    """Indices dimensions paired, in order, with `operand_batching_dims`."""
+
+
+gather_p: Final = Primitive("gather")
+scatter_p: Final = Primitive("scatter")
+scatter_add_p: Final = Primitive("scatter-add")
+scatter_sub_p: Final = Primitive("scatter-sub")
+scatter_mul_p: Final = Primitive("scatter-mul")
+scatter_min_p: Final = Primitive("scatter-min")
+scatter_max_p: Final = Primitive("scatter-max")
+
+SCATTERS: Final = (
+    scatter_p,
+    scatter_add_p,
+    scatter_sub_p,
+    scatter_mul_p,
+    scatter_min_p,
+    scatter_max_p,
+)
+
+
+# --- dimension-number checks (XLA's shape inference, with JAX's messages) -------------------
+
+
+def _sorted(dims: Sequence[int], op: str, name: str) -> None:
+    if any(b < a for a, b in itertools.pairwise(dims)):
+        raise TypeError(f"{name} in {op} op must be sorted; got {dims}")
+
+
+def _in_range(dims: Sequence[int], rank: int, op: str, name: str) -> None:
+    for d in dims:
+        if d < 0 or d >= rank:
+            raise TypeError(f"Invalid {name} set in {op} op; valid range is [0, {rank}); got: {d}.")
+
+
+def _sorted_in_range(dims: Sequence[int], rank: int, op: str, name: str) -> None:
+    # As in JAX: only the ends are looked at, after the dims were checked to be sorted.
+    if dims and (dims[0] < 0 or dims[-1] >= rank):
+        bad = dims[0] if dims[0] < 0 else dims[-1]
+        raise TypeError(f"Invalid {name} set in {op} op; valid range is [0, {rank}); got: {bad}.")
+
+
+def _unique(dims: Sequence[int], op: str, name: str) -> None:
+    if len(set(dims)) != len(dims):
+        raise TypeError(f"{name} in {op} op must not repeat; got: {dims}.")
+
+
+def _disjoint(a: Sequence[int], b: Sequence[int], op: str, name_a: str, name_b: str) -> None:
+    if not set(a).isdisjoint(b):
+        raise TypeError(f"{name_a} and {name_b} in {op} op must be disjoint; got: {a} and {b}.")
+
+
+def _check_indices_dtype(indices: ShapedArray) -> None:
+    if c.kind_of(indices.dtype) not in c.INT:
+        raise ValueError("indices must have an integer type")
+
+
+def _check_batching(
+    op: str,
+    operand: ShapedArray,
+    indices: ShapedArray,
+    operand_dims: Sequence[int],
+    indices_dims: Sequence[int],
+    indices_name: str,
+) -> None:
+    title = op.capitalize()
+    _unique(indices_dims, op, indices_name)
+    _in_range(indices_dims, indices.ndim, op, indices_name)
+    if indices.ndim - 1 in indices_dims:
+        raise TypeError(
+            f"{title} op cannot have the index vector dimension as a batching dimension; "
+            f"got {indices_dims}."
+        )
+    if len(operand_dims) != len(indices_dims):
+        sep = "" if op == "gather" else " "
+        raise TypeError(
+            f"{title} op requires equal numbers of operand_batching_dims and {indices_name}, "
+            f"got {operand_dims} and{sep}{indices_dims}."
+        )
+    operand_batch = tuple(operand.shape[i] for i in operand_dims)
+    indices_batch = tuple(indices.shape[i] for i in indices_dims)
+    if operand_batch != indices_batch:
+        raise TypeError(
+            f"{title} op requires operand batching dimensions and indices batching dimensions "
+            f"to have the same shape, got {operand_batch} and {indices_batch}."
+        )
+
+
+@abstract_eval_rules.register(gather_p)
+def _gather_abstract_eval(
+    operand: AbstractValue,
+    indices: AbstractValue,
+    *,
+    dimension_numbers: GatherDimensionNumbers,
+    slice_sizes: Sequence[int],
+    unique_indices: bool,
+    indices_are_sorted: bool,
+    mode: GatherScatterMode,
+    fill_value: Any,
+) -> ShapedArray:
+    x = c.array_aval("gather", operand)
+    idx = c.array_aval("gather", indices)
+    _check_indices_dtype(idx)
+    dn = dimension_numbers
+    offset_dims, collapsed = dn.offset_dims, dn.collapsed_slice_dims
+    if idx.ndim < 1:
+        raise TypeError(
+            f"Gather index leaf dimension must be within [0, rank(indices) + 1). rank(indices) "
+            f"is {idx.ndim} and gather index leaf dimension is {idx.ndim - 1}."
+        )
+    _sorted(offset_dims, "gather", "offset_dims")
+    _unique(offset_dims, "gather", "offset_dims")
+    out_rank = len(offset_dims) + idx.ndim - 1
+    for i, d in enumerate(offset_dims):
+        if d < 0 or d >= out_rank:
+            raise TypeError(
+                f"Offset dimension {i} in gather op is out of bounds; got {d}, but should "
+                f"have been in [0, {out_rank})"
+            )
+    if len(dn.start_index_map) != idx.shape[-1]:
+        raise TypeError(
+            f"Gather op has {len(dn.start_index_map)} elements in start_index_map and the "
+            f"bound of dimension index_vector_dim={idx.ndim - 1} of indices is "
+            f"{idx.shape[-1]}. These two numbers must be equal."
+        )
+    for i, d in enumerate(dn.start_index_map):
+        if d < 0 or d >= x.ndim:
+            raise TypeError(f"Invalid start_index_map; domain is [0, {x.ndim}), got: {i}->{d}.")
+    _unique(dn.start_index_map, "gather", "start_index_map")
+    _sorted(collapsed, "gather", "collapsed_slice_dims")
+    _sorted_in_range(collapsed, x.ndim, "gather", "collapsed_slice_dims")
+    _unique(collapsed, "gather", "collapsed_slice_dims")
+    batching = dn.operand_batching_dims
+    _unique(batching, "gather", "operand_batching_dims")
+    _sorted(batching, "gather", "operand_batching_dims")
+    _sorted_in_range(batching, x.ndim, "gather", "operand_batching_dims")
+    _disjoint(collapsed, batching, "gather", "collapsed_slice_dims", "operand_batching_dims")
+    _disjoint(dn.start_index_map, batching, "gather", "start_index_map", "operand_batching_dims")
+    _check_batching(
+        "gather", x, idx, batching, dn.start_indices_batching_dims, "start_indices_batching_dims"
+    )
+    if x.ndim != len(slice_sizes):
+        raise TypeError(
+            f"Gather op must have one slice size for every input dimension; got: "
+            f"len(slice_sizes)={len(slice_sizes)}, input_shape.rank={x.ndim}"
+        )
+    if len(slice_sizes) != len(offset_dims) + len(collapsed) + len(batching):
+        raise TypeError(
+            f"All components of the offset index in a gather op must either be a offset "
+            f"dimension or explicitly collapsed/batching; got len(slice_sizes)="
+            f"{len(slice_sizes)}, output_slice_sizes={offset_dims}, collapsed_slice_dims="
+            f"{collapsed}, operand_batching_dims={batching}."
+        )
+    if idx.size:
+        for i, (size, bound) in enumerate(zip(slice_sizes, x.shape, strict=True)):
+            if not 0 <= size <= bound:
+                raise TypeError(
+                    f"Slice size at index {i} in gather op is out of range, must be within "
+                    f"[0, {bound} + 1), got {size}."
+                )
+    for i, d in enumerate(collapsed):
+        if slice_sizes[d] != 1:
+            raise TypeError(
+                f"Gather op can only collapse slice dims with bound 1, but bound is "
+                f"{slice_sizes[d]} for index {d} at position {i}."
+            )
+    for i, d in enumerate(batching):
+        if slice_sizes[d] > 1:
+            raise TypeError(
+                f"Gather op can only have operand batching dims with bound 0/1, but bound is "
+                f"{slice_sizes[d]} for index {d} at position {i}."
+            )
+    return ShapedArray(_gather_shape(idx, dn, slice_sizes), x.dtype, x.weak_type)
+
+
+def _gather_shape(
+    indices: ShapedArray, dn: GatherDimensionNumbers, slice_sizes: Sequence[int]
+) -> tuple[int, ...]:
+    batch = iter(indices.shape[:-1])
+    dropped = set(dn.collapsed_slice_dims) | set(dn.operand_batching_dims)
+    window = iter(s for i, s in enumerate(slice_sizes) if i not in dropped)
+    rank = len(dn.offset_dims) + indices.ndim - 1
+    return tuple(next(window) if i in dn.offset_dims else next(batch) for i in range(rank))
+
+
+@impl_rules.register(gather_p)
+def _gather_impl(
+    operand: np.ndarray,
+    indices: np.ndarray,
+    *,
+    dimension_numbers: GatherDimensionNumbers,
+    slice_sizes: Sequence[int],
+    unique_indices: bool,
+    indices_are_sorted: bool,
+    mode: GatherScatterMode,
+    fill_value: Any,
+) -> np.ndarray:
+    if mode == GatherScatterMode.ONE_HOT:
+        raise NotImplementedError("gather: mode ONE_HOT is not supported")
+    dn = dimension_numbers
+    fill = _default_fill(np.asarray(operand).dtype, fill_value)
+    out_shape = _gather_shape(typeof(indices), dn, slice_sizes)  # type: ignore[arg-type]  # an array
+    return refs.gather(
+        operand,
+        indices,
+        offset_dims=dn.offset_dims,
+        collapsed_slice_dims=dn.collapsed_slice_dims,
+        start_index_map=dn.start_index_map,
+        operand_batching_dims=dn.operand_batching_dims,
+        start_indices_batching_dims=dn.start_indices_batching_dims,
+        slice_sizes=slice_sizes,
+        out_shape=out_shape,
+        fill_value=fill if mode == GatherScatterMode.FILL_OR_DROP else None,
+    )
+
+
+def _default_fill(dtype: np.dtype, fill_value: Any) -> Any:
+    """JAX's fill value for out-of-bounds gathers of `dtype`: NaN, the most negative integer,
+    the largest unsigned integer, or True."""
+    if fill_value is not None:
+        return fill_value
+    kind = c.kind_of(dtype)
+    if kind in c.INEXACT:
+        return np.nan
+    if kind == "i":
+        return int(dtypes.iinfo(dtype).min)
+    if kind == "u":
+        return int(dtypes.iinfo(dtype).max)
+    if kind == "b":
+        return True
+    raise ValueError(f"Unsupported dtype for gather fill_value {dtype}")
+
+
+# --- scatter --------------------------------------------------------------------------------
+
+
+def _scatter_abstract_eval(
+    operand: AbstractValue,
+    indices: AbstractValue,
+    updates: AbstractValue,
+    *,
+    update_jaxpr: Jaxpr | None,
+    update_consts: Sequence[Any],
+    dimension_numbers: ScatterDimensionNumbers,
+    indices_are_sorted: bool,
+    unique_indices: bool,
+    mode: GatherScatterMode,
+) -> ShapedArray:
+    x = c.array_aval("scatter", operand)
+    idx = c.array_aval("scatter", indices)
+    upd = c.array_aval("scatter", updates)
+    _check_indices_dtype(idx)
+    c.check_same_dtypes("scatter", [x, upd])
+    dn = dimension_numbers
+    window_dims, inserted = tuple(dn.update_window_dims), tuple(dn.inserted_window_dims)
+    batching, to_operand = tuple(dn.operand_batching_dims), tuple(dn.scatter_dims_to_operand_dims)
+    if idx.ndim < 1:
+        raise TypeError(
+            f"Scatter index leaf dimension must be within [0, rank(indices) + 1). "
+            f"rank(indices) is {idx.ndim} and scatter index leaf dimension is {idx.ndim - 1}."
+        )
+    expected_rank = idx.ndim - 1 + len(window_dims)
+    if upd.ndim != expected_rank:
+        raise TypeError(f"Updates tensor must be of rank {expected_rank}; got {upd.ndim}.")
+    for dims, rank, name in (
+        (window_dims, upd.ndim, "update_window_dims"),
+        (inserted, x.ndim, "inserted_window_dims"),
+    ):
+        _sorted(dims, "scatter", name)
+        _unique(dims, "scatter", name)
+        _sorted_in_range(dims, rank, "scatter", name)
+    _sorted(batching, "scatter", "operand_batching_dims")
+    _unique(batching, "scatter", "operand_batching_dims")
+    _sorted_in_range(batching, x.ndim, "scatter", "operand_batching_dims")
+    _disjoint(inserted, batching, "scatter", "inserted_window_dims", "operand_batching_dims")
+    _disjoint(
+        to_operand, batching, "scatter", "scatter_dims_to_operand_dims", "operand_batching_dims"
+    )
+    indices_batching = tuple(dn.scatter_indices_batching_dims)
+    _check_batching("scatter", x, idx, batching, indices_batching, "scatter_indices_batching_dims")
+    scatter_update_dims = [d for d in range(upd.ndim) if d not in window_dims]
+    operand_batch = tuple(x.shape[i] for i in batching)
+    update_batch = tuple(upd.shape[scatter_update_dims[i]] for i in indices_batching)
+    if operand_batch != update_batch:
+        raise TypeError(
+            f"Scatter op requires operand batching dimensions and updates batching dimensions "
+            f"to have the same shape, got {operand_batch} and {update_batch}."
+        )
+    window_size = len(window_dims) + len(inserted) + len(batching)
+    if x.ndim != window_size:
+        raise TypeError(
+            f"Scatter op has window of size {window_size}; doesn't match operand of rank {x.ndim}."
+        )
+    if len(to_operand) != idx.shape[-1]:
+        raise TypeError(
+            f"Scatter op has {len(to_operand)} elements in scatter_dims_to_operand_dims and "
+            f"the bound of dimension index_vector_dim={idx.ndim - 1} of indices is "
+            f"{idx.shape[-1]}. These two numbers must be equal"
+        )
+    for i, d in enumerate(to_operand):
+        if d < 0 or d >= x.ndim:
+            raise TypeError(
+                f"Invalid scatter_dims_to_operand_dims mapping; domain is [0, {x.ndim}), "
+                f"got: {i}->{d}."
+            )
+    _unique(to_operand, "scatter", "scatter_dims_to_operand_dims")
+    dropped = set(inserted) | set(batching)
+    max_sizes = [s for i, s in enumerate(x.shape) if i not in dropped]
+    for bound, d in zip(max_sizes, window_dims, strict=False):
+        if bound < upd.shape[d]:
+            raise TypeError(
+                f"Bounds of the window dimensions of updates must not exceed the bounds of the "
+                f"corresponding dimensions of operand. For dimension {d}, updates bound is "
+                f"{upd.shape[d]}, operand bound is {bound}."
+            )
+    for d, bound in zip(scatter_update_dims, idx.shape[:-1], strict=False):
+        if upd.shape[d] != bound:
+            raise TypeError(
+                f"Bounds of the scatter dimensions of updates must be the same as the bounds "
+                f"of the corresponding dimensions of scatter indices. For scatter dimension "
+                f"{d}, updates bound is {upd.shape[d]}, indices bound is {bound}."
+            )
+    return ShapedArray(x.shape, x.dtype, x.weak_type)
+
+
+_ACCUMULATE: Final[dict[Primitive, np.ufunc]] = {
+    scatter_add_p: np.add,
+    scatter_sub_p: np.subtract,
+    scatter_mul_p: np.multiply,
+    scatter_min_p: np.minimum,
+    scatter_max_p: np.maximum,
+}
+
+
+def _scalar_combine(jaxpr: Jaxpr, consts: Sequence[Any]) -> refs.Combine:
+    """`update_jaxpr` as a NumPy function of two scalars, run with the reference rules."""
+
+    def combine(old: np.ndarray, new: np.ndarray) -> np.ndarray:
+        env: dict[Any, Any] = dict(zip(jaxpr.constvars, consts, strict=True))
+        env.update(zip(jaxpr.invars, (old, new), strict=True))
+
+        def read(atom: Any) -> Any:
+            return atom.val if isinstance(atom, Literal) else env[atom]
+
+        for eqn in jaxpr.eqns:
+            out = reference_impl(eqn.primitive, [read(v) for v in eqn.invars], dict(eqn.params))
+            outs = out if eqn.primitive.multiple_results else [out]
+            env.update(zip(eqn.outvars, outs, strict=True))
+        (result,) = jaxpr.outvars
+        return np.asarray(read(result))
+
+    return combine
+
+
+def _scatter_impl_rule(prim: Primitive) -> Callable[..., np.ndarray]:
+    def impl(
+        operand: np.ndarray,
+        indices: np.ndarray,
+        updates: np.ndarray,
+        *,
+        update_jaxpr: Jaxpr | None,
+        update_consts: Sequence[Any],
+        dimension_numbers: ScatterDimensionNumbers,
+        indices_are_sorted: bool,
+        unique_indices: bool,
+        mode: GatherScatterMode,
+    ) -> np.ndarray:
+        if mode == GatherScatterMode.ONE_HOT:
+            raise NotImplementedError(f"{prim.name}: mode ONE_HOT is not supported")
+        dn = dimension_numbers
+        accumulate = _ACCUMULATE.get(prim)
+        combine = None
+        if accumulate is None and update_jaxpr is not None:
+            combine = _scalar_combine(update_jaxpr, update_consts)
+        return refs.scatter(
+            operand,
+            indices,
+            updates,
+            update_window_dims=tuple(dn.update_window_dims),
+            inserted_window_dims=tuple(dn.inserted_window_dims),
+            scatter_dims_to_operand_dims=tuple(dn.scatter_dims_to_operand_dims),
+            operand_batching_dims=tuple(dn.operand_batching_dims),
+            scatter_indices_batching_dims=tuple(dn.scatter_indices_batching_dims),
+            clip=mode == GatherScatterMode.CLIP,
+            accumulate=accumulate,
+            combine=combine,
+        )
+
+    return impl
+
+
+for _prim in SCATTERS:
+    abstract_eval_rules.set(_prim, _scatter_abstract_eval)
+    impl_rules.set(_prim, _scatter_impl_rule(_prim))
+
+
+# --- update computations --------------------------------------------------------------------
+
+
+class UpdateJaxprs:
+    """Traced update computations, one per (function, scalar type, tracing configuration).
+
+    Identity is intended: it owns the memo. Sharing one jaxpr between equations is what makes
+    them print it once, as JAX's cached `_reduction_jaxpr` does.
+    """
+
+    def __init__(self, max_size: int = 4096) -> None:
+        self._memo: dict[tuple[Any, ...], tuple[Jaxpr, tuple[Any, ...]]] = {}
+        self._max_size = max_size
+
+    def get(
+        self, computation: Callable[[Any, Any], Any], aval: ShapedArray
+    ) -> tuple[Jaxpr, tuple[Any, ...]]:
+        key = (computation, aval, config.trace_context())
+        found = self._memo.get(key)
+        if found is None:
+            found = self._trace(computation, aval)
+            if len(self._memo) >= self._max_size:
+                # Bounded, as JAX's cache is: the memo holds user functions alive.
+                del self._memo[next(iter(self._memo))]
+            self._memo[key] = found
+        return found
+
+    @staticmethod
+    def _trace(
+        computation: Callable[[Any, Any], Any], aval: ShapedArray
+    ) -> tuple[Jaxpr, tuple[Any, ...]]:
+        name = getattr(computation, "__name__", type(computation).__name__)
+        closed = trace_to_jaxpr(
+            lambda x, y: [computation(x, y)], (aval, aval), DebugInfo("reduction_jaxpr", name)
+        )
+        if any(isinstance(v, Tracer) for v in closed.consts):
+            raise NotImplementedError(
+                "Reduction computations can't close over Tracers. Please open an issue at "
+                "https://github.com/jax-ml/jax."
+            )
+        return closed.jaxpr, tuple(closed.consts)
+
+
+update_jaxprs: Final = UpdateJaxprs()
+
+
+def _scalar_aval(operand: Array) -> ShapedArray:
+    """The strongly typed scalar type of `operand`'s elements (JAX's `typeof(_const(x, 0))`)."""
+    aval = typeof(operand)
+    return ShapedArray((), aval.dtype)  # type: ignore[attr-defined]  # an array
+
+
+# --- lax functions --------------------------------------------------------------------------
+
+
+def gather(
+    operand: Array,
+    start_indices: Array,
+    dimension_numbers: GatherDimensionNumbers,
+    slice_sizes: Sequence[int],
+    *,
+    unique_indices: bool = False,
+    indices_are_sorted: bool = False,
+    mode: str | GatherScatterMode | None = None,
+    fill_value: Any = None,
+) -> Array:
+    """XLA's gather: slices of `operand` of `slice_sizes`, started at `start_indices`.
+
+    The mode defaults to `PROMISE_IN_BOUNDS`; in fill mode, `fill_value` defaults to NaN for
+    inexact types, the most negative signed integer, the largest unsigned one, or True.
+    """
+    parsed = GatherScatterMode.from_any(
+        GatherScatterMode.PROMISE_IN_BOUNDS if mode is None else mode
+    )
+    if parsed == GatherScatterMode.FILL_OR_DROP:
+        fill_value = _default_fill(typeof(operand).dtype, fill_value)  # type: ignore[attr-defined]  # an array
+    else:
+        fill_value = None
+    return gather_p.bind(
+        operand,
+        start_indices,
+        dimension_numbers=dimension_numbers,
+        slice_sizes=canonical_shape(slice_sizes),
+        unique_indices=bool(unique_indices),
+        indices_are_sorted=bool(indices_are_sorted),
+        mode=parsed,
+        fill_value=fill_value,
+    )
+
+
+def _bind_scatter(
+    prim: Primitive,
+    operand: Array,
+    scatter_indices: Array,
+    updates: Array,
+    dimension_numbers: ScatterDimensionNumbers,
+    computation: Callable[[Any, Any], Any] | None,
+    indices_are_sorted: bool,
+    unique_indices: bool,
+    mode: str | GatherScatterMode | None,
+) -> Array:
+    jaxpr: Jaxpr | None = None
+    consts: tuple[Any, ...] = ()
+    if computation is not None:
+        jaxpr, consts = update_jaxprs.get(computation, _scalar_aval(operand))
+    return prim.bind(
+        operand,
+        scatter_indices,
+        updates,
+        update_jaxpr=jaxpr,
+        update_consts=consts,
+        dimension_numbers=dimension_numbers,
+        indices_are_sorted=indices_are_sorted,
+        unique_indices=unique_indices,
+        mode=GatherScatterMode.from_any(mode),
+    )
+
+
+def _scatter_function(prim: Primitive, computation: Callable[[Any, Any], Any], what: str) -> Any:
+    def scatter_op(
+        operand: Array,
+        scatter_indices: Array,
+        updates: Array,
+        dimension_numbers: ScatterDimensionNumbers,
+        *,
+        indices_are_sorted: bool = False,
+        unique_indices: bool = False,
+        mode: str | GatherScatterMode | None = None,
+    ) -> Array:
+        return _bind_scatter(
+            prim,
+            operand,
+            scatter_indices,
+            updates,
+            dimension_numbers,
+            computation,
+            indices_are_sorted,
+            unique_indices,
+            mode,
+        )
+
+    name = prim.name.replace("-", "_")
+    scatter_op.__name__ = scatter_op.__qualname__ = name
+    scatter_op.__doc__ = (
+        f"XLA's scatter combining `updates` into `operand` by {what}; repeated indices combine "
+        f"in turn. The mode defaults to `FILL_OR_DROP` (out-of-bounds updates are dropped)."
+    )
+    return scatter_op
+
+
+scatter_add = _scatter_function(scatter_add_p, add, "addition")
+scatter_sub = _scatter_function(scatter_sub_p, sub, "subtraction")
+scatter_mul = _scatter_function(scatter_mul_p, mul, "multiplication")
+scatter_min = _scatter_function(scatter_min_p, min, "minimum")
+scatter_max = _scatter_function(scatter_max_p, max, "maximum")
+
+
+def scatter(
+    operand: Array,
+    scatter_indices: Array,
+    updates: Array,
+    dimension_numbers: ScatterDimensionNumbers,
+    *,
+    indices_are_sorted: bool = False,
+    unique_indices: bool = False,
+    mode: str | GatherScatterMode | None = None,
+) -> Array:
+    """XLA's scatter where `updates` replace the operand's elements (in an unspecified order
+    for repeated indices)."""
+    return _bind_scatter(
+        scatter_p,
+        operand,
+        scatter_indices,
+        updates,
+        dimension_numbers,
+        None,
+        indices_are_sorted,
+        unique_indices,
+        mode,
+    )
+
+
+class _ApplyComputations:
+    """The update computation for each unary function given to `scatter_apply`, kept (weakly)
+    so a function applied twice gives the same jaxpr. Identity is intended: it owns the memo."""
+
+    def __init__(self) -> None:
+        self._memo: weakref.WeakKeyDictionary[Any, Callable[[Any, Any], Any]] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    def get(self, func: Callable[[Any], Any]) -> Callable[[Any, Any], Any]:
+        try:
+            found = self._memo.get(func)
+        except TypeError:  # not weakly referenceable: no sharing
+            return lambda x, _: func(x)
+        if found is None:
+            # A weak reference: the computation must not keep `func`, the key, alive.
+            ref = weakref.ref(func)
+            found = self._memo[func] = lambda x, _: ref()(x)  # type: ignore[misc]  # alive while traced
+        return found
+
+
+_apply_computations: Final = _ApplyComputations()
+
+
+def scatter_apply(
+    operand: Array,
+    scatter_indices: Array,
+    func: Callable[[Any], Any],
+    dimension_numbers: ScatterDimensionNumbers,
+    *,
+    update_shape: Sequence[int] = (),
+    indices_are_sorted: bool = False,
+    unique_indices: bool = False,
+    mode: str | GatherScatterMode | None = None,
+) -> Array:
+    """`operand` with `func` applied at the scattered positions (again for each repeat)."""
+    dtype = typeof(operand).dtype  # type: ignore[attr-defined]  # an array
+    unused = full(update_shape, 0, dtype)
+    computation = _apply_computations.get(func)
+    jaxpr, consts = update_jaxprs.get(
+        computation, ShapedArray((), dtype, dtypes.is_weakly_typed(operand))
+    )
+    return scatter_p.bind(
+        operand,
+        scatter_indices,
+        unused,
+        update_jaxpr=jaxpr,
+        update_consts=consts,
+        dimension_numbers=dimension_numbers,
+        indices_are_sorted=indices_are_sorted,
+        unique_indices=unique_indices,
+        mode=GatherScatterMode.from_any(mode),
+    )
+
+
+__all__ = [
+    "GatherDimensionNumbers",
+    "GatherScatterMode",
+    "ScatterDimensionNumbers",
+    "gather",
+    "gather_p",
+    "scatter",
+    "scatter_add",
+    "scatter_add_p",
+    "scatter_apply",
+    "scatter_max",
+    "scatter_max_p",
+    "scatter_min",
+    "scatter_min_p",
+    "scatter_mul",
+    "scatter_mul_p",
+    "scatter_p",
+    "scatter_sub",
+    "scatter_sub_p",
+]
