@@ -6,8 +6,11 @@ fallback when the runtime is not installed).
 
 from lamina_core import source_info as _source_info
 from lamina_core.tracing import install_eager_impl as _install_eager_impl
+from lamina_runtime._version import __version__
 from lamina_runtime.api import block_until_ready, device_get, device_put, devices, local_devices
 from lamina_runtime.array import Array
+from lamina_runtime.cache_key import CacheKey, compilation_key
+from lamina_runtime.compilation_cache import CacheInfo, CompilationCache, default_cache_dir
 from lamina_runtime.eager import XLA_EAGER
 from lamina_runtime.executable import Executable, Runtime, runtime
 from lamina_runtime.jit import JitFunction, explain_cache_misses, jit
@@ -16,11 +19,12 @@ from lamina_runtime.stages import ArgInfo, Compiled, Lowered, Traced
 _source_info.register_internal_path(__file__)
 _install_eager_impl(XLA_EAGER)
 
-__version__ = "0.1.0"
-
 __all__ = [
     "ArgInfo",
     "Array",
+    "CacheInfo",
+    "CacheKey",
+    "CompilationCache",
     "Compiled",
     "Executable",
     "JitFunction",
@@ -29,6 +33,8 @@ __all__ = [
     "Traced",
     "__version__",
     "block_until_ready",
+    "compilation_key",
+    "default_cache_dir",
     "device_get",
     "device_put",
     "devices",

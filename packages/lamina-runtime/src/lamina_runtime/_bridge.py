@@ -18,8 +18,8 @@ mismatch on a multi-device executable crashes the process instead of raising).
 from __future__ import annotations
 
 import functools
-import hashlib
 import importlib.metadata
+import io
 import os
 from collections.abc import Sequence
 from typing import Any, Final
@@ -30,6 +30,8 @@ import jaxlib._jax as _jax  # [private] ArrayImpl, batched_device_put, array_res
 import numpy as np
 from jax.core import ShapedArray as JaxShapedArray  # [public] the aval type jaxlib's handlers use
 from jaxlib import xla_client as xc  # [semi] CompileOptions, DeviceList, DeviceAssignment
+from jaxlib.mlir import ir as mlir_ir  # [semi] MLIR bindings, for canonical cache-key bytecode
+from jaxlib.mlir import passmanager as mlir_passmanager  # [semi] the strip-debuginfo pass
 
 EXPECTED_JAXLIB: Final = "0.10.2"
 JAXLIB_VERSION: Final = importlib.metadata.version("jaxlib")  # [public] package metadata
@@ -217,17 +219,73 @@ def compiled_text(executable: Any) -> str:
 
 
 _FLAG_EXCLUDE: Final = ("--xla_dump", "--xla_force_host_platform_device_count")
+"""XLA flags that do not change the compiled code (dumps) or that the device count already
+keys (forced host devices), as in JAX's `xla_flags_to_exclude_from_cache_key`."""
 
 
-def environment_fingerprint(device_list: Sequence[Any], options: Any) -> str:
-    """What, besides the module, decides the compiled executable (for cache keys)."""
-    h = hashlib.sha256()
-    h.update(JAXLIB_VERSION.encode())
-    h.update(platform_version(device_list[0]).encode())
-    for flag in sorted(os.environ.get("XLA_FLAGS", "").split()):
-        if not flag.startswith(_FLAG_EXCLUDE):
-            h.update(flag.encode())
-    h.update(options.SerializeAsString())
-    for device in device_list:
-        h.update(device.device_kind.encode())
-    return h.hexdigest()
+def xla_flags() -> tuple[str, ...]:
+    """The `XLA_FLAGS` that decide compiled code, sorted (their order does not matter)."""
+    flags = os.environ.get("XLA_FLAGS", "").split()
+    return tuple(sorted(f for f in flags if not f.startswith(_FLAG_EXCLUDE)))
+
+
+def compilation_environment(device_list: Sequence[Any], options: Any) -> list[tuple[str, bytes]]:
+    """What, besides the module, decides the compiled executable: named cache-key components.
+
+    The device *kind* and count are keyed, not device ids: an executable for one CPU device
+    loads on any process's first CPU device.
+    """
+    client = device_list[0].client  # [semi]
+    kinds = sorted({d.device_kind for d in device_list})  # [semi] Device.device_kind
+    return [
+        ("compile options", options.SerializeAsString()),  # [semi] CompileOptions protobuf
+        ("jaxlib version", JAXLIB_VERSION.encode()),
+        ("platform", f"{client.platform} {client.platform_version}".encode()),
+        ("device kind", ",".join(kinds).encode()),
+        ("device count", str(len(device_list)).encode()),
+        ("xla flags", " ".join(xla_flags()).encode()),
+    ]
+
+
+def platform_description(device: Any) -> dict[str, str]:
+    """The facts an executable's portability depends on (for saved artifacts)."""
+    client = device.client  # [semi]
+    return {
+        "jaxlib": JAXLIB_VERSION,
+        "platform": str(client.platform),
+        "platform_version": str(client.platform_version),
+        "device_kind": str(device.device_kind),
+    }
+
+
+_STRIP_DEBUGINFO: Final = "builtin.module(strip-debuginfo)"
+
+
+def canonical_module_bytecode(module: Any, context: Any) -> bytes:
+    """`module` as bytecode that depends only on the program: the cache key's module component.
+
+    A copy is stripped of debug locations (file names, line numbers and name stacks differ
+    between callers of the same program) and its private functions are renamed by position
+    (their names carry per-process uniquing counters: JAX's `@clip_0` vs `@clip_1` spurious
+    misses). Public symbols (`@main`) and the module's own name are kept. [semi]
+    """
+    with context:
+        copy = module.operation.clone()
+        mlir_passmanager.PassManager.parse(_STRIP_DEBUGINFO).run(copy)
+        body = copy.regions[0].blocks[0]
+        private = [
+            op
+            for op in body.operations
+            if "sym_name" in op.attributes
+            and "sym_visibility" in op.attributes
+            and mlir_ir.StringAttr(op.attributes["sym_visibility"]).value == "private"
+        ]
+        # "#" never occurs in names lamina-mlir makes, so renaming cannot collide.
+        for index, op in enumerate(private):
+            old = mlir_ir.StringAttr(op.attributes["sym_name"]).value
+            new = f"#{index}"
+            mlir_ir.SymbolTable.replace_all_symbol_uses(old, new, copy)
+            mlir_ir.SymbolTable.set_symbol_name(op, new)
+        out = io.BytesIO()
+        copy.write_bytecode(file=out)
+    return out.getvalue()

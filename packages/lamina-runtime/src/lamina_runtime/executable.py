@@ -1,23 +1,31 @@
 """Compiled programs: from a lowered module to something that runs on a device.
 
 `Executable` is one compiled module with a fixed flat signature: const args first, then the
-real arguments. The `Runtime` owns the executable cache, keyed by the module's text without
-debug locations and without any constant values (they are arguments), plus what else decides
-the compiled code; so a new closure over new values of the same shapes reuses the executable.
+real arguments. The `Runtime` owns the executable caches, in memory and on disk, both keyed by
+`cache_key.compilation_key`: the module without debug locations and without any constant
+values (they are arguments), plus what else decides the compiled code; so a new closure over
+new values of the same shapes reuses the executable, in this process and in the next.
 """
 
 from __future__ import annotations
 
-import hashlib
 import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from lamina_core.avals import AbstractValue, ShapedArray
 from lamina_mlir import LoweredModule
 from lamina_runtime import _bridge
 from lamina_runtime.array import Array
+from lamina_runtime.cache_key import CacheKey, compilation_key
+from lamina_runtime.compilation_cache import (
+    CacheSettings,
+    CompilationCache,
+    configured_settings,
+    min_compile_time_secs,
+)
 
 
 def _array_aval(aval: AbstractValue, what: str) -> ShapedArray:
@@ -80,31 +88,58 @@ class Executable:
 
 
 class Runtime:
-    """Owns the compiled executables of this process. Identity is intended."""
+    """Owns the compiled executables of this process and the persistent cache. Identity is
+    intended.
 
-    def __init__(self) -> None:
+    Args:
+        cache: the persistent cache to use; by default (`"config"`) the one the configuration
+            names (`jax_compilation_cache_dir` and friends), looked up again when options
+            change; None for none.
+    """
+
+    def __init__(self, cache: CompilationCache | Literal["config"] | None = "config") -> None:
         self._executables: dict[str, Executable] = {}
         self._lock = threading.Lock()
+        self._cache_choice = cache
+        self._configured: tuple[CacheSettings | None, CompilationCache | None] | None = None
         self.compilations = 0
-        """How many modules were compiled (cache misses), for tests and diagnostics."""
+        """How many modules XLA compiled (misses of both caches), for tests and diagnostics."""
+        self.persistent_hits = 0
+        """How many executables came from the persistent cache."""
 
-    @staticmethod
-    def fingerprint(lowered: LoweredModule, device: Any, options: Any) -> str:
-        h = hashlib.sha256()
-        h.update(lowered.as_text(debug_info=False).encode())
-        h.update(_bridge.environment_fingerprint([device], options).encode())
-        return h.hexdigest()
+    @property
+    def persistent_cache(self) -> CompilationCache | None:
+        """The persistent cache compilations read and write now, or None."""
+        if self._cache_choice != "config":
+            return self._cache_choice
+        settings = configured_settings()
+        known = self._configured
+        if known is not None and known[0] == settings:
+            return known[1]
+        cache = (
+            None
+            if settings is None
+            else CompilationCache(settings.root, max_bytes=settings.max_bytes)
+        )
+        self._configured = (settings, cache)
+        return cache
+
+    def clear(self) -> None:
+        """Forget the in-memory executables (the persistent cache keeps its entries)."""
+        with self._lock:
+            self._executables.clear()
 
     def compile(self, lowered: LoweredModule, device: Any | None = None) -> Executable:
-        """The executable for `lowered` on `device`, compiled once per fingerprint."""
+        """The executable for `lowered` on `device`: from memory, from the persistent cache, or
+        compiled (and then written to the persistent cache)."""
         device = device or _bridge.default_device()
         options = _bridge.compile_options()
-        key = self.fingerprint(lowered, device, options)
+        key = compilation_key(lowered, [device], options)
         with self._lock:
-            known = self._executables.get(key)
+            known = self._executables.get(key.digest)
         if known is not None:
             return known
-        loaded = _bridge.compile(lowered.as_bytecode(), [device], options)
+        loaded = self._load_or_compile(lowered, key, device, options)
         executable = Executable(
             loaded,
             lowered.name,
@@ -112,11 +147,34 @@ class Runtime:
             tuple(_array_aval(a, "a constant") for a in lowered.const_args.avals),
             tuple(_array_aval(a, f"argument {i}") for i, a in enumerate(lowered.in_avals)),
             tuple(_array_aval(a, f"result {i}") for i, a in enumerate(lowered.out_avals)),
-            key,
+            key.digest,
         )
         with self._lock:
+            return self._executables.setdefault(key.digest, executable)
+
+    def _load_or_compile(
+        self, lowered: LoweredModule, key: CacheKey, device: Any, options: Any
+    ) -> Any:
+        cache = self.persistent_cache
+        if cache is not None:
+            blob = cache.get(key)
+            if blob is not None:
+                try:
+                    loaded = _bridge.deserialize_executable(blob, [device], options)
+                except Exception as err:  # jaxlib rejects it: the entry is no use to anyone
+                    cache.discard(key, f"jaxlib could not load it ({err})")
+                else:
+                    with self._lock:
+                        self.persistent_hits += 1
+                    return loaded
+        start = time.perf_counter()
+        loaded = _bridge.compile(lowered.as_bytecode(), [device], options)
+        elapsed = time.perf_counter() - start
+        with self._lock:
             self.compilations += 1
-            return self._executables.setdefault(key, executable)
+        if cache is not None and elapsed >= min_compile_time_secs.value:
+            cache.put(key, _bridge.serialize_executable(loaded), compile_time=elapsed)
+        return loaded
 
 
 _runtime = Runtime()
