@@ -6,6 +6,7 @@ fallback when the runtime is not installed).
 
 from lamina_core import source_info as _source_info
 from lamina_core.tracing import install_eager_impl as _install_eager_impl
+from lamina_runtime import aot
 from lamina_runtime._version import __version__
 from lamina_runtime.api import block_until_ready, device_get, device_put, devices, local_devices
 from lamina_runtime.array import Array
@@ -32,6 +33,7 @@ __all__ = [
     "Runtime",
     "Traced",
     "__version__",
+    "aot",
     "block_until_ready",
     "compilation_key",
     "default_cache_dir",

@@ -194,6 +194,15 @@ def executor(executable: Any, handlers: Sequence[Any]) -> Any:
     return run
 
 
+def serialize_compile_options(options: Any) -> bytes:
+    blob: bytes = options.SerializeAsString()  # [semi] CompileOptions protobuf
+    return blob
+
+
+def parse_compile_options(blob: bytes) -> Any:
+    return xc.CompileOptions.ParseFromString(blob)  # [semi]
+
+
 def serialize_executable(executable: Any) -> bytes:
     blob: bytes = executable.serialize()  # [semi]
     return blob
@@ -238,7 +247,7 @@ def compilation_environment(device_list: Sequence[Any], options: Any) -> list[tu
     client = device_list[0].client  # [semi]
     kinds = sorted({d.device_kind for d in device_list})  # [semi] Device.device_kind
     return [
-        ("compile options", options.SerializeAsString()),  # [semi] CompileOptions protobuf
+        ("compile options", serialize_compile_options(options)),
         ("jaxlib version", JAXLIB_VERSION.encode()),
         ("platform", f"{client.platform} {client.platform_version}".encode()),
         ("device kind", ",".join(kinds).encode()),

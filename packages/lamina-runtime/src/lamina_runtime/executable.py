@@ -62,6 +62,8 @@ class Executable:
     in_avals: tuple[ShapedArray, ...]
     out_avals: tuple[ShapedArray, ...]
     fingerprint: str
+    options: Any = None
+    """The compile options it was built with (loading a serialized copy needs them)."""
     handlers: list[Any] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -148,6 +150,7 @@ class Runtime:
             tuple(_array_aval(a, f"argument {i}") for i, a in enumerate(lowered.in_avals)),
             tuple(_array_aval(a, f"result {i}") for i, a in enumerate(lowered.out_avals)),
             key.digest,
+            options,
         )
         with self._lock:
             return self._executables.setdefault(key.digest, executable)

@@ -19,9 +19,11 @@ from lamina_core.jaxpr import ClosedJaxpr
 from lamina_core.jit import Staged
 from lamina_core.values import ShapeDtypeStruct, typeof
 from lamina_mlir import LoweredModule
-from lamina_runtime import _bridge
+from lamina_runtime import _bridge, artifact
+from lamina_runtime._version import __version__
 from lamina_runtime.executable import Executable, runtime
 from lamina_runtime.pipeline import lower_staged
+from lamina_runtime.tree_codec import encode_treedef
 
 if TYPE_CHECKING:
     from lamina_runtime.jit import JitFunction
@@ -115,23 +117,77 @@ class Lowered:
     def compile(self) -> Compiled:
         executable = runtime().compile(self._module)
         const_bufs = executable.put_consts(self._module.const_args.values)
-        return Compiled(self.name, executable, const_bufs, self.in_tree, self._staged)
+        return Compiled(
+            self.name,
+            executable,
+            const_bufs,
+            self.in_tree,
+            self._staged.out_tree,
+            donated=tuple(self._staged.donated_invars),
+        )
 
 
 class Compiled:
-    """A compiled jitted function with its constants on the device."""
+    """A compiled jitted function with its constants on the device.
+
+    `serialize()` saves it, constants included, as bytes that `lamina.aot.deserialize` loads in
+    another process without tracing, lowering or compiling.
+    """
 
     def __init__(self, name: str, executable: Executable, const_bufs: list[Any], in_tree: Any,
-                 staged: Staged) -> None:  # fmt: skip
+                 out_tree: Any, *, donated: tuple[bool, ...] = ()) -> None:  # fmt: skip
         self.name = name
         self._executable = executable
         self._const_bufs = const_bufs
         self.in_tree = in_tree
-        self._staged = staged
+        self.out_tree = out_tree
+        self._donated = donated or (False,) * len(executable.in_avals)
 
     @property
-    def out_tree(self) -> Any:
-        return self._staged.out_tree
+    def in_avals(self) -> Any:
+        """The flat arguments' types, in the input tree's structure."""
+        return tree_util.tree_unflatten(self.in_tree, self._executable.in_avals)
+
+    @property
+    def args_info(self) -> Any:
+        infos = [
+            ArgInfo(a.shape, a.dtype, a.weak_type, donated)
+            for a, donated in zip(self._executable.in_avals, self._donated, strict=True)
+        ]
+        return tree_util.tree_unflatten(self.in_tree, infos)
+
+    @property
+    def out_info(self) -> Any:
+        return tree_util.tree_unflatten(
+            self.out_tree, [_shape_dtype(a) for a in self._executable.out_avals]
+        )
+
+    def serialize(self) -> bytes:
+        """This compiled function as a self-contained artifact (see `lamina_runtime.artifact`).
+
+        Raises:
+            TreeCodecError: an argument or result is in a container other than tuple, list,
+                dict or None.
+        """
+        executable = self._executable
+        options = executable.options or _bridge.compile_options()
+        return artifact.encode(
+            artifact.Artifact(
+                name=self.name,
+                executable=_bridge.serialize_executable(executable.loaded),
+                compile_options=_bridge.serialize_compile_options(options),
+                built_with={
+                    "lamina": __version__,
+                    **_bridge.platform_description(executable.device),
+                },
+                in_tree=encode_treedef(self.in_tree, "(args, kwargs)"),
+                out_tree=encode_treedef(self.out_tree, "result"),
+                in_avals=executable.in_avals,
+                out_avals=executable.out_avals,
+                donated=self._donated,
+                consts=tuple(_bridge.to_host(b) for b in self._const_bufs),
+            )
+        )
 
     @property
     def input_shardings(self) -> Any:

@@ -1,0 +1,98 @@
+"""Saving and loading compiled functions: `serialize`/`deserialize`, `save`/`load`.
+
+    compiled = lamina.jit(f).lower(x).compile()
+    data = compiled.serialize()            # or lamina.aot.serialize(compiled)
+    g = lamina.aot.deserialize(data)       # in any process with the same jaxlib and platform
+    g(x)                                   # no tracing, no lowering, no compiling
+
+A saved function holds the serialized executable, its input and output tree structures and
+types, and the values of the constants it closed over (hoisted into arguments), so loading needs
+neither the Python function nor its closure. The format is `lamina_runtime.artifact`'s.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from lamina_core.avals import ShapedArray
+from lamina_runtime import _bridge, artifact
+from lamina_runtime.artifact import ArtifactError, IncompatibleArtifactError
+from lamina_runtime.executable import Executable
+from lamina_runtime.stages import Compiled
+from lamina_runtime.tree_codec import TreeCodecError, decode_treedef
+
+
+def serialize(compiled: Compiled) -> bytes:
+    """`compiled` as bytes: the same as `compiled.serialize()`."""
+    return compiled.serialize()
+
+
+def deserialize(data: bytes, *, device: Any = None) -> Compiled:
+    """Load a function saved by `serialize`, ready to call, on `device` (default: the first).
+
+    Raises:
+        ArtifactError: `data` is not a saved Lamina function, or is corrupted.
+        IncompatibleArtifactError: it was saved by another format version, or compiled by
+            another jaxlib or for another platform or device kind than this process has.
+    """
+    saved = artifact.decode(bytes(data))
+    device = device or _bridge.default_device()
+    artifact.check_compatible(saved.built_with, _bridge.platform_description(device), saved.name)
+    options = _bridge.parse_compile_options(saved.compile_options)
+    try:
+        loaded = _bridge.deserialize_executable(saved.executable, [device], options)
+    except Exception as err:  # jaxlib's own error types are not public
+        raise ArtifactError(
+            f"jaxlib could not load the executable of {saved.name!r}: {err}"
+        ) from err
+    executable = Executable(
+        loaded,
+        saved.name,
+        device,
+        tuple(ShapedArray(c.shape, c.dtype) for c in saved.consts),
+        saved.in_avals,
+        saved.out_avals,
+        f"aot:{saved.name}",
+        options,
+    )
+    return Compiled(
+        saved.name,
+        executable,
+        executable.put_consts(saved.consts),
+        decode_treedef(saved.in_tree),
+        decode_treedef(saved.out_tree),
+        donated=saved.donated,
+    )
+
+
+def save(compiled: Compiled, path: str | os.PathLike[str]) -> None:
+    """Write `compiled` to `path` (atomically: a reader never sees half a file)."""
+    target = Path(path)
+    data = compiled.serialize()
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}-", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def load(path: str | os.PathLike[str], *, device: Any = None) -> Compiled:
+    """Load the function saved at `path` (see `deserialize`)."""
+    return deserialize(Path(path).read_bytes(), device=device)
+
+
+__all__ = [
+    "ArtifactError",
+    "IncompatibleArtifactError",
+    "TreeCodecError",
+    "deserialize",
+    "load",
+    "save",
+    "serialize",
+]
