@@ -13,6 +13,8 @@ import numpy as _np
 from lamina_core.numpy import (
     _creation,
     _cumulative,
+    _index_update,
+    _indexing,
     _linalg,
     _reductions,
     _scalar_types,
@@ -23,6 +25,7 @@ from lamina_core.numpy import (
 )
 from lamina_core.numpy._creation import *  # noqa: F403
 from lamina_core.numpy._cumulative import *  # noqa: F403
+from lamina_core.numpy._indexing import *  # noqa: F403
 from lamina_core.numpy._linalg import *  # noqa: F403
 from lamina_core.numpy._reductions import *  # noqa: F403
 from lamina_core.numpy._scalar_types import *  # noqa: F403
@@ -50,6 +53,7 @@ __all__ = [
 __all__ += _scalar_types.__all__
 __all__ += _creation.__all__
 __all__ += _cumulative.__all__
+__all__ += _indexing.__all__
 __all__ += _linalg.__all__
 __all__ += _reductions.__all__
 __all__ += _shape.__all__
@@ -58,6 +62,8 @@ __all__ += _ufuncs.__all__
 __all__ += _ufuncs_composite.__all__
 
 _TRACER_METHODS: dict[str, Callable[..., Any]] = {
+    "getitem": _indexing.getitem,
+    "property:at": _index_update.at,
     "add": _ufuncs.add,
     "subtract": _ufuncs.subtract,
     "multiply": _ufuncs.multiply,

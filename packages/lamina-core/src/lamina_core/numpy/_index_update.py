@@ -1,0 +1,309 @@
+"""Indexed updates: `x.at[idx].set/add/subtract/multiply/divide/power/min/max/apply/get`.
+
+An update is the gather of `x[idx]` transposed into a scatter: the same indexer gives the
+scatter indices and dimension numbers, the values are promoted with `x`, broadcast to the
+shape of `x[idx]`, stripped of `None` axes and reversed where the index slices backwards,
+and the result is converted back to `x`'s dtype and weak type, as in JAX. Updates of an
+empty selection return `x` unchanged.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from lamina_core import dtypes
+from lamina_core import lax as _lax
+from lamina_core.lax._structural import _convert_element_type
+from lamina_core.numpy import _creation, _ufuncs, _ufuncs_composite
+from lamina_core.numpy._index_gather import to_gather
+from lamina_core.numpy._index_parse import NDIndexer
+from lamina_core.numpy._indexing import rewriting_take
+from lamina_core.numpy._promote import promote_dtypes
+from lamina_core.numpy._shape import broadcast_to, squeeze
+from lamina_core.numpy._util import Array, ArrayLike, dtype_of, shape_of
+
+Mode = str | _lax.GatherScatterMode | None
+ScatterOp = Callable[..., Array]
+
+
+def _safe_to_cast(value: Any, dtype: np.dtype) -> bool:
+    """Whether `value` converts to `dtype` without changing kind or losing range."""
+    source, weak = dtypes.result_type(value, return_weak_type_flag=True)
+    if weak:
+        return not (source.kind == "c" and dtype.kind != "c") and not (
+            source.kind == "f" and dtype.kind in "biu"
+        )
+    return dtypes.promote_types(source, dtype) == dtype
+
+
+def scatter_update(
+    x: ArrayLike,
+    idx: Any,
+    y: ArrayLike,
+    scatter_op: ScatterOp,
+    *,
+    indices_are_sorted: bool,
+    unique_indices: bool,
+    mode: Mode = None,
+    normalize_indices: bool = True,
+) -> Array:
+    """`x` with `x[idx] op= y`, computed functionally with `scatter_op`."""
+    x = _creation.asarray(x)
+    x_dtype = dtype_of(x)
+    if (
+        isinstance(y, int)
+        and dtypes.issubdtype(x_dtype, np.integer)
+        and dtypes.iinfo(x_dtype).min <= y <= dtypes.iinfo(x_dtype).max
+    ):
+        y = _creation.asarray(y, dtype=x_dtype)
+    else:
+        y = _creation.asarray(y)
+    indexer = NDIndexer.from_raw_indices(idx, shape_of(x)).expand_bool_indices()
+    weak_type = dtypes.is_weakly_typed(x)
+    if not _safe_to_cast(y, x_dtype):
+        warnings.warn(
+            f"scatter inputs have incompatible types: cannot safely cast value from "
+            f"dtype={dtype_of(y)} to dtype={x_dtype} with jax_numpy_dtype_promotion=standard. "
+            f"In future JAX releases this will result in an error.",
+            FutureWarning,
+            stacklevel=3,
+        )
+    g = to_gather(indexer, normalize_indices=normalize_indices)
+    if 0 in g.slice_shape:
+        return x
+    x, y = promote_dtypes(x, y)
+    y = broadcast_to(y, tuple(g.slice_shape))
+    if g.newaxis_dims:
+        y = squeeze(y, g.newaxis_dims)
+    if g.reversed_y_dims:
+        y = _lax.rev(y, g.reversed_y_dims)
+    if g.scalar_bool_dims:
+        x = _lax.expand_dims(x, g.scalar_bool_dims)
+    dnums = _lax.ScatterDimensionNumbers(
+        update_window_dims=g.dnums.offset_dims,
+        inserted_window_dims=g.dnums.collapsed_slice_dims,
+        scatter_dims_to_operand_dims=g.dnums.start_index_map,
+        operand_batching_dims=g.dnums.operand_batching_dims,
+        scatter_indices_batching_dims=g.dnums.start_indices_batching_dims,
+    )
+    out = scatter_op(
+        x,
+        g.gather_indices,
+        y,
+        dnums,
+        indices_are_sorted=g.indices_are_sorted or indices_are_sorted,
+        unique_indices=g.unique_indices or unique_indices,
+        mode=mode,
+    )
+    if g.scalar_bool_dims:
+        out = _lax.squeeze(out, g.scalar_bool_dims)
+    return _convert_element_type(out, x_dtype, weak_type)
+
+
+class IndexUpdateRef:
+    """`x.at[idx]`: the pure equivalents of `x[idx] = y`, `x[idx] += y`, ... and `x[idx]`.
+
+    Each method returns an updated copy of `x`. `mode` says what out-of-bounds indices do
+    (`GatherScatterMode`; updates drop them by default), `wrap_negative_indices=False` takes
+    negative indices as out of bounds, and `indices_are_sorted`/`unique_indices` are promises
+    passed to the primitive.
+    """
+
+    __slots__ = ("array", "index")
+
+    def __init__(self, array: Array, index: Any) -> None:
+        self.array = array
+        self.index = index
+
+    def __repr__(self) -> str:
+        return f"_IndexUpdateRef({self.array!r}, {self.index!r})"
+
+    def _update(
+        self,
+        values: ArrayLike,
+        op: ScatterOp,
+        array: Array,
+        indices_are_sorted: bool,
+        unique_indices: bool,
+        mode: Mode,
+        wrap_negative_indices: bool,
+    ) -> Array:
+        return scatter_update(
+            array,
+            self.index,
+            values,
+            op,
+            indices_are_sorted=indices_are_sorted,
+            unique_indices=unique_indices,
+            mode=mode,
+            normalize_indices=wrap_negative_indices,
+        )
+
+    def get(
+        self,
+        *,
+        indices_are_sorted: bool = False,
+        unique_indices: bool = False,
+        mode: Mode = None,
+        fill_value: ArrayLike | None = None,
+        out_sharding: Any = None,
+        wrap_negative_indices: bool = True,
+    ) -> Array:
+        """`x[idx]`, with the gather's options."""
+        return rewriting_take(
+            self.array,
+            self.index,
+            indices_are_sorted=indices_are_sorted,
+            unique_indices=unique_indices,
+            mode=mode,
+            fill_value=fill_value,
+            normalize_indices=wrap_negative_indices,
+        )
+
+    def set(
+        self,
+        values: ArrayLike,
+        *,
+        indices_are_sorted: bool = False,
+        unique_indices: bool = False,
+        mode: Mode = None,
+        out_sharding: Any = None,
+        wrap_negative_indices: bool = True,
+    ) -> Array:
+        """`x[idx] = values`."""
+        return self._update(
+            values,
+            _lax.scatter,
+            self.array,
+            indices_are_sorted,
+            unique_indices,
+            mode,
+            wrap_negative_indices,
+        )
+
+    def apply(
+        self,
+        func: Callable[[Any], Array],
+        *,
+        indices_are_sorted: bool = False,
+        unique_indices: bool = False,
+        mode: Mode = None,
+        wrap_negative_indices: bool = True,
+    ) -> Array:
+        """`func` applied at `idx` (once more for each repeat of an index)."""
+
+        def op(x: Array, indices: Array, y: Array, dnums: Any, **kwargs: Any) -> Array:
+            return _lax.scatter_apply(x, indices, func, dnums, update_shape=shape_of(y), **kwargs)
+
+        zero = _convert_element_type(0, dtype_of(self.array), dtypes.is_weakly_typed(self.array))
+        return self._update(
+            zero, op, self.array, indices_are_sorted, unique_indices, mode, wrap_negative_indices
+        )
+
+    def _simple(self, op: ScatterOp) -> Callable[..., Array]:
+        def update(
+            values: ArrayLike,
+            *,
+            indices_are_sorted: bool = False,
+            unique_indices: bool = False,
+            mode: Mode = None,
+            out_sharding: Any = None,
+            wrap_negative_indices: bool = True,
+        ) -> Array:
+            return self._update(
+                values,
+                op,
+                self.array,
+                indices_are_sorted,
+                unique_indices,
+                mode,
+                wrap_negative_indices,
+            )
+
+        return update
+
+    @property
+    def add(self) -> Callable[..., Array]:
+        """`x[idx] += values`."""
+        return self._simple(_lax.scatter_add)
+
+    @property
+    def subtract(self) -> Callable[..., Array]:
+        """`x[idx] -= values`."""
+        return self._simple(_lax.scatter_sub)
+
+    @property
+    def multiply(self) -> Callable[..., Array]:
+        """`x[idx] *= values`."""
+        return self._simple(_lax.scatter_mul)
+
+    mul = multiply
+
+    @property
+    def min(self) -> Callable[..., Array]:
+        """`x[idx] = minimum(x[idx], values)`."""
+        return self._simple(_lax.scatter_min)
+
+    @property
+    def max(self) -> Callable[..., Array]:
+        """`x[idx] = maximum(x[idx], values)`."""
+        return self._simple(_lax.scatter_max)
+
+    def _via_product(self, combine: Callable[[Any, Any], Array]) -> Callable[..., Array]:
+        # JAX scatters the values into ones with scatter-mul, then combines with `x`.
+        def update(
+            values: ArrayLike,
+            *,
+            indices_are_sorted: bool = False,
+            unique_indices: bool = False,
+            mode: Mode = None,
+            out_sharding: Any = None,
+            wrap_negative_indices: bool = True,
+        ) -> Array:
+            ones = _creation.ones_like(self.array)
+            scattered = self._update(
+                values,
+                _lax.scatter_mul,
+                ones,
+                indices_are_sorted,
+                unique_indices,
+                mode,
+                wrap_negative_indices,
+            )
+            return combine(self.array, scattered)
+
+        return update
+
+    @property
+    def divide(self) -> Callable[..., Array]:
+        """`x[idx] /= values`."""
+        return self._via_product(_ufuncs.true_divide)
+
+    @property
+    def power(self) -> Callable[..., Array]:
+        """`x[idx] **= values`."""
+        return self._via_product(_ufuncs_composite.power)
+
+
+class IndexUpdateHelper:
+    """`x.at`: index it (`x.at[idx]`) to update `x` functionally."""
+
+    __slots__ = ("array",)
+
+    def __init__(self, array: Array) -> None:
+        self.array = array
+
+    def __getitem__(self, index: Any) -> IndexUpdateRef:
+        return IndexUpdateRef(self.array, index)
+
+    def __repr__(self) -> str:
+        return f"_IndexUpdateHelper({self.array!r})"
+
+
+def at(array: Array) -> IndexUpdateHelper:
+    """The `.at` property of tracers and device arrays."""
+    return IndexUpdateHelper(array)
