@@ -167,7 +167,12 @@ def gather_shape(indices: ShapedArray, dn: Any, slice_sizes: Sequence[int]) -> t
 def check_scatter(x: ShapedArray, idx: ShapedArray, upd: ShapedArray, dn: Any) -> None:
     """Raise what JAX raises for an ill-formed scatter of `upd` into `x` at `idx`."""
     _check_indices_dtype(idx)
-    c.check_same_dtypes("scatter", [x, upd])
+    if x.dtype != upd.dtype:
+        # JAX's check_same_dtypes message, without a tip: there is no jnp.scatter.
+        raise TypeError(
+            f"lax.scatter requires arguments to have the same dtypes, got {x.dtype.name}, "
+            f"{upd.dtype.name}."
+        )
     window_dims, inserted = tuple(dn.update_window_dims), tuple(dn.inserted_window_dims)
     batching, to_operand = tuple(dn.operand_batching_dims), tuple(dn.scatter_dims_to_operand_dims)
     if idx.ndim < 1:
