@@ -11,7 +11,12 @@ from lamina_runtime._version import __version__
 from lamina_runtime.api import block_until_ready, device_get, device_put, devices, local_devices
 from lamina_runtime.array import Array
 from lamina_runtime.cache_key import CacheKey, compilation_key
-from lamina_runtime.compilation_cache import CacheInfo, CompilationCache, default_cache_dir
+from lamina_runtime.compilation_cache import (
+    CacheInfo,
+    CompilationCache,
+    configured_cache_dir,
+    default_cache_dir,
+)
 from lamina_runtime.eager import XLA_EAGER
 from lamina_runtime.executable import Executable, Runtime, runtime
 from lamina_runtime.jit import JitFunction, explain_cache_misses, jit
@@ -36,6 +41,7 @@ __all__ = [
     "aot",
     "block_until_ready",
     "compilation_key",
+    "configured_cache_dir",
     "default_cache_dir",
     "device_get",
     "device_put",

@@ -14,10 +14,14 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from lamina_core import tree_util
 from lamina_core.avals import ShapedArray
+from lamina_core.values import ShapeDtypeStruct
 from lamina_runtime import _bridge, artifact
 from lamina_runtime.artifact import ArtifactError, IncompatibleArtifactError
 from lamina_runtime.executable import Executable
@@ -68,6 +72,54 @@ def deserialize(data: bytes, *, device: Any = None) -> Compiled:
     )
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ArtifactInfo:
+    """What a saved function says about itself, read without loading its executable."""
+
+    name: str
+    built_with: Mapping[str, str]
+    """`lamina`, `jaxlib`, `platform`, `platform_version`, `device_kind` of the compiler."""
+    args_info: Any
+    """The inputs' `ShapeDtypeStruct`s, structured `(args, kwargs)` as the call takes them."""
+    out_info: Any
+    """The outputs' `ShapeDtypeStruct`s, structured as the function returns them."""
+    num_consts: int
+    const_bytes: int
+    executable_bytes: int
+    incompatibility: str | None
+    """Why this process cannot load it, or None when it can."""
+
+
+def describe(data: bytes) -> ArtifactInfo:
+    """What the saved function in `data` takes, returns and was built with.
+
+    Raises:
+        ArtifactError: `data` is not a saved Lamina function, or is corrupted.
+    """
+    saved = artifact.decode(bytes(data))
+
+    def shapes(tree: Any, avals: tuple[ShapedArray, ...]) -> Any:
+        structs = [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in avals]
+        return tree_util.tree_unflatten(decode_treedef(tree), structs)
+
+    try:
+        here = _bridge.platform_description(_bridge.default_device())
+        artifact.check_compatible(saved.built_with, here, saved.name)
+        reason = None
+    except IncompatibleArtifactError as err:
+        reason = str(err)
+    return ArtifactInfo(
+        name=saved.name,
+        built_with=saved.built_with,
+        args_info=shapes(saved.in_tree, saved.in_avals),
+        out_info=shapes(saved.out_tree, saved.out_avals),
+        num_consts=len(saved.consts),
+        const_bytes=sum(c.nbytes for c in saved.consts),
+        executable_bytes=len(saved.executable),
+        incompatibility=reason,
+    )
+
+
 def save(compiled: Compiled, path: str | os.PathLike[str]) -> None:
     """Write `compiled` to `path` (atomically: a reader never sees half a file)."""
     target = Path(path)
@@ -89,8 +141,10 @@ def load(path: str | os.PathLike[str], *, device: Any = None) -> Compiled:
 
 __all__ = [
     "ArtifactError",
+    "ArtifactInfo",
     "IncompatibleArtifactError",
     "TreeCodecError",
+    "describe",
     "deserialize",
     "load",
     "save",

@@ -112,6 +112,12 @@ class CacheSettings:
     """None: unbounded."""
 
 
+def configured_cache_dir() -> Path:
+    """The directory the configuration names (whether or not the cache is enabled)."""
+    root = compilation_cache_dir.value
+    return Path(root).expanduser() if root else default_cache_dir()
+
+
 def configured_settings() -> CacheSettings | None:
     """The settings in effect (config options, then the environment); None when disabled."""
     if not enable_compilation_cache.value:
@@ -119,9 +125,7 @@ def configured_settings() -> CacheSettings | None:
     max_size = compilation_cache_max_size.value
     if max_size == 0:
         return None
-    root = compilation_cache_dir.value
-    path = Path(root).expanduser() if root else default_cache_dir()
-    return CacheSettings(path, None if max_size < 0 else max_size)
+    return CacheSettings(configured_cache_dir(), None if max_size < 0 else max_size)
 
 
 class CorruptEntry(ValueError):

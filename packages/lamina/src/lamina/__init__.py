@@ -4,7 +4,7 @@
 re-exports the layers' public names; it holds no logic of its own.
 """
 
-from lamina import dtypes, lax, numpy, tree, tree_util
+from lamina import aot, dtypes, lax, numpy, tree, tree_util
 from lamina_consts import make_jaxpr
 from lamina_core import ShapeDtypeStruct, config, typeof
 from lamina_core import source_info as _source_info
@@ -26,6 +26,7 @@ __all__ = [
     "Array",
     "ShapeDtypeStruct",
     "__version__",
+    "aot",
     "block_until_ready",
     "config",
     "device_get",
