@@ -6,6 +6,7 @@ checkers see every name.
 
 from lamina_core.lax._cumulative import *  # noqa: F403
 from lamina_core.lax._elementwise import *  # noqa: F403
+from lamina_core.lax._gather_scatter import *  # noqa: F403
 from lamina_core.lax._joining import *  # noqa: F403
 from lamina_core.lax._linalg import *  # noqa: F403
 from lamina_core.lax._reductions import *  # noqa: F403

@@ -7,6 +7,7 @@ checkers see every name.
 from lamina_core.numpy import Array, ArrayLike, DTypeLike, e, inf, nan, pi  # noqa: F401
 from lamina_core.numpy._creation import *  # noqa: F403
 from lamina_core.numpy._cumulative import *  # noqa: F403
+from lamina_core.numpy._indexing import *  # noqa: F403
 from lamina_core.numpy._linalg import *  # noqa: F403
 from lamina_core.numpy._reductions import *  # noqa: F403
 from lamina_core.numpy._scalar_types import *  # noqa: F403
