@@ -22,7 +22,7 @@ STAMP = ENV / "requirements.txt"
 
 
 def main(argv: list[str]) -> int:
-    if sys.version_info < (3, 11):
+    if sys.version_info < (3, 11):  # noqa: UP036  (this script may run under an older python3)
         sys.exit(f"Lamina needs Python 3.11 or newer; this is {sys.version.split()[0]}")
     python = ENV / "bin" / "python"
     wanted = "\n".join(REQUIREMENTS)
@@ -34,7 +34,8 @@ def main(argv: list[str]) -> int:
     env = dict(os.environ)
     # nox's uv backend looks for uv beside nox; put the bootstrap's bin first so it finds it.
     env["PATH"] = f"{ENV / 'bin'}{os.pathsep}{env.get('PATH', '')}"
-    return subprocess.call([python, "-m", "nox", "-f", str(ROOT / "noxfile.py"), *argv], env=env, cwd=ROOT)
+    nox = [python, "-m", "nox", "-f", str(ROOT / "noxfile.py"), *argv]
+    return subprocess.call(nox, env=env, cwd=ROOT)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""lamina-hijax: user-defined high-level types and primitives, expanded to arrays before lowering."""
+"""lamina-hijax: user-defined high-level types and primitives, expanded to arrays to lower."""
 
 __version__ = "0.1.0"
 
