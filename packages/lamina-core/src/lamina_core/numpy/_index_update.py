@@ -31,13 +31,10 @@ ScatterOp = Callable[..., Array]
 
 
 def _safe_to_cast(value: Any, dtype: np.dtype) -> bool:
-    """Whether `value` converts to `dtype` without changing kind or losing range."""
-    source, weak = dtypes.result_type(value, return_weak_type_flag=True)
-    if weak:
-        return not (source.kind == "c" and dtype.kind != "c") and not (
-            source.kind == "f" and dtype.kind in "biu"
-        )
-    return dtypes.promote_types(source, dtype) == dtype
+    """Whether promoting `value` with the (strongly typed) `dtype` gives `dtype`."""
+    if dtypes.dtype(value, canonicalize=True) == dtype:
+        return True
+    return dtypes.result_type(value, dtype) == dtype
 
 
 def scatter_update(
@@ -104,6 +101,13 @@ def scatter_update(
     return _convert_element_type(out, x_dtype, weak_type)
 
 
+def _no_sharding(out_sharding: Any) -> None:
+    if out_sharding is not None:
+        raise NotImplementedError(
+            "out_sharding in indexed updates is not supported: Lamina arrays are not sharded"
+        )
+
+
 class IndexUpdateRef:
     """`x.at[idx]`: the pure equivalents of `x[idx] = y`, `x[idx] += y`, ... and `x[idx]`.
 
@@ -154,6 +158,7 @@ class IndexUpdateRef:
         wrap_negative_indices: bool = True,
     ) -> Array:
         """`x[idx]`, with the gather's options."""
+        _no_sharding(out_sharding)
         return rewriting_take(
             self.array,
             self.index,
@@ -175,6 +180,7 @@ class IndexUpdateRef:
         wrap_negative_indices: bool = True,
     ) -> Array:
         """`x[idx] = values`."""
+        _no_sharding(out_sharding)
         return self._update(
             values,
             _lax.scatter,
@@ -204,89 +210,167 @@ class IndexUpdateRef:
             zero, op, self.array, indices_are_sorted, unique_indices, mode, wrap_negative_indices
         )
 
-    def _simple(self, op: ScatterOp) -> Callable[..., Array]:
-        def update(
-            values: ArrayLike,
-            *,
-            indices_are_sorted: bool = False,
-            unique_indices: bool = False,
-            mode: Mode = None,
-            out_sharding: Any = None,
-            wrap_negative_indices: bool = True,
-        ) -> Array:
-            return self._update(
-                values,
-                op,
-                self.array,
-                indices_are_sorted,
-                unique_indices,
-                mode,
-                wrap_negative_indices,
-            )
-
-        return update
-
-    @property
-    def add(self) -> Callable[..., Array]:
+    def add(
+        self,
+        values: ArrayLike,
+        *,
+        indices_are_sorted: bool = False,
+        unique_indices: bool = False,
+        mode: Mode = None,
+        out_sharding: Any = None,
+        wrap_negative_indices: bool = True,
+    ) -> Array:
         """`x[idx] += values`."""
-        return self._simple(_lax.scatter_add)
+        _no_sharding(out_sharding)
+        return self._update(
+            values,
+            _lax.scatter_add,
+            self.array,
+            indices_are_sorted,
+            unique_indices,
+            mode,
+            wrap_negative_indices,
+        )
 
-    @property
-    def subtract(self) -> Callable[..., Array]:
+    def subtract(
+        self,
+        values: ArrayLike,
+        *,
+        indices_are_sorted: bool = False,
+        unique_indices: bool = False,
+        mode: Mode = None,
+        out_sharding: Any = None,
+        wrap_negative_indices: bool = True,
+    ) -> Array:
         """`x[idx] -= values`."""
-        return self._simple(_lax.scatter_sub)
+        _no_sharding(out_sharding)
+        return self._update(
+            values,
+            _lax.scatter_sub,
+            self.array,
+            indices_are_sorted,
+            unique_indices,
+            mode,
+            wrap_negative_indices,
+        )
 
-    @property
-    def multiply(self) -> Callable[..., Array]:
+    def multiply(
+        self,
+        values: ArrayLike,
+        *,
+        indices_are_sorted: bool = False,
+        unique_indices: bool = False,
+        mode: Mode = None,
+        out_sharding: Any = None,
+        wrap_negative_indices: bool = True,
+    ) -> Array:
         """`x[idx] *= values`."""
-        return self._simple(_lax.scatter_mul)
+        _no_sharding(out_sharding)
+        return self._update(
+            values,
+            _lax.scatter_mul,
+            self.array,
+            indices_are_sorted,
+            unique_indices,
+            mode,
+            wrap_negative_indices,
+        )
 
     mul = multiply
 
-    @property
-    def min(self) -> Callable[..., Array]:
-        """`x[idx] = minimum(x[idx], values)`."""
-        return self._simple(_lax.scatter_min)
-
-    @property
-    def max(self) -> Callable[..., Array]:
-        """`x[idx] = maximum(x[idx], values)`."""
-        return self._simple(_lax.scatter_max)
-
-    def _via_product(self, combine: Callable[[Any, Any], Array]) -> Callable[..., Array]:
-        # JAX scatters the values into ones with scatter-mul, then combines with `x`.
-        def update(
-            values: ArrayLike,
-            *,
-            indices_are_sorted: bool = False,
-            unique_indices: bool = False,
-            mode: Mode = None,
-            out_sharding: Any = None,
-            wrap_negative_indices: bool = True,
-        ) -> Array:
-            ones = _creation.ones_like(self.array)
-            scattered = self._update(
-                values,
-                _lax.scatter_mul,
-                ones,
-                indices_are_sorted,
-                unique_indices,
-                mode,
-                wrap_negative_indices,
-            )
-            return combine(self.array, scattered)
-
-        return update
-
-    @property
-    def divide(self) -> Callable[..., Array]:
+    def divide(
+        self,
+        values: ArrayLike,
+        *,
+        indices_are_sorted: bool = False,
+        unique_indices: bool = False,
+        mode: Mode = None,
+        out_sharding: Any = None,
+        wrap_negative_indices: bool = True,
+    ) -> Array:
         """`x[idx] /= values`."""
-        return self._via_product(_ufuncs.true_divide)
+        _no_sharding(out_sharding)
+        # As JAX: scatter the values into ones with scatter-mul, then combine with `x`.
+        ones = _creation.ones_like(self.array)
+        scattered = self._update(
+            values,
+            _lax.scatter_mul,
+            ones,
+            indices_are_sorted,
+            unique_indices,
+            mode,
+            wrap_negative_indices,
+        )
+        return _ufuncs.true_divide(self.array, scattered)
 
-    @property
-    def power(self) -> Callable[..., Array]:
+    def power(
+        self,
+        values: ArrayLike,
+        *,
+        indices_are_sorted: bool = False,
+        unique_indices: bool = False,
+        mode: Mode = None,
+        out_sharding: Any = None,
+        wrap_negative_indices: bool = True,
+    ) -> Array:
         """`x[idx] **= values`."""
-        return self._via_product(_ufuncs_composite.power)
+        _no_sharding(out_sharding)
+        # As JAX: scatter the values into ones with scatter-mul, then combine with `x`.
+        ones = _creation.ones_like(self.array)
+        scattered = self._update(
+            values,
+            _lax.scatter_mul,
+            ones,
+            indices_are_sorted,
+            unique_indices,
+            mode,
+            wrap_negative_indices,
+        )
+        return _ufuncs_composite.power(self.array, scattered)
+
+    def min(
+        self,
+        values: ArrayLike,
+        *,
+        indices_are_sorted: bool = False,
+        unique_indices: bool = False,
+        mode: Mode = None,
+        out_sharding: Any = None,
+        wrap_negative_indices: bool = True,
+    ) -> Array:
+        """`x[idx] = minimum(x[idx], values)`."""
+        _no_sharding(out_sharding)
+        return self._update(
+            values,
+            _lax.scatter_min,
+            self.array,
+            indices_are_sorted,
+            unique_indices,
+            mode,
+            wrap_negative_indices,
+        )
+
+    def max(
+        self,
+        values: ArrayLike,
+        *,
+        indices_are_sorted: bool = False,
+        unique_indices: bool = False,
+        mode: Mode = None,
+        out_sharding: Any = None,
+        wrap_negative_indices: bool = True,
+    ) -> Array:
+        """`x[idx] = maximum(x[idx], values)`."""
+        _no_sharding(out_sharding)
+        return self._update(
+            values,
+            _lax.scatter_max,
+            self.array,
+            indices_are_sorted,
+            unique_indices,
+            mode,
+            wrap_negative_indices,
+        )
 
 
 class IndexUpdateHelper:
