@@ -267,8 +267,6 @@ class ArrayMethods:
         return lambda *args, **kwargs: method(self, *args, **kwargs)
 
 
-
-
 class Tracer(ArrayMethods):
     """A value being traced: it stands for an array of type `aval` inside a trace."""
 
@@ -354,6 +352,7 @@ class Tracer(ArrayMethods):
 
     def __repr__(self) -> str:
         return f"Traced<{self.aval}>with<{self._trace.describe()}>"
+
 
 def raise_escaped_tracer(tracer: Tracer, prim: Primitive | None = None) -> NoReturn:
     where = tracer.where_created()
