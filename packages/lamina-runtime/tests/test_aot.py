@@ -79,6 +79,23 @@ def test_device_array_constant_is_saved() -> None:
     np.testing.assert_array_equal(np.asarray(aot.deserialize(data)(np.ones(4, f32))), np.arange(4))
 
 
+def test_saving_a_loaded_function_reuses_its_executable_bytes() -> None:
+    # jaxlib re-serializes a deserialized CPU executable lossily (the copy fails to run in a
+    # fresh process), so a loaded function must save the very bytes it was loaded from.
+    data = compiled_model().serialize()
+    again = aot.deserialize(data).serialize()
+    assert artifact.decode(again).executable == artifact.decode(data).executable
+
+
+def test_function_from_the_persistent_cache_saves_the_cached_bytes(tmp_path: Path) -> None:
+    module = lr.jit(model).lower(np.ones((4, 8), f32), scale=f32(2))._module
+    lr.Runtime(lr.CompilationCache(tmp_path)).compile(module)
+    cached = lr.Runtime(lr.CompilationCache(tmp_path)).compile(module)
+    assert cached.serialized is not None
+    (entry,) = tmp_path.iterdir()
+    assert entry.read_bytes().endswith(cached.serialize())
+
+
 def test_loaded_function_checks_argument_types() -> None:
     loaded = aot.deserialize(compiled_model().serialize())
     with pytest.raises(TypeError, match=r"f32\[4,8\]"):

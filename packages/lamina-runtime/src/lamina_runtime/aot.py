@@ -61,6 +61,7 @@ def deserialize(data: bytes, *, device: Any = None) -> Compiled:
         saved.out_avals,
         f"aot:{saved.name}",
         options,
+        saved.executable,
     )
     return Compiled(
         saved.name,

@@ -64,6 +64,11 @@ class Executable:
     fingerprint: str
     options: Any = None
     """The compile options it was built with (loading a serialized copy needs them)."""
+    serialized: bytes | None = None
+    """The bytes it was deserialized from, if it was: saving it again must reuse them, since
+    jaxlib 0.10.2 re-serializes a deserialized CPU executable without part of its object code
+    (measured: 58 KB became 44 KB, and the copy failed in a fresh process with `NOT_FOUND:
+    Function add_tanh_fusion.19 not found`)."""
     handlers: list[Any] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -71,6 +76,12 @@ class Executable:
             _bridge.result_handler(a.shape, a.dtype, a.weak_type, self.device)
             for a in self.out_avals
         ]
+
+    def serialize(self) -> bytes:
+        """The executable as jaxlib's serialized bytes (the bytes it came from, if any)."""
+        if self.serialized is not None:
+            return self.serialized
+        return _bridge.serialize_executable(self.loaded)
 
     def put_consts(self, values: Sequence[Any]) -> list[Any]:
         """The const args as device buffers: device arrays as they are, host values copied once."""
@@ -141,7 +152,7 @@ class Runtime:
             known = self._executables.get(key.digest)
         if known is not None:
             return known
-        loaded = self._load_or_compile(lowered, key, device, options)
+        loaded, serialized = self._load_or_compile(lowered, key, device, options)
         executable = Executable(
             loaded,
             lowered.name,
@@ -151,13 +162,15 @@ class Runtime:
             tuple(_array_aval(a, f"result {i}") for i, a in enumerate(lowered.out_avals)),
             key.digest,
             options,
+            serialized,
         )
         with self._lock:
             return self._executables.setdefault(key.digest, executable)
 
     def _load_or_compile(
         self, lowered: LoweredModule, key: CacheKey, device: Any, options: Any
-    ) -> Any:
+    ) -> tuple[Any, bytes | None]:
+        """The loaded executable, and the bytes it was deserialized from (None if compiled)."""
         cache = self.persistent_cache
         if cache is not None:
             blob = cache.get(key)
@@ -169,7 +182,7 @@ class Runtime:
                 else:
                     with self._lock:
                         self.persistent_hits += 1
-                    return loaded
+                    return loaded, blob
         start = time.perf_counter()
         loaded = _bridge.compile(lowered.as_bytecode(), [device], options)
         elapsed = time.perf_counter() - start
@@ -177,7 +190,7 @@ class Runtime:
             self.compilations += 1
         if cache is not None and elapsed >= min_compile_time_secs.value:
             cache.put(key, _bridge.serialize_executable(loaded), compile_time=elapsed)
-        return loaded
+        return loaded, None
 
 
 _runtime = Runtime()

@@ -174,7 +174,7 @@ class Compiled:
         return artifact.encode(
             artifact.Artifact(
                 name=self.name,
-                executable=_bridge.serialize_executable(executable.loaded),
+                executable=executable.serialize(),
                 compile_options=_bridge.serialize_compile_options(options),
                 built_with={
                     "lamina": __version__,
