@@ -21,7 +21,7 @@ from tools.bench.registry import (
     discover,
 )
 from tools.bench.runner import CaseResult, SideResult, run_case
-from tools.bench.timing import Clock, Measurement, measure
+from tools.bench.timing import Clock, Elapsed, Measurement, measure
 
 __all__ = [
     "REGISTRY",
@@ -29,6 +29,7 @@ __all__ = [
     "Case",
     "CaseResult",
     "Clock",
+    "Elapsed",
     "Measurement",
     "Registry",
     "Side",

@@ -1,0 +1,164 @@
+"""The persistent compilation cache and saved executables (issue 8).
+
+Issue 8 asks for: a fresh process's time to first result of a 20-layer MLP forward (width 256,
+batch 32) with a warm cache at most 0.5x the same with a cold cache (compare the two cases of
+`cache.mlp20_first_result`'s Lamina column), and at most 1.0x JAX's warm persistent cache (its
+`cache=warm` ratio); loading a saved executable and running it at most 0.1x compiling it
+(`aot.mlp20_load_and_run` over `aot.mlp20_compile_and_run`, Lamina columns; both include the
+first run, whose one-time setup inside jaxlib, about 6 ms here, a fresh compile pays too).
+
+The fresh-process benchmarks start one Python process per call. `cache.mlp20_first_result`
+reports the time the child measures from after its imports to its first result (the harness's
+`Elapsed`); `cache.mlp20_process` the whole process's wall time, imports included.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from tools.bench.registry import Side, Timed, benchmark
+from tools.bench.timing import Elapsed
+
+CHILD = Path(__file__).with_name("_fresh_mlp.py")
+CACHE_STATES = ("cold", "warm")
+
+
+def _scratch(side: Side) -> Path:
+    root = Path(tempfile.mkdtemp(prefix=f"lamina-bench-{side.value}-"))
+    atexit.register(shutil.rmtree, root, ignore_errors=True)
+    return root
+
+
+def _child(side: Side, cache_dir: Path) -> dict[str, Any]:
+    done = subprocess.run(
+        [sys.executable, str(CHILD), side.value, str(cache_dir)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"{side.value} child failed:\n{done.stderr[-2000:]}")
+    report: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return report
+
+
+def _fresh_process(side: Side, cache: str) -> Callable[[], dict[str, Any]]:
+    """A callable that runs one fresh child against an empty or a filled cache directory."""
+    root = _scratch(side)
+    if cache == "warm":
+        warm = root / "warm"
+        _child(side, warm)  # fill it (untimed)
+        return lambda: _child(side, warm)
+    counter = iter(range(1_000_000))
+
+    def cold() -> dict[str, Any]:
+        directory = root / f"cold{next(counter)}"  # new and empty every call
+        try:
+            return _child(side, directory)
+        finally:
+            shutil.rmtree(directory, ignore_errors=True)
+
+    return cold
+
+
+@benchmark("cache.mlp20_first_result", params={"cache": CACHE_STATES})
+def mlp20_first_result(side: Side, cache: str) -> Timed:
+    """Fresh process, 20-layer MLP forward: seconds from after imports to the first result."""
+    run = _fresh_process(side, cache)
+    return lambda: Elapsed(run()["first_result"])
+
+
+@benchmark("cache.mlp20_process", params={"cache": CACHE_STATES})
+def mlp20_process(side: Side, cache: str) -> Timed:
+    """Fresh process, 20-layer MLP forward: the whole process's wall time, imports included."""
+    return _fresh_process(side, cache)
+
+
+def _mlp_inputs(side: Side) -> tuple[Any, Any, Any]:
+    import numpy as np
+
+    from tools.bench.suites._fresh_mlp import BATCH, LAYERS, WIDTH
+
+    api = side.api()
+    rng = np.random.default_rng(0)
+    params = [
+        (
+            rng.standard_normal((WIDTH, WIDTH), dtype=np.float32) / np.sqrt(WIDTH),
+            np.zeros(WIDTH, np.float32),
+        )
+        for _ in range(LAYERS)
+    ]
+    x = rng.standard_normal((BATCH, WIDTH), dtype=np.float32)
+    jnp = api.numpy
+
+    def mlp(params: Any, x: Any) -> Any:
+        for w, b in params:
+            x = jnp.tanh(x @ w + b)
+        return x
+
+    return mlp, api.device_put(params), api.device_put(x)
+
+
+@benchmark("aot.mlp20_compile_and_run")
+def mlp20_compile_and_run(side: Side) -> Timed:
+    """Trace, lower, compile and run a 20-layer MLP forward once, with no cache of any kind."""
+    mlp, params, x = _mlp_inputs(side)
+    api = side.api()
+    if side is Side.LAMINA:
+        import lamina_runtime
+
+        def compile_lamina() -> Any:
+            lamina_runtime.runtime().clear()
+            with api.config(jax_enable_compilation_cache=False):
+                return api.jit(mlp)(params, x).block_until_ready()
+
+        return compile_lamina
+
+    def compile_jax() -> Any:
+        api.clear_caches()
+        return api.jit(mlp)(params, x).block_until_ready()
+
+    return compile_jax
+
+
+@benchmark("aot.mlp20_load")
+def mlp20_load(side: Side) -> Timed:
+    """Load a saved, compiled 20-layer MLP forward from bytes (no run)."""
+    mlp, params, x = _mlp_inputs(side)
+    api = side.api()
+    compiled = api.jit(mlp).lower(params, x).compile()
+    if side is Side.LAMINA:
+        data = compiled.serialize()
+        return lambda: api.aot.deserialize(data)
+
+    from jax.experimental import serialize_executable
+
+    blob, in_tree, out_tree = serialize_executable.serialize(compiled)
+    return lambda: serialize_executable.deserialize_and_load(blob, in_tree, out_tree)
+
+
+@benchmark("aot.mlp20_load_and_run")
+def mlp20_load_and_run(side: Side) -> Timed:
+    """Load a saved, compiled 20-layer MLP forward from bytes and run it once."""
+    mlp, params, x = _mlp_inputs(side)
+    api = side.api()
+    compiled = api.jit(mlp).lower(params, x).compile()
+    if side is Side.LAMINA:
+        data = compiled.serialize()
+        return lambda: api.aot.deserialize(data)(params, x).block_until_ready()
+
+    from jax.experimental import serialize_executable
+
+    blob, in_tree, out_tree = serialize_executable.serialize(compiled)
+    return lambda: serialize_executable.deserialize_and_load(blob, in_tree, out_tree)(
+        params, x
+    ).block_until_ready()
