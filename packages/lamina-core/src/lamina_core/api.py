@@ -23,17 +23,12 @@ def _as_tuple(x: int | str | Sequence[Any] | None) -> tuple[Any, ...]:
 
 
 def func_src_info(fun: Callable[..., Any]) -> str:
-    name = getattr(fun, "__qualname__", getattr(fun, "__name__", repr(fun)))
-    try:
-        target = inspect.unwrap(fun)
-        filename = inspect.getsourcefile(target) or "<unknown>"
-        line = inspect.getsourcelines(target)[1]
-    except (OSError, TypeError):
-        code = getattr(fun, "__code__", None)
-        if code is None:
-            return name
-        filename, line = code.co_filename, code.co_firstlineno
-    return f"{name} at {filename}:{line}"
+    """`name at file:line` of `fun`, from its code object (no source file is read)."""
+    name = getattr(fun, "__qualname__", getattr(fun, "__name__", None)) or repr(fun)
+    code = getattr(inspect.unwrap(fun), "__code__", None)
+    if code is None:
+        return str(name)
+    return f"{name} at {code.co_filename}:{code.co_firstlineno}"
 
 
 def _arg_names(
@@ -103,7 +98,9 @@ def make_jaxpr(
             out_tree_box.append(out_tree)
             return out_leaves
 
-        debug = DebugInfo("make_jaxpr", func_src_info(fun), _arg_names(fun, args, kwargs, nums))
+        debug = DebugInfo(
+            "make_jaxpr", func_src_info(fun), lambda: _arg_names(fun, args, kwargs, nums)
+        )
         closed: ClosedJaxpr = trace_to_jaxpr(flat_fun, in_avals, debug)
         if not return_shape:
             return closed

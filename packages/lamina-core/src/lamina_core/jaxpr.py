@@ -7,7 +7,7 @@ immutable once built; passes make new ones with `replace`.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
@@ -130,16 +130,29 @@ def install_printer(printer: Printer) -> None:
     _printer = printer
 
 
+ArgNames: TypeAlias = tuple[str, ...] | None
+
+
 @dataclass(frozen=True, slots=True)
 class DebugInfo:
-    """What a jaxpr was traced from, for error messages."""
+    """What a jaxpr was traced from, for error messages and locations."""
 
     traced_for: str
     """The API that traced it: `make_jaxpr`, `jit`, ..."""
     func_src_info: str
     """`name at file:line` of the traced function."""
-    arg_names: tuple[str, ...] | None = None
+    arg_names_source: ArgNames | Callable[[], ArgNames] = None
+    """The flattened arguments' names, or a function computing them: naming them costs a
+    signature binding and a pytree walk per trace, which only errors and locations need."""
     result_paths: tuple[str, ...] | None = None
+
+    @property
+    def arg_names(self) -> ArgNames:
+        source = self.arg_names_source
+        if callable(source):
+            source = source()
+            object.__setattr__(self, "arg_names_source", source)  # memo of a derived value
+        return source
 
 
 class Jaxpr:

@@ -34,6 +34,10 @@ _FAMILY_KINDS: Final = {
 }
 
 
+_MEMBERSHIP: dict[tuple[tuple[str, ...], np.dtype], bool] = {}
+"""Memo of `dtype in DTypes(...)`: checked for every traced operand (a cache, not state)."""
+
+
 @dataclass(frozen=True, slots=True)
 class DTypes:
     """An ordered set of dtype families (`"floating"`) or exact dtypes (`"float32"`).
@@ -47,10 +51,15 @@ class DTypes:
     def __contains__(self, dtype: object) -> bool:
         if not isinstance(dtype, np.dtype):
             return False
-        kind = c.kind_of(dtype)
-        return any(
-            kind in _FAMILY_KINDS[n] if n in _FAMILY_KINDS else dtype.name == n for n in self.names
-        )
+        key = (self.names, dtype)
+        known = _MEMBERSHIP.get(key)
+        if known is None:
+            kind = c.kind_of(dtype)
+            known = _MEMBERSHIP[key] = any(
+                kind in _FAMILY_KINDS[n] if n in _FAMILY_KINDS else dtype.name == n
+                for n in self.names
+            )
+        return known
 
     def __str__(self) -> str:
         return ", ".join(self.names)
@@ -223,6 +232,8 @@ def unary(
         aval = c.array_aval(name, x)
         check_unary_dtype(name, aval, accepted)
         dtype = aval.dtype if dtype_rule is None else dtype_rule(aval, **params)
+        if dtype == aval.dtype:
+            return aval  # avals are immutable values: share, don't rebuild (hot path)
         return ShapedArray(aval.shape, dtype, aval.weak_type)
 
     def impl(x: np.ndarray, **params: Any) -> Any:
@@ -265,7 +276,11 @@ def binary(
         if same_dtypes and params.get("out_dtype") is None:
             check_same_dtypes(name, avals)
         dtype = avals[0].dtype if dtype_rule is None else dtype_rule(*avals, **params)
-        return ShapedArray(shape, dtype, all(a.weak_type for a in avals))
+        weak = avals[0].weak_type and avals[1].weak_type
+        for aval in avals:  # share an operand's aval when it is the result type (hot path)
+            if aval.shape == shape and aval.dtype == dtype and aval.weak_type == weak:
+                return aval
+        return ShapedArray(shape, dtype, weak)
 
     def impl(x: np.ndarray, y: np.ndarray, **params: Any) -> Any:
         out = abstract_eval(_aval(x), _aval(y), **params)

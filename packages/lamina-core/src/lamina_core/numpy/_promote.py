@@ -22,6 +22,7 @@ from lamina_core.lax._structural import (
     broadcast_in_dim,
     convert_element_type_p,
 )
+from lamina_core.literals import typed_scalar
 from lamina_core.numpy._util import dtype_of, shape_of
 from lamina_core.tracing import Tracer
 from lamina_core.values import is_concrete_value
@@ -117,7 +118,48 @@ def promote_shapes(name: str, *args: Any) -> list[Any]:
     return out
 
 
+def _array_aval(x: Any) -> ShapedArray | None:
+    aval = getattr(x, "aval", None)
+    return aval if isinstance(aval, ShapedArray) else None
+
+
+def _fast_binary(x: Any, y: Any) -> list[Any] | None:
+    """The common binary cases, promoted without the general lattice walk (a hot path).
+
+    Two arrays of one type need nothing; an array with a Python float (inexact array) or a
+    Python int (integer or inexact array) keeps the array's dtype, as the lattice would give,
+    with the scalar converted to it. Anything else returns None for the general path.
+    """
+    ax, ay = _array_aval(x), _array_aval(y)
+    if ax is not None and ay is not None:
+        if ax.dtype == ay.dtype and ax.weak_type == ay.weak_type:
+            return [x, y] if ax.shape == ay.shape else promote_shapes("", x, y)
+        return None
+    aval, scalar, scalar_first = (ax, y, False) if ax is not None else (ay, x, True)
+    if aval is None:
+        return None
+    kind = type(scalar)
+    if not (
+        (kind is float and aval.dtype.kind in "fc") or (kind is int and aval.dtype.kind in "iufc")
+    ):
+        return None
+    if kind is int and aval.dtype.kind in "iu":
+        info = np.iinfo(aval.dtype)
+        if not info.min <= scalar <= info.max:
+            return None  # the general path reports the overflow as JAX does
+    # The aval's dtype is canonical already: convert directly, as `_convert_element_type` would.
+    converted = (
+        typed_scalar(scalar, aval.dtype) if aval.weak_type else np.array(scalar, dtype=aval.dtype)
+    )
+    array = x if scalar_first is False else y
+    return [converted, array] if scalar_first else [array, converted]
+
+
 def promote_args(name: str, *args: Any) -> list[Any]:
+    if len(args) == 2:
+        fast = _fast_binary(*args)
+        if fast is not None:
+            return fast
     check_arraylike(name, *args)
     return promote_shapes(name, *promote_dtypes(*args))
 
