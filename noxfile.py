@@ -51,6 +51,9 @@ def groups(*names: str) -> list[str]:
 
 def install_all(session: nox.Session, *group_names: str) -> None:
     session.install(*editable(PACKAGES), *groups(*group_names))
+    # Compilations of tests, docs and the acceptance suite go to a cache inside .nox/, never
+    # the user's own cache.
+    session.env["LAMINA_CACHE_DIR"] = str(ROOT / ".nox" / "lamina-cache")
 
 
 @nox.session(python=PY, tags=["ci"])
@@ -63,6 +66,7 @@ def tests(session: nox.Session, dist: str) -> None:
     """
     closure = local_closure(dist)
     session.install(*editable(closure), *groups("test"))
+    session.env["LAMINA_CACHE_DIR"] = str(ROOT / ".nox" / "lamina-cache")
     markers = DEFAULT_MARKERS if dist in JAX_CLOSURE else f"{DEFAULT_MARKERS} and not oracle"
     session.run(
         "pytest",
