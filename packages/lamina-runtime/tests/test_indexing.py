@@ -12,8 +12,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-import lamina as lm
-import lamina.numpy as ljnp
+import lamina_core as lc
+import lamina_core.numpy as ljnp
+import lamina_runtime as lr
 from lamina_runtime import Array
 
 pytestmark = pytest.mark.oracle
@@ -43,7 +44,7 @@ def test_eager_indexing_of_device_arrays_matches_jax(name: str) -> None:
     import jax.numpy as jax_jnp
 
     program = EAGER[name]
-    x, i = lm.device_put(X), lm.device_put(IDX)
+    x, i = lr.device_put(X), lr.device_put(IDX)
     got = program(ljnp, x, i)
     want = program(jax_jnp, jax.device_put(X), jax.device_put(IDX))
     assert isinstance(got, Array)
@@ -52,7 +53,7 @@ def test_eager_indexing_of_device_arrays_matches_jax(name: str) -> None:
 
 
 def test_iterating_a_device_array_gives_its_rows() -> None:
-    rows = list(lm.device_put(X))
+    rows = list(lr.device_put(X))
     assert all(isinstance(r, Array) for r in rows)
     np.testing.assert_array_equal(np.stack([np.asarray(r) for r in rows]), X)
 
@@ -63,7 +64,7 @@ def test_jit_of_indexing_matches_jax() -> None:
     def f(x: Any, i: Any) -> Any:
         return x[i], x[1:, ::2], x[i[0], ::-1], x.at[i].add(1.0), x.at[:, i[1]].max(4.0)
 
-    got = lm.jit(f)(X, IDX)
+    got = lr.jit(f)(X, IDX)
     want = jax.jit(f)(X, IDX)
     for g, w in zip(got, want, strict=True):
         np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
@@ -75,4 +76,4 @@ def test_jit_traces_the_jaxpr_jax_traces() -> None:
     def f(x: Any, i: Any) -> Any:
         return x.at[i, 1:].set(0.0)[::-1]
 
-    assert str(lm.make_jaxpr(f)(X, IDX)) == str(jax.make_jaxpr(f)(X, IDX))
+    assert str(lc.make_jaxpr(f)(X, IDX)) == str(jax.make_jaxpr(f)(X, IDX))
