@@ -13,7 +13,7 @@ import functools
 import inspect
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from lamina_core import tree_util
 from lamina_core.api import func_src_info
@@ -198,6 +198,20 @@ class Jitted:
         return f"<Jitted {self.name}>"
 
 
+JittedT = TypeVar("JittedT", bound=Jitted)
+
+
+def jit_decorator(
+    cls: type[JittedT], fun: Callable[..., Any] | None, options: dict[str, Any]
+) -> Any:
+    """`cls(fun, **options)`, or a decorator making one when `fun` is None (`@jit(...)`)."""
+
+    def wrap(f: Callable[..., Any]) -> JittedT:
+        return cls(f, **options)
+
+    return wrap if fun is None else wrap(fun)
+
+
 def jit(
     fun: Callable[..., Any] | None = None,
     *,
@@ -209,16 +223,15 @@ def jit(
     inline: bool = False,
 ) -> Any:
     """Stage `fun` as a `jit` call; usable as `@jit` or `@jit(static_argnums=...)`."""
-
-    def wrap(f: Callable[..., Any]) -> Jitted:
-        return Jitted(
-            f,
+    return jit_decorator(
+        Jitted,
+        fun,
+        dict(
             static_argnums=static_argnums,
             static_argnames=static_argnames,
             donate_argnums=donate_argnums,
             donate_argnames=donate_argnames,
             keep_unused=keep_unused,
             inline=inline,
-        )
-
-    return wrap if fun is None else wrap(fun)
+        ),
+    )

@@ -71,24 +71,9 @@ class SourceInfo:
 NO_SOURCE_INFO: Final = SourceInfo(None)
 
 
-def user_frame() -> FrameType | None:
-    """The innermost frame of the calling thread outside Lamina's packages."""
-    frame: FrameType | None = sys._getframe(1)
-    known = _is_internal
-    while frame is not None:
-        code = frame.f_code
-        internal = known.get(code)
-        if internal is None:
-            internal = _classify(code)
-        if not internal:
-            return frame
-        frame = frame.f_back
-    return None
-
-
 def current_source_info() -> SourceInfo:
     """The source info of the innermost user frame of the calling thread."""
-    # Inlined user_frame(): this runs once per traced equation.
+    # One loop, no helper calls: this runs once per traced equation.
     frame: FrameType | None = sys._getframe(1)
     known = _is_internal
     while frame is not None:

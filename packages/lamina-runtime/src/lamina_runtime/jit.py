@@ -18,7 +18,7 @@ import numpy as np
 
 from lamina_core import config, tree_util
 from lamina_core.avals import ShapedArray
-from lamina_core.jit import Jitted, Signature, Staged
+from lamina_core.jit import Jitted, Signature, Staged, jit_decorator
 from lamina_core.tracing import EVAL_TRACE, current_trace
 from lamina_runtime import _bridge
 from lamina_runtime.array import Array
@@ -217,16 +217,15 @@ def jit(
     inline: bool = False,
 ) -> Any:
     """Compile `fun` with XLA; usable as `@jit` or `@jit(static_argnums=...)`, as `jax.jit`."""
-
-    def wrap(f: Callable[..., Any]) -> JitFunction:
-        return JitFunction(
-            f,
+    return jit_decorator(
+        JitFunction,
+        fun,
+        dict(
             static_argnums=static_argnums,
             static_argnames=static_argnames,
             donate_argnums=donate_argnums,
             donate_argnames=donate_argnames,
             keep_unused=keep_unused,
             inline=inline,
-        )
-
-    return wrap if fun is None else wrap(fun)
+        ),
+    )

@@ -290,16 +290,8 @@ class IndexUpdateRef:
     ) -> Array:
         """`x[idx] /= values`."""
         _no_sharding(out_sharding)
-        # As JAX: scatter the values into ones with scatter-mul, then combine with `x`.
-        ones = _creation.ones_like(self.array)
-        scattered = self._update(
-            values,
-            _lax.scatter_mul,
-            ones,
-            indices_are_sorted,
-            unique_indices,
-            mode,
-            wrap_negative_indices,
+        scattered = self._scattered_into_ones(
+            values, indices_are_sorted, unique_indices, mode, wrap_negative_indices
         )
         return _ufuncs.true_divide(self.array, scattered)
 
@@ -315,18 +307,29 @@ class IndexUpdateRef:
     ) -> Array:
         """`x[idx] **= values`."""
         _no_sharding(out_sharding)
-        # As JAX: scatter the values into ones with scatter-mul, then combine with `x`.
-        ones = _creation.ones_like(self.array)
-        scattered = self._update(
+        scattered = self._scattered_into_ones(
+            values, indices_are_sorted, unique_indices, mode, wrap_negative_indices
+        )
+        return _ufuncs_composite.power(self.array, scattered)
+
+    def _scattered_into_ones(
+        self,
+        values: ArrayLike,
+        indices_are_sorted: bool,
+        unique_indices: bool,
+        mode: Mode,
+        wrap_negative_indices: bool,
+    ) -> Array:
+        # As JAX: scatter the values into ones with scatter-mul, then combine that with `x`.
+        return self._update(
             values,
             _lax.scatter_mul,
-            ones,
+            _creation.ones_like(self.array),
             indices_are_sorted,
             unique_indices,
             mode,
             wrap_negative_indices,
         )
-        return _ufuncs_composite.power(self.array, scattered)
 
     def min(
         self,
