@@ -19,6 +19,7 @@ import opt_einsum  # type: ignore[import-untyped]  # ships no type information
 
 from lamina_core import dtypes as _dtypes
 from lamina_core import lax as _lax
+from lamina_core.avals import ShapedArray
 from lamina_core.lax._structural import _convert_element_type
 from lamina_core.numpy import _ufuncs
 from lamina_core.numpy._reductions import (
@@ -35,6 +36,14 @@ def _result_dtype(
     operands: Sequence[Any], preferred_element_type: DTypeLike | None
 ) -> tuple[np.dtype, bool]:
     if preferred_element_type is None:
+        avals = [
+            a for a in (getattr(x, "aval", None) for x in operands) if isinstance(a, ShapedArray)
+        ]
+        if len(avals) == len(operands):
+            first = avals[0]
+            # Operands of one type need no lattice walk (the usual case; a tracing hot path).
+            if all(a.dtype == first.dtype and a.weak_type == first.weak_type for a in avals):
+                return first.dtype, first.weak_type
         return _dtypes.result_type(*operands, return_weak_type_flag=True)
     return _dtypes.canonicalize_dtype(preferred_element_type), False
 
