@@ -34,6 +34,8 @@ class EagerProgram:
     const_bufs: list[Any]
     multiple_results: bool
     run: Callable[[list[Any]], list[Any]]
+    sharding: Any
+    """The single-device sharding its inputs must have."""
 
 
 def single_equation_jaxpr(prim: Primitive, avals: Sequence[AbstractValue],
@@ -51,6 +53,42 @@ class XlaEager:
 
     def __init__(self) -> None:
         self._programs: dict[Hashable, EagerProgram] = {}
+        self._by_aval_id: dict[Hashable, tuple[EagerProgram, tuple[Any, ...]]] = {}
+        """Programs keyed by the identity of their operands' avals (device arrays made by one
+        program share aval objects); the entry keeps those avals alive so ids stay unique."""
+
+    def _fast_program(
+        self, prim: Primitive, args: Sequence[Any], params: dict[str, Any]
+    ) -> tuple[EagerProgram, list[Any]] | None:
+        bufs: list[Any] = []
+        ids: list[int] = []
+        for x in args:
+            if type(x) is not Array:
+                return None
+            ids.append(id(x.aval))
+            bufs.append(x._buf)
+        try:
+            entry = self._by_aval_id.get((prim, tuple(params.items()), *ids))
+        except TypeError:
+            return None
+        if entry is None:
+            return None
+        program = entry[0]
+        sharding = program.sharding
+        for buf in bufs:
+            if buf.sharding is not sharding:
+                return None  # misplaced input: the general path moves it
+        return program, [*program.const_bufs, *bufs]
+
+    def _remember(
+        self, prim: Primitive, args: Sequence[Any], params: dict[str, Any], program: EagerProgram
+    ) -> None:
+        avals = tuple(x.aval for x in args)
+        try:
+            key = (prim, tuple(params.items()), *map(id, avals))
+            self._by_aval_id[key] = (program, avals)
+        except TypeError:
+            pass
 
     def program(
         self, prim: Primitive, avals: tuple[AbstractValue, ...], params: dict[str, Any]
@@ -73,19 +111,26 @@ class XlaEager:
             executable.put_consts(const_args.values),
             prim.multiple_results,
             _bridge.executor(executable.loaded, executable.handlers),
+            _bridge.single_device_sharding(executable.device),
         )
         if key is not None:
             self._programs[key] = program
         return program
 
     def __call__(self, prim: Primitive, args: Sequence[Any], params: dict[str, Any]) -> Any:
-        avals = tuple([x.aval if type(x) is Array else typeof(x) for x in args])
-        program = self.program(prim, avals, params)
+        fast = self._fast_program(prim, args, params)
+        if fast is not None:
+            program, bufs = fast
+        else:
+            avals = tuple([x.aval if type(x) is Array else typeof(x) for x in args])
+            program = self.program(prim, avals, params)
+            device = program.executable.device
+            bufs = program.const_bufs.copy()
+            for x, aval in zip(args, avals, strict=True):
+                bufs.append(_to_device(x, aval, device))
+            if all(type(x) is Array for x in args):
+                self._remember(prim, args, params, program)
         executable = program.executable
-        device = executable.device
-        bufs = program.const_bufs.copy()
-        for x, aval in zip(args, avals, strict=True):
-            bufs.append(_to_device(x, aval, device))
         outs = program.run(bufs)
         wrap = Array._wrap
         if not program.multiple_results:
