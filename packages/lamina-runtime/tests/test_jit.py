@@ -152,3 +152,16 @@ def test_wrong_device_inputs_are_moved_not_crashing() -> None:
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "[0.0, 2.0, 4.0, 6.0]"
+
+
+def test_static_and_donated_arguments_by_name_or_position() -> None:
+    f = lr.jit(lambda x, n: x * n, static_argnames="n")
+    np.testing.assert_allclose(np.asarray(f(np.ones(2, f32), 3)), [3.0, 3.0])
+    np.testing.assert_allclose(np.asarray(f(np.ones(2, f32), n=4)), [4.0, 4.0])
+    g = lr.jit(lambda x, n: x * n, static_argnums=1)
+    np.testing.assert_allclose(np.asarray(g(np.ones(2, f32), n=5)), [5.0, 5.0])
+    h = lr.jit(lambda x, y: x + y, donate_argnames="x")
+    assert h.donate_argnums == (0,)
+    x = lr.device_put(np.zeros(4, f32))
+    h(x, np.ones(4, f32))
+    assert x.is_deleted()

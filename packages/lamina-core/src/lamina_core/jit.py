@@ -79,8 +79,32 @@ class Jitted:
         self.keep_unused = keep_unused
         self.inline = inline
         self._params = self._parameters()
+        # As JAX: a static or donated argument may be named by position or by name, and is
+        # recognized however the call passes it.
+        self.static_argnums, self.static_argnames = self._both_ways(
+            self.static_argnums, self.static_argnames
+        )
+        self.donate_argnums, self.donate_argnames = self._both_ways(
+            self.donate_argnums, self.donate_argnames
+        )
         self._cache: dict[Signature, Staged] = {}
         functools.update_wrapper(self, fun)
+
+    def _both_ways(
+        self, nums: tuple[int, ...], names: tuple[str, ...]
+    ) -> tuple[tuple[int, ...], tuple[str, ...]]:
+        """Complete argument positions from names and names from positions (by signature)."""
+        if self._params is None:
+            return nums, names
+        kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        positional = [p for p in self._params if p.kind in kinds]
+        all_nums, all_names = set(nums), set(names)
+        for i, param in enumerate(positional):
+            if param.name in all_names:
+                all_nums.add(i)
+            if i in all_nums and param.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD:
+                all_names.add(param.name)
+        return tuple(sorted(all_nums)), tuple(sorted(all_names))
 
     def _parameters(self) -> list[inspect.Parameter] | None:
         try:

@@ -43,7 +43,12 @@ class JitFunction(Jitted):
         self._calls: dict[int, tuple[Staged, CompiledCall]] = {}
         self._seen: list[Signature] = []
         self._fast: dict[tuple[Any, ...], FastEntry] = {}
-        self._fast_ok = not (self.static_argnums or self.static_argnames or self.donate_argnums)
+        self._fast_ok = not (
+            self.static_argnums
+            or self.static_argnames
+            or self.donate_argnums
+            or self.donate_argnames
+        )
 
     def _compiled(self, staged: Staged) -> CompiledCall:
         known = self._calls.get(id(staged))
