@@ -165,3 +165,20 @@ def test_static_and_donated_arguments_by_name_or_position() -> None:
     x = lr.device_put(np.zeros(4, f32))
     h(x, np.ones(4, f32))
     assert x.is_deleted()
+
+
+def test_unused_arguments_are_not_passed_unless_kept() -> None:
+    f = lr.jit(lambda x, y, z: x * 2.0 + z)
+    args = (np.ones(3, f32), np.ones(5, f32), f32(1))
+    np.testing.assert_allclose(np.asarray(f(*args)), 3.0)
+    (_, call), *_ = f._calls.values()
+    assert len(call.executable.in_avals) == 2
+    kept = lr.jit(lambda x, y, z: x * 2.0 + z, keep_unused=True)
+    np.testing.assert_allclose(np.asarray(kept(*args)), 3.0)
+    (_, kept_call), *_ = kept._calls.values()
+    assert len(kept_call.executable.in_avals) == 3
+
+
+def test_dead_equations_are_not_compiled() -> None:
+    text = lr.jit(lambda x: (x, jnp.sin(x))[0] + 1.0).lower(np.ones(2, f32)).as_text()
+    assert "stablehlo.sine" not in text

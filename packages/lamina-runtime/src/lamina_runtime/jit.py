@@ -54,7 +54,7 @@ class JitFunction(Jitted):
         known = self._calls.get(id(staged))
         if known is not None:
             return known[1]
-        _, call = compile_staged(staged, self.name)
+        call = compile_staged(staged, self.name, keep_unused=self.keep_unused)
         self._calls[id(staged)] = (staged, call)
         return call
 
@@ -133,6 +133,7 @@ class FastEntry:
         "_device",
         "_in_avals",
         "_keepalive",
+        "_kept",
         "_out_avals",
         "_out_tree",
         "_run",
@@ -145,6 +146,7 @@ class FastEntry:
         self._run = _bridge.executor(executable.loaded, executable.handlers)
         self._consts = list(call.const_bufs)
         self._in_avals = executable.in_avals
+        self._kept = call.kept
         self._out_avals = executable.out_avals
         self._out_tree = call.out_tree
         self._single = tree_util.treedef_is_leaf(call.out_tree)
@@ -153,6 +155,8 @@ class FastEntry:
         self._keepalive = keepalive
 
     def __call__(self, leaves: Sequence[Any]) -> Any:
+        if self._kept is not None:
+            leaves = [leaves[i] for i in self._kept]
         bufs = self._consts.copy()
         sharding = self._sharding
         for i, x in enumerate(leaves):

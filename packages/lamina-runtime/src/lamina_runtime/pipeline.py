@@ -12,6 +12,7 @@ from typing import Any
 from lamina_consts import EMPTY, ConstArgs, jaxpr_const_args
 from lamina_core import tree_util
 from lamina_core.config import use_simplified_jaxpr_constants
+from lamina_core.dce import dce_jaxpr
 from lamina_core.jit import Staged
 from lamina_mlir import LoweredModule, LoweringParameters, lower_jaxpr_to_module
 from lamina_runtime.executable import Executable, runtime
@@ -39,19 +40,40 @@ def _aliases(
     return aliases
 
 
-def lower_staged(staged: Staged, name: str) -> LoweredModule:
-    """Lower one trace of a jitted function, constants hoisted when simplified mode is on."""
+@dataclass(frozen=True, slots=True)
+class LoweredCall:
+    """The module compiled for one trace, and which of the call's inputs it takes."""
+
+    module: LoweredModule
+    kept: tuple[int, ...] | None
+    """Positions of the flat inputs the module takes; None when it takes all of them."""
+
+    def select(self, leaves: Sequence[Any]) -> Sequence[Any]:
+        return leaves if self.kept is None else [leaves[i] for i in self.kept]
+
+
+def lower_staged(staged: Staged, name: str, *, keep_unused: bool) -> LoweredCall:
+    """Lower one trace of a jitted function, as `jax.jit` does.
+
+    Dead equations are dropped first, and unused inputs too unless `keep_unused`; constants
+    are hoisted as const args when simplified mode is on.
+    """
+    jaxpr, used = dce_jaxpr(staged.jaxpr.jaxpr, prune_invars=not keep_unused)
+    kept = None if keep_unused or all(used) else tuple(i for i, u in enumerate(used) if u)
+    donated = (
+        staged.donated_invars if kept is None else tuple(staged.donated_invars[i] for i in kept)
+    )
     hoist = use_simplified_jaxpr_constants.value
-    const_args: ConstArgs = jaxpr_const_args(staged.jaxpr) if hoist else EMPTY
-    in_avals = staged.jaxpr.in_avals
-    return lower_jaxpr_to_module(
-        staged.jaxpr,
+    const_args: ConstArgs = jaxpr_const_args(jaxpr) if hoist else EMPTY
+    module = lower_jaxpr_to_module(
+        jaxpr,
         module_name=f"jit({name})",
         const_args=const_args,
         lowering_parameters=LoweringParameters(hoist_constants_as_args=hoist),
-        donated_args=staged.donated_invars,
-        input_output_aliases=_aliases(in_avals, staged.jaxpr.out_avals, staged.donated_invars),
+        donated_args=donated,
+        input_output_aliases=_aliases(jaxpr.in_avals, jaxpr.out_avals, donated),
     )
+    return LoweredCall(module, kept)
 
 
 @dataclass(eq=False)
@@ -61,16 +83,18 @@ class CompiledCall:
     executable: Executable
     const_bufs: list[Any]
     out_tree: Any
+    kept: tuple[int, ...] | None
+    """Positions of the flat inputs the executable takes (None: all)."""
 
     def __call__(self, leaves: Sequence[Any]) -> Any:
+        if self.kept is not None:
+            leaves = [leaves[i] for i in self.kept]
         outs = self.executable.run(self.const_bufs, leaves)
         return tree_util.tree_unflatten(self.out_tree, outs)
 
 
-def compile_staged(staged: Staged, name: str) -> tuple[LoweredModule, CompiledCall]:
-    lowered = lower_staged(staged, name)
-    executable = runtime().compile(lowered)
-    call = CompiledCall(
-        executable, executable.put_consts(lowered.const_args.values), staged.out_tree
-    )
-    return lowered, call
+def compile_staged(staged: Staged, name: str, *, keep_unused: bool) -> CompiledCall:
+    lowered = lower_staged(staged, name, keep_unused=keep_unused)
+    executable = runtime().compile(lowered.module)
+    const_bufs = executable.put_consts(lowered.module.const_args.values)
+    return CompiledCall(executable, const_bufs, staged.out_tree, lowered.kept)

@@ -71,7 +71,12 @@ class Traced:
 
     def lower(self) -> Lowered:
         return Lowered(
-            self._fun.name, self._staged, lower_staged(self._staged, self._fun.name), self.in_tree
+            self._fun.name,
+            self._staged,
+            # The stages keep every input, so a Compiled takes the arguments it was lowered for
+            # (dead equations are still dropped).
+            lower_staged(self._staged, self._fun.name, keep_unused=True).module,
+            self.in_tree,
         )
 
 
