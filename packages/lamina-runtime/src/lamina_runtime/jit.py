@@ -22,6 +22,7 @@ from lamina_core.jit import Jitted, Signature, Staged, jit_decorator
 from lamina_core.tracing import EVAL_TRACE, current_trace
 from lamina_runtime import _bridge
 from lamina_runtime.array import Array
+from lamina_runtime.executable import to_buffer
 from lamina_runtime.pipeline import CompiledCall, compile_staged
 from lamina_runtime.stages import Traced
 
@@ -160,14 +161,10 @@ class FastEntry:
         bufs = self._consts.copy()
         sharding = self._sharding
         for i, x in enumerate(leaves):
-            if type(x) is Array:
-                buf = x._buf
-                if buf.sharding is not sharding:
-                    buf = _placed(buf, sharding)
+            if type(x) is Array and x._buf.sharding is sharding:
+                bufs.append(x._buf)  # already in place: the common case, checked inline
             else:
-                aval = self._in_avals[i]
-                buf = _bridge.device_put(x, aval.shape, aval.dtype, aval.weak_type, self._device)
-            bufs.append(buf)
+                bufs.append(to_buffer(x, self._in_avals[i], self._device))
         outs = self._run(bufs)
         if self._single:
             return Array._wrap(outs[0], self._out_avals[0])
@@ -175,11 +172,6 @@ class FastEntry:
         return tree_util.tree_unflatten(
             self._out_tree, [wrap(o, a) for o, a in zip(outs, self._out_avals, strict=True)]
         )
-
-
-def _placed(buf: Any, sharding: Any) -> Any:
-    """`buf` with `sharding`: equal shardings pass, others are moved (never crash XLA)."""
-    return buf if buf.sharding == sharding else _bridge.reshard(buf, sharding)
 
 
 def explain_miss(name: str, signature: Signature, seen: Sequence[Signature]) -> str:
