@@ -111,7 +111,8 @@ class Runtime:
     """
 
     def __init__(self, cache: CompilationCache | Literal["config"] | None = "config") -> None:
-        self._executables: dict[str, Executable] = {}
+        self._executables: dict[str, tuple[Any, bytes | None]] = {}
+        """Loaded executables by cache-key digest, with the bytes each was loaded from."""
         self._lock = threading.Lock()
         self._cache_choice = cache
         self._configured: tuple[CacheSettings | None, CompilationCache | None] | None = None
@@ -144,16 +145,22 @@ class Runtime:
 
     def compile(self, lowered: LoweredModule, device: Any | None = None) -> Executable:
         """The executable for `lowered` on `device`: from memory, from the persistent cache, or
-        compiled (and then written to the persistent cache)."""
+        compiled (and then written to the persistent cache).
+
+        Modules that differ only in weak types compile to the same code and share it; the
+        returned `Executable` has `lowered`'s own types, weak types included.
+        """
         device = device or _bridge.default_device()
         options = _bridge.compile_options()
         key = compilation_key(lowered, [device], options)
         with self._lock:
             known = self._executables.get(key.digest)
-        if known is not None:
-            return known
-        loaded, serialized = self._load_or_compile(lowered, key, device, options)
-        executable = Executable(
+        if known is None:
+            known = self._load_or_compile(lowered, key, device, options)
+            with self._lock:
+                known = self._executables.setdefault(key.digest, known)
+        loaded, serialized = known
+        return Executable(
             loaded,
             lowered.name,
             device,
@@ -164,8 +171,6 @@ class Runtime:
             options,
             serialized,
         )
-        with self._lock:
-            return self._executables.setdefault(key.digest, executable)
 
     def _load_or_compile(
         self, lowered: LoweredModule, key: CacheKey, device: Any, options: Any
