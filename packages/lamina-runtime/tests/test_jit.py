@@ -145,13 +145,16 @@ def test_wrong_device_inputs_are_moved_not_crashing() -> None:
         import lamina_runtime as lr
         devices = lr.devices()
         x = lr.device_put(np.arange(4, dtype=np.float32), devices[3])
-        out = lr.jit(lambda v: v * 2.0)(x)
-        print(np.asarray(out).tolist())
+        y = lr.device_put(np.arange(4, dtype=np.float32), devices[0])
+        f = lr.jit(lambda v: v * 2.0)
+        # Repeated calls too (C++ dispatch), before and after one with a placed input.
+        outs = [f(x), f(x), f(y), f(y), f(x)]
+        print({tuple(np.asarray(out).tolist()) for out in outs})
         """
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.strip() == "[0.0, 2.0, 4.0, 6.0]"
+    assert proc.stdout.strip() == "{(0.0, 2.0, 4.0, 6.0)}"
 
 
 def test_static_and_donated_arguments_by_name_or_position() -> None:
@@ -161,7 +164,7 @@ def test_static_and_donated_arguments_by_name_or_position() -> None:
     g = lr.jit(lambda x, n: x * n, static_argnums=1)
     np.testing.assert_allclose(np.asarray(g(np.ones(2, f32), n=5)), [5.0, 5.0])
     h = lr.jit(lambda x, y: x + y, donate_argnames="x")
-    assert h.donate_argnums == (0,)
+    assert lr.jit_function_of(h).donate_argnums == (0,)
     x = lr.device_put(np.zeros(4, f32))
     h(x, np.ones(4, f32))
     assert x.is_deleted()
@@ -171,14 +174,22 @@ def test_unused_arguments_are_not_passed_unless_kept() -> None:
     f = lr.jit(lambda x, y, z: x * 2.0 + z)
     args = (np.ones(3, f32), np.ones(5, f32), f32(1))
     np.testing.assert_allclose(np.asarray(f(*args)), 3.0)
-    (_, call), *_ = f._calls.values()
+    (_, call), *_ = lr.jit_function_of(f)._calls.values()
     assert len(call.executable.in_avals) == 2
     kept = lr.jit(lambda x, y, z: x * 2.0 + z, keep_unused=True)
     np.testing.assert_allclose(np.asarray(kept(*args)), 3.0)
-    (_, kept_call), *_ = kept._calls.values()
+    (_, kept_call), *_ = lr.jit_function_of(kept)._calls.values()
     assert len(kept_call.executable.in_avals) == 3
 
 
 def test_dead_equations_are_not_compiled() -> None:
     text = lr.jit(lambda x: (x, jnp.sin(x))[0] + 1.0).lower(np.ones(2, f32)).as_text()
     assert "stablehlo.sine" not in text
+
+
+def test_programs_sharing_compiled_code_keep_their_own_weak_types() -> None:
+    # x + 1 on a weak int32 and on a strong int32 compile to the same module.
+    weak = lr.jit(lambda x: x + 1)(2)
+    strong = lr.jit(lambda x: x + 1)(np.int32(2))
+    assert (weak.aval.weak_type, strong.aval.weak_type) == (True, False)
+    assert repr(strong) == "Array(3, dtype=int32)"

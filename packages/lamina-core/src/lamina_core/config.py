@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Final, Generic, TypeVar
 
+from lamina_core import dispatch_context
+
 T = TypeVar("T")
 
 _TRUE: Final = frozenset({"1", "true", "t", "yes", "y", "on"})
@@ -123,6 +125,7 @@ class Config:
         """Set an option for the whole process, as `jax.config.update` does."""
         self._values[name] = self._check(name, value)
         self._version += 1
+        dispatch_context.changed_globally()
 
     def token(self) -> tuple[int, int]:
         """A cheap value that changes whenever the options in effect here may have changed.
@@ -139,7 +142,8 @@ class Config:
         token = self._scoped.set(MappingProxyType({**self._scoped.get(), **overrides}))
         self._version += 1
         try:
-            yield
+            with dispatch_context.local_scope():
+                yield
         finally:
             self._scoped.reset(token)
             self._version += 1

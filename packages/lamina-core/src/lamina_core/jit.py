@@ -13,7 +13,7 @@ import functools
 import inspect
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
 from lamina_core import tree_util
 from lamina_core.api import func_src_info
@@ -222,16 +222,13 @@ class Jitted:
         return f"<Jitted {self.name}>"
 
 
-JittedT = TypeVar("JittedT", bound=Jitted)
-
-
 def jit_decorator(
-    cls: type[JittedT], fun: Callable[..., Any] | None, options: dict[str, Any]
+    make: Callable[..., Any], fun: Callable[..., Any] | None, options: dict[str, Any]
 ) -> Any:
-    """`cls(fun, **options)`, or a decorator making one when `fun` is None (`@jit(...)`)."""
+    """`make(fun, **options)`, or a decorator doing that when `fun` is None (`@jit(...)`)."""
 
-    def wrap(f: Callable[..., Any]) -> JittedT:
-        return cls(f, **options)
+    def wrap(f: Callable[..., Any]) -> Any:
+        return make(f, **options)
 
     return wrap if fun is None else wrap(fun)
 

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextvars import ContextVar
 from typing import Any, Final, NoReturn, Protocol
 
+from lamina_core import dispatch_context
 from lamina_core.avals import AbstractValue
 from lamina_core.primitive import Primitive, install_current_trace
 
@@ -94,7 +95,8 @@ install_current_trace(current_trace)
 def set_current_trace(trace: Trace) -> Iterator[Trace]:
     token = _current_trace.set(trace)
     try:
-        yield trace
+        with dispatch_context.local_scope():
+            yield trace
     finally:
         _current_trace.reset(token)
 

@@ -19,7 +19,7 @@ from lamina_runtime.compilation_cache import (
 )
 from lamina_runtime.eager import XLA_EAGER
 from lamina_runtime.executable import Executable, Runtime, runtime
-from lamina_runtime.jit import JitFunction, explain_cache_misses, jit
+from lamina_runtime.jit import JitFunction, explain_cache_misses, jit, jit_function_of
 from lamina_runtime.stages import ArgInfo, Compiled, Lowered, Traced
 
 _source_info.register_internal_path(__file__)
@@ -48,6 +48,7 @@ __all__ = [
     "devices",
     "explain_cache_misses",
     "jit",
+    "jit_function_of",
     "local_devices",
     "runtime",
 ]

@@ -20,9 +20,10 @@ from __future__ import annotations
 import functools
 import importlib.metadata
 import io
+import itertools
 import os
-from collections.abc import Sequence
-from typing import Any, Final
+from collections.abc import Callable, Sequence
+from typing import Any, Final, NamedTuple
 
 import jax  # [public] devices, jax.Array, device_put, shardings
 import jax.sharding  # [public] SingleDeviceSharding, NamedSharding
@@ -56,9 +57,20 @@ def self_test() -> None:
             f"install the pinned version (pip install jaxlib=={EXPECTED_JAXLIB})"
         )
     needed = {
-        _jax: ("ArrayImpl", "batched_device_put", "array_result_handler", "HostBufferSemantics"),
+        _jax: (
+            "ArrayImpl",
+            "batched_device_put",
+            "array_result_handler",
+            "HostBufferSemantics",
+            "pjit",
+            "PjitFunctionCache",
+            "pytree",
+            "config",
+        ),
         xc: ("CompileOptions", "DeviceList", "DeviceAssignment"),
         DeviceArray: ("_replace_with", "unsafe_buffer_pointer", "is_deleted"),
+        _jax.pytree.PyTreeRegistry: ("register_dataclass_node", "register_node", "flatten"),
+        _jax.config.Config: ("set_global", "swap_local"),
     }
     for owner, names in needed.items():
         missing = [n for n in names if not hasattr(owner, n)]
@@ -298,3 +310,133 @@ def canonical_module_bytecode(module: Any, context: Any) -> bytes:
         out = io.BytesIO()
         copy.write_bytecode(file=out)
     return out.getvalue()
+
+
+# ---- jit dispatch in C++ --------------------------------------------------------------------
+#
+# jaxlib's `PjitFunction` is a jit dispatcher written in C++: it flattens the arguments, looks
+# their signature up in its cache and, on a hit, transfers host values, runs the executable and
+# builds the outputs without running Python. On a miss it calls back into Python (`cache_miss`),
+# which returns the outputs and, when the call may be repeated from C++, a `FastPath` describing
+# the executable. It is private jaxlib API [private]; the field names of `FastPath` are read by
+# name in C++ (pjit.cc, stable from jaxlib 0.8 to 0.10).
+#
+# The C++ side keys entries on the argument signature (jaxlib's rules for weak types and x64,
+# which are JAX's and so Lamina's), on the static arguments, and on every jaxlib `Config` that
+# is part of the jit key. `DISPATCH_CONTEXT` is one such Config that Lamina owns: core writes a
+# fresh value into it whenever its options or its trace change (lamina_core.dispatch_context).
+
+DISPATCH_CONTEXT: Final = _jax.config.Config(  # [private]
+    "lamina_dispatch_context", 0, include_in_jit_key=True
+)
+DISPATCH_REGISTRY: Final = _jax.pytree.PyTreeRegistry()  # [private] None/tuple/list/dict/namedtuple
+_DISPATCH_CACHE: Final = _jax.PjitFunctionCache(8192)  # [private] entries of all Lamina jits
+_RESULT_LEAF: Final = object()
+_dispatcher_serials: Final = itertools.count()
+
+
+class FastPath(NamedTuple):
+    """What C++ needs to repeat a call: read attribute by attribute in pjit.cc."""
+
+    xla_executable: Any
+    out_pytree_def: Any
+    in_shardings: Sequence[Any]
+    out_shardings: Sequence[Any]
+    out_avals: Sequence[Any]
+    out_committed: Sequence[bool]
+    kept_var_bitvec: Sequence[bool]
+    in_device_local_layouts: Sequence[None]
+    const_args: Sequence[Any]
+
+
+class ResultSlot:
+    """Stands for one output while its tree is built; C++ makes the output array in its place."""
+
+    __slots__ = ("aval",)
+
+    def __init__(self, aval: Any) -> None:
+        self.aval = aval
+
+
+def register_array_type(
+    cls: type, field: str, from_result: Callable[[Any, tuple[Any]], Any]
+) -> None:
+    """Let C++ dispatch see through `cls` (an array wrapper holding a device array in `field`);
+    C++ makes each output with `from_result(aval, (device_array,))`."""
+    DISPATCH_REGISTRY.register_dataclass_node(cls, [field], [])  # attribute read in C++
+    DISPATCH_REGISTRY.register_node(
+        ResultSlot, lambda slot: ((_RESULT_LEAF,), slot.aval), from_result
+    )
+
+
+def dispatch_leaves(tree: Any) -> list[Any]:
+    """The leaves of `tree` as C++ dispatch sees them (array wrappers opened)."""
+    leaves: list[Any] = DISPATCH_REGISTRY.flatten(tree)[0]
+    return leaves
+
+
+def result_tree(structure: Any) -> Any | None:
+    """The output tree for C++ of a structure whose leaves are `ResultSlot`s; None if C++
+    cannot rebuild it (it holds a node type only Lamina's tree registry knows)."""
+    leaves, treedef = DISPATCH_REGISTRY.flatten(structure)
+    return treedef if all(leaf is _RESULT_LEAF for leaf in leaves) else None
+
+
+def fast_path(
+    executable: Any,
+    device: Any,
+    out_tree: Any,
+    out_avals: Sequence[tuple[tuple[int, ...], np.dtype, bool]],
+    kept: Sequence[bool],
+    const_bufs: Sequence[Any],
+) -> FastPath:
+    """The `FastPath` of a single-device executable whose inputs are the kept flat arguments."""
+    sharding = single_device_sharding(device)
+    n_in = sum(kept)
+    return FastPath(
+        executable,
+        out_tree,
+        [sharding] * n_in,
+        [sharding] * len(out_avals),
+        [jax_aval(*a) for a in out_avals],
+        [True] * len(out_avals),
+        list(kept),
+        [None] * n_in,
+        list(const_bufs),
+    )
+
+
+def _place_fallback(value: Any, sharding: Any, layout: Any) -> Any:
+    """C++ asks for this when an argument is not where the executable wants it."""
+    if type(value) is DeviceArray:
+        return reshard(value, sharding)
+    return jax.device_put(value, sharding)  # [public] host values on multi-device programs
+
+
+def dispatcher(
+    name: str,
+    fun: Callable[..., Any],
+    cache_miss: Callable[..., tuple[Any, FastPath | None, bool]],
+    static_argnums: Sequence[int],
+    static_argnames: Sequence[str],
+) -> Any:
+    """A C++ jit dispatcher calling `cache_miss` when it has no entry for a call.
+
+    `fun` runs instead when JAX's `disable_jit` is on; its entries are dropped when it dies.
+    """
+    return _jax.pjit(  # [private]
+        name,
+        fun,
+        cache_miss,
+        list(static_argnums),
+        list(static_argnames),
+        ("lamina", next(_dispatcher_serials)),  # entries of one dispatcher are its own
+        DISPATCH_REGISTRY,
+        _place_fallback,
+        _DISPATCH_CACHE,
+    )
+
+
+def jax_x64_enabled() -> bool:
+    """JAX's own x64 flag: C++ dispatch converts host inputs by it."""
+    return bool(jax.config.read("jax_enable_x64"))  # type: ignore[no-untyped-call]  # [public]

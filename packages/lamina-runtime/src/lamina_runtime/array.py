@@ -211,3 +211,15 @@ def _aval_of_device_array(x: Any) -> ShapedArray:
 
 register_value_type(Array, aval=lambda a: a.aval, to_numpy=lambda a: np.asarray(a._buf))
 register_value_type(_bridge.DeviceArray, aval=_aval_of_device_array, to_numpy=np.asarray)
+
+
+def _from_result(aval: ShapedArray, children: tuple[Any]) -> Array:
+    # Called by C++ jit dispatch for every output: one Python call, no checks.
+    array = _new_array(Array)
+    array._buf = children[0]
+    array.aval = aval
+    return array
+
+
+_new_array = object.__new__
+_bridge.register_array_type(Array, "_buf", _from_result)

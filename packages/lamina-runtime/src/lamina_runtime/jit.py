@@ -10,14 +10,16 @@ as a `jit` equation instead.
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Final, cast
 
 import numpy as np
 
-from lamina_core import config, tree_util
+from lamina_core import config, dispatch_context, tree_util
 from lamina_core.avals import ShapedArray
+from lamina_core.config import enable_x64
 from lamina_core.jit import Jitted, Signature, Staged, jit_decorator
 from lamina_core.tracing import EVAL_TRACE, current_trace
 from lamina_runtime import _bridge
@@ -28,6 +30,8 @@ from lamina_runtime.stages import Traced
 
 logger = logging.getLogger("lamina.jit")
 
+dispatch_context.register_context_store(_bridge.DISPATCH_CONTEXT)
+
 explain_cache_misses = config.define_bool(
     "jax_explain_cache_misses",
     False,
@@ -37,7 +41,9 @@ explain_cache_misses = config.define_bool(
 
 
 class JitFunction(Jitted):
-    """`lamina.jit(f)`: runs on XLA at top level, stages a `jit` equation under a trace."""
+    """`lamina.jit(f)`'s Python side: runs on XLA at top level, stages a `jit` equation under a
+    trace. `lamina.jit` returns its C++ `dispatcher`, which repeats calls without Python and
+    asks this object (`_cache_miss`) for the rest."""
 
     def __init__(self, fun: Callable[..., Any], **options: Any) -> None:
         super().__init__(fun, **options)
@@ -50,6 +56,24 @@ class JitFunction(Jitted):
             or self.donate_argnums
             or self.donate_argnames
         )
+        self._fast_paths: dict[int, _bridge.FastPath | None] = {}
+        self.dispatch_misses = 0
+        """Calls C++ dispatch handed to Python (for tests and diagnostics)."""
+        self.dispatcher = self._make_dispatcher()
+
+    def _make_dispatcher(self) -> Any:
+        dispatcher = _bridge.dispatcher(
+            self.name,
+            self.fun,
+            self._cache_miss,
+            [i for i in self.static_argnums if i >= 0],
+            self.static_argnames,
+        )
+        functools.update_wrapper(dispatcher, self.fun)
+        dispatcher._lamina_jit = self
+        dispatcher.trace = self.trace
+        dispatcher.lower = self.lower
+        return dispatcher
 
     def _compiled(self, staged: Staged) -> CompiledCall:
         known = self._calls.get(id(staged))
@@ -60,25 +84,70 @@ class JitFunction(Jitted):
         return call
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._call(args, kwargs)[0]
+
+    def _call(
+        self, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> tuple[Any, CompiledCall | None, Sequence[Any]]:
+        """The outputs, and the compiled call and flat arguments that made them (if run)."""
         if current_trace() is not EVAL_TRACE:
-            return super().__call__(*args, **kwargs)
+            return super().__call__(*args, **kwargs), None, ()
         if self._fast_ok and not kwargs:
             leaves, key = fast_key(args)
             if key is not None:
                 entry = self._fast.get(key)
-                if entry is not None:
-                    return entry(leaves)
-                return self._call_and_remember(key, args, leaves)
+                if entry is None:
+                    staged, _, leaves = self.stage(*args)
+                    entry = FastEntry(
+                        self._compiled(staged), tuple(x.aval for x in leaves if type(x) is Array)
+                    )
+                    self._fast[key] = entry
+                return entry(leaves), entry.call, leaves
         staged, _, leaves = self.stage(*args, **kwargs)
-        return self._compiled(staged)(leaves)
-
-    def _call_and_remember(
-        self, key: tuple[Any, ...], args: tuple[Any, ...], leaves: Sequence[Any]
-    ) -> Any:
-        staged, _, staged_leaves = self.stage(*args)
         call = self._compiled(staged)
-        self._fast[key] = FastEntry(call, tuple(x.aval for x in leaves if type(x) is Array))
-        return call(staged_leaves)
+        return call(leaves), call, leaves
+
+    def _cache_miss(self, *args: Any, **kwargs: Any) -> tuple[Any, Any, bool]:
+        """C++ dispatch found no entry: run in Python, and say how C++ may repeat the call."""
+        self.dispatch_misses += 1
+        outs, call, leaves = self._call(args, kwargs)
+        if call is None:
+            return outs, None, False
+        return outs, self._fast_path(call, args, kwargs, leaves), False
+
+    def _fast_path(
+        self,
+        call: CompiledCall,
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+        leaves: Sequence[Any],
+    ) -> _bridge.FastPath | None:
+        """How C++ may repeat this call, or None where it would not do what Python did.
+
+        C++ sees the arguments through jaxlib's tree registry and converts host values by JAX's
+        x64 flag: both must agree with what Lamina did for this call.
+        """
+        dyn_args, dyn_kwargs, *_ = self._split(args, kwargs)
+        seen = _bridge.dispatch_leaves((dyn_args, dyn_kwargs))
+        if len(seen) != len(leaves):
+            return None
+        host_values = False
+        for mine, theirs in zip(leaves, seen, strict=True):
+            kind = type(mine)
+            if kind is Array:
+                mine = mine._buf
+            elif kind not in _DEVICE_KINDS:
+                if kind not in _HOST_KINDS and not isinstance(mine, np.generic):
+                    return None
+                host_values = True
+            if mine is not theirs:
+                return None
+        if host_values and enable_x64.value != _bridge.jax_x64_enabled():
+            return None
+        known = self._fast_paths.get(id(call), _UNKNOWN)
+        if known is _UNKNOWN:
+            known = self._fast_paths[id(call)] = fast_path_of(call, len(leaves))
+        return cast("_bridge.FastPath | None", known)
 
     def on_cache_miss(self, signature: Signature) -> None:
         if explain_cache_misses.value:
@@ -126,6 +195,34 @@ def fast_key(args: tuple[Any, ...]) -> tuple[Sequence[Any], tuple[Any, ...] | No
     return leaves, tuple(key)
 
 
+_DEVICE_KINDS: Final = frozenset({_bridge.DeviceArray})
+_HOST_KINDS: Final = frozenset({np.ndarray, bool, int, float, complex})
+_UNKNOWN: Final = object()
+
+
+def fast_path_of(call: CompiledCall, n_args: int) -> _bridge.FastPath | None:
+    """`call` described for C++ dispatch; None if C++ could not build its outputs."""
+    executable = call.executable
+    slots = [_bridge.ResultSlot(a) for a in executable.out_avals]
+    try:
+        out_tree = _bridge.result_tree(tree_util.tree_unflatten(call.out_tree, slots))
+    except Exception:  # a custom node that refuses placeholder children: stay in Python
+        return None
+    if out_tree is None:
+        return None
+    kept = [True] * len(call.const_bufs) + (
+        [True] * n_args if call.kept is None else [i in call.kept for i in range(n_args)]
+    )
+    return _bridge.fast_path(
+        executable.loaded,
+        executable.device,
+        out_tree,
+        [(a.shape, a.dtype, a.weak_type) for a in executable.out_avals],
+        kept,
+        call.const_bufs,
+    )
+
+
 class FastEntry:
     """One compiled call reachable by `fast_key`. Identity is intended."""
 
@@ -140,9 +237,11 @@ class FastEntry:
         "_run",
         "_sharding",
         "_single",
+        "call",
     )
 
     def __init__(self, call: CompiledCall, keepalive: tuple[Any, ...]) -> None:
+        self.call = call
         executable = call.executable
         self._run = _bridge.executor(executable.loaded, executable.handlers)
         self._consts = list(call.const_bufs)
@@ -217,9 +316,13 @@ def jit(
     keep_unused: bool = False,
     inline: bool = False,
 ) -> Any:
-    """Compile `fun` with XLA; usable as `@jit` or `@jit(static_argnums=...)`, as `jax.jit`."""
+    """Compile `fun` with XLA; usable as `@jit` or `@jit(static_argnums=...)`, as `jax.jit`.
+
+    The result is jaxlib's C++ dispatcher driven by a `JitFunction` (`jit_function_of` finds
+    it): it has `trace` and `lower`, and repeats calls without running Python.
+    """
     return jit_decorator(
-        JitFunction,
+        _dispatching_jit,
         fun,
         dict(
             static_argnums=static_argnums,
@@ -230,3 +333,13 @@ def jit(
             inline=inline,
         ),
     )
+
+
+def _dispatching_jit(fun: Callable[..., Any], **options: Any) -> Any:
+    return JitFunction(fun, **options).dispatcher
+
+
+def jit_function_of(obj: Any) -> JitFunction | None:
+    """The `JitFunction` behind what `jit` returned, or None if `obj` is not one."""
+    found = getattr(obj, "_lamina_jit", None)
+    return found if isinstance(found, JitFunction) else None

@@ -107,7 +107,7 @@ def load_function(target: str) -> Callable[..., Any]:
 
 
 def _jitted(fn: Callable[..., Any]) -> Any:
-    return fn if isinstance(fn, lamina_runtime.JitFunction) else lamina.jit(fn)
+    return fn if lamina_runtime.jit_function_of(fn) is not None else lamina.jit(fn)
 
 
 @contextmanager

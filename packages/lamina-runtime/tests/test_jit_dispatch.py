@@ -1,0 +1,179 @@
+"""C++ jit dispatch: repeated calls run without Python, and only where Python would do the same.
+
+`JitFunction.dispatch_misses` counts the calls C++ handed back to Python; a call C++ repeated
+does not add to it.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import namedtuple
+from typing import Any
+
+import hypothesis.strategies as st
+import numpy as np
+import pytest
+from hypothesis import given, settings
+
+import lamina_runtime as lr
+from lamina_core import config, make_jaxpr, tree_util
+from lamina_runtime import Array
+
+f32 = np.float32
+
+
+def misses(f: Any) -> int:
+    jitted = lr.jit_function_of(f)
+    assert jitted is not None
+    return jitted.dispatch_misses
+
+
+def test_repeated_calls_do_not_run_python() -> None:
+    f = lr.jit(lambda x, y: x * y + 1.0)
+    x, y = lr.device_put(np.arange(4, dtype=f32)), lr.device_put(np.full(4, 2.0, f32))
+    first = f(x, y)
+    assert misses(f) == 1
+    again = [f(x, y) for _ in range(3)][-1]
+    assert misses(f) == 1
+    assert type(again) is Array and again.aval == first.aval
+    np.testing.assert_array_equal(np.asarray(again), [1.0, 3.0, 5.0, 7.0])
+
+
+def test_host_values_and_keyword_arguments_are_repeated_too() -> None:
+    f = lr.jit(lambda x, *, scale: x * scale)
+    x = np.arange(3, dtype=f32)
+    f(x, scale=2.0)
+    out = f(x, scale=3.0)
+    assert misses(f) == 1
+    np.testing.assert_array_equal(np.asarray(out), [0.0, 3.0, 6.0])
+    assert out.aval.weak_type is False
+
+
+def test_output_trees_are_rebuilt_with_arrays() -> None:
+    Pair = namedtuple("Pair", "a b")
+    f = lr.jit(lambda x: {"pair": Pair(x, x + 1.0), "none": None, "list": [x * 2.0]})
+    x = np.ones(2, f32)
+    f(x)
+    out = f(x)
+    assert misses(f) == 1
+    assert isinstance(out["pair"], Pair) and out["none"] is None
+    assert all(type(leaf) is Array for leaf in tree_util.tree_leaves(out))
+    np.testing.assert_array_equal(np.asarray(out["list"][0]), [2.0, 2.0])
+
+
+def test_static_arguments_are_part_of_the_key() -> None:
+    f = lr.jit(lambda x, n: x * n, static_argnums=1)
+    x = lr.device_put(np.ones(2, f32))
+    assert [float(f(x, n)[0]) for n in (3, 4, 3, 4)] == [3.0, 4.0, 3.0, 4.0]
+    assert misses(f) == 2
+
+
+def test_donated_arguments_are_donated_by_repeated_calls() -> None:
+    f = lr.jit(lambda x, y: x + y, donate_argnums=0)
+    y = lr.device_put(np.ones(4, f32))
+    for step in range(3):
+        x = lr.device_put(np.full(4, float(step), f32))
+        out = f(x, y)
+        assert x.is_deleted()
+        np.testing.assert_array_equal(np.asarray(out), step + 1.0)
+    assert misses(f) == 1
+
+
+def test_a_jitted_call_under_a_trace_is_staged_even_after_running() -> None:
+    inner = lr.jit(lambda x: x * 2.0)
+    c = lr.device_put(np.arange(4, dtype=f32))
+    inner(c)
+    inner(c)
+    text = str(make_jaxpr(lambda y: inner(c) + y)(1.0))
+    assert "jit[" in text and "mul" in text
+
+
+def test_configuration_changes_are_seen() -> None:
+    f = lr.jit(lambda x: x + 1)
+    x = np.arange(3)
+    assert f(x).dtype == np.int32
+    with config(jax_enable_x64=True):
+        assert f(x).dtype == np.int64
+        assert f(x).dtype == np.int64
+    assert f(x).dtype == np.int32
+    config.update("jax_enable_x64", True)
+    try:
+        assert f(x).dtype == np.int64
+    finally:
+        config.update("jax_enable_x64", False)
+    assert f(x).dtype == np.int32
+
+
+def test_a_scope_in_another_thread_does_not_leak() -> None:
+    f = lr.jit(lambda x: x + 1)
+    x = np.arange(3)
+    f(x)
+    inside: list[Any] = []
+    entered, done = threading.Event(), threading.Event()
+
+    def other() -> None:
+        with config(jax_enable_x64=True):
+            entered.set()
+            inside.append(f(x).dtype)
+            done.wait(10)
+
+    thread = threading.Thread(target=other)
+    thread.start()
+    entered.wait(10)
+    assert f(x).dtype == np.int32
+    done.set()
+    thread.join()
+    assert inside == [np.int64]
+
+
+class Box:
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+tree_util.register_pytree_node(
+    Box, lambda b: ((b.value,), None), lambda _, children: Box(*children)
+)
+
+
+def test_node_types_only_lamina_knows_take_the_python_path() -> None:
+    f = lr.jit(lambda b: Box(b.value * 2.0))
+    for _ in range(2):
+        out = f(Box(np.ones(2, f32)))
+        assert isinstance(out, Box)
+        np.testing.assert_array_equal(np.asarray(out.value), [2.0, 2.0])
+
+
+_HOST_MAKERS = {
+    "device": lambda v: lr.device_put(v),
+    "numpy": lambda v: v,
+    "numpy scalar": lambda v: v.reshape(-1)[0] if v.size else v,
+    "python": lambda v: v.reshape(-1)[0].item() if v.size else v,
+}
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    kinds=st.lists(st.sampled_from(sorted(_HOST_MAKERS)), min_size=1, max_size=3),
+    dtype=st.sampled_from([np.float32, np.int32, np.int64, np.float64, np.bool_, np.complex64]),
+)
+def test_repeated_calls_equal_the_python_path(kinds: list[str], dtype: Any) -> None:
+    values = [_HOST_MAKERS[k](np.ones(1, dtype)) for k in kinds]
+    f = lr.jit(lambda *xs: [x * 2 for x in xs])
+    python_path = lr.jit_function_of(lr.jit(lambda *xs: [x * 2 for x in xs]))
+    assert python_path is not None
+    expected = python_path(*values)
+    for _ in range(2):
+        got = f(*values)
+        for g, e in zip(got, expected, strict=True):
+            assert type(g) is Array and g.aval == e.aval
+            np.testing.assert_array_equal(np.asarray(g), np.asarray(e))
+
+
+def test_arguments_of_unknown_types_are_refused_after_repeated_calls() -> None:
+    f = lr.jit(lambda x: x + 1.0)
+    x = lr.device_put(np.ones(2, f32))
+    f(x)
+    assert float(f(x)[0]) == 2.0
+    with pytest.raises(TypeError):
+        f("not an array")
