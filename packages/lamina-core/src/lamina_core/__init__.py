@@ -38,6 +38,7 @@ from lamina_core.tracing import (  # noqa: E402
     UnexpectedTracerError,
     current_trace,
     install_eager_impl,
+    install_materializer,
     set_current_trace,
 )
 from lamina_core.typecheck import JaxprTypeError, check_jaxpr  # noqa: E402
@@ -82,6 +83,7 @@ __all__ = [
     "eval_jaxpr",
     "impl_rules",
     "install_eager_impl",
+    "install_materializer",
     "jaxprs_in_params",
     "jit",
     "jit_p",

@@ -81,6 +81,32 @@ def install_eager_impl(impl: EagerImpl) -> EagerImpl:
     return previous
 
 
+def _host_value(value: Any) -> Any:
+    return value
+
+
+_materialize: Callable[[Any], Any] = _host_value
+
+
+def install_materializer(materialize: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """Replace how a constant becomes an array of the eager evaluator; returns the previous.
+
+    Core's NumPy evaluator keeps host values as they are; lamina-runtime puts them on the device.
+    """
+    global _materialize
+    previous, _materialize = _materialize, materialize
+    return previous
+
+
+def eager_value(value: Any) -> Any:
+    """`value` (an array or constant a frontend function computed without binding a primitive)
+    as the eager evaluator's array when no trace is active, as if a primitive had made it:
+    `jnp.asarray(2)` at top level is a device array. Under a trace it is returned as it is."""
+    if _current_trace.get() is EVAL_TRACE:
+        return _materialize(value)
+    return value
+
+
 def eager_impl() -> EagerImpl:
     return _eager_impl
 

@@ -19,7 +19,7 @@ from lamina_core.jaxpr import Jaxpr, JaxprEqn, Var
 from lamina_core.primitive import Primitive
 from lamina_core.rules import abstract_eval_rules
 from lamina_core.tracing import EagerImpl
-from lamina_core.values import typeof
+from lamina_core.values import canonical_value, typeof
 from lamina_mlir import lower_jaxpr_to_module
 from lamina_runtime import _bridge
 from lamina_runtime.array import Array
@@ -145,3 +145,17 @@ def _to_device(x: Any, aval: AbstractValue, device: Any) -> Any:
 
 
 XLA_EAGER: EagerImpl = XlaEager()
+
+
+def materialize(value: Any) -> Any:
+    """A constant a frontend function computed on the host, as a device `Array` (core calls
+    this at top level, where JAX's functions always return device arrays)."""
+    if type(value) is Array:
+        return value
+    value, aval = canonical_value(value)
+    if type(value) is Array or not isinstance(aval, ShapedArray):
+        return value
+    if _bridge.is_device_array(value):
+        return Array(value, aval)
+    device = _bridge.default_device()
+    return Array(_bridge.device_put(value, aval.shape, aval.dtype, aval.weak_type, device), aval)

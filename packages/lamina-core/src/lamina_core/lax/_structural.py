@@ -20,6 +20,7 @@ from lamina_core.literals import typed_scalar
 from lamina_core.pretty import hide_params
 from lamina_core.primitive import Primitive
 from lamina_core.rules import abstract_eval_rules, impl_rules
+from lamina_core.tracing import eager_value
 from lamina_core.values import canonical_value, typeof
 
 convert_element_type_p: Final = Primitive("convert_element_type")
@@ -117,14 +118,14 @@ def _convert_element_type(
         # Scalar constants convert on the host, as in JAX; arrays are staged (below), so an
         # array constant keeps its identity and becomes one literal however often it is used.
         if weak_type and dtypes.is_python_scalar(x):
-            return typed_scalar(x, dtype)
+            return eager_value(typed_scalar(x, dtype))
         value, _ = canonical_value(x)
         with np.errstate(invalid="ignore", over="ignore"):
             converted = np.asarray(value).astype(dtype)
-        return converted
+        return eager_value(converted)
     aval = typeof(x)
     if getattr(aval, "dtype", None) == dtype and getattr(aval, "weak_type", False) == weak_type:
-        return x
+        return eager_value(x)
     return convert_element_type_p.bind(x, new_dtype=dtype, weak_type=weak_type, sharding=sharding)
 
 

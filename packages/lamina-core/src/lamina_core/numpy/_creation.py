@@ -26,6 +26,7 @@ from lamina_core.lax._checks import kind_of
 from lamina_core.lax._shape import asarray as _lax_asarray
 from lamina_core.lax._shape import canonical_shape
 from lamina_core.lax._structural import _convert_element_type
+from lamina_core.tracing import eager_value
 from lamina_core.numpy._util import (
     Array,
     ArrayLike,
@@ -109,7 +110,7 @@ def array(
             # TODO(copy_p): JAX stages a `copy` equation here when `copy` is true.
             return object
         if isinstance(object, (_np.ndarray, _np.number)):
-            return object
+            return eager_value(object)
     if dtype is not None:
         dtype = _user_dtype(dtype)
     weak = dtype is None and _dtypes.is_weakly_typed(object)
