@@ -26,7 +26,6 @@ from lamina_core.lax._checks import kind_of
 from lamina_core.lax._shape import asarray as _lax_asarray
 from lamina_core.lax._shape import canonical_shape
 from lamina_core.lax._structural import _convert_element_type
-from lamina_core.tracing import eager_value
 from lamina_core.numpy._util import (
     Array,
     ArrayLike,
@@ -36,7 +35,7 @@ from lamina_core.numpy._util import (
     promote_args_inexact,
     shape_of,
 )
-from lamina_core.tracing import ConcretizationTypeError, Tracer
+from lamina_core.tracing import ConcretizationTypeError, Tracer, eager_value
 from lamina_core.values import is_concrete_value, typeof
 
 
