@@ -6,6 +6,7 @@ does not add to it.
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections import namedtuple
 from typing import Any
@@ -136,12 +137,33 @@ tree_util.register_pytree_node(
 )
 
 
-def test_node_types_only_lamina_knows_take_the_python_path() -> None:
+def test_registered_node_types_are_repeated_too() -> None:
     f = lr.jit(lambda b: Box(b.value * 2.0))
-    for _ in range(2):
+    for _ in range(3):
         out = f(Box(np.ones(2, f32)))
-        assert isinstance(out, Box)
+        assert isinstance(out, Box) and type(out.value) is Array
         np.testing.assert_array_equal(np.asarray(out.value), [2.0, 2.0])
+    assert misses(f) == 1
+
+
+@tree_util.register_dataclass
+@dataclasses.dataclass
+class Params:
+    w: Any
+    b: Any
+    name: str = dataclasses.field(default="p", metadata={"static": True})
+
+
+def test_dataclass_arguments_are_repeated_and_keep_their_order() -> None:
+    f = lr.jit(lambda p, x: Params(x @ p.w + p.b, p.b * 2.0, p.name + "!"))
+    p = Params(lr.device_put(np.eye(2, dtype=f32)), lr.device_put(np.ones(2, f32)))
+    x = lr.device_put(np.full((1, 2), 3.0, f32))
+    for _ in range(3):
+        out = f(p, x)
+        np.testing.assert_array_equal(np.asarray(out.w), [[4.0, 4.0]])
+        np.testing.assert_array_equal(np.asarray(out.b), [2.0, 2.0])
+        assert out.name == "p!"
+    assert misses(f) == 1
 
 
 _HOST_MAKERS = {

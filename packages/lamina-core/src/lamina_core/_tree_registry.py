@@ -154,6 +154,22 @@ def _simple_key_str(key: KeyEntry) -> str:
 # ---------------------------------------------------------------------------------------------
 # Registration
 
+NodeListener: TypeAlias = Callable[
+    [type[Any], Callable[[Any], tuple[Any, Any]], Callable[[Any, Any], Any]], None
+]
+_registered: Final[list[tuple[type[Any], Callable[[Any], tuple[Any, Any]], Any]]] = []
+_listeners: Final[list[NodeListener]] = []
+
+
+def on_node_registered(listener: NodeListener) -> None:
+    """Call `listener(nodetype, flatten, unflatten)` for every node type registered so far and
+    from now on, with JAX's function shapes: `flatten(x) -> (children, aux)` and
+    `unflatten(aux, children)`. Lets another tree registry mirror Lamina's (the runtime's C++
+    jit dispatch flattens arguments with jaxlib's)."""
+    _listeners.append(listener)
+    for nodetype, flatten, unflatten in _registered:
+        listener(nodetype, flatten, unflatten)
+
 
 def _register(
     nodetype: type[Any],
@@ -175,6 +191,14 @@ def _register(
             "once per process, and built-in containers cannot be registered."
         ) from None
     _CUSTOM_KEYS[nodetype] = key_of_entry
+
+    def children_and_aux(node: Any) -> tuple[Any, Any]:
+        children, aux, *_ = flatten(node)  # optree's flatten may add the keys as a third item
+        return children, aux
+
+    _registered.append((nodetype, children_and_aux, unflatten))
+    for listener in _listeners:
+        listener(nodetype, children_and_aux, unflatten)
 
 
 def register_pytree_node(

@@ -369,6 +369,13 @@ def register_array_type(
     )
 
 
+def register_node_type(
+    nodetype: type, flatten: Callable[[Any], tuple[Any, Any]], unflatten: Callable[[Any, Any], Any]
+) -> None:
+    """Mirror one of Lamina's pytree node types, so C++ dispatch flattens it the same way."""
+    DISPATCH_REGISTRY.register_node(nodetype, flatten, unflatten)
+
+
 def dispatch_leaves(tree: Any) -> list[Any]:
     """The leaves of `tree` as C++ dispatch sees them (array wrappers opened)."""
     leaves: list[Any] = DISPATCH_REGISTRY.flatten(tree)[0]

@@ -31,6 +31,7 @@ from lamina_runtime.stages import Traced
 logger = logging.getLogger("lamina.jit")
 
 dispatch_context.register_context_store(_bridge.DISPATCH_CONTEXT)
+tree_util.on_node_registered(_bridge.register_node_type)
 
 explain_cache_misses = config.define_bool(
     "jax_explain_cache_misses",
