@@ -7,6 +7,7 @@ does not add to it.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import threading
 from collections import namedtuple
 from typing import Any
@@ -199,3 +200,24 @@ def test_arguments_of_unknown_types_are_refused_after_repeated_calls() -> None:
     assert float(f(x)[0]) == 2.0
     with pytest.raises(TypeError):
         f("not an array")
+
+
+class Scaler:
+    def __init__(self, factor: float) -> None:
+        self.factor = factor
+
+    @lr.jit
+    def plain(self, x: Any) -> Any:
+        return x * 2.0
+
+    @functools.partial(lr.jit, static_argnums=0)
+    def scaled(self, x: Any) -> Any:
+        return x * self.factor
+
+
+def test_jitted_methods_bind_their_instance() -> None:
+    x = lr.device_put(np.ones(2, f32))
+    assert [float(Scaler(f).scaled(x)[0]) for f in (3.0, 4.0)] == [3.0, 4.0]
+    with pytest.raises(TypeError, match="Scaler"):
+        Scaler(1.0).plain(x)  # as in JAX: an instance is not an array; make it static
+    assert repr(Scaler.plain).startswith("<PjitFunction of <function Scaler.plain")
