@@ -193,3 +193,19 @@ def test_programs_sharing_compiled_code_keep_their_own_weak_types() -> None:
     strong = lr.jit(lambda x: x + 1)(np.int32(2))
     assert (weak.aval.weak_type, strong.aval.weak_type) == (True, False)
     assert repr(strong) == "Array(3, dtype=int32)"
+
+
+def test_compiler_options_reach_xla_and_the_cache_key() -> None:
+    no_ynn = {"xla_cpu_experimental_ynn_fusion_type": ""}
+    x = np.ones((8, 8), f32)
+    plain = lr.jit(lambda a: a @ a)
+    tuned = lr.jit(lambda a: a @ a, compiler_options=no_ynn)
+    np.testing.assert_allclose(np.asarray(tuned(x)), np.asarray(plain(x)))
+    call = lambda f: next(iter(lr.jit_function_of(f)._calls.values()))[1]  # noqa: E731
+    assert call(tuned).executable.fingerprint != call(plain).executable.fingerprint
+    compiled = lr.jit(lambda a: a @ a).lower(x).compile(compiler_options=no_ynn)
+    assert compiled._executable.fingerprint == call(tuned).executable.fingerprint
+    with pytest.raises(Exception, match="No such compile option: 'xla_no_such_option'"):
+        lr.jit(lambda a: a + 1.0, compiler_options={"xla_no_such_option": 1})(x)
+    with pytest.raises(TypeError, match="compiler_options maps XLA option names"):
+        lr.jit(lambda a: a + 2.0, compiler_options={"xla_cpu_enable_fast_math": [1]})(x)

@@ -5,7 +5,8 @@ batch 32) with a warm cache at most 0.5x the same with a cold cache (compare the
 `cache.mlp20_first_result`'s Lamina column), and at most 1.0x JAX's warm persistent cache (its
 `cache=warm` ratio); loading a saved executable and running it at most 0.1x compiling it
 (`aot.mlp20_load_and_run` over `aot.mlp20_compile_and_run`, Lamina columns; both include the
-first run, whose one-time setup inside jaxlib, about 6 ms here, a fresh compile pays too).
+first run, whose one-time setup inside XLA:CPU, about 6 ms here, a fresh compile pays too;
+the `xla=no_ynn` cases compile without the YNNPACK fusions that need that setup).
 
 The fresh-process benchmarks start one Python process per call. `cache.mlp20_first_result`
 reports the time the child measures from after its imports to its first result (the harness's
@@ -108,34 +109,44 @@ def _mlp_inputs(side: Side) -> tuple[Any, Any, Any]:
     return mlp, api.device_put(params), api.device_put(x)
 
 
-@benchmark("aot.mlp20_compile_and_run")
-def mlp20_compile_and_run(side: Side) -> Timed:
+XLA_OPTIONS: dict[str, dict[str, Any]] = {
+    "default": {},
+    # XLA:CPU's YNNPACK dot fusions build their pipelines on an executable's first run (about
+    # 6 ms for this MLP, profiled: ynn and slinky); without them the first run is as fast as
+    # the next, and steady-state dots are slower (this MLP 0.96 -> 1.15 ms).
+    "no_ynn": {"xla_cpu_experimental_ynn_fusion_type": ""},
+}
+
+
+@benchmark("aot.mlp20_compile_and_run", params={"xla": tuple(XLA_OPTIONS)})
+def mlp20_compile_and_run(side: Side, xla: str) -> Timed:
     """Trace, lower, compile and run a 20-layer MLP forward once, with no cache of any kind."""
     mlp, params, x = _mlp_inputs(side)
     api = side.api()
+    options = XLA_OPTIONS[xla]
     if side is Side.LAMINA:
         import lamina_runtime
 
         def compile_lamina() -> Any:
             lamina_runtime.runtime().clear()
             with api.config(jax_enable_compilation_cache=False):
-                return api.jit(mlp)(params, x).block_until_ready()
+                return api.jit(mlp, compiler_options=options)(params, x).block_until_ready()
 
         return compile_lamina
 
     def compile_jax() -> Any:
         api.clear_caches()
-        return api.jit(mlp)(params, x).block_until_ready()
+        return api.jit(mlp, compiler_options=options)(params, x).block_until_ready()
 
     return compile_jax
 
 
-@benchmark("aot.mlp20_load")
-def mlp20_load(side: Side) -> Timed:
+@benchmark("aot.mlp20_load", params={"xla": tuple(XLA_OPTIONS)})
+def mlp20_load(side: Side, xla: str) -> Timed:
     """Load a saved, compiled 20-layer MLP forward from bytes (no run)."""
     mlp, params, x = _mlp_inputs(side)
     api = side.api()
-    compiled = api.jit(mlp).lower(params, x).compile()
+    compiled = api.jit(mlp).lower(params, x).compile(compiler_options=XLA_OPTIONS[xla])
     if side is Side.LAMINA:
         data = compiled.serialize()
         return lambda: api.aot.deserialize(data)
@@ -146,12 +157,12 @@ def mlp20_load(side: Side) -> Timed:
     return lambda: serialize_executable.deserialize_and_load(blob, in_tree, out_tree)
 
 
-@benchmark("aot.mlp20_load_and_run")
-def mlp20_load_and_run(side: Side) -> Timed:
+@benchmark("aot.mlp20_load_and_run", params={"xla": tuple(XLA_OPTIONS)})
+def mlp20_load_and_run(side: Side, xla: str) -> Timed:
     """Load a saved, compiled 20-layer MLP forward from bytes and run it once."""
     mlp, params, x = _mlp_inputs(side)
     api = side.api()
-    compiled = api.jit(mlp).lower(params, x).compile()
+    compiled = api.jit(mlp).lower(params, x).compile(compiler_options=XLA_OPTIONS[xla])
     if side is Side.LAMINA:
         data = compiled.serialize()
         return lambda: api.aot.deserialize(data)(params, x).block_until_ready()

@@ -22,7 +22,7 @@ import importlib.metadata
 import io
 import itertools
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final, NamedTuple
 
 import jax  # [public] devices, jax.Array, device_put, shardings
@@ -162,9 +162,23 @@ def replace_buffer(dst: Any, src: Any) -> None:
 # ---- compilation and execution --------------------------------------------------------------
 
 
+CompilerOption = str | bool | int | float
+
+
 def compile_options(num_replicas: int = 1, num_partitions: int = 1,
-                    device_ids: Sequence[int] | None = None) -> Any:  # fmt: skip
+                    device_ids: Sequence[int] | None = None,
+                    overrides: Mapping[str, CompilerOption] | None = None) -> Any:  # fmt: skip
+    """Compile options; `overrides` are XLA debug options by name (JAX's `compiler_options`),
+    e.g. `{"xla_cpu_experimental_ynn_fusion_type": ""}`, checked when compiling."""
     options = xc.CompileOptions()  # [semi]
+    if overrides:
+        for name, value in overrides.items():
+            if not isinstance(value, (str, bool, int, float)):
+                raise TypeError(
+                    f"compiler_options maps XLA option names to str, bool, int or float "
+                    f"values; got {name!r}: {value!r} ({type(value).__name__})"
+                )
+        options.env_option_overrides = sorted(overrides.items())  # [semi] sorted: a stable key
     options.num_replicas = num_replicas
     options.num_partitions = num_partitions
     build = options.executable_build_options

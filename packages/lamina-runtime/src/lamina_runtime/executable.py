@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -143,15 +143,21 @@ class Runtime:
         with self._lock:
             self._executables.clear()
 
-    def compile(self, lowered: LoweredModule, device: Any | None = None) -> Executable:
+    def compile(
+        self,
+        lowered: LoweredModule,
+        device: Any | None = None,
+        compiler_options: Mapping[str, _bridge.CompilerOption] | None = None,
+    ) -> Executable:
         """The executable for `lowered` on `device`: from memory, from the persistent cache, or
-        compiled (and then written to the persistent cache).
+        compiled (and then written to the persistent cache). `compiler_options` are XLA options
+        by name, as JAX's; they are part of the cache key.
 
         Modules that differ only in weak types compile to the same code and share it; the
         returned `Executable` has `lowered`'s own types, weak types included.
         """
         device = device or _bridge.default_device()
-        options = _bridge.compile_options()
+        options = _bridge.compile_options(overrides=compiler_options)
         key = compilation_key(lowered, [device], options)
         with self._lock:
             known = self._executables.get(key.digest)

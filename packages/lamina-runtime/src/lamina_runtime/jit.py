@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final, cast
 
 import numpy as np
@@ -46,8 +46,16 @@ class JitFunction(Jitted):
     trace. `lamina.jit` returns its C++ `dispatcher`, which repeats calls without Python and
     asks this object (`_cache_miss`) for the rest."""
 
-    def __init__(self, fun: Callable[..., Any], **options: Any) -> None:
+    def __init__(
+        self,
+        fun: Callable[..., Any],
+        *,
+        compiler_options: Mapping[str, Any] | None = None,
+        **options: Any,
+    ) -> None:
         super().__init__(fun, **options)
+        self.compiler_options: dict[str, Any] = dict(compiler_options or {})
+        """XLA options by name for every compilation of this function (JAX's argument)."""
         self._calls: dict[int, tuple[Staged, CompiledCall]] = {}
         self._seen: list[Signature] = []
         self._fast: dict[tuple[Any, ...], FastEntry] = {}
@@ -80,7 +88,12 @@ class JitFunction(Jitted):
         known = self._calls.get(id(staged))
         if known is not None:
             return known[1]
-        call = compile_staged(staged, self.name, keep_unused=self.keep_unused)
+        call = compile_staged(
+            staged,
+            self.name,
+            keep_unused=self.keep_unused,
+            compiler_options=self.compiler_options,
+        )
         self._calls[id(staged)] = (staged, call)
         return call
 
@@ -316,8 +329,12 @@ def jit(
     donate_argnames: str | Sequence[str] | None = None,
     keep_unused: bool = False,
     inline: bool = False,
+    compiler_options: Mapping[str, Any] | None = None,
 ) -> Any:
     """Compile `fun` with XLA; usable as `@jit` or `@jit(static_argnums=...)`, as `jax.jit`.
+
+    `compiler_options` are XLA options by name, for example
+    `{"xla_cpu_experimental_ynn_fusion_type": ""}`; they are part of the compilation cache key.
 
     The result is jaxlib's C++ dispatcher driven by a `JitFunction` (`jit_function_of` finds
     it): it has `trace` and `lower`, and repeats calls without running Python.
@@ -332,6 +349,7 @@ def jit(
             donate_argnames=donate_argnames,
             keep_unused=keep_unused,
             inline=inline,
+            compiler_options=compiler_options,
         ),
     )
 

@@ -5,7 +5,7 @@ Shared by `jit` calls and the AOT stages, so both compile the same module the sa
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -93,8 +93,14 @@ class CompiledCall:
         return tree_util.tree_unflatten(self.out_tree, outs)
 
 
-def compile_staged(staged: Staged, name: str, *, keep_unused: bool) -> CompiledCall:
+def compile_staged(
+    staged: Staged,
+    name: str,
+    *,
+    keep_unused: bool,
+    compiler_options: Mapping[str, Any] | None = None,
+) -> CompiledCall:
     lowered = lower_staged(staged, name, keep_unused=keep_unused)
-    executable = runtime().compile(lowered.module)
+    executable = runtime().compile(lowered.module, compiler_options=compiler_options)
     const_bufs = executable.put_consts(lowered.module.const_args.values)
     return CompiledCall(executable, const_bufs, staged.out_tree, lowered.kept)

@@ -7,7 +7,7 @@ arguments against the types it was compiled for.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -77,17 +77,20 @@ class Traced:
             # (dead equations are still dropped).
             lower_staged(self._staged, self._fun.name, keep_unused=True).module,
             self.in_tree,
+            compiler_options=self._fun.compiler_options,
         )
 
 
 class Lowered:
     """A lowered jitted function: the StableHLO module and the constants it takes."""
 
-    def __init__(self, name: str, staged: Staged, module: LoweredModule, in_tree: Any) -> None:
+    def __init__(self, name: str, staged: Staged, module: LoweredModule, in_tree: Any, *,
+                 compiler_options: Mapping[str, Any] | None = None) -> None:  # fmt: skip
         self.name = name
         self._staged = staged
         self._module = module
         self.in_tree = in_tree
+        self._compiler_options = dict(compiler_options or {})
 
     @property
     def out_tree(self) -> Any:
@@ -119,8 +122,15 @@ class Lowered:
             raise ValueError(f"Lowered.compiler_ir: unknown dialect {dialect!r}")
         return self._module.module
 
-    def compile(self) -> Compiled:
-        executable = runtime().compile(self._module)
+    def compile(self, compiler_options: Mapping[str, Any] | None = None) -> Compiled:
+        """Compile (or find compiled) for the default device.
+
+        Args:
+            compiler_options: XLA options by name, as JAX's `Lowered.compile` takes them, e.g.
+                `{"xla_cpu_experimental_ynn_fusion_type": ""}`; added to `jit`'s own.
+        """
+        options = {**self._compiler_options, **(compiler_options or {})}
+        executable = runtime().compile(self._module, compiler_options=options)
         const_bufs = executable.put_consts(self._module.const_args.values)
         return Compiled(
             self.name,
