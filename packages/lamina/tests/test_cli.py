@@ -176,6 +176,21 @@ def test_compile_then_run_with_npy_and_zeros(model: str, tmp_path: Path) -> None
     np.testing.assert_allclose(np.load(tmp_path / "out0.npy"), np.tanh(x @ W), rtol=1e-5)
 
 
+def test_compile_takes_xla_options(model: str, tmp_path: Path) -> None:
+    file = tmp_path / "predict.lamina"
+    option = "xla_cpu_experimental_ynn_fusion_type="
+    invoke("compile", f"{model}:predict", "--args", "f32[2,8],f32[8]", "-o", str(file),
+           "--xla-option", option)  # fmt: skip
+    assert invoke("run", str(file), "ones", "zeros").output.startswith("out: f32[2,8]\n")
+    bad = invoke("compile", f"{model}:predict", "--args", "f32[2,8],f32[8]", "-o", str(file),
+                 "--xla-option", "xla_no_such_option=1", code=1)  # fmt: skip
+    assert "No such compile option: 'xla_no_such_option'" in bad.output
+    assert "give NAME=VALUE" in invoke(
+        "compile", f"{model}:predict", "--args", "f32[8]", "-o", str(file), "--xla-option",
+        "novalue", code=2,
+    ).output  # fmt: skip
+
+
 def test_run_prints_every_output_by_path(model: str, tmp_path: Path) -> None:
     file = tmp_path / "pair.lamina"
     invoke("compile", f"{model}:pair", "--args", "f32[3]", "-o", str(file))

@@ -8,6 +8,7 @@ from lamina_core import source_info as _source_info
 from lamina_core.tracing import install_eager_impl as _install_eager_impl
 from lamina_core.tracing import install_materializer as _install_materializer
 from lamina_runtime import aot
+from lamina_runtime._bridge import CompileError
 from lamina_runtime._version import __version__
 from lamina_runtime.api import block_until_ready, device_get, device_put, devices, local_devices
 from lamina_runtime.array import Array
@@ -33,6 +34,7 @@ __all__ = [
     "CacheInfo",
     "CacheKey",
     "CompilationCache",
+    "CompileError",
     "Compiled",
     "Executable",
     "JitFunction",

@@ -49,6 +49,10 @@ class BridgeError(RuntimeError):
     """jaxlib is not the version Lamina was built and tested against."""
 
 
+class CompileError(RuntimeError):
+    """XLA refused to compile a module (an unknown compiler option, an unsupported op, ...)."""
+
+
 def self_test() -> None:
     """Fail loudly, at import, if jaxlib lacks what Lamina calls."""
     if JAXLIB_VERSION != EXPECTED_JAXLIB:
@@ -193,7 +197,10 @@ def compile_options(num_replicas: int = 1, num_partitions: int = 1,
 def compile(code: bytes | str, device_list: Sequence[Any], options: Any) -> Any:
     """Compile StableHLO (bytecode or text) for `device_list`. [semi]"""
     client = device_list[0].client
-    return client.compile_and_load(code, xc.DeviceList(tuple(device_list)), options)
+    try:
+        return client.compile_and_load(code, xc.DeviceList(tuple(device_list)), options)
+    except _jax.JaxRuntimeError as err:  # [private] the error type jaxlib raises
+        raise CompileError(str(err)) from err
 
 
 def result_handler(shape: tuple[int, ...], dtype: np.dtype, weak_type: bool, device: Any) -> Any:

@@ -253,8 +253,22 @@ def hlo(function: str, arg_types: str, debug_info: bool) -> None:
     type=click.Path(dir_okay=False, path_type=Path),
     help="Where to write the compiled function.",
 )
+@click.option(
+    "--xla-option",
+    "xla_options",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="An XLA compiler option (repeatable), as jit's compiler_options; "
+    "e.g. xla_cpu_experimental_ynn_fusion_type= for a faster first run after loading.",
+)
 @click.option("--progress-after", type=float, default=PROGRESS_AFTER, hidden=True)
-def compile_command(function: str, arg_types: str, output: Path, progress_after: float) -> None:
+def compile_command(
+    function: str,
+    arg_types: str,
+    output: Path,
+    xla_options: tuple[str, ...],
+    progress_after: float,
+) -> None:
     """Compile jit(FUNCTION) for the given argument types and save it to a file.
 
     The file holds the executable and the constants FUNCTION closes over: `lamina run FILE`
@@ -264,8 +278,12 @@ def compile_command(function: str, arg_types: str, output: Path, progress_after:
     """
     jitted = _jitted(load_function(function))
     specs = _specs(arg_types)
+    options = dict(_xla_option(text) for text in xla_options)
     with progress(f"compiling {function}", after=progress_after):
-        compiled = jitted.lower(*specs).compile()
+        try:
+            compiled = jitted.lower(*specs).compile(compiler_options=options)
+        except lamina_runtime.CompileError as err:
+            raise click.ClickException(str(err)) from None
     try:
         lamina.aot.save(compiled, output)
     except lamina.aot.TreeCodecError as err:
@@ -275,6 +293,13 @@ def compile_command(function: str, arg_types: str, output: Path, progress_after:
     click.echo(
         f"wrote {output} ({_human(output.stat().st_size)}): takes {takes}; returns {returns}"
     )
+
+
+def _xla_option(text: str) -> tuple[str, str]:
+    name, equals, value = text.partition("=")
+    if not equals or not name:
+        raise click.BadParameter(f"{text!r}: give NAME=VALUE", param_hint="--xla-option")
+    return name, value
 
 
 def _input(token: str, struct: Any, where: str) -> np.ndarray:
