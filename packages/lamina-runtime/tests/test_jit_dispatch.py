@@ -70,6 +70,27 @@ def test_static_arguments_are_part_of_the_key() -> None:
     assert misses(f) == 2
 
 
+@pytest.mark.parametrize(
+    ("options", "calls"),
+    [
+        (dict(static_argnums=-1), [((3,), {}), ((4,), {}), ((3.0,), {}), ((4,), {})]),
+        (dict(static_argnames="n"), [((), {"n": 3}), ((), {"n": 4}), ((3,), {}), ((4,), {})]),
+        (dict(static_argnums=1), [((), {"n": 3}), ((4,), {}), ((3,), {}), ((), {"n": 4})]),
+    ],
+)
+def test_static_arguments_however_named_are_keyed(options: Any, calls: Any) -> None:
+    f = lr.jit(lambda x, n: x * n, **options)
+    x = lr.device_put(np.ones(2, f32))
+    got = [float(f(x, *args, **kwargs)[0]) for args, kwargs in calls]
+    assert got == [float((args or tuple(kwargs.values()))[0]) for args, kwargs in calls]
+
+
+def test_static_arguments_counted_from_the_end_of_varargs() -> None:
+    f = lr.jit(lambda *xs: xs[0] * xs[-1], static_argnums=-1)
+    x = lr.device_put(np.ones(2, f32))
+    assert [float(f(x, 3)[0]), float(f(x, 4)[0]), float(f(x, x, 5)[0])] == [3.0, 4.0, 5.0]
+
+
 def test_donated_arguments_are_donated_by_repeated_calls() -> None:
     f = lr.jit(lambda x, y: x + y, donate_argnums=0)
     y = lr.device_put(np.ones(4, f32))

@@ -75,7 +75,7 @@ class JitFunction(Jitted):
             self.name,
             self.fun,
             self._cache_miss,
-            [i for i in self.static_argnums if i >= 0],
+            self.static_argnums,  # C++ counts negative positions from the end, as Python does
             self.static_argnames,
         )
         functools.update_wrapper(dispatcher, self.fun)
@@ -142,7 +142,10 @@ class JitFunction(Jitted):
         x64 flag: both must agree with what Lamina did for this call.
         """
         dyn_args, dyn_kwargs, *_ = self._split(args, kwargs)
-        seen = _bridge.dispatch_leaves((dyn_args, dyn_kwargs))
+        try:
+            seen = _bridge.dispatch_leaves((dyn_args, dyn_kwargs))
+        except Exception:  # e.g. dict keys jaxlib cannot sort: C++ would fail the same way
+            return None
         if len(seen) != len(leaves):
             return None
         host_values = False
