@@ -242,3 +242,52 @@ def test_jitted_methods_bind_their_instance() -> None:
     with pytest.raises(TypeError, match="Scaler"):
         Scaler(1.0).plain(x)  # as in JAX: an instance is not an array; make it static
     assert repr(Scaler.plain).startswith("<PjitFunction of <function Scaler.plain")
+
+
+_leaf_values = st.sampled_from(
+    [
+        ("device f32[2]", lambda: lr.device_put(np.arange(2, dtype=f32))),
+        ("numpy i32[3]", lambda: np.arange(3, dtype=np.int32)),
+        ("numpy f64[2]", lambda: np.ones(2)),
+        ("python float", lambda: 1.5),
+        ("python int", lambda: 2),
+        ("python bool", lambda: True),
+        ("numpy scalar", lambda: np.float32(0.5)),
+    ]
+)
+_trees = st.recursive(
+    _leaf_values,
+    lambda children: st.one_of(
+        st.lists(children, max_size=3).map(tuple),
+        st.lists(children, max_size=3),
+        st.dictionaries(st.sampled_from("abc"), children, max_size=3),
+    ),
+    max_leaves=6,
+)
+
+
+def _build(tree: Any) -> Any:
+    if isinstance(tree, tuple) and len(tree) == 2 and isinstance(tree[0], str):
+        return tree[1]()
+    if isinstance(tree, dict):
+        return {k: _build(v) for k, v in tree.items()}
+    return type(tree)(_build(v) for v in tree)
+
+
+@settings(max_examples=30, deadline=None)
+@given(spec=_trees)
+def test_repeated_calls_on_any_argument_tree_equal_the_python_path(spec: Any) -> None:
+    def body(tree: Any) -> Any:
+        return tree_util.tree_map(lambda v: v * 2, {"out": tree, "n": len(tree_util.tree_leaves(tree))})
+
+    args = _build(spec)
+    f = lr.jit(body)
+    python_path = lr.jit_function_of(lr.jit(body))
+    assert python_path is not None
+    expected = python_path(args)
+    for _ in range(2):
+        got = f(args)
+        assert tree_util.tree_structure(got) == tree_util.tree_structure(expected)
+        for g, e in zip(tree_util.tree_leaves(got), tree_util.tree_leaves(expected), strict=True):
+            assert type(g) is Array and g.aval == e.aval
+            np.testing.assert_array_equal(np.asarray(g), np.asarray(e))
