@@ -278,7 +278,8 @@ def _build(tree: Any) -> Any:
 @given(spec=_trees)
 def test_repeated_calls_on_any_argument_tree_equal_the_python_path(spec: Any) -> None:
     def body(tree: Any) -> Any:
-        return tree_util.tree_map(lambda v: v * 2, {"out": tree, "n": len(tree_util.tree_leaves(tree))})
+        count = len(tree_util.tree_leaves(tree))
+        return tree_util.tree_map(lambda v: v * 2, {"out": tree, "n": count})
 
     args = _build(spec)
     f = lr.jit(body)
