@@ -40,7 +40,12 @@ def test_updates_scopes_and_traces_each_get_a_fresh_value() -> None:
         seen: list[Any] = []
         with config(jax_enable_x64=True):
             seen.append(store.value)
-            make_jaxpr(lambda x: seen.append(store.value) or x)(1.0)
+
+            def record(x: Any) -> Any:
+                seen.append(store.value)
+                return x
+
+            make_jaxpr(record)(1.0)
             seen.append(store.value)
         assert store.value == after_update  # restored on exit
         scope, trace, scope_again = seen

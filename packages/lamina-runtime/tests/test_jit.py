@@ -19,6 +19,13 @@ from lamina_runtime import Array
 f32 = np.float32
 
 
+def jitted(f: Any) -> lr.JitFunction:
+    """The `JitFunction` behind what `lr.jit` returned."""
+    found = lr.jit_function_of(f)
+    assert found is not None
+    return found
+
+
 def test_jit_computes_and_returns_arrays() -> None:
     f = lr.jit(lambda x, y: {"s": x + y, "p": x * y})
     out = f(np.arange(4, dtype=f32), f32(2))
@@ -164,7 +171,7 @@ def test_static_and_donated_arguments_by_name_or_position() -> None:
     g = lr.jit(lambda x, n: x * n, static_argnums=1)
     np.testing.assert_allclose(np.asarray(g(np.ones(2, f32), n=5)), [5.0, 5.0])
     h = lr.jit(lambda x, y: x + y, donate_argnames="x")
-    assert lr.jit_function_of(h).donate_argnums == (0,)
+    assert jitted(h).donate_argnums == (0,)
     x = lr.device_put(np.zeros(4, f32))
     h(x, np.ones(4, f32))
     assert x.is_deleted()
@@ -174,11 +181,11 @@ def test_unused_arguments_are_not_passed_unless_kept() -> None:
     f = lr.jit(lambda x, y, z: x * 2.0 + z)
     args = (np.ones(3, f32), np.ones(5, f32), f32(1))
     np.testing.assert_allclose(np.asarray(f(*args)), 3.0)
-    (_, call), *_ = lr.jit_function_of(f)._calls.values()
+    (_, call), *_ = jitted(f)._calls.values()
     assert len(call.executable.in_avals) == 2
     kept = lr.jit(lambda x, y, z: x * 2.0 + z, keep_unused=True)
     np.testing.assert_allclose(np.asarray(kept(*args)), 3.0)
-    (_, kept_call), *_ = lr.jit_function_of(kept)._calls.values()
+    (_, kept_call), *_ = jitted(kept)._calls.values()
     assert len(kept_call.executable.in_avals) == 3
 
 
@@ -201,7 +208,10 @@ def test_compiler_options_reach_xla_and_the_cache_key() -> None:
     plain = lr.jit(lambda a: a @ a)
     tuned = lr.jit(lambda a: a @ a, compiler_options=no_ynn)
     np.testing.assert_allclose(np.asarray(tuned(x)), np.asarray(plain(x)))
-    call = lambda f: next(iter(lr.jit_function_of(f)._calls.values()))[1]  # noqa: E731
+
+    def call(f: Any) -> Any:
+        return next(iter(jitted(f)._calls.values()))[1]
+
     assert call(tuned).executable.fingerprint != call(plain).executable.fingerprint
     compiled = lr.jit(lambda a: a @ a).lower(x).compile(compiler_options=no_ynn)
     assert compiled._executable.fingerprint == call(tuned).executable.fingerprint
