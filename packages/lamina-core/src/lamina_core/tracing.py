@@ -10,9 +10,10 @@ its own. This module knows no particular staging or transformation trace.
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import Callable, Iterator, Sequence
 from contextvars import ContextVar
-from typing import Any, Final, NoReturn, Protocol
+from typing import Any, Final, NoReturn, Protocol, TypeVar
 
 from lamina_core import dispatch_context
 from lamina_core.avals import AbstractValue
@@ -105,6 +106,43 @@ def eager_value(value: Any) -> Any:
     if _current_trace.get() is EVAL_TRACE:
         return _materialize(value)
     return value
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+_make_toplevel_dispatcher: Callable[[Callable[..., Any]], Callable[..., Any]] | None = None
+
+
+def install_toplevel_dispatch(
+    make: Callable[[Callable[..., Any]], Callable[..., Any]] | None,
+) -> Callable[[Callable[..., Any]], Callable[..., Any]] | None:
+    """Replace how frontend functions run when no trace is active; returns the previous.
+
+    `make(fn)` returns a callable that runs `fn` as one compiled program (lamina-runtime: a jit
+    dispatcher, as JAX runs its `jax.numpy` functions). Without one, `fn` runs primitive by
+    primitive on the eager evaluator.
+    """
+    global _make_toplevel_dispatcher
+    previous, _make_toplevel_dispatcher = _make_toplevel_dispatcher, make
+    return previous
+
+
+def dispatched_at_top_level(fn: F) -> F:
+    """`fn` (a frontend function of arrays only), run through the installed top-level dispatcher
+    when called outside any trace. Under a trace it is `fn` itself: jaxprs do not change."""
+    made: list[Callable[..., Any]] = []
+
+    def wrapper(*args: Any) -> Any:
+        if _current_trace.get() is EVAL_TRACE:
+            if made:
+                return made[0](*args)
+            if _make_toplevel_dispatcher is not None:
+                made.append(_make_toplevel_dispatcher(fn))
+                return made[0](*args)
+        return fn(*args)
+
+    functools.update_wrapper(wrapper, fn)
+    return wrapper  # type: ignore[return-value]  # same signature as fn
 
 
 def eager_impl() -> EagerImpl:

@@ -7,6 +7,7 @@ fallback when the runtime is not installed).
 from lamina_core import source_info as _source_info
 from lamina_core.tracing import install_eager_impl as _install_eager_impl
 from lamina_core.tracing import install_materializer as _install_materializer
+from lamina_core.tracing import install_toplevel_dispatch as _install_toplevel_dispatch
 from lamina_runtime import aot
 from lamina_runtime._bridge import CompileError
 from lamina_runtime._version import __version__
@@ -21,12 +22,19 @@ from lamina_runtime.compilation_cache import (
 )
 from lamina_runtime.eager import XLA_EAGER, materialize
 from lamina_runtime.executable import Executable, Runtime, runtime
-from lamina_runtime.jit import JitFunction, explain_cache_misses, jit, jit_function_of
+from lamina_runtime.jit import (
+    JitFunction,
+    explain_cache_misses,
+    jit,
+    jit_function_of,
+    toplevel_dispatcher,
+)
 from lamina_runtime.stages import ArgInfo, Compiled, Lowered, Traced
 
 _source_info.register_internal_path(__file__)
 _install_eager_impl(XLA_EAGER)
 _install_materializer(materialize)
+_install_toplevel_dispatch(toplevel_dispatcher)
 
 __all__ = [
     "ArgInfo",

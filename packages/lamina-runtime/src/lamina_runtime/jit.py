@@ -361,6 +361,12 @@ def _dispatching_jit(fun: Callable[..., Any], **options: Any) -> Any:
     return JitFunction(fun, **options).dispatcher
 
 
+def toplevel_dispatcher(fn: Callable[..., Any]) -> Any:
+    """How core runs its elementwise `jnp` functions outside any trace: as JAX does, each is a
+    jitted function, one compiled program per argument signature, repeated by C++ dispatch."""
+    return JitFunction(fn, inline=True).dispatcher
+
+
 def jit_function_of(obj: Any) -> JitFunction | None:
     """The `JitFunction` behind what `jit` returned, or None if `obj` is not one."""
     found = getattr(obj, "_lamina_jit", None)

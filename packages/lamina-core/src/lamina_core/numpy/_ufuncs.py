@@ -18,6 +18,7 @@ from lamina_core import lax as _lax
 from lamina_core.lax._structural import _convert_element_type
 from lamina_core.numpy import _promote as p
 from lamina_core.numpy._util import Array, ArrayLike, DTypeLike, dtype_of
+from lamina_core.tracing import dispatched_at_top_level
 
 _Unary = Callable[[ArrayLike], Array]
 _Binary = Callable[[ArrayLike, ArrayLike], Array]
@@ -26,7 +27,7 @@ _Binary = Callable[[ArrayLike, ArrayLike], Array]
 def _named(fn: Any, name: str, doc: str) -> Any:
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = doc
-    return fn
+    return dispatched_at_top_level(fn)
 
 
 def _inexact_unary(lax_fn: Callable[[Array], Array], name: str) -> _Unary:
@@ -86,17 +87,20 @@ bitwise_or = _binary(_lax.bitwise_or, "bitwise_or")
 bitwise_xor = _binary(_lax.bitwise_xor, "bitwise_xor")
 
 
+@dispatched_at_top_level
 def atan2(x1: ArrayLike, x2: ArrayLike, /) -> Array:
     """The array-API spelling of `arctan2`, which (as in JAX) promotes in two steps."""
     return arctan2(*p.promote_args("atan2", x1, x2))
 
 
+@dispatched_at_top_level
 def add(x: ArrayLike, y: ArrayLike, /) -> Array:
     """x + y; for bools, logical or."""
     x, y = p.promote_args("add", x, y)
     return _lax.bitwise_or(x, y) if dtype_of(x) == np.bool_ else _lax.add(x, y)
 
 
+@dispatched_at_top_level
 def multiply(x: ArrayLike, y: ArrayLike, /) -> Array:
     """x * y; for bools, logical and."""
     x, y = p.promote_args("multiply", x, y)
@@ -122,10 +126,12 @@ greater = _ordered(_lax.gt, "greater")
 greater_equal = _ordered(_lax.ge, "greater_equal")
 
 
+@dispatched_at_top_level
 def left_shift(x: ArrayLike, y: ArrayLike, /) -> Array:
     return _lax.shift_left(*p.promote_args_numeric("left_shift", x, y))
 
 
+@dispatched_at_top_level
 def right_shift(x: ArrayLike, y: ArrayLike, /) -> Array:
     """Arithmetic shift for signed integers, logical for unsigned ones."""
     x, y = p.promote_args_numeric("right_shift", x, y)
@@ -155,10 +161,12 @@ logical_or = _logical(_lax.bitwise_or, "logical_or")
 logical_xor = _logical(_lax.bitwise_xor, "logical_xor")
 
 
+@dispatched_at_top_level
 def logical_not(x: ArrayLike, /) -> Array:
     return _lax.bitwise_not(_to_bool(*p.promote_args("logical_not", x)))
 
 
+@dispatched_at_top_level
 def bitwise_not(x: ArrayLike, /) -> Array:
     return _lax.bitwise_not(*p.promote_args("bitwise_not", x))
 
@@ -166,18 +174,22 @@ def bitwise_not(x: ArrayLike, /) -> Array:
 invert = bitwise_invert = bitwise_not
 
 
+@dispatched_at_top_level
 def negative(x: ArrayLike, /) -> Array:
     return _lax.neg(*p.promote_args("negative", x))
 
 
+@dispatched_at_top_level
 def positive(x: ArrayLike, /) -> Array:
     return p.promote_args("positive", x)[0]
 
 
+@dispatched_at_top_level
 def sign(x: ArrayLike, /) -> Array:
     return _lax.sign(*p.promote_args("sign", x))
 
 
+@dispatched_at_top_level
 def floor(x: ArrayLike, /) -> Array:
     p.check_arraylike("floor", x)
     if p.kind(x) in "biu":
@@ -185,6 +197,7 @@ def floor(x: ArrayLike, /) -> Array:
     return _lax.floor(*p.promote_args_inexact("floor", x))
 
 
+@dispatched_at_top_level
 def ceil(x: ArrayLike, /) -> Array:
     p.check_arraylike("ceil", x)
     if p.kind(x) in "biu":
@@ -192,6 +205,7 @@ def ceil(x: ArrayLike, /) -> Array:
     return _lax.ceil(*p.promote_args_inexact("ceil", x))
 
 
+@dispatched_at_top_level
 def absolute(x: ArrayLike, /) -> Array:
     """|x|; bools and unsigned integers are their own absolute values."""
     p.check_arraylike("absolute", x)
@@ -202,6 +216,7 @@ def absolute(x: ArrayLike, /) -> Array:
 abs = absolute
 
 
+@dispatched_at_top_level
 def fabs(x: ArrayLike, /) -> Array:
     """|x| as a float."""
     p.check_arraylike("fabs", x)
@@ -210,17 +225,20 @@ def fabs(x: ArrayLike, /) -> Array:
     return _lax.abs(*p.promote_args_inexact("fabs", x))
 
 
+@dispatched_at_top_level
 def square(x: ArrayLike, /) -> Array:
     p.check_arraylike("square", x)
     return _lax.square(*p.promote_dtypes_numeric(x))
 
 
+@dispatched_at_top_level
 def reciprocal(x: ArrayLike, /) -> Array:
     p.check_arraylike("reciprocal", x)
     (x,) = p.promote_dtypes_inexact(x)
     return _lax.integer_pow(x, -1)
 
 
+@dispatched_at_top_level
 def log2(x: ArrayLike, /) -> Array:
     (x,) = p.promote_args_inexact("log2", x)
     if p.is_complex(x):
@@ -231,6 +249,7 @@ def log2(x: ArrayLike, /) -> Array:
     return _lax.div(_lax.log(x), _lax.log(p.const(x, 2)))
 
 
+@dispatched_at_top_level
 def log10(x: ArrayLike, /) -> Array:
     (x,) = p.promote_args_inexact("log10", x)
     inverse_ln10 = np.array(0.4342944819032518, dtypes.finfo(dtype_of(x)).dtype)
@@ -241,11 +260,13 @@ def log10(x: ArrayLike, /) -> Array:
     return _lax.mul(_lax.log(x), inverse_ln10)
 
 
+@dispatched_at_top_level
 def deg2rad(x: ArrayLike, /) -> Array:
     (x,) = p.promote_args_inexact("deg2rad", x)
     return _lax.mul(x, p.const(x, np.pi / 180))
 
 
+@dispatched_at_top_level
 def rad2deg(x: ArrayLike, /) -> Array:
     (x,) = p.promote_args_inexact("rad2deg", x)
     return _lax.mul(x, p.const(x, 180 / np.pi))
@@ -254,16 +275,19 @@ def rad2deg(x: ArrayLike, /) -> Array:
 radians, degrees = deg2rad, rad2deg
 
 
+@dispatched_at_top_level
 def real(val: ArrayLike, /) -> Array:
     p.check_arraylike("real", val)
     return _lax.real(val) if p.is_complex(val) else p.asarray(val)
 
 
+@dispatched_at_top_level
 def imag(val: ArrayLike, /) -> Array:
     p.check_arraylike("imag", val)
     return _lax.imag(val) if p.is_complex(val) else p.full_like(val, 0)
 
 
+@dispatched_at_top_level
 def conjugate(x: ArrayLike, /) -> Array:
     p.check_arraylike("conjugate", x)
     return _lax.conj(x) if p.is_complex(x) else p.asarray(x)
@@ -272,11 +296,13 @@ def conjugate(x: ArrayLike, /) -> Array:
 conj = conjugate
 
 
+@dispatched_at_top_level
 def isnan(x: ArrayLike, /) -> Array:
     p.check_arraylike("isnan", x)
     return _lax.ne(x, x)
 
 
+@dispatched_at_top_level
 def isfinite(x: ArrayLike, /) -> Array:
     p.check_arraylike("isfinite", x)
     if p.kind(x) == "f":
@@ -295,10 +321,12 @@ def _isposneginf(infinity: float, x: ArrayLike, name: str) -> Array:
     return p.full_like(x, False, dtype=np.bool_)
 
 
+@dispatched_at_top_level
 def isposinf(x: ArrayLike, /) -> Array:
     return _isposneginf(np.inf, x, "isposinf")
 
 
+@dispatched_at_top_level
 def isneginf(x: ArrayLike, /) -> Array:
     return _isposneginf(-np.inf, x, "isneginf")
 
