@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import subprocess
 import sys
@@ -219,3 +220,28 @@ def test_compiler_options_reach_xla_and_the_cache_key() -> None:
         lr.jit(lambda a: a + 1.0, compiler_options={"xla_no_such_option": 1})(x)
     with pytest.raises(TypeError, match="compiler_options maps XLA option names"):
         lr.jit(lambda a: a + 2.0, compiler_options={"xla_cpu_enable_fast_math": [1]})(x)
+
+
+def _jax_error(call: Any) -> str:
+    try:
+        call()
+    except TypeError as err:
+        return str(err)
+    raise AssertionError("no TypeError")
+
+
+def test_a_non_array_argument_is_named_as_jax_names_it() -> None:
+    import jax
+
+    def f(x: Any, d: Any) -> Any:
+        return x
+
+    for args in [(1.0, {"a": [1, "b"]}), ("s", None), (1.0, object())]:
+        want = _jax_error(functools.partial(jax.jit(f), *args))
+        assert _jax_error(functools.partial(lr.jit(f), *args)) == want
+    not_an_array: Any = "a"
+    lamina_sin: Any = jnp.sin
+    jax_sin: Any = jax.numpy.sin
+    mine = _jax_error(functools.partial(lamina_sin, not_an_array))
+    theirs = _jax_error(functools.partial(jax_sin, not_an_array))
+    assert mine == theirs.replace(repr(jax_sin.__wrapped__), repr(lamina_sin.__wrapped__))

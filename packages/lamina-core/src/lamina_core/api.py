@@ -31,9 +31,11 @@ def func_src_info(fun: Callable[..., Any]) -> str:
     return f"{name} at {code.co_filename}:{code.co_firstlineno}"
 
 
-def _arg_names(
+def argument_names(
     fun: Callable[..., Any], args: Sequence[Any], kwargs: dict[str, Any], static: set[int]
 ) -> tuple[str, ...] | None:
+    """The path of each flat argument leaf as JAX names it (`x`, `d['a']`, `args[0]`), static
+    positions left out; None when the call does not bind to `fun`'s signature."""
     try:
         bound = inspect.signature(fun).bind(*args, **kwargs)
     except (TypeError, ValueError):
@@ -99,7 +101,7 @@ def make_jaxpr(
             return out_leaves
 
         debug = DebugInfo(
-            "make_jaxpr", func_src_info(fun), lambda: _arg_names(fun, args, kwargs, nums)
+            "make_jaxpr", func_src_info(fun), lambda: argument_names(fun, args, kwargs, nums)
         )
         closed: ClosedJaxpr = trace_to_jaxpr(flat_fun, in_avals, debug)
         if not return_shape:

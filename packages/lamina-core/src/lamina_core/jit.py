@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lamina_core import tree_util
-from lamina_core.api import func_src_info
+from lamina_core.api import argument_names, func_src_info
 from lamina_core.avals import AbstractValue
 from lamina_core.call import jit_p, jit_params, stage_call
 from lamina_core.config import config
@@ -141,7 +141,10 @@ class Jitted:
         """Trace (or reuse the trace of) this call: the staged callee, captures and flat args."""
         dyn_args, dyn_kwargs, static, static_nums, donated = self._split(args, kwargs)
         leaves, in_tree = tree_util.tree_flatten((dyn_args, dyn_kwargs))
-        in_avals = tuple(typeof(x) for x in leaves)
+        try:
+            in_avals = tuple(typeof(x) for x in leaves)
+        except TypeError:
+            raise self._not_an_array(args, kwargs, leaves, static_nums) from None
         signature = Signature(in_tree, in_avals, static, config.trace_context())
         staged = self._cache.get(signature)
         captured: list[Any] = []
@@ -154,6 +157,27 @@ class Jitted:
                 self.on_cache_miss(signature)
                 self._cache[signature] = staged
         return staged, captured, leaves
+
+    def _not_an_array(
+        self, args: Sequence[Any], kwargs: dict[str, Any], leaves: list[Any], static: set[int]
+    ) -> TypeError:
+        """JAX's error for an argument that is not an array and not marked static."""
+        index, bad = 0, None
+        for index, leaf in enumerate(leaves):  # noqa: B007  (the index is used after the loop)
+            try:
+                typeof(leaf)
+            except TypeError:
+                bad = leaf
+                break
+        names = argument_names(self.fun, args, kwargs, static)
+        path = names[index] if names is not None and index < len(names) else f"flat[{index}]"
+        return TypeError(
+            f"Error interpreting argument to {self.fun!r} as an abstract array. The problematic "
+            f"value is of type {type(bad)} and was passed to the function at path {path}.\n"
+            "This typically means that a jit-wrapped function was called with a non-array "
+            "argument, and this argument was not marked as static using the static_argnums or "
+            "static_argnames parameters of jax.jit."
+        )
 
     def _trace(
         self,

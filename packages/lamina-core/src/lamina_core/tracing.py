@@ -420,9 +420,11 @@ class Tracer(ArrayMethods):
         return f"Traced<{self.aval}>with<{self._trace.describe()}>"
 
 
-def raise_escaped_tracer(tracer: Tracer, prim: Primitive | None = None) -> NoReturn:
+def raise_escaped_tracer(tracer: Tracer, prim: Primitive | str | None = None) -> NoReturn:
+    """Raise for `tracer` used outside its trace, by `prim` (a primitive or a function name)."""
     where = tracer.where_created()
-    using = f" It was passed to '{prim.name}' outside that transformation." if prim else ""
+    name = prim.name if isinstance(prim, Primitive) else prim
+    using = f" It was passed to '{name}' outside that transformation." if name else ""
     created = f"\nThe escaped value was created at {where}." if where else ""
     raise UnexpectedTracerError(
         f"Encountered an unexpected tracer: an intermediate value of type {tracer.aval} from "

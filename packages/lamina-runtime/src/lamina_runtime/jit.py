@@ -21,7 +21,7 @@ from lamina_core import config, dispatch_context, tree_util
 from lamina_core.avals import ShapedArray
 from lamina_core.config import enable_x64
 from lamina_core.jit import Jitted, Signature, Staged, jit_decorator
-from lamina_core.tracing import EVAL_TRACE, current_trace
+from lamina_core.tracing import EVAL_TRACE, Tracer, current_trace, raise_escaped_tracer
 from lamina_runtime import _bridge
 from lamina_runtime.array import Array
 from lamina_runtime.executable import to_buffer
@@ -118,6 +118,9 @@ class JitFunction(Jitted):
                     self._fast[key] = entry
                 return entry(leaves), entry.call, leaves
         staged, _, leaves = self.stage(*args, **kwargs)
+        for leaf in leaves:
+            if isinstance(leaf, Tracer):  # no trace is active: it escaped the one that made it
+                raise_escaped_tracer(leaf, self.name)
         call = self._compiled(staged)
         return call(leaves), call, leaves
 
