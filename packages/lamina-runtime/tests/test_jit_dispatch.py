@@ -292,3 +292,17 @@ def test_repeated_calls_on_any_argument_tree_equal_the_python_path(spec: Any) ->
         for g, e in zip(tree_util.tree_leaves(got), tree_util.tree_leaves(expected), strict=True):
             assert type(g) is Array and g.aval == e.aval
             np.testing.assert_array_equal(np.asarray(g), np.asarray(e))
+
+
+def test_eval_shape_and_clear_cache_are_lamina_s_own() -> None:
+    import jax
+
+    f = lr.jit(lambda x: {"y": x * 2, "n": x.sum()})
+    x = np.ones(3, f32)
+    mine, theirs = f.eval_shape(x), jax.jit(lambda x: {"y": x * 2, "n": x.sum()}).eval_shape(x)
+    assert sorted(mine) == sorted(theirs)  # JAX sorts dict keys; optree keeps their order
+    assert all(repr(mine[k]) == repr(theirs[k]) for k in theirs)
+    f(x)
+    f.clear_cache()
+    f(x)
+    assert misses(f) == 2 and f._cache_size() == 1

@@ -79,10 +79,22 @@ class JitFunction(Jitted):
             self.static_argnames,
         )
         functools.update_wrapper(dispatcher, self.fun)
+        # Instance attributes shadow the methods JAX installs on the C++ type for its own jit.
         dispatcher._lamina_jit = self
         dispatcher.trace = self.trace
         dispatcher.lower = self.lower
+        dispatcher.eval_shape = self.eval_shape
+        dispatcher.clear_cache = self.clear_cache
         return dispatcher
+
+    def clear_cache(self) -> None:
+        """Forget this function's traces and compiled calls (C++ dispatch entries included);
+        the runtime's executables stay cached."""
+        self._cache.clear()
+        self._calls.clear()
+        self._fast.clear()
+        self._fast_paths.clear()
+        self.dispatcher._clear_cache()
 
     def _compiled(self, staged: Staged) -> CompiledCall:
         known = self._calls.get(id(staged))
@@ -185,6 +197,10 @@ class JitFunction(Jitted):
     def lower(self, *args: Any, **kwargs: Any) -> Any:
         """`jit(f).lower(*args)`: a `Lowered` (args may be arrays or `ShapeDtypeStruct`s)."""
         return self.trace(*args, **kwargs).lower()
+
+    def eval_shape(self, *args: Any, **kwargs: Any) -> Any:
+        """The outputs' shapes and dtypes as `ShapeDtypeStruct`s, from a trace (no compiling)."""
+        return self.trace(*args, **kwargs).out_info
 
     def _in_tree(self, args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
         dyn_args, dyn_kwargs, *_ = self._split(args, kwargs)
