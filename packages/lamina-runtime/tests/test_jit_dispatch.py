@@ -299,7 +299,8 @@ def test_eval_shape_and_clear_cache_are_lamina_s_own() -> None:
 
     f = lr.jit(lambda x: {"y": x * 2, "n": x.sum()})
     x = np.ones(3, f32)
-    mine, theirs = f.eval_shape(x), jax.jit(lambda x: {"y": x * 2, "n": x.sum()}).eval_shape(x)
+    jax_f: Any = jax.jit(lambda x: {"y": x * 2, "n": x.sum()})
+    mine, theirs = f.eval_shape(x), jax_f.eval_shape(x)
     assert sorted(mine) == sorted(theirs)  # JAX sorts dict keys; optree keeps their order
     assert all(repr(mine[k]) == repr(theirs[k]) for k in theirs)
     f(x)
