@@ -55,6 +55,22 @@ class Staged:
     donated_invars: tuple[bool, ...]
 
 
+def _with_sorted_dicts(tree: Any) -> Any:
+    """`tree` with its dicts' keys in sorted order, as JAX's jit returns them: optree's trees
+    would rebuild dicts in the order the first trace made them. Custom nodes are left as they
+    are; dicts whose keys do not sort keep their order."""
+    kind = type(tree)
+    if kind is dict:
+        try:
+            keys = sorted(tree)
+        except TypeError:
+            keys = list(tree)
+        return {k: _with_sorted_dicts(tree[k]) for k in keys}
+    if kind is list or kind is tuple:
+        return kind(_with_sorted_dicts(x) for x in tree)
+    return tree
+
+
 class Jitted:
     """A function staged as a `jit` call. Identity is intended: it owns its trace cache."""
 
@@ -197,7 +213,8 @@ class Jitted:
             it = iter(call_args)
             full = [args[i] if i in static_nums else next(it) for i in range(len(args))]
             merged = {k: kwargs[k] if k in self.static_argnames else call_kwargs[k] for k in kwargs}
-            out_leaves, out_tree = tree_util.tree_flatten(self.fun(*full, **merged))
+            out = _with_sorted_dicts(self.fun(*full, **merged))
+            out_leaves, out_tree = tree_util.tree_flatten(out)
             out_trees.append(out_tree)
             return out_leaves
 
