@@ -245,3 +245,31 @@ def test_a_non_array_argument_is_named_as_jax_names_it() -> None:
     mine = _jax_error(functools.partial(lamina_sin, not_an_array))
     theirs = _jax_error(functools.partial(jax_sin, not_an_array))
     assert mine == theirs.replace(repr(jax_sin.__wrapped__), repr(lamina_sin.__wrapped__))
+
+
+def test_closing_over_a_128mb_constant_adds_no_copy_of_it() -> None:
+    # A fresh process, so its peak RSS (VmHWM) says what this function cost.
+    code = textwrap.dedent(
+        """
+        import numpy as np
+        import lamina_runtime as lr
+        from lamina_core import lax, numpy as jnp
+
+        def peak_mb():
+            for line in open("/proc/self/status"):
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+
+        big = jnp.ones(32 * 1024 * 1024, np.float32)  # 128 MB, made on the device
+        x = lr.device_put(np.float32(1.0))
+        lr.jit(lambda v: v * 3.0)(x).block_until_ready()  # the compiler is loaded and warm
+        before = peak_mb()
+        out = lr.jit(lambda v: v * 2.0 + lax.slice(big, (0,), (1,)))(x).block_until_ready()
+        print(peak_mb() - before, float(out[0]))
+        """
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    growth, value = map(float, proc.stdout.split())
+    assert value == 3.0
+    assert growth < 10.0, f"peak RSS grew by {growth:.1f} MB"
