@@ -314,3 +314,23 @@ def test_eval_shape_and_clear_cache_are_lamina_s_own() -> None:
     f.clear_cache()
     f(x)
     assert misses(f) == 2 and f._cache_size() == 1
+
+
+def test_threads_calling_one_jitted_function_get_their_own_results() -> None:
+    f = lr.jit(lambda x, k: x * k)
+    errors: list[str] = []
+
+    def work(k: int) -> None:
+        x = lr.device_put(np.full(4, float(k), f32))
+        for _ in range(200):
+            got = np.asarray(f(x, np.float32(k)))
+            if not (got == k * k).all():
+                errors.append(f"thread {k}: {got}")
+                return
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(1, 5)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
