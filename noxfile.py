@@ -49,6 +49,11 @@ def groups(*names: str) -> list[str]:
     return [req for name in names for req in nox.project.dependency_groups(PYPROJECT, name)]
 
 
+PARALLEL = ("-n", "auto")
+"""pytest-xdist: one worker per core for the two long sessions (CI has two cores; each worker
+imports JAX, about 0.5 GB). Compilations share the cache, which is safe across processes."""
+
+
 def install_all(session: nox.Session, *group_names: str) -> None:
     session.install(*editable(PACKAGES), *groups(*group_names))
     # Compilations of tests, docs and the acceptance suite go to a cache inside .nox/, never
@@ -89,6 +94,7 @@ def tests_all(session: nox.Session) -> None:
         "tools/tests",
         "-m",
         DEFAULT_MARKERS,
+        *PARALLEL,
         *session.posargs,
     )
 
@@ -99,7 +105,7 @@ def xla(session: nox.Session) -> None:
     install_all(session, "test", "oracle")
     session.run(
         "pytest", "packages/lamina-core/tests", "-m", "oracle", "--lamina-execute=xla-jit",
-        "-q", "-p", "no:cacheprovider", *session.posargs,
+        "-q", "-p", "no:cacheprovider", *PARALLEL, *session.posargs,
     )  # fmt: skip
 
 
