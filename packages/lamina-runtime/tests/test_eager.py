@@ -35,3 +35,34 @@ def test_frontend_results_at_top_level_are_device_arrays(make: Any) -> None:
     got, want = make(jnp), make(jax_numpy)
     assert type(got) is Array
     assert repr(got) == repr(want)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda m, x: m.sum(x),
+        lambda m, x: m.sum(x, axis=0, keepdims=True),
+        lambda m, x: m.sum(x, 1, np.int32),
+        lambda m, x: m.sum(x, axis=(0, 1), where=x > 1),
+        lambda m, x: m.prod(x, axis=1, initial=2.0),
+        lambda m, x: m.max(x, axis=0),
+        lambda m, x: m.mean(x, axis=1),
+        lambda m, x: m.any(x > 2, axis=0),
+        lambda m, x: m.matmul(x, x.T),
+        lambda m, x: m.dot(x, x.T, preferred_element_type=np.float32),
+        lambda m, x: m.sum(x, axis=[0, 1]),  # an unhashable static: the function runs as it is
+    ],
+)
+def test_reductions_and_products_at_top_level_match_jax(call: Any) -> None:
+    import jax.numpy as jax_numpy
+
+    host = np.arange(6, dtype=np.float32).reshape(2, 3)
+    for _ in range(2):  # the second call is repeated by C++ dispatch
+        got, want = call(jnp, jnp.asarray(host)), call(jax_numpy, jax_numpy.asarray(host))
+        assert type(got) is Array
+        assert repr(got) == repr(want)
+
+
+def test_a_reduction_of_a_non_array_names_the_function() -> None:
+    with pytest.raises(TypeError, match="sum requires ndarray or scalar arguments"):
+        jnp.sum("a")

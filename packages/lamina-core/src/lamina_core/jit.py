@@ -21,6 +21,7 @@ from lamina_core.avals import AbstractValue
 from lamina_core.call import jit_p, jit_params, stage_call
 from lamina_core.config import config
 from lamina_core.jaxpr import ClosedJaxpr, DebugInfo
+from lamina_core.tracing import NotAnArrayArgument
 from lamina_core.values import typeof
 
 
@@ -176,7 +177,7 @@ class Jitted:
 
     def _not_an_array(
         self, args: Sequence[Any], kwargs: dict[str, Any], leaves: list[Any], static: set[int]
-    ) -> TypeError:
+    ) -> NotAnArrayArgument:
         """JAX's error for an argument that is not an array and not marked static."""
         index, bad = 0, None
         for index, leaf in enumerate(leaves):  # noqa: B007  (the index is used after the loop)
@@ -187,7 +188,7 @@ class Jitted:
                 break
         names = argument_names(self.fun, args, kwargs, static)
         path = names[index] if names is not None and index < len(names) else f"flat[{index}]"
-        return TypeError(
+        return NotAnArrayArgument(
             f"Error interpreting argument to {self.fun!r} as an abstract array. The problematic "
             f"value is of type {type(bad)} and was passed to the function at path {path}.\n"
             "This typically means that a jit-wrapped function was called with a non-array "

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import inspect
 from collections.abc import Callable, Iterator, Sequence
 from contextvars import ContextVar
-from typing import Any, Final, NoReturn, Protocol, TypeVar
+from typing import Any, Final, NoReturn, Protocol, TypeVar, overload
 
 from lamina_core import dispatch_context
 from lamina_core.avals import AbstractValue
@@ -110,39 +111,107 @@ def eager_value(value: Any) -> Any:
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-_make_toplevel_dispatcher: Callable[[Callable[..., Any]], Callable[..., Any]] | None = None
+ToplevelFactory = Callable[[Callable[..., Any], tuple[str, ...]], Callable[..., Any]]
+"""`make(fn, static_argnames)`: a callable running `fn` as one compiled program."""
+
+_make_toplevel_dispatcher: ToplevelFactory | None = None
 
 
-def install_toplevel_dispatch(
-    make: Callable[[Callable[..., Any]], Callable[..., Any]] | None,
-) -> Callable[[Callable[..., Any]], Callable[..., Any]] | None:
+def install_toplevel_dispatch(make: ToplevelFactory | None) -> ToplevelFactory | None:
     """Replace how frontend functions run when no trace is active; returns the previous.
 
-    `make(fn)` returns a callable that runs `fn` as one compiled program (lamina-runtime: a jit
-    dispatcher, as JAX runs its `jax.numpy` functions). Without one, `fn` runs primitive by
-    primitive on the eager evaluator.
+    `make(fn, static_argnames)` returns a callable that runs `fn` as one compiled program, with
+    the named arguments as compile-time constants (lamina-runtime: a jit dispatcher, as JAX runs
+    its `jax.numpy` functions). Without one, `fn` runs primitive by primitive on the eager
+    evaluator.
     """
     global _make_toplevel_dispatcher
     previous, _make_toplevel_dispatcher = _make_toplevel_dispatcher, make
     return previous
 
 
-def dispatched_at_top_level(fn: F) -> F:
-    """`fn` (a frontend function of arrays only), run through the installed top-level dispatcher
-    when called outside any trace. Under a trace it is `fn` itself: jaxprs do not change."""
+class NotAnArrayArgument(TypeError):
+    """A jitted function got an argument that is neither an array nor marked static."""
+
+
+@overload
+def dispatched_at_top_level(fn: F) -> F: ...
+
+
+@overload
+def dispatched_at_top_level(
+    fn: None = None, *, static_argnames: Sequence[str] = (), checks_first: bool = False
+) -> Callable[[F], F]: ...
+
+
+def dispatched_at_top_level(
+    fn: F | None = None, *, static_argnames: Sequence[str] = (), checks_first: bool = False
+) -> Any:
+    """`fn`, run through the installed top-level dispatcher when called outside any trace.
+
+    Under a trace it is `fn` itself: jaxprs do not change. `static_argnames` name the arguments
+    that are not arrays (axes, dtypes, flags); a call whose static values do not hash runs `fn`
+    as it is. With `checks_first`, `fn` reports a non-array argument itself (JAX's function
+    checks its arguments before its jit, so its message is the function's, not jit's).
+    """
+    if fn is None:
+        return functools.partial(
+            dispatched_at_top_level, static_argnames=static_argnames, checks_first=checks_first
+        )
+    statics = tuple(static_argnames)
+    positions = _positions(fn, statics)
     made: list[Callable[..., Any]] = []
 
-    def wrapper(*args: Any) -> Any:
-        if _current_trace.get() is EVAL_TRACE:
-            if made:
-                return made[0](*args)
-            if _make_toplevel_dispatcher is not None:
-                made.append(_make_toplevel_dispatcher(fn))
-                return made[0](*args)
-        return fn(*args)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        if not made:
+            if _make_toplevel_dispatcher is None:
+                return fn(*args, **kwargs)
+            made.append(_make_toplevel_dispatcher(fn, statics))
+        if not checks_first:
+            return made[0](*args, **kwargs)
+        try:
+            return made[0](*args, **kwargs)
+        except NotAnArrayArgument:
+            return fn(*args, **kwargs)  # raises the function's own error
+
+    if not statics:
+
+        def wrapper(*args: Any) -> Any:
+            if _current_trace.get() is EVAL_TRACE:
+                return run(*args)
+            return fn(*args)
+
+    else:
+
+        def wrapper(*args: Any, **kwargs: Any) -> Any:  # type: ignore[misc]  # one of two
+            if _current_trace.get() is EVAL_TRACE and _hashable(args, kwargs, positions, statics):
+                return run(*args, **kwargs)
+            return fn(*args, **kwargs)
 
     functools.update_wrapper(wrapper, fn)
-    return wrapper  # type: ignore[return-value]  # same signature as fn
+    return wrapper
+
+
+def _positions(fn: Callable[..., Any], names: tuple[str, ...]) -> tuple[int, ...]:
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    params = [p for p in inspect.signature(fn).parameters.values() if p.kind in positional]
+    return tuple(i for i, p in enumerate(params) if p.name in names)
+
+
+def _hashable(
+    args: tuple[Any, ...], kwargs: dict[str, Any], positions: tuple[int, ...],
+    names: tuple[str, ...],
+) -> bool:  # fmt: skip
+    try:
+        for i in positions:
+            if i < len(args):
+                hash(args[i])
+        for name in names:
+            if name in kwargs:
+                hash(kwargs[name])
+    except TypeError:
+        return False
+    return True
 
 
 def eager_impl() -> EagerImpl:

@@ -380,10 +380,11 @@ def _dispatching_jit(fun: Callable[..., Any], **options: Any) -> Any:
     return JitFunction(fun, **options).dispatcher
 
 
-def toplevel_dispatcher(fn: Callable[..., Any]) -> Any:
-    """How core runs its elementwise `jnp` functions outside any trace: as JAX does, each is a
-    jitted function, one compiled program per argument signature, repeated by C++ dispatch."""
-    return JitFunction(fn, inline=True).dispatcher
+def toplevel_dispatcher(fn: Callable[..., Any], static_argnames: tuple[str, ...]) -> Any:
+    """How core runs its elementwise, reduction and product `jnp` functions outside any trace:
+    as JAX does, each is a jitted function, one compiled program per argument signature and
+    static values, repeated by C++ dispatch."""
+    return JitFunction(fn, inline=True, static_argnames=static_argnames).dispatcher
 
 
 def jit_function_of(obj: Any) -> JitFunction | None:

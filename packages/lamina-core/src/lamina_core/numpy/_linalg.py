@@ -29,6 +29,7 @@ from lamina_core.numpy._reductions import (
     ravel,
 )
 from lamina_core.numpy._util import Array, ArrayLike, DTypeLike, dtype_of, promote_dtypes, shape_of
+from lamina_core.tracing import dispatched_at_top_level
 from lamina_core.values import typeof
 
 
@@ -48,6 +49,9 @@ def _result_dtype(
     return _dtypes.canonicalize_dtype(preferred_element_type), False
 
 
+@dispatched_at_top_level(
+    static_argnames=("precision", "preferred_element_type", "out_sharding"), checks_first=True
+)
 def dot(
     a: ArrayLike,
     b: ArrayLike,
@@ -136,6 +140,9 @@ def _transpose(x: Array, perm: Sequence[int]) -> Array:
     return x if perm == tuple(range(len(perm))) else _lax.transpose(x, perm)
 
 
+@dispatched_at_top_level(
+    static_argnames=("precision", "preferred_element_type", "out_sharding"), checks_first=True
+)
 def matmul(
     a: ArrayLike,
     b: ArrayLike,

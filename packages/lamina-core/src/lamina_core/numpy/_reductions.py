@@ -32,7 +32,7 @@ from lamina_core.numpy._util import (
     promote_dtypes,
     shape_of,
 )
-from lamina_core.tracing import Tracer
+from lamina_core.tracing import Tracer, dispatched_at_top_level
 from lamina_core.values import is_concrete_value
 
 Axis: TypeAlias = "int | Sequence[int] | None"
@@ -286,6 +286,9 @@ def _optional_axes(axis: Any) -> Axis:
         return tuple(operator.index(i) for i in axis)
 
 
+@dispatched_at_top_level(
+    static_argnames=("axis", "dtype", "out", "keepdims", "promote_integers"), checks_first=True
+)
 def sum(
     a: ArrayLike,
     axis: Axis = None,
@@ -304,6 +307,9 @@ def sum(
     )  # fmt: skip
 
 
+@dispatched_at_top_level(
+    static_argnames=("axis", "dtype", "out", "keepdims", "promote_integers"), checks_first=True
+)
 def prod(
     a: ArrayLike,
     axis: Axis = None,
@@ -322,6 +328,7 @@ def prod(
     )  # fmt: skip
 
 
+@dispatched_at_top_level(static_argnames=("axis", "out", "keepdims"), checks_first=True)
 def max(
     a: ArrayLike,
     axis: Axis = None,
@@ -337,6 +344,7 @@ def max(
     )  # fmt: skip
 
 
+@dispatched_at_top_level(static_argnames=("axis", "out", "keepdims"), checks_first=True)
 def min(
     a: ArrayLike,
     axis: Axis = None,
@@ -356,6 +364,7 @@ amax = max
 amin = min
 
 
+@dispatched_at_top_level(static_argnames=("axis", "out", "keepdims"), checks_first=True)
 def all(
     a: ArrayLike,
     axis: Axis = None,
@@ -371,6 +380,7 @@ def all(
     )  # fmt: skip
 
 
+@dispatched_at_top_level(static_argnames=("axis", "out", "keepdims"), checks_first=True)
 def any(
     a: ArrayLike,
     axis: Axis = None,
@@ -399,6 +409,7 @@ def _count(
     return sum(_broadcast_to(where, shape_of(a)), dims, dtype=dtype, keepdims=keepdims)
 
 
+@dispatched_at_top_level(static_argnames=("axis", "dtype", "out", "keepdims"), checks_first=True)
 def mean(
     a: ArrayLike,
     axis: Axis = None,
