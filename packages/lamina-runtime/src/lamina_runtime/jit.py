@@ -168,7 +168,7 @@ class JitFunction(Jitted):
             kind = type(mine)
             if kind is Array:
                 mine = mine._buf
-            elif kind not in _DEVICE_KINDS:
+            elif kind is not _bridge.DeviceArray:
                 if kind not in _HOST_KINDS and not isinstance(mine, np.generic):
                     return None
                 host_values = True
@@ -231,7 +231,6 @@ def fast_key(args: tuple[Any, ...]) -> tuple[Sequence[Any], tuple[Any, ...] | No
     return leaves, tuple(key)
 
 
-_DEVICE_KINDS: Final = frozenset({_bridge.DeviceArray})
 _HOST_KINDS: Final = frozenset({np.ndarray, bool, int, float, complex})
 _UNKNOWN: Final = object()
 

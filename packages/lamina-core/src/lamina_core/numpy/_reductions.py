@@ -451,6 +451,15 @@ def _var_dtypes(a_dtype: np.dtype, dtype: np.dtype | None) -> tuple[np.dtype, np
     return _upcast_f16(a_dtype), real if a_dtype.kind == "c" else a_dtype
 
 
+def _correction(ddof: int, correction: int | float | None) -> int | float:
+    """`var`'s and `std`'s degrees-of-freedom correction: `correction`, or its alias `ddof`."""
+    if correction is None:
+        return ddof
+    if ddof != 0:
+        raise ValueError("ddof and correction can't be provided simultaneously.")
+    return correction
+
+
 def var(
     a: ArrayLike,
     axis: Axis = None,
@@ -467,10 +476,7 @@ def var(
 
     NaN where the count minus the correction is not positive.
     """
-    if correction is None:
-        correction = ddof
-    elif ddof != 0:
-        raise ValueError("ddof and correction can't be provided simultaneously.")
+    correction = _correction(ddof, correction)
     (a,) = ensure_arraylike("var", a)
     return _var_jit(
         a, axis=_optional_axes(axis), dtype=dtype, out=out, correction=correction,
@@ -533,10 +539,7 @@ def std(
     correction: int | float | None = None,
 ) -> Array:
     """Standard deviation: the square root of `var`, as `jax.numpy.std`."""
-    if correction is None:
-        correction = ddof
-    elif ddof != 0:
-        raise ValueError("ddof and correction can't be provided simultaneously.")
+    correction = _correction(ddof, correction)
     (a,) = ensure_arraylike("std", a)
     return _std_jit(
         a, axis=_optional_axes(axis), dtype=dtype, out=out, correction=correction,
