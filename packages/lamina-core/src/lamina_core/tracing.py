@@ -234,6 +234,29 @@ def set_current_trace(trace: Trace) -> Iterator[Trace]:
         _current_trace.reset(token)
 
 
+def bind_with_trace(trace: Trace, prim: Primitive, args: Sequence[Any], params: dict[str, Any]) -> Any:
+    """`prim` applied by `trace`, with `trace` current while it runs.
+
+    For interpreters handing work to their parent trace: the parent was current when the
+    interpreter's scope opened, so no new dispatch context is needed (see `dispatch_context`).
+    """
+    token = _current_trace.set(trace)
+    try:
+        return trace.process_primitive(prim, args, params)
+    finally:
+        _current_trace.reset(token)
+
+
+@contextlib.contextmanager
+def running_under(trace: Trace) -> Iterator[Trace]:
+    """Make `trace` current for a rule of an interpreter opened inside it (no new context)."""
+    token = _current_trace.set(trace)
+    try:
+        yield trace
+    finally:
+        _current_trace.reset(token)
+
+
 class ConcretizationTypeError(TypeError):
     """A traced (abstract) value was used where Python needs a concrete one."""
 

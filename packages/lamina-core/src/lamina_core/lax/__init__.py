@@ -29,6 +29,7 @@ from lamina_core.lax._structural import *  # noqa: F403
 from lamina_core.lax._structural import __all__ as _structural_all
 from lamina_core.lax._transcendental import *  # noqa: F403
 from lamina_core.lax._transcendental import __all__ as _transcendental_all
+from lamina_core.lax import _elementwise_ad as _elementwise_ad  # noqa: E402  (registers rules)
 
 __all__ = [
     *_cumulative_all,

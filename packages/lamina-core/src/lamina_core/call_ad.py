@@ -1,0 +1,295 @@
+"""Differentiation of the `jit` call primitive: jvp, linearization and transposition.
+
+Each rule transforms the callee jaxpr and binds `jit` again, so `grad(jit(f))` keeps its jit
+boundaries as JAX does: a known `jit` computing primal outputs and residuals, then the
+transposed tangent `jit` taking `[*residuals, *cotangents]`. Transformed callees are cached
+per callee object, so a function called twice prints its transformed body once (`let`).
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from lamina_core.avals import AbstractValue
+from lamina_core.call import jit_p, jit_params
+from lamina_core.evaluate import eval_jaxpr
+from lamina_core.interpreters.jvp import JVPTrace, JVPTracer, jvp_rules
+from lamina_core.interpreters.linearize import (
+    LinearizeTrace,
+    LinearizeTracer,
+    TangentTrace,
+    linearization_rules,
+    prune_residuals,
+)
+from lamina_core.interpreters.transpose import (
+    UndefinedPrimal,
+    backward_pass,
+    is_undefined,
+    transpose_rules,
+)
+from lamina_core.interpreters.zeros import Zero, is_float0, zero_of
+from lamina_core.jaxpr import ClosedJaxpr, Var
+from lamina_core.staging import trace_to_jaxpr
+from lamina_core.tracing import current_trace, set_current_trace
+from lamina_core.values import typeof
+
+_Cache = weakref.WeakKeyDictionary[ClosedJaxpr, dict[Any, Any]]
+
+
+def _cached(cache: _Cache, closed: ClosedJaxpr, key: Any, make: Callable[[], Any]) -> Any:
+    entries = cache.setdefault(closed, {})
+    if key not in entries:
+        entries[key] = make()
+    return entries[key]
+
+
+def _rebind_params(params: dict[str, Any], jaxpr: ClosedJaxpr) -> dict[str, Any]:
+    """The params of a `jit` over a transformed callee: same name and options, new arity."""
+    new = jit_params(
+        jaxpr, params["name"], keep_unused=params["keep_unused"], inline=params["inline"]
+    )
+    new["ctx_mesh"] = params["ctx_mesh"]
+    new["compiler_options_kvs"] = params["compiler_options_kvs"]
+    return new
+
+
+# --- forward mode ------------------------------------------------------------------------
+
+_jvp_cache: _Cache = weakref.WeakKeyDictionary()
+
+
+def jvp_jaxpr(closed: ClosedJaxpr, nonzeros: tuple[bool, ...]) -> tuple[ClosedJaxpr, list[bool]]:
+    """`[*primals, *nonzero tangents] -> [*outs, *nonzero tangent outs]`, and which are nonzero."""
+
+    def make() -> tuple[ClosedJaxpr, list[bool]]:
+        out_nz: list[bool] = []
+        n = len(closed.in_avals)
+
+        def fun(*args: Any) -> list[Any]:
+            primals, nz_tangents = args[:n], iter(args[n:])
+            trace = JVPTrace(current_trace())
+            ins = [
+                JVPTracer(trace, p, next(nz_tangents)) if nz else p
+                for p, nz in zip(primals, nonzeros, strict=True)
+            ]
+            with set_current_trace(trace):
+                outs = eval_jaxpr(closed, (), *ins)
+            pairs = [trace.pair(o) for o in outs]
+            out_nz.extend(type(t) is not Zero for _, t in pairs)
+            return [p for p, _ in pairs] + [t for _, t in pairs if type(t) is not Zero]
+
+        tangent_avals = [
+            a.to_tangent_aval() for a, nz in zip(closed.in_avals, nonzeros, strict=True) if nz
+        ]
+        jaxpr = trace_to_jaxpr(fun, [*closed.in_avals, *tangent_avals], closed.jaxpr.debug_info)
+        return jaxpr, out_nz
+
+    result: tuple[ClosedJaxpr, list[bool]] = _cached(_jvp_cache, closed, nonzeros, make)
+    return result
+
+
+def _jit_jvp(primals: Sequence[Any], tangents: Sequence[Any], **params: Any) -> tuple[Any, Any]:
+    closed: ClosedJaxpr = params["jaxpr"]
+    nonzeros = tuple(type(t) is not Zero and not is_float0(typeof(t)) for t in tangents)
+    jaxpr, out_nz = jvp_jaxpr(closed, nonzeros)
+    nz_tangents = [t for t, nz in zip(tangents, nonzeros, strict=True) if nz]
+    outs = jit_p.bind(*primals, *nz_tangents, **_rebind_params(params, jaxpr))
+    n_out = len(closed.out_avals)
+    primals_out, nz_out = outs[:n_out], iter(outs[n_out:])
+    tangents_out = [
+        next(nz_out) if nz else zero_of(p) for p, nz in zip(primals_out, out_nz, strict=True)
+    ]
+    return primals_out, tangents_out
+
+
+jvp_rules.set(jit_p, _jit_jvp)
+
+# --- linearization -----------------------------------------------------------------------
+
+
+class LinearizedJaxpr:
+    """A jaxpr split by linearization: the primal half, the tangent half, and residual plumbing.
+
+    `primal`: `ins -> [*outs, *residuals not forwarded]`; `tangent`: `[*residuals, *nonzero
+    tangents] -> nonzero tangent outs`. `residual_sources[i]` says where residual i comes from:
+    `("in", k)` the k-th input, `("out", k)` the k-th output, `("res", k)` the k-th extra
+    primal output.
+    """
+
+    __slots__ = ("out_nonzeros", "primal", "residual_sources", "tangent")
+
+    def __init__(
+        self,
+        primal: ClosedJaxpr,
+        tangent: ClosedJaxpr,
+        out_nonzeros: list[bool],
+        residual_sources: list[tuple[str, int]],
+    ) -> None:
+        self.primal = primal
+        self.tangent = tangent
+        self.out_nonzeros = out_nonzeros
+        self.residual_sources = residual_sources
+
+
+_linearize_cache: _Cache = weakref.WeakKeyDictionary()
+
+
+def linearize_jaxpr(closed: ClosedJaxpr, nonzeros: tuple[bool, ...]) -> LinearizedJaxpr:
+    """Split `closed` into its primal and tangent halves for inputs with `nonzeros` tangents."""
+
+    def make() -> LinearizedJaxpr:
+        box: list[Any] = []
+
+        def fun(*primals: Any) -> list[Any]:
+            parent = current_trace()
+            tangent_trace = TangentTrace(parent, closed.jaxpr.debug_info)
+            trace = LinearizeTrace(parent, tangent_trace)
+            tangent_args = [
+                tangent_trace.new_arg(a.to_tangent_aval())
+                for a, nz in zip(closed.in_avals, nonzeros, strict=True)
+                if nz
+            ]
+            it = iter(tangent_args)
+            ins = [
+                LinearizeTracer(trace, p, next(it)) if nz else p
+                for p, nz in zip(primals, nonzeros, strict=True)
+            ]
+            with set_current_trace(trace):
+                outs = eval_jaxpr(closed, (), *ins)
+            pairs = [trace.pair(o) for o in outs]
+            out_nz = [type(t) is not Zero for _, t in pairs]
+            jaxpr, consts = tangent_trace.finish(
+                [t.jaxpr_var for t in tangent_args], [t for _, t in pairs if type(t) is not Zero]
+            )
+            tangent = prune_residuals(jaxpr, consts)
+            box.extend([tangent, out_nz])
+            return [p for p, _ in pairs] + list(tangent.consts)
+
+        staged = trace_to_jaxpr(fun, closed.in_avals, closed.jaxpr.debug_info)
+        tangent, out_nz = box
+        primal, sources = _forward_residuals(staged, len(closed.out_avals))
+        opened = tangent.jaxpr.replace(
+            constvars=(), invars=(*tangent.jaxpr.constvars, *tangent.jaxpr.invars)
+        )
+        return LinearizedJaxpr(primal, ClosedJaxpr(opened, []), out_nz, sources)
+
+    result: LinearizedJaxpr = _cached(_linearize_cache, closed, nonzeros, make)
+    return result
+
+
+def _forward_residuals(staged: ClosedJaxpr, n_out: int) -> tuple[ClosedJaxpr, list[tuple[str, int]]]:
+    """Drop residual outputs that are inputs or primal outputs; say where each comes from."""
+    jaxpr = staged.jaxpr
+    invars = {v: i for i, v in enumerate(jaxpr.invars)}
+    outs = list(jaxpr.outvars[:n_out])
+    sources: list[tuple[str, int]] = []
+    kept: list[Any] = []
+    for atom in jaxpr.outvars[n_out:]:
+        if isinstance(atom, Var) and atom in invars:
+            sources.append(("in", invars[atom]))
+        elif isinstance(atom, Var) and atom in outs:
+            sources.append(("out", outs.index(atom)))
+        else:
+            sources.append(("res", len(kept)))
+            kept.append(atom)
+    new = jaxpr.replace(outvars=(*outs, *kept))
+    return ClosedJaxpr(new, staged.consts), sources
+
+
+def _jit_linearize(nonzeros: Sequence[bool], *primals: Any, **params: Any) -> Any:
+    closed: ClosedJaxpr = params["jaxpr"]
+    nz = tuple(
+        n and not is_float0(a.to_tangent_aval())
+        for n, a in zip(nonzeros, closed.in_avals, strict=True)
+    )
+    lin = linearize_jaxpr(closed, nz)
+    outs = jit_p.bind(*primals, **_rebind_params(params, lin.primal))
+    n_out = len(closed.out_avals)
+    primals_out, extra = outs[:n_out], outs[n_out:]
+    sources = {"in": primals, "out": primals_out, "res": extra}
+    residuals = [sources[kind][k] for kind, k in lin.residual_sources]
+    tangent_params = _rebind_params(params, lin.tangent)
+
+    def linearized(res: Sequence[Any], *tangents: Any) -> list[Any]:
+        nz_tangents = [t for t, n in zip(tangents, nz, strict=True) if n]
+        nz_out = iter(jit_p.bind(*res, *nz_tangents, **tangent_params))
+        return [
+            next(nz_out) if n else zero_of(p)
+            for p, n in zip(primals_out, lin.out_nonzeros, strict=True)
+        ]
+
+    return primals_out, lin.out_nonzeros, residuals, linearized
+
+
+linearization_rules.set(jit_p, _jit_linearize)
+
+# --- transposition -----------------------------------------------------------------------
+
+_transpose_cache: _Cache = weakref.WeakKeyDictionary()
+
+
+def transpose_jaxpr(
+    closed: ClosedJaxpr,
+    linear: tuple[bool, ...],
+    known_avals: tuple[AbstractValue, ...],
+    ct_avals: tuple[AbstractValue | None, ...],
+) -> tuple[ClosedJaxpr, list[bool]]:
+    """`[*known args, *nonzero cts] -> nonzero cts of the linear args`, and which are nonzero.
+
+    `ct_avals[i]` is None where output i's cotangent is a symbolic zero.
+    """
+
+    def make() -> tuple[ClosedJaxpr, list[bool]]:
+        ct_nz: list[bool] = []
+        n_known = len(known_avals)
+
+        def fun(*args: Any) -> list[Any]:
+            known, nz_cts = iter(args[:n_known]), iter(args[n_known:])
+            full = [
+                UndefinedPrimal(a) if lin else next(known)
+                for a, lin in zip(closed.in_avals, linear, strict=True)
+            ]
+            cts = [
+                next(nz_cts) if a is not None else Zero(o.to_tangent_aval())
+                for a, o in zip(ct_avals, closed.out_avals, strict=True)
+            ]
+            in_cts = backward_pass(closed.jaxpr, closed.consts, full, cts)
+            ct_nz.extend(type(c) is not Zero for c in in_cts)
+            return [c for c in in_cts if type(c) is not Zero]
+
+        avals = [*known_avals, *[a for a in ct_avals if a is not None]]
+        jaxpr = trace_to_jaxpr(fun, avals, closed.jaxpr.debug_info)
+        return jaxpr, ct_nz
+
+    key = (linear, known_avals, ct_avals)
+    result: tuple[ClosedJaxpr, list[bool]] = _cached(_transpose_cache, closed, key, make)
+    return result
+
+
+def _jit_transpose(cts: Sequence[Any], *args: Any, **params: Any) -> list[Any]:
+    closed: ClosedJaxpr = params["jaxpr"]
+    linear = tuple(is_undefined(a) for a in args)
+    known = [a for a in args if not is_undefined(a)]
+    nz_cts = [c for c in cts if type(c) is not Zero]
+    ct_avals = tuple(None if type(c) is Zero else typeof(c) for c in cts)
+    jaxpr, ct_nz = transpose_jaxpr(closed, linear, tuple(typeof(k) for k in known), ct_avals)
+    outs = iter(jit_p.bind(*known, *nz_cts, **_rebind_params(params, jaxpr)))
+    nz_iter = iter(ct_nz)
+    result: list[Any] = []
+    for a in args:
+        if not is_undefined(a):
+            result.append(None)
+        elif next(nz_iter):
+            result.append(next(outs))
+        else:
+            result.append(Zero(a.aval))
+    return result
+
+
+transpose_rules.set(jit_p, _jit_transpose)
+
+__all__ = ["LinearizedJaxpr", "jvp_jaxpr", "linearize_jaxpr", "transpose_jaxpr"]
+
+

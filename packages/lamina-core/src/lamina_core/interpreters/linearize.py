@@ -1,0 +1,278 @@
+"""Linearization: run a function once, computing primals and staging a linear tangent jaxpr.
+
+This is how reverse mode works, as in JAX 0.10.2 (direct linearization, not jvp followed by
+partial evaluation). A `LinearizeTrace` applies primal operations on its parent trace and
+stages tangent operations into a `TangentTrace`; the values of the parent trace the tangent
+equations read become the tangent jaxpr's constvars, the *residuals*, in order of first use.
+
+A primitive with a rule in `linearization_rules` splits itself; any other runs its jvp rule
+under a `SplitTrace`, which sends operations on known (primal-side) values to the parent and
+operations touching a tangent to the tangent trace. So tangent-independent work in a jvp rule
+(`cos x` for `sin`) happens on the primal side and is saved as a residual.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+import numpy as np
+
+from lamina_core.avals import AbstractValue
+from lamina_core.dce import dce_jaxpr
+from lamina_core.interpreters.jvp import jvp_rule
+from lamina_core.interpreters.zeros import Zero, is_float0, zero_of
+from lamina_core.jaxpr import Atom, ClosedJaxpr, DebugInfo, Jaxpr, Literal, Var
+from lamina_core.literals import TypedComplex, TypedFloat, TypedInt
+from lamina_core.primitive import Primitive, RuleTable
+from lamina_core.staging import StagingTrace, StagingTracer
+from lamina_core.tracing import (
+    Trace,
+    Tracer,
+    bind_with_trace,
+    current_trace,
+    running_under,
+    set_current_trace,
+)
+from lamina_core.values import canonical_value, typeof
+
+
+class Linearized(Protocol):
+    """`linearized(residuals, *tangents) -> tangent_out(s)`, run under the tangent trace."""
+
+    def __call__(self, residuals: Sequence[Any], *tangents: Any) -> Any: ...
+
+
+class LinearizationRule(Protocol):
+    """`rule(nonzeros, *primals, **params) -> (primal_out, nonzeros_out, residuals, linearized)`.
+
+    Runs under the parent trace; `linearized` then runs under the tangent trace.
+    """
+
+    def __call__(
+        self, nonzeros: Sequence[bool], /, *primals: Any, **params: Any
+    ) -> tuple[Any, Any, Sequence[Any], Linearized]: ...
+
+
+linearization_rules: RuleTable[LinearizationRule] = RuleTable("linearization")
+
+_LITERAL_SCALARS = (bool, int, float, complex, TypedInt, TypedFloat, TypedComplex)
+
+
+class TangentTrace(StagingTrace):
+    """Stages the tangent (linear) half of a linearization.
+
+    Unlike plain staging, arrays it does not own become constvars (residuals) rather than
+    literals, so residuals computed eagerly stay device values; scalars are still literals.
+    """
+
+    __slots__ = ("_residual_ids",)
+
+    def __init__(self, parent: Trace | None, debug_info: DebugInfo | None = None) -> None:
+        super().__init__(parent, debug_info)
+        self._residual_ids: dict[int, Var] = {}
+
+    def to_atom(self, x: Any) -> Atom:
+        if isinstance(x, StagingTracer) and x._trace is self:
+            return x.jaxpr_var
+        if isinstance(x, Tracer):
+            return self._capture(x)
+        if type(x) in _LITERAL_SCALARS or (isinstance(x, np.generic | np.ndarray) and x.ndim == 0):
+            val, aval = canonical_value(x)
+            return Literal(val, aval)
+        var = self._residual_ids.get(id(x))
+        if var is None:
+            var = self._residual_ids[id(x)] = Var(typeof(x))
+            self.constvars.append(var)
+            self.consts.append(x)
+        return var
+
+
+class LinearizeTracer(Tracer):
+    """A primal value with a nonzero tangent staged in the tangent trace."""
+
+    __slots__ = ("primal", "tangent")
+
+    def __init__(self, trace: LinearizeTrace, primal: Any, tangent: Any) -> None:
+        self._trace = trace
+        self.primal = primal
+        self.tangent = tangent
+
+    @property
+    def aval(self) -> AbstractValue:
+        return typeof(self.primal)
+
+    def __bool__(self) -> bool:
+        return bool(self.primal)
+
+    def __int__(self) -> int:
+        return int(self.primal)
+
+    def __float__(self) -> float:
+        return float(self.primal)
+
+    def __complex__(self) -> complex:
+        return complex(self.primal)
+
+    def __index__(self) -> int:
+        return self.primal.__index__()  # type: ignore[no-any-return]  # concrete or tracer
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
+        return np.asarray(self.primal, dtype=dtype)
+
+    def where_created(self) -> str:
+        return self.primal.where_created() if isinstance(self.primal, Tracer) else ""
+
+
+class LinearizeTrace(Trace):
+    """Primal work on `parent`, tangent work staged into `tangent_trace`. Identity intended."""
+
+    __slots__ = ("tangent_trace",)
+
+    def __init__(self, parent: Trace, tangent_trace: TangentTrace) -> None:
+        super().__init__(parent)
+        self.tangent_trace = tangent_trace
+
+    def describe(self) -> str:
+        return "LinearizeTrace"
+
+    def pair(self, x: Any) -> tuple[Any, Any]:
+        if isinstance(x, LinearizeTracer) and x._trace is self:
+            return x.primal, x.tangent
+        return x, zero_of(x)
+
+    def process_primitive(
+        self, prim: Primitive, args: Sequence[Any], params: dict[str, Any]
+    ) -> Any:
+        primals, tangents = [], []
+        for x in args:
+            p, t = self.pair(x)
+            primals.append(p)
+            tangents.append(t)
+        parent = self.parent
+        assert parent is not None
+        if all(type(t) is Zero for t in tangents):
+            return bind_with_trace(parent, prim, primals, params)
+        rule = linearization_rules.get(prim)
+        if rule is None:
+            primal_out, tangent_out = self._linearize_from_jvp(prim, primals, tangents, params)
+        else:
+            nonzeros = [type(t) is not Zero for t in tangents]
+            with running_under(parent):
+                primal_out, _, residuals, linearized = rule(nonzeros, *primals, **params)
+            with running_under(self.tangent_trace):
+                tangent_out = linearized(residuals, *tangents)
+        if prim.multiple_results:
+            return [self.wrap(p, t) for p, t in zip(primal_out, tangent_out, strict=True)]
+        return self.wrap(primal_out, tangent_out)
+
+    def _linearize_from_jvp(
+        self, prim: Primitive, primals: list[Any], tangents: list[Any], params: dict[str, Any]
+    ) -> tuple[Any, Any]:
+        rule = jvp_rule(prim)
+        parent = self.parent
+        assert parent is not None
+        split = SplitTrace(parent, self.tangent_trace)
+        with running_under(split):
+            primal_out, tangent_out = rule(primals, tangents, **params)
+        outs = primal_out if prim.multiple_results else [primal_out]
+        if any(self.is_tangent(p) for p in outs):
+            raise ValueError(
+                "Linearization failed to produce known values for all output primals. This is "
+                "typically caused by attempting to differentiate a function uses an operation "
+                "that does not support reverse-mode autodiff."
+            )
+        # A tangent computed from known values only is constant: as JAX, it counts as zero.
+        if prim.multiple_results:
+            tangent_out = [
+                t if self.is_tangent(t) else zero_of(p)
+                for p, t in zip(primal_out, tangent_out, strict=True)
+            ]
+        elif not self.is_tangent(tangent_out):
+            tangent_out = zero_of(primal_out)
+        return primal_out, tangent_out
+
+    def is_tangent(self, x: Any) -> bool:
+        return isinstance(x, StagingTracer) and x._trace is self.tangent_trace
+
+    def wrap(self, primal: Any, tangent: Any) -> Any:
+        if type(tangent) is Zero or is_float0(typeof(tangent)):
+            return primal
+        return LinearizeTracer(self, primal, tangent)
+
+
+class SplitTrace(Trace):
+    """Runs a jvp rule during linearization: known work on the parent, tangent work staged."""
+
+    __slots__ = ("tangent_trace",)
+
+    def __init__(self, parent: Trace, tangent_trace: TangentTrace) -> None:
+        super().__init__(parent)
+        self.tangent_trace = tangent_trace
+
+    def process_primitive(
+        self, prim: Primitive, args: Sequence[Any], params: dict[str, Any]
+    ) -> Any:
+        tangent_trace = self.tangent_trace
+        for x in args:
+            if isinstance(x, StagingTracer) and x._trace is tangent_trace:
+                return bind_with_trace(tangent_trace, prim, args, params)
+        parent = self.parent
+        assert parent is not None
+        return bind_with_trace(parent, prim, args, params)
+
+
+def linearize_flat(
+    fun: Callable[..., Sequence[Any]],
+    primals: Sequence[Any],
+    debug_info: DebugInfo | None = None,
+) -> tuple[list[Any], list[bool], ClosedJaxpr]:
+    """Run `fun` (flat in, flat out) once on `primals`, linearizing it.
+
+    Returns the primal outputs, which outputs have a nonzero tangent, and the linear jaxpr
+    from every input's tangent to the nonzero output tangents, closed over its residuals.
+    Outputs of `fun` may include tracers of enclosing traces and constants.
+    """
+    parent = current_trace()
+    tangent_trace = TangentTrace(parent, debug_info)
+    trace = LinearizeTrace(parent, tangent_trace)
+    tangent_args = [tangent_trace.new_arg(typeof(p).to_tangent_aval()) for p in primals]
+    args = [
+        p if is_float0(t.aval) else LinearizeTracer(trace, p, t)
+        for p, t in zip(primals, tangent_args, strict=True)
+    ]
+    with set_current_trace(trace):
+        outs = fun(*args)
+    primals_out, nonzeros, nz_tangents = [], [], []
+    for out in outs:
+        p, t = trace.pair(out)
+        primals_out.append(p)
+        nonzero = type(t) is not Zero
+        nonzeros.append(nonzero)
+        if nonzero:
+            nz_tangents.append(t)
+    jaxpr, consts = tangent_trace.finish([t.jaxpr_var for t in tangent_args], nz_tangents)
+    return primals_out, nonzeros, prune_residuals(jaxpr, consts)
+
+
+def prune_residuals(jaxpr: Jaxpr, consts: Sequence[Any]) -> ClosedJaxpr:
+    """`jaxpr` without dead equations, closed over the residuals it still reads."""
+    opened = jaxpr.replace(constvars=(), invars=(*jaxpr.constvars, *jaxpr.invars))
+    live, used = dce_jaxpr(opened)
+    n = len(jaxpr.constvars)
+    kept = [v for v, u in zip(jaxpr.constvars, used[:n], strict=True) if u]
+    kept_consts = [c for c, u in zip(consts, used[:n], strict=True) if u]
+    return ClosedJaxpr(live.replace(constvars=kept, invars=jaxpr.invars), kept_consts)
+
+
+__all__ = [
+    "LinearizationRule",
+    "LinearizeTrace",
+    "LinearizeTracer",
+    "Linearized",
+    "SplitTrace",
+    "TangentTrace",
+    "linearization_rules",
+    "linearize_flat",
+    "prune_residuals",
+]

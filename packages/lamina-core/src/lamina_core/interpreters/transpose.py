@@ -1,0 +1,156 @@
+"""Transposition of linear jaxprs: the backward pass of reverse mode.
+
+`backward_pass` evaluates a jaxpr that is linear in some inputs (marked `UndefinedPrimal`):
+a forward sweep applies every equation that reads no linear value (by binding it, so under a
+trace it is staged), then a reverse sweep hands each linear equation's output cotangents to
+its rule in `transpose_rules`, accumulating input cotangents with `add_any` as they arrive.
+Cotangents are symbolic `Zero`s until something nonzero reaches them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from lamina_core.avals import AbstractValue, types_match
+from lamina_core.interpreters.zeros import Zero, add_tangents
+from lamina_core.jaxpr import ClosedJaxpr, DropVar, Jaxpr, Literal, Var
+from lamina_core.primitive import Primitive, RuleTable
+from lamina_core.values import typeof
+
+
+class UndefinedPrimal:
+    """A linear input of a transpose rule: only its type is known."""
+
+    __slots__ = ("aval",)
+
+    def __init__(self, aval: AbstractValue) -> None:
+        self.aval = aval
+
+    def __repr__(self) -> str:
+        return f"UndefinedPrimal({self.aval.str_short()})"
+
+
+def is_undefined(x: Any) -> bool:
+    return type(x) is UndefinedPrimal
+
+
+class TransposeRule(Protocol):
+    """`rule(ct, *args, **params) -> cts`: one cotangent (or None) per argument.
+
+    Linear arguments arrive as `UndefinedPrimal`; `ct` is the output cotangent (a list for
+    multiple-result primitives) and is never all-`Zero`.
+    """
+
+    def __call__(self, ct: Any, /, *args: Any, **params: Any) -> Sequence[Any]: ...
+
+
+transpose_rules: RuleTable[TransposeRule] = RuleTable("transpose")
+
+
+def transpose_rule(prim: Primitive) -> TransposeRule:
+    rule = transpose_rules.get(prim)
+    if rule is None:
+        raise NotImplementedError(
+            f"Transpose rule (for reverse-mode differentiation) for '{prim.name}' not implemented"
+        )
+    return rule
+
+
+class _Accum:
+    """The cotangent of one linear variable, summed as contributions arrive."""
+
+    __slots__ = ("aval", "val")
+
+    def __init__(self, aval: AbstractValue) -> None:
+        self.aval = aval
+        self.val: Any = Zero(aval)
+
+    def add(self, ct: Any) -> None:
+        if ct is None:
+            return
+        ct_aval = ct.aval if type(ct) is Zero else typeof(ct)
+        if not types_match(ct_aval, self.aval) and getattr(ct_aval, "shape", None) != getattr(
+            self.aval, "shape", None
+        ):
+            raise ValueError(
+                f"Expected cotangent type {self.aval.str_short()} but got {ct_aval.str_short()}"
+            )
+        self.val = add_tangents(self.val, ct)
+
+
+def backward_pass(
+    jaxpr: Jaxpr, consts: Sequence[Any], args: Sequence[Any], cts_out: Sequence[Any]
+) -> list[Any]:
+    """The cotangents of the `UndefinedPrimal` inputs of `jaxpr` (in order; `Zero` if none).
+
+    `args` holds a value for every other input; `cts_out` one cotangent per output.
+    """
+    linear_args = [a for a in args if is_undefined(a)]
+    if all(type(ct) is Zero for ct in cts_out) and not jaxpr.effects:
+        return [Zero(a.aval) for a in linear_args]
+    env: dict[Var, Any] = dict(zip(jaxpr.constvars, consts, strict=True))
+    accums: list[_Accum] = []
+    for v, a in zip(jaxpr.invars, args, strict=True):
+        if is_undefined(a):
+            acc = _Accum(v.aval)
+            accums.append(acc)
+            env[v] = acc
+        else:
+            env[v] = a
+
+    def read(atom: Any) -> Any:
+        return atom.val if isinstance(atom, Literal) else env[atom]
+
+    linear_eqns = []
+    for eqn in jaxpr.eqns:
+        ins = [read(v) for v in eqn.invars]
+        if any(type(x) is _Accum for x in ins):
+            for v in eqn.outvars:
+                env[v] = _Accum(v.aval)
+            linear_eqns.append(eqn)
+            continue
+        out = eqn.primitive.bind(*ins, **eqn.params)
+        if eqn.primitive.multiple_results:
+            env.update(zip(eqn.outvars, out, strict=True))
+        else:
+            env[eqn.outvars[0]] = out
+    for v, ct in zip(jaxpr.outvars, cts_out, strict=True):
+        if isinstance(v, Var):
+            acc = env.get(v)
+            if type(acc) is _Accum:
+                acc.add(ct)
+    for eqn in reversed(linear_eqns):
+        cts_in = [
+            Zero(v.aval) if isinstance(v, DropVar) else env.pop(v).val for v in eqn.outvars
+        ]
+        if all(type(ct) is Zero for ct in cts_in) and not eqn.effects:
+            continue
+        ins = [read(v) for v in eqn.invars]
+        undefined = [UndefinedPrimal(x.aval) if type(x) is _Accum else x for x in ins]
+        rule = transpose_rule(eqn.primitive)
+        cts = rule(cts_in if eqn.primitive.multiple_results else cts_in[0], *undefined, **eqn.params)
+        for x, ct in zip(ins, cts, strict=True):
+            if type(x) is _Accum:
+                x.add(ct)
+    return [acc.val for acc in accums]
+
+
+def transpose_closed(
+    closed: ClosedJaxpr, linear: Sequence[bool], args: Sequence[Any], cts_out: Sequence[Any]
+) -> list[Any]:
+    """`backward_pass` of a closed jaxpr; `args` are the non-linear inputs, in order."""
+    it = iter(args)
+    full = [UndefinedPrimal(v.aval) if lin else next(it) for v, lin in zip(closed.jaxpr.invars, linear, strict=True)]
+    return backward_pass(closed.jaxpr, closed.consts, full, cts_out)
+
+
+__all__ = [
+    "TransposeRule",
+    "UndefinedPrimal",
+    "backward_pass",
+    "is_undefined",
+    "transpose_closed",
+    "transpose_rule",
+    "transpose_rules",
+]

@@ -1,0 +1,86 @@
+"""Symbolic zeros and tangent arithmetic shared by every differentiation interpreter.
+
+A tangent or cotangent is an array, a tracer, or `Zero(aval)`: a zero nobody has built yet.
+Interpreters keep zeros symbolic as long as they can, so a function that ignores an input
+costs nothing and prints nothing for it. `add_any` is the one primitive of this module: the
+sum of two tangents, linear in both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Final
+
+import numpy as np
+
+from lamina_core import dtypes
+from lamina_core.avals import AbstractValue, ShapedArray
+from lamina_core.primitive import Primitive
+from lamina_core.rules import abstract_eval_rules, impl_rules
+from lamina_core.values import typeof
+
+
+@dataclass(frozen=True, slots=True)
+class Zero:
+    """A symbolic zero tangent (or cotangent) of type `aval`."""
+
+    aval: AbstractValue
+
+    def __repr__(self) -> str:
+        return f"Zero({self.aval.str_short()})"
+
+
+def zero_of(x: Any) -> Zero:
+    """The zero tangent of the primal value `x`."""
+    return Zero(typeof(x).to_tangent_aval())
+
+
+add_any_p: Final = Primitive("add_any")
+
+
+@abstract_eval_rules.register(add_any_p)
+def _add_any_abstract_eval(x: AbstractValue, y: AbstractValue) -> AbstractValue:
+    return x
+
+
+@impl_rules.register(add_any_p)
+def _add_any_impl(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    return np.add(x, y)  # type: ignore[no-any-return]  # NumPy ufunc
+
+
+def add_tangents(x: Any, y: Any) -> Any:
+    """`x + y` for tangents, skipping symbolic zeros."""
+    if type(x) is Zero:
+        return y
+    if type(y) is Zero:
+        return x
+    return add_any_p.bind(x, y)
+
+
+ZerosMaker = Callable[[AbstractValue], Any]
+_zeros_makers: dict[type, ZerosMaker] = {}
+
+
+def register_zeros_maker(aval_type: type, make: ZerosMaker) -> None:
+    """How to build an array of zeros of an aval type (lax registers `ShapedArray`'s)."""
+    _zeros_makers[aval_type] = make
+
+
+def zeros_like_aval(aval: AbstractValue) -> Any:
+    """A concrete or staged array of zeros of type `aval`."""
+    if isinstance(aval, ShapedArray) and aval.dtype == dtypes.float0:
+        return np.zeros(aval.shape, dtypes.float0)
+    make = _zeros_makers.get(type(aval))
+    if make is None:
+        raise TypeError(f"no zeros can be built for values of type {aval.str_short()}")
+    return make(aval)
+
+
+def instantiate_zeros(t: Any) -> Any:
+    """`t`, with a symbolic zero replaced by an array of zeros."""
+    return zeros_like_aval(t.aval) if type(t) is Zero else t
+
+
+def is_float0(aval: AbstractValue) -> bool:
+    return isinstance(aval, ShapedArray) and aval.dtype == dtypes.float0

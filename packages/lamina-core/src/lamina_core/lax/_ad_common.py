@@ -1,0 +1,75 @@
+"""Helpers the lax differentiation rules share: constants, zeros, (un)broadcasting.
+
+Registers how core builds zeros of a `ShapedArray` (`broadcast_in_dim` of a scalar zero, as
+JAX prints it). Rules import these to write JAX's formulas with JAX's equation sequences.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from lamina_core import dtypes
+from lamina_core.avals import AbstractValue, ShapedArray
+from lamina_core.interpreters.zeros import register_zeros_maker
+from lamina_core.lax._reductions import reduce_sum
+from lamina_core.lax._shape import reshape
+from lamina_core.lax._structural import _convert_element_type, broadcast, broadcast_in_dim
+from lamina_core.values import typeof
+
+
+def aval_of(x: Any) -> ShapedArray:
+    aval = x.aval if hasattr(x, "aval") and isinstance(x.aval, AbstractValue) else typeof(x)
+    assert isinstance(aval, ShapedArray)
+    return aval
+
+
+def const(x: Any, value: Any) -> np.ndarray:
+    """`value` as a strongly typed scalar of `x`'s dtype (prints as a literal)."""
+    return np.array(value, dtype=aval_of(x).dtype)
+
+
+def one(x: Any) -> Any:
+    """A scalar 1 with `x`'s dtype and weak type."""
+    aval = aval_of(x)
+    return _convert_element_type(1, aval.dtype, aval.weak_type)
+
+
+def zeros_like_shaped(aval: AbstractValue) -> Any:
+    assert isinstance(aval, ShapedArray)
+    if aval.dtype == dtypes.float0:
+        return np.zeros(aval.shape, dtypes.float0)
+    zero = _convert_element_type(0, aval.dtype, aval.weak_type)
+    return broadcast(zero, aval.shape)
+
+
+register_zeros_maker(ShapedArray, zeros_like_shaped)
+
+
+def zeros_like(x: Any) -> Any:
+    return zeros_like_shaped(aval_of(x))
+
+
+def unbroadcast(aval: ShapedArray, x: Any) -> Any:
+    """Sum `x` down to `aval`'s shape: the transpose of implicit size-1 broadcasting."""
+    x_shape = aval_of(x).shape
+    if x_shape == aval.shape:
+        return x
+    if not aval.shape:
+        return reduce_sum(x, list(range(len(x_shape))))
+    dims = [i for i, (a, b) in enumerate(zip(x_shape, aval.shape, strict=True)) if a != b]
+    x = reduce_sum(x, dims) if dims else x
+    return reshape(x, aval.shape)
+
+
+def maybe_broadcast(shape: tuple[int, ...], x: Any) -> Any:
+    """`x` broadcast to `shape` (from a scalar, or from size-1 dimensions)."""
+    x_shape = aval_of(x).shape
+    if x_shape == shape:
+        return x
+    if not x_shape:
+        return broadcast_in_dim(x, shape, ())
+    dims = [i for i, (a, b) in enumerate(zip(x_shape, shape, strict=True)) if a == b]
+    squeezed = [x_shape[i] for i in dims]
+    return broadcast_in_dim(reshape(x, squeezed), shape, dims)
