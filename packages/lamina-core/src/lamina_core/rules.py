@@ -25,3 +25,10 @@ EffectsRule: TypeAlias = Callable[..., Effects]
 abstract_eval_rules: RuleTable[AbstractEvalRule] = RuleTable("abstract evaluation")
 impl_rules: RuleTable[ImplRule] = RuleTable("NumPy reference evaluation")
 effects_rules: RuleTable[EffectsRule] = RuleTable("effects")
+
+ConstFoldRule: TypeAlias = Callable[..., Any]
+"""`rule(*constants, **params)`: the folded result for constant operands, or None to stage."""
+
+const_fold_rules: RuleTable[ConstFoldRule] = RuleTable("constant folding")
+"""Primitives staging evaluates on the host when every operand is a constant (JAX folds
+`convert_element_type` of scalar constants, so transposes of literal cotangents fold)."""

@@ -14,7 +14,7 @@ from lamina_core.avals import AbstractValue
 from lamina_core.effects import no_effects
 from lamina_core.jaxpr import Atom, ClosedJaxpr, DebugInfo, Jaxpr, JaxprEqn, Literal, Var
 from lamina_core.primitive import Primitive
-from lamina_core.rules import abstract_eval_rules, effects_rules
+from lamina_core.rules import abstract_eval_rules, const_fold_rules, effects_rules
 from lamina_core.source_info import current_source_info
 from lamina_core.tracing import (
     Trace,
@@ -118,6 +118,11 @@ class StagingTrace(Trace):
             raise RuntimeError(
                 f"primitive '{prim.name}' applied in {self.describe()}, which has finished"
             )
+        fold = const_fold_rules.get(prim)
+        if fold is not None and not any(isinstance(x, Tracer) for x in args):
+            folded = fold(*args, **params)
+            if folded is not None:
+                return folded
         invars = tuple([self.to_atom(x) for x in args])
         in_avals = [v.aval for v in invars]
         out_aval = abstract_eval_rules[prim](*in_avals, **params)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from lamina_core import lax
+from lamina_core.interpreters import add_any_p
 from lamina_mlir import _hlo
 from lamina_mlir._context import LoweringRuleContext, single_op_rules
 from lamina_mlir._mlir_context import IrValue
@@ -39,6 +40,7 @@ for _prim, _name in (
     (lax.population_count_p, "stablehlo.popcnt"),
     (lax.clz_p, "stablehlo.count_leading_zeros"),
     (lax.add_p, "stablehlo.add"),
+    (add_any_p, "stablehlo.add"),
     (lax.sub_p, "stablehlo.subtract"),
     (lax.div_p, "stablehlo.divide"),
     (lax.rem_p, "stablehlo.remainder"),

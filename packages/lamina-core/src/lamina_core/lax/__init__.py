@@ -29,7 +29,10 @@ from lamina_core.lax._structural import *  # noqa: F403
 from lamina_core.lax._structural import __all__ as _structural_all
 from lamina_core.lax._transcendental import *  # noqa: F403
 from lamina_core.lax._transcendental import __all__ as _transcendental_all
-from lamina_core.lax import _elementwise_ad as _elementwise_ad  # noqa: E402  (registers rules)
+# Differentiation rules, registered at import (each module beside its primitives' family).
+from lamina_core.lax import _elementwise_ad as _elementwise_ad  # noqa: E402
+from lamina_core.lax import _reductions_ad as _reductions_ad  # noqa: E402
+from lamina_core.lax import _structural_ad as _structural_ad  # noqa: E402
 
 __all__ = [
     *_cumulative_all,

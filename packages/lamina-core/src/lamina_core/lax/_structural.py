@@ -19,7 +19,7 @@ from lamina_core.lax._types import Array
 from lamina_core.literals import typed_scalar
 from lamina_core.pretty import hide_params
 from lamina_core.primitive import Primitive
-from lamina_core.rules import abstract_eval_rules, impl_rules
+from lamina_core.rules import abstract_eval_rules, const_fold_rules, impl_rules
 from lamina_core.tracing import eager_value
 from lamina_core.values import canonical_value, typeof
 
@@ -127,6 +127,17 @@ def _convert_element_type(
     if getattr(aval, "dtype", None) == dtype and getattr(aval, "weak_type", False) == weak_type:
         return eager_value(x)
     return convert_element_type_p.bind(x, new_dtype=dtype, weak_type=weak_type, sharding=sharding)
+
+
+def _fold_convert_element_type(
+    x: Any, *, new_dtype: np.dtype, weak_type: bool, sharding: Any
+) -> Any:
+    if _is_host_constant(x) and np.ndim(x) == 0 and sharding is None:
+        return _convert_element_type(x, new_dtype, weak_type)
+    return None
+
+
+const_fold_rules.set(convert_element_type_p, _fold_convert_element_type)
 
 
 def convert_element_type(operand: Array, new_dtype: Any) -> Array:
