@@ -38,7 +38,9 @@ CASES: list[Case] = [
 
 
 @pytest.mark.parametrize(("name", "program", "args"), CASES, ids=[c[0] for c in CASES])
-def test_autodiff_matches_jax(oracle: Oracle, name: str, program: Any, args: tuple[Any, ...]) -> None:
+def test_autodiff_matches_jax(
+    oracle: Oracle, name: str, program: Any, args: tuple[Any, ...]
+) -> None:
     check_ad(oracle, program, *args)
 
 

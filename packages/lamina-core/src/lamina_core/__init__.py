@@ -7,10 +7,10 @@ from lamina_core import source_info as _source_info
 
 _source_info.register_internal_path(__file__)
 
+from lamina_core import call_ad as _call_ad  # noqa: E402, F401  (registers jit rules)
 from lamina_core import dtypes, lax, numpy, tree_util  # noqa: E402
 from lamina_core import pretty as _pretty  # noqa: E402, F401  (installs the printer)
 from lamina_core.api import make_jaxpr  # noqa: E402
-from lamina_core import call_ad as _call_ad  # noqa: E402, F401  (registers jit rules)
 from lamina_core.autodiff import grad, jvp, linear_transpose, linearize, value_and_grad, vjp  # noqa: E402
 from lamina_core.avals import AbstractValue, ShapedArray  # noqa: E402
 from lamina_core.call import UNSPECIFIED, jit_p, stage_call  # noqa: E402
@@ -83,13 +83,17 @@ __all__ = [
     "dtypes",
     "effects_rules",
     "eval_jaxpr",
+    "grad",
     "impl_rules",
     "install_eager_impl",
     "install_materializer",
     "jaxprs_in_params",
     "jit",
     "jit_p",
+    "jvp",
     "lax",
+    "linear_transpose",
+    "linearize",
     "make_jaxpr",
     "numpy",
     "reference_impl",
@@ -99,4 +103,6 @@ __all__ = [
     "trace_to_jaxpr",
     "tree_util",
     "typeof",
+    "value_and_grad",
+    "vjp",
 ]

@@ -36,7 +36,9 @@ def _canonical(x: Any) -> Any:
     return x if isinstance(x, Tracer) else canonical_value(x)[0]
 
 
-def _flat_fun(fun: Callable[..., Any], in_tree: Any, out_trees: list[Any]) -> Callable[..., list[Any]]:
+def _flat_fun(
+    fun: Callable[..., Any], in_tree: Any, out_trees: list[Any]
+) -> Callable[..., list[Any]]:
     def flat(*leaves: Any) -> list[Any]:
         args = tree_util.tree_unflatten(in_tree, leaves)
         out = fun(*args)
@@ -110,7 +112,9 @@ def jvp(
                     "jvp called with different primal and tangent shapes;Got primal shape "
                     f"{p_aval.shape} and tangent shape as {np.shape(t)}"
                 )
-        tangents_in.append(Zero(p_aval.to_tangent_aval()) if _dtype_of(t) == dtypes.float0 else _canonical(t))
+        tangents_in.append(
+            Zero(p_aval.to_tangent_aval()) if _dtype_of(t) == dtypes.float0 else _canonical(t)
+        )
     out_trees: list[Any] = []
     aux: list[Any] = []
     flat = (
@@ -183,7 +187,10 @@ def linearize(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> 
         from lamina_core.evaluate import eval_jaxpr
 
         nz_out = iter(eval_jaxpr(linear, (), *t_leaves))
-        outs = [next(nz_out) if nz else zeros_like_aval(a) for nz, a in zip(nonzeros, out_avals, strict=True)]
+        outs = [
+            next(nz_out) if nz else zeros_like_aval(a)
+            for nz, a in zip(nonzeros, out_avals, strict=True)
+        ]
         return tree_util.tree_unflatten(out_tree, outs)
 
     out = tree_util.tree_unflatten(out_tree, primals_out)
@@ -238,7 +245,11 @@ class VJPFunction:
                     "corresponding output of the differentiated function had JAX type "
                     f"{aval.str_short()}"
                 )
-        nz_cts = [_canonical(c) if not isinstance(c, Zero) else c for c, nz in zip(cts, self.nonzeros, strict=True) if nz]
+        nz_cts = [
+            _canonical(c) if not isinstance(c, Zero) else c
+            for c, nz in zip(cts, self.nonzeros, strict=True)
+            if nz
+        ]
         jaxpr = self.linear.jaxpr
         args = [UndefinedPrimal(v.aval) for v in jaxpr.invars]
         in_cts = backward_pass(jaxpr, self.linear.consts, args, nz_cts)
@@ -334,7 +345,9 @@ def _check_scalar(x: Any) -> None:
     try:
         aval = typeof(x)
     except TypeError as e:
-        raise TypeError(f"Gradient only defined for scalar-output functions. Output was {x}.") from e
+        raise TypeError(
+            f"Gradient only defined for scalar-output functions. Output was {x}."
+        ) from e
     if not isinstance(aval, ShapedArray):
         raise TypeError(
             f"Gradient only defined for scalar-output functions. Output had abstract value {aval}."
@@ -388,6 +401,7 @@ def value_and_grad(
         functools.update_wrapper(partial_fun, fun)
         for leaf in tree_util.tree_leaves(dyn_args):
             _check_input_dtype("grad", holomorphic, allow_int, leaf)
+        aux = None
         if has_aux:
             ans, pullback, aux = vjp(partial_fun, *dyn_args, has_aux=True)
         else:
@@ -414,41 +428,50 @@ def grad(
 
     @functools.wraps(fun)
     def grad_f(*args: Any, **kwargs: Any) -> Any:
-        (value, *aux), g = _split_value(value_and_grad_f(*args, **kwargs), has_aux)
-        return (g, aux[0]) if has_aux else g
+        value, g = value_and_grad_f(*args, **kwargs)
+        return (g, value[1]) if has_aux else g
 
     return grad_f
 
 
-def _split_value(result: tuple[Any, Any], has_aux: bool) -> tuple[list[Any], Any]:
-    value, g = result
-    return (list(value) if has_aux else [value]), g
-
-
-def linear_transpose(fun: Callable[..., Any], *primals: Any, reduce_axes: Sequence[Any] = ()) -> Callable[..., Any]:
+def linear_transpose(
+    fun: Callable[..., Any], *primals: Any, reduce_axes: Sequence[Any] = ()
+) -> Callable[..., Any]:
     """The transpose of the linear function `fun`, at arguments shaped like `primals`."""
     _check_callable(fun)
     p_leaves, in_tree = tree_util.tree_flatten(primals)
     in_avals = [typeof(p).strip_weak_type() for p in p_leaves]
-    for aval in in_avals:
-        if isinstance(aval, ShapedArray) and aval.dtype.kind not in "fc":
-            raise TypeError("linear_transpose only supports [float or complex] -> [float or complex], and integer -> integer functions, but got {} -> {}.".format(
-                [a.dtype for a in in_avals if isinstance(a, ShapedArray)], "..."
-            ))
     out_trees: list[Any] = []
-    closed = trace_to_jaxpr(_flat_fun(fun, in_tree, out_trees), in_avals, DebugInfo("linear_transpose", func_src_info(fun)))
+    closed = trace_to_jaxpr(
+        _flat_fun(fun, in_tree, out_trees),
+        in_avals,
+        DebugInfo("linear_transpose", func_src_info(fun)),
+    )
     out_tree = out_trees[0]
     out_avals = closed.out_avals
+    in_dtypes = [getattr(a, "dtype", None) for a in in_avals]
+    out_dtypes = [getattr(a, "dtype", None) for a in out_avals]
+    in_kinds = {np.dtype(d).kind in "fc" for d in in_dtypes if d is not None}
+    out_kinds = {np.dtype(d).kind in "fc" for d in out_dtypes if d is not None}
+    if in_kinds | out_kinds not in ({True}, {False}, set()):
+        raise TypeError(
+            "linear_transpose only supports [float or complex] -> [float or complex], and "
+            f"integer -> integer functions, but got {in_dtypes} -> {out_dtypes}."
+        )
 
     def transposed(*out_cts: Any) -> Any:
         cts = out_cts[0] if len(out_cts) == 1 else out_cts
         ct_leaves, ct_tree = tree_util.tree_flatten(cts)
         if ct_tree != out_tree:
-            raise TypeError(f"cotangent tree does not match function output, expected {out_tree} but got {ct_tree}")
+            raise TypeError(
+                "cotangent tree does not match function output, expected "
+                f"{out_tree} but got {ct_tree}"
+            )
         for c, a in zip(ct_leaves, out_avals, strict=True):
             if np.shape(c) != a.shape or _dtype_of(c) != a.dtype:  # type: ignore[attr-defined]
                 raise TypeError(
-                    f"cotangent type does not match function output, expected {a.str_short()} but got {typeof(c).str_short()}"
+                    "cotangent type does not match function output, expected "
+                    f"{a.str_short()} but got {typeof(c).str_short()}"
                 )
         args = [UndefinedPrimal(a) for a in in_avals]
         in_cts = backward_pass(closed.jaxpr, closed.consts, args, ct_leaves)

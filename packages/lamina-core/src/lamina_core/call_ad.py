@@ -179,7 +179,9 @@ def linearize_jaxpr(closed: ClosedJaxpr, nonzeros: tuple[bool, ...]) -> Lineariz
     return result
 
 
-def _forward_residuals(staged: ClosedJaxpr, n_out: int) -> tuple[ClosedJaxpr, list[tuple[str, int]]]:
+def _forward_residuals(
+    staged: ClosedJaxpr, n_out: int
+) -> tuple[ClosedJaxpr, list[tuple[str, int]]]:
     """Drop residual outputs that are inputs or primal outputs; say where each comes from."""
     jaxpr = staged.jaxpr
     invars = {v: i for i, v in enumerate(jaxpr.invars)}
@@ -291,5 +293,3 @@ def _jit_transpose(cts: Sequence[Any], *args: Any, **params: Any) -> list[Any]:
 transpose_rules.set(jit_p, _jit_transpose)
 
 __all__ = ["LinearizedJaxpr", "jvp_jaxpr", "linearize_jaxpr", "transpose_jaxpr"]
-
-

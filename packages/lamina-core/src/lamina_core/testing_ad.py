@@ -11,7 +11,6 @@ values equal to tolerance. This module never imports JAX; tests pass it in.
 
 from __future__ import annotations
 
-
 from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import Any
@@ -20,18 +19,25 @@ import numpy as np
 
 import lamina_core
 from lamina_core import dtypes, tree_util
+from lamina_core.avals import ShapedArray
 from lamina_core.typecheck import check_jaxpr
 from lamina_core.values import to_numpy, typeof
 
 
+def _aval(x: Any) -> ShapedArray:
+    aval = typeof(x)
+    assert isinstance(aval, ShapedArray), aval
+    return aval
+
+
 def _is_inexact(x: Any) -> bool:
-    return np.dtype(typeof(x).dtype).kind in "fc"  # type: ignore[attr-defined]
+    return _aval(x).dtype.kind in "fc"
 
 
 def tangent_like(x: Any, seed: int = 0) -> Any:
     """A deterministic, well-spread tangent for `x` (`float0` zeros for integer inputs)."""
-    aval = typeof(x)
-    shape, dtype = aval.shape, np.dtype(aval.dtype)  # type: ignore[attr-defined]
+    aval = _aval(x)
+    shape, dtype = aval.shape, aval.dtype
     if dtype.kind not in "fc":
         return np.zeros(shape, dtypes.float0)
     n = int(np.prod(shape)) if shape else 1
@@ -75,7 +81,9 @@ def _assert_close(got: Sequence[Any], want: Sequence[Any], tol: float, what: str
         )
 
 
-def _numerical_jvp(f: Callable[..., Any], args: Sequence[Any], tangents: Sequence[Any]) -> list[Any]:
+def _numerical_jvp(
+    f: Callable[..., Any], args: Sequence[Any], tangents: Sequence[Any]
+) -> list[Any]:
     def shifted(sign: float) -> list[np.ndarray]:
         moved = []
         for x, t in zip(args, tangents, strict=True):
@@ -88,22 +96,43 @@ def _numerical_jvp(f: Callable[..., Any], args: Sequence[Any], tangents: Sequenc
         return _leaves(f(*moved))
 
     plus, minus = shifted(1.0), shifted(-1.0)
-    eps = _eps(np.asarray(to_numpy(next(a for a, t in zip(args, tangents, strict=True) if np.asarray(t).dtype != dtypes.float0))).dtype)
+    eps = _eps(
+        np.asarray(
+            to_numpy(
+                next(
+                    a
+                    for a, t in zip(args, tangents, strict=True)
+                    if np.asarray(t).dtype != dtypes.float0
+                )
+            )
+        ).dtype
+    )
     return [
-        ((p.astype(np.complex128) - m.astype(np.complex128)) / (2 * eps)) if p.dtype.kind in "fc" else p
+        ((p.astype(np.complex128) - m.astype(np.complex128)) / (2 * eps))
+        if p.dtype.kind in "fc"
+        else p
         for p, m in zip(plus, minus, strict=True)
     ]
 
 
-def check_jvp(f: Callable[..., Any], args: Sequence[Any], order: int = 1, tol: float | None = None) -> None:
+def check_jvp(
+    f: Callable[..., Any], args: Sequence[Any], order: int = 1, tol: float | None = None
+) -> None:
     tangents = [tangent_like(a, seed=3) for a in args]
     _, out_t = lamina_core.jvp(f, tuple(args), tuple(tangents))
     want = _numerical_jvp(f, args, tangents)
-    dtype = np.dtype(typeof(args[0]).dtype)  # type: ignore[attr-defined]
-    _assert_close(_leaves(out_t), want, tol if tol is not None else _tol(dtype, order), "jvp vs finite differences")
+    dtype = _aval(args[0]).dtype
+    _assert_close(
+        _leaves(out_t),
+        want,
+        tol if tol is not None else _tol(dtype, order),
+        "jvp vs finite differences",
+    )
 
 
-def check_vjp(f: Callable[..., Any], args: Sequence[Any], order: int = 1, tol: float | None = None) -> None:
+def check_vjp(
+    f: Callable[..., Any], args: Sequence[Any], order: int = 1, tol: float | None = None
+) -> None:
     tangents = [tangent_like(a, seed=3) for a in args]
     out, pullback = lamina_core.vjp(f, *args)
     _, out_t = lamina_core.jvp(f, tuple(args), tuple(tangents))
@@ -111,7 +140,7 @@ def check_vjp(f: Callable[..., Any], args: Sequence[Any], order: int = 1, tol: f
     in_cts = pullback(cts)
     lhs = _vdot(_leaves(cts), _leaves(out_t))
     rhs = _vdot(_leaves(in_cts), [np.asarray(t) for t in tangents])
-    dtype = np.dtype(typeof(args[0]).dtype)  # type: ignore[attr-defined]
+    dtype = _aval(args[0]).dtype
     scale = max(1.0, abs(lhs), abs(rhs))
     t = tol if tol is not None else _tol(dtype, order)
     assert abs(lhs - rhs) <= t * scale, f"vjp: <ct, J t> = {lhs} but <J^T ct, t> = {rhs}"
@@ -153,7 +182,7 @@ def check_grads(
 def _scalar_float_output(f: Callable[..., Any], args: Sequence[Any]) -> bool:
     closed = lamina_core.make_jaxpr(f)(*args)
     avals = closed.out_avals
-    return len(avals) == 1 and avals[0].shape == () and np.dtype(avals[0].dtype).kind == "f"  # type: ignore[attr-defined]
+    return len(avals) == 1 and avals[0].shape == () and np.dtype(avals[0].dtype).kind == "f"
 
 
 def transforms(
@@ -208,7 +237,9 @@ def check_ad(
         theirs = oracle.jax.make_jaxpr(jf)(*jargs)
         must_print = printed if isinstance(printed, bool) else kind in printed
         if must_print:
-            assert str(ours) == str(theirs), f"{kind}\n--- lamina ---\n{ours}\n--- jax ---\n{theirs}"
+            assert str(ours) == str(theirs), (
+                f"{kind}\n--- lamina ---\n{ours}\n--- jax ---\n{theirs}"
+            )
         check_jaxpr(ours)
         got = oracle.evaluate(ours, tree_util.tree_leaves(largs))
         want = oracle.jax.tree_util.tree_leaves(oracle.jax.jit(jf)(*jargs))
@@ -226,6 +257,12 @@ def check_ad(
         check_grads(ours_f, args, order, tol=tol)
 
 
-__all__ = ["KINDS", "check_ad", "check_grads", "check_jvp", "check_vjp", "tangent_like", "transforms"]
-
-
+__all__ = [
+    "KINDS",
+    "check_ad",
+    "check_grads",
+    "check_jvp",
+    "check_vjp",
+    "tangent_like",
+    "transforms",
+]

@@ -234,7 +234,9 @@ def set_current_trace(trace: Trace) -> Iterator[Trace]:
         _current_trace.reset(token)
 
 
-def bind_with_trace(trace: Trace, prim: Primitive, args: Sequence[Any], params: dict[str, Any]) -> Any:
+def bind_with_trace(
+    trace: Trace, prim: Primitive, args: Sequence[Any], params: dict[str, Any]
+) -> Any:
     """`prim` applied by `trace`, with `trace` current while it runs.
 
     For interpreters handing work to their parent trace: the parent was current when the

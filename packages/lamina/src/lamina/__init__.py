@@ -6,7 +6,17 @@ re-exports the layers' public names; it holds no logic of its own.
 
 from lamina import aot, dtypes, lax, numpy, tree, tree_util
 from lamina_consts import make_jaxpr
-from lamina_core import ShapeDtypeStruct, config, typeof
+from lamina_core import (
+    ShapeDtypeStruct,
+    config,
+    grad,
+    jvp,
+    linear_transpose,
+    linearize,
+    typeof,
+    value_and_grad,
+    vjp,
+)
 from lamina_core import source_info as _source_info
 from lamina_runtime import (
     Array,
@@ -33,12 +43,18 @@ __all__ = [
     "device_put",
     "devices",
     "dtypes",
+    "grad",
     "jit",
+    "jvp",
     "lax",
+    "linear_transpose",
+    "linearize",
     "local_devices",
     "make_jaxpr",
     "numpy",
     "tree",
     "tree_util",
     "typeof",
+    "value_and_grad",
+    "vjp",
 ]

@@ -5,10 +5,10 @@ where the primitive is defined (the lax modules, call and control-flow primitive
 layers); an interpreter never names a primitive other than its own (`add_any`).
 """
 
+from lamina_core.interpreters import helpers as _helpers  # noqa: F401  (registers add_any)
 from lamina_core.interpreters.jvp import jvp_rules
 from lamina_core.interpreters.linearize import linearization_rules
 from lamina_core.interpreters.transpose import transpose_rules
-from lamina_core.interpreters import helpers as _helpers  # noqa: F401  (registers add_any)
 from lamina_core.interpreters.zeros import Zero, add_any_p, instantiate_zeros
 
 __all__ = [

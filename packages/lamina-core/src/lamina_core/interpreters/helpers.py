@@ -44,9 +44,6 @@ def defbilinear(
     transpose_rules.set(prim, transpose)
 
 
-
-
-
 def _add_any_transpose(ct: Any, x: Any, y: Any) -> Sequence[Any]:
     return [ct, ct]
 

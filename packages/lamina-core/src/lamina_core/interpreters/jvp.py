@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from typing import Any, TypeAlias
 
 from lamina_core.avals import AbstractValue
 from lamina_core.interpreters.zeros import (
@@ -36,11 +36,8 @@ from lamina_core.tracing import (
 )
 from lamina_core.values import typeof
 
-
-class JVPRule(Protocol):
-    """`rule(primals, tangents, **params) -> (primal_out, tangent_out)`; tangents may be `Zero`."""
-
-    def __call__(self, primals: Sequence[Any], tangents: Sequence[Any], /, **params: Any) -> Any: ...
+JVPRule: TypeAlias = Callable[..., Any]
+"""`rule(primals, tangents, **params) -> (primal_out, tangent_out)`; tangents may be `Zero`."""
 
 
 jvp_rules: RuleTable[JVPRule] = RuleTable("differentiation (jvp)")

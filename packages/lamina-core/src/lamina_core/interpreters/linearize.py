@@ -14,7 +14,7 @@ operations touching a tangent to the tangent trace. So tangent-independent work 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from typing import Any, TypeAlias
 
 import numpy as np
 
@@ -36,22 +36,14 @@ from lamina_core.tracing import (
 )
 from lamina_core.values import canonical_value, typeof
 
+Linearized: TypeAlias = Callable[..., Any]
+"""`linearized(residuals, *tangents) -> tangent_out(s)`, run under the tangent trace."""
 
-class Linearized(Protocol):
-    """`linearized(residuals, *tangents) -> tangent_out(s)`, run under the tangent trace."""
+LinearizationRule: TypeAlias = Callable[..., tuple[Any, Any, Sequence[Any], Linearized]]
+"""`rule(nonzeros, *primals, **params) -> (primal_out, nonzeros_out, residuals, linearized)`.
 
-    def __call__(self, residuals: Sequence[Any], *tangents: Any) -> Any: ...
-
-
-class LinearizationRule(Protocol):
-    """`rule(nonzeros, *primals, **params) -> (primal_out, nonzeros_out, residuals, linearized)`.
-
-    Runs under the parent trace; `linearized` then runs under the tangent trace.
-    """
-
-    def __call__(
-        self, nonzeros: Sequence[bool], /, *primals: Any, **params: Any
-    ) -> tuple[Any, Any, Sequence[Any], Linearized]: ...
+Runs under the parent trace; `linearized` then runs under the tangent trace.
+"""
 
 
 linearization_rules: RuleTable[LinearizationRule] = RuleTable("linearization")

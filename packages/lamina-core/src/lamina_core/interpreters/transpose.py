@@ -9,8 +9,8 @@ Cotangents are symbolic `Zero`s until something nonzero reaches them.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, Protocol
+from collections.abc import Callable, Sequence
+from typing import Any, TypeAlias
 
 from lamina_core.avals import AbstractValue, types_match
 from lamina_core.interpreters.zeros import Zero, add_tangents
@@ -35,14 +35,12 @@ def is_undefined(x: Any) -> bool:
     return type(x) is UndefinedPrimal
 
 
-class TransposeRule(Protocol):
-    """`rule(ct, *args, **params) -> cts`: one cotangent (or None) per argument.
+TransposeRule: TypeAlias = Callable[..., Sequence[Any]]
+"""`rule(ct, *args, **params) -> cts`: one cotangent (or None) per argument.
 
-    Linear arguments arrive as `UndefinedPrimal`; `ct` is the output cotangent (a list for
-    multiple-result primitives) and is never all-`Zero`.
-    """
-
-    def __call__(self, ct: Any, /, *args: Any, **params: Any) -> Sequence[Any]: ...
+Linear arguments arrive as `UndefinedPrimal`; `ct` is the output cotangent (a list for
+multiple-result primitives) and is never all-`Zero`.
+"""
 
 
 transpose_rules: RuleTable[TransposeRule] = RuleTable("transpose")
@@ -115,21 +113,21 @@ def backward_pass(
             env.update(zip(eqn.outvars, out, strict=True))
         else:
             env[eqn.outvars[0]] = out
-    for v, ct in zip(jaxpr.outvars, cts_out, strict=True):
-        if isinstance(v, Var):
-            acc = env.get(v)
-            if type(acc) is _Accum:
-                acc.add(ct)
+    for out, ct in zip(jaxpr.outvars, cts_out, strict=True):
+        if isinstance(out, Var):
+            target = env.get(out)
+            if type(target) is _Accum:
+                target.add(ct)
     for eqn in reversed(linear_eqns):
-        cts_in = [
-            Zero(v.aval) if isinstance(v, DropVar) else env.pop(v).val for v in eqn.outvars
-        ]
+        cts_in = [Zero(v.aval) if isinstance(v, DropVar) else env.pop(v).val for v in eqn.outvars]
         if all(type(ct) is Zero for ct in cts_in) and not eqn.effects:
             continue
         ins = [read(v) for v in eqn.invars]
         undefined = [UndefinedPrimal(x.aval) if type(x) is _Accum else x for x in ins]
         rule = transpose_rule(eqn.primitive)
-        cts = rule(cts_in if eqn.primitive.multiple_results else cts_in[0], *undefined, **eqn.params)
+        cts = rule(
+            cts_in if eqn.primitive.multiple_results else cts_in[0], *undefined, **eqn.params
+        )
         for x, ct in zip(ins, cts, strict=True):
             if type(x) is _Accum:
                 x.add(ct)
@@ -141,7 +139,10 @@ def transpose_closed(
 ) -> list[Any]:
     """`backward_pass` of a closed jaxpr; `args` are the non-linear inputs, in order."""
     it = iter(args)
-    full = [UndefinedPrimal(v.aval) if lin else next(it) for v, lin in zip(closed.jaxpr.invars, linear, strict=True)]
+    full = [
+        UndefinedPrimal(v.aval) if lin else next(it)
+        for v, lin in zip(closed.jaxpr.invars, linear, strict=True)
+    ]
     return backward_pass(closed.jaxpr, closed.consts, full, cts_out)
 
 

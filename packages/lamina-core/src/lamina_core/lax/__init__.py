@@ -5,6 +5,19 @@ scalars take their default weak dtype. Each primitive family lives in its own mo
 defines the primitives, their core rules, and the `lax` functions over them.
 """
 
+# Differentiation rules, registered at import (each module beside its primitives' family).
+from lamina_core.lax import _cumulative_ad as _cumulative_ad
+from lamina_core.lax import _elementwise_ad as _elementwise_ad
+from lamina_core.lax import _gather_scatter_ad as _gather_scatter_ad
+from lamina_core.lax import _joining_ad as _joining_ad
+from lamina_core.lax import _linalg_ad as _linalg_ad
+from lamina_core.lax import _reductions_ad as _reductions_ad
+from lamina_core.lax import _selection_ad as _selection_ad
+from lamina_core.lax import _shape_ad as _shape_ad
+from lamina_core.lax import _slicing_ad as _slicing_ad
+from lamina_core.lax import _sorting_ad as _sorting_ad
+from lamina_core.lax import _structural_ad as _structural_ad
+from lamina_core.lax import _transcendental_ad as _transcendental_ad
 from lamina_core.lax._cumulative import *  # noqa: F403
 from lamina_core.lax._cumulative import __all__ as _cumulative_all
 from lamina_core.lax._elementwise import *  # noqa: F403
@@ -29,10 +42,6 @@ from lamina_core.lax._structural import *  # noqa: F403
 from lamina_core.lax._structural import __all__ as _structural_all
 from lamina_core.lax._transcendental import *  # noqa: F403
 from lamina_core.lax._transcendental import __all__ as _transcendental_all
-# Differentiation rules, registered at import (each module beside its primitives' family).
-from lamina_core.lax import _elementwise_ad as _elementwise_ad  # noqa: E402
-from lamina_core.lax import _reductions_ad as _reductions_ad  # noqa: E402
-from lamina_core.lax import _structural_ad as _structural_ad  # noqa: E402
 
 __all__ = [
     *_cumulative_all,

@@ -12,7 +12,9 @@ from lamina_core.lax._reductions import reduce_sum_p
 from lamina_core.lax._structural import broadcast_in_dim_p
 
 
-def _reduce_sum_transpose(ct: Any, x: Any, *, axes: Sequence[int], out_sharding: Any) -> Sequence[Any]:
+def _reduce_sum_transpose(
+    ct: Any, x: Any, *, axes: Sequence[int], out_sharding: Any
+) -> Sequence[Any]:
     shape = x.aval.shape
     dims = tuple(np.delete(np.arange(len(shape)), axes))
     return [broadcast_in_dim_p.bind(ct, shape=shape, broadcast_dimensions=dims, sharding=None)]

@@ -14,7 +14,6 @@ from lamina_core.interpreters.zeros import Zero, zero_of
 from lamina_core.lax._reductions import reduce_sum
 from lamina_core.lax._shape import expand_dims
 from lamina_core.lax._structural import (
-
     broadcast_in_dim_p,
     convert_element_type_p,
 )
@@ -62,5 +61,3 @@ def _broadcast_in_dim_transpose(
 
 jvp_rules.set(broadcast_in_dim_p, linear_jvp(broadcast_in_dim_p))
 transpose_rules.set(broadcast_in_dim_p, _broadcast_in_dim_transpose)
-
-
