@@ -21,6 +21,7 @@ import numpy as np
 from lamina_core.avals import AbstractValue
 from lamina_core.dce import dce_jaxpr
 from lamina_core.interpreters.jvp import jvp_rule
+from lamina_core.interpreters.partial_eval import SplitTrace
 from lamina_core.interpreters.zeros import Zero, is_float0, zero_of
 from lamina_core.jaxpr import Atom, ClosedJaxpr, DebugInfo, Jaxpr, Literal, Var
 from lamina_core.literals import TypedComplex, TypedFloat, TypedInt
@@ -193,27 +194,6 @@ class LinearizeTrace(Trace):
         return LinearizeTracer(self, primal, tangent)
 
 
-class SplitTrace(Trace):
-    """Runs a jvp rule during linearization: known work on the parent, tangent work staged."""
-
-    __slots__ = ("tangent_trace",)
-
-    def __init__(self, parent: Trace, tangent_trace: TangentTrace) -> None:
-        super().__init__(parent)
-        self.tangent_trace = tangent_trace
-
-    def process_primitive(
-        self, prim: Primitive, args: Sequence[Any], params: dict[str, Any]
-    ) -> Any:
-        tangent_trace = self.tangent_trace
-        for x in args:
-            if isinstance(x, StagingTracer) and x._trace is tangent_trace:
-                return bind_with_trace(tangent_trace, prim, args, params)
-        parent = self.parent
-        assert parent is not None
-        return bind_with_trace(parent, prim, args, params)
-
-
 def linearize_flat(
     fun: Callable[..., Sequence[Any]],
     primals: Sequence[Any],
@@ -262,7 +242,6 @@ __all__ = [
     "LinearizeTrace",
     "LinearizeTracer",
     "Linearized",
-    "SplitTrace",
     "TangentTrace",
     "linearization_rules",
     "linearize_flat",

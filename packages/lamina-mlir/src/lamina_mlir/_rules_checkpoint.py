@@ -1,0 +1,3 @@
+"""Lowering of the checkpoint primitives."""
+
+from __future__ import annotations

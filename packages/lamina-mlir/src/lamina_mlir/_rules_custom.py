@@ -1,0 +1,3 @@
+"""Lowering of the custom primitives."""
+
+from __future__ import annotations
