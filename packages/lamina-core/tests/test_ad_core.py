@@ -62,3 +62,28 @@ def test_check_grads_catches_a_wrong_rule() -> None:
     check_grads(lamina_core.lax.sin, (arr(3),), order=2)
     with pytest.raises(AssertionError):
         check_grads(wrong_sin_p.bind, (arr(3),), order=1, modes=("fwd",))
+
+
+def test_partial_eval_of_a_jit_splits_it_as_jax(oracle: Oracle) -> None:
+    from jax._src.interpreters import partial_eval as pe
+
+    from lamina_core.interpreters.partial_eval import partial_eval_jaxpr_nounits
+
+    def program(jnp: ModuleType, lax: ModuleType, jit: Callable[..., Any]) -> Callable[..., Any]:
+        def h(x: Any, y: Any) -> Any:
+            return jnp.sin(x) * jnp.cos(y) + jnp.exp(x)
+
+        inner = jit(h)
+        return lambda x, y: inner(x, y)
+
+    x = f32(1.0)
+    theirs = oracle.jax.make_jaxpr(program(oracle.jnp, oracle.lax, oracle.jax.jit))(x, x)
+    ours = lamina_core.make_jaxpr(program(lamina_core.numpy, lamina_core.lax, lamina_core.jit))(
+        x, x
+    )
+    want = pe.partial_eval_jaxpr_nounits(theirs, [False, True], False)
+    got = partial_eval_jaxpr_nounits(ours, [False, True], False)
+    assert str(got[0]) == str(want[0])
+    assert str(got[1]) == str(want[1])
+    assert got[2] == want[2]
+    assert [str(a) for a in got[3]] == [str(a) for a in want[3]]

@@ -23,6 +23,11 @@ from lamina_core.interpreters.linearize import (
     linearization_rules,
     prune_residuals,
 )
+from lamina_core.interpreters.partial_eval import (
+    SplitTrace,
+    partial_eval_jaxpr_nounits,
+    partial_eval_rules,
+)
 from lamina_core.interpreters.transpose import (
     UndefinedPrimal,
     backward_pass,
@@ -292,4 +297,89 @@ def _jit_transpose(cts: Sequence[Any], *args: Any, **params: Any) -> list[Any]:
 
 transpose_rules.set(jit_p, _jit_transpose)
 
-__all__ = ["LinearizedJaxpr", "jvp_jaxpr", "linearize_jaxpr", "transpose_jaxpr"]
+
+# --- partial evaluation (a jit met by a jvp rule during linearization) ---------------------
+
+_partial_eval_cache: _Cache = weakref.WeakKeyDictionary()
+
+
+class SplitJaxpr:
+    """A callee split by partial evaluation into a known and an unknown `jit`, as JAX's
+    `_pjit_partial_eval`: the known one returns `[known outs not forwarded, residuals not
+    forwarded]`, the unknown one takes `[*unknown ins, *residuals]` (residuals last)."""
+
+    __slots__ = ("known", "known_out_sources", "out_unknowns", "residual_sources", "unknown")
+
+    def __init__(
+        self,
+        known: ClosedJaxpr,
+        unknown: ClosedJaxpr,
+        out_unknowns: list[bool],
+        known_out_sources: list[tuple[str, int]],
+        residual_sources: list[tuple[str, int]],
+    ) -> None:
+        self.known = known
+        self.unknown = unknown
+        self.out_unknowns = out_unknowns
+        self.known_out_sources = known_out_sources
+        self.residual_sources = residual_sources
+
+
+def split_jaxpr(closed: ClosedJaxpr, unknowns: tuple[bool, ...]) -> SplitJaxpr:
+    def make() -> SplitJaxpr:
+        known, unknown, out_unknowns, res_avals = partial_eval_jaxpr_nounits(
+            closed, unknowns, instantiate=False
+        )
+        jaxpr = known.jaxpr
+        n_known_out = len(jaxpr.outvars) - len(res_avals)
+        invars = {v: i for i, v in enumerate(jaxpr.invars)}
+        kept: list[Any] = []
+
+        def source(atom: Any) -> tuple[str, int]:
+            if isinstance(atom, Var) and atom in invars:
+                return ("in", invars[atom])
+            kept.append(atom)
+            return ("out", len(kept) - 1)
+
+        out_sources = [source(a) for a in jaxpr.outvars[:n_known_out]]
+        res_sources = [source(a) for a in jaxpr.outvars[n_known_out:]]
+        known = ClosedJaxpr(jaxpr.replace(outvars=tuple(kept)), known.consts)
+        n_res = len(res_avals)
+        u = unknown.jaxpr
+        moved = u.replace(invars=(*u.invars[n_res:], *u.invars[:n_res]))
+        return SplitJaxpr(
+            known, ClosedJaxpr(moved, unknown.consts), out_unknowns, out_sources, res_sources
+        )
+
+    result: SplitJaxpr = _cached(_partial_eval_cache, closed, unknowns, make)
+    return result
+
+
+def _jit_partial_eval(trace: SplitTrace, *args: Any, **params: Any) -> list[Any]:
+    closed: ClosedJaxpr = params["jaxpr"]
+    unknowns = tuple(trace.is_unknown(a) for a in args)
+    split = split_jaxpr(closed, unknowns)
+    known_args = [a for a, u in zip(args, unknowns, strict=True) if not u]
+    known_outs = trace.bind_known(jit_p, known_args, _rebind_params(params, split.known))
+    sources = {"in": known_args, "out": known_outs}
+    known_vals = iter([sources[kind][k] for kind, k in split.known_out_sources])
+    residuals = [sources[kind][k] for kind, k in split.residual_sources]
+    unknown_args = [a for a, u in zip(args, unknowns, strict=True) if u]
+    unknown_outs = iter(
+        trace.bind_unknown(
+            jit_p, [*unknown_args, *residuals], _rebind_params(params, split.unknown)
+        )
+    )
+    return [next(unknown_outs) if u else next(known_vals) for u in split.out_unknowns]
+
+
+partial_eval_rules.set(jit_p, _jit_partial_eval)
+
+__all__ = [
+    "LinearizedJaxpr",
+    "SplitJaxpr",
+    "jvp_jaxpr",
+    "linearize_jaxpr",
+    "split_jaxpr",
+    "transpose_jaxpr",
+]

@@ -19,14 +19,12 @@ from typing import Any, TypeAlias
 import numpy as np
 
 from lamina_core.avals import AbstractValue
-from lamina_core.dce import dce_jaxpr
 from lamina_core.interpreters.jvp import jvp_rule
-from lamina_core.interpreters.partial_eval import SplitTrace
+from lamina_core.interpreters.partial_eval import SplitTrace, TangentTrace, prune_residuals
 from lamina_core.interpreters.zeros import Zero, is_float0, zero_of
-from lamina_core.jaxpr import Atom, ClosedJaxpr, DebugInfo, Jaxpr, Literal, Var
-from lamina_core.literals import TypedComplex, TypedFloat, TypedInt
+from lamina_core.jaxpr import ClosedJaxpr, DebugInfo
 from lamina_core.primitive import Primitive, RuleTable
-from lamina_core.staging import StagingTrace, StagingTracer
+from lamina_core.staging import StagingTracer
 from lamina_core.tracing import (
     Trace,
     Tracer,
@@ -35,7 +33,7 @@ from lamina_core.tracing import (
     running_under,
     set_current_trace,
 )
-from lamina_core.values import canonical_value, typeof
+from lamina_core.values import typeof
 
 Linearized: TypeAlias = Callable[..., Any]
 """`linearized(residuals, *tangents) -> tangent_out(s)`, run under the tangent trace."""
@@ -48,37 +46,6 @@ Runs under the parent trace; `linearized` then runs under the tangent trace.
 
 
 linearization_rules: RuleTable[LinearizationRule] = RuleTable("linearization")
-
-_LITERAL_SCALARS = (bool, int, float, complex, TypedInt, TypedFloat, TypedComplex)
-
-
-class TangentTrace(StagingTrace):
-    """Stages the tangent (linear) half of a linearization.
-
-    Unlike plain staging, arrays it does not own become constvars (residuals) rather than
-    literals, so residuals computed eagerly stay device values; scalars are still literals.
-    """
-
-    __slots__ = ("_residual_ids",)
-
-    def __init__(self, parent: Trace | None, debug_info: DebugInfo | None = None) -> None:
-        super().__init__(parent, debug_info)
-        self._residual_ids: dict[int, Var] = {}
-
-    def to_atom(self, x: Any) -> Atom:
-        if isinstance(x, StagingTracer) and x._trace is self:
-            return x.jaxpr_var
-        if isinstance(x, Tracer):
-            return self._capture(x)
-        if type(x) in _LITERAL_SCALARS or (isinstance(x, np.generic | np.ndarray) and x.ndim == 0):
-            val, aval = canonical_value(x)
-            return Literal(val, aval)
-        var = self._residual_ids.get(id(x))
-        if var is None:
-            var = self._residual_ids[id(x)] = Var(typeof(x))
-            self.constvars.append(var)
-            self.consts.append(x)
-        return var
 
 
 class LinearizeTracer(Tracer):
@@ -225,16 +192,6 @@ def linearize_flat(
             nz_tangents.append(t)
     jaxpr, consts = tangent_trace.finish([t.jaxpr_var for t in tangent_args], nz_tangents)
     return primals_out, nonzeros, prune_residuals(jaxpr, consts)
-
-
-def prune_residuals(jaxpr: Jaxpr, consts: Sequence[Any]) -> ClosedJaxpr:
-    """`jaxpr` without dead equations, closed over the residuals it still reads."""
-    opened = jaxpr.replace(constvars=(), invars=(*jaxpr.constvars, *jaxpr.invars))
-    live, used = dce_jaxpr(opened)
-    n = len(jaxpr.constvars)
-    kept = [v for v, u in zip(jaxpr.constvars, used[:n], strict=True) if u]
-    kept_consts = [c for c, u in zip(consts, used[:n], strict=True) if u]
-    return ClosedJaxpr(live.replace(constvars=kept, invars=jaxpr.invars), kept_consts)
 
 
 __all__ = [

@@ -13,9 +13,16 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, TypeAlias
 
+import numpy as np
+
+from lamina_core.avals import AbstractValue
+from lamina_core.dce import dce_jaxpr
+from lamina_core.jaxpr import Atom, ClosedJaxpr, DebugInfo, Jaxpr, Literal, Var
+from lamina_core.literals import TypedComplex, TypedFloat, TypedInt
 from lamina_core.primitive import Primitive, RuleTable
 from lamina_core.staging import StagingTrace, StagingTracer
-from lamina_core.tracing import Trace, bind_with_trace
+from lamina_core.tracing import Trace, Tracer, bind_with_trace
+from lamina_core.values import canonical_value, typeof
 
 PartialEvalRule: TypeAlias = Callable[..., Any]
 """`rule(trace: SplitTrace, *args, **params) -> out(s)`, called when some args are unknown.
@@ -25,6 +32,47 @@ Known outputs are values of the parent trace, unknown ones tracers of `trace.tan
 """
 
 partial_eval_rules: RuleTable[PartialEvalRule] = RuleTable("partial evaluation")
+
+_LITERAL_SCALARS = (bool, int, float, complex, TypedInt, TypedFloat, TypedComplex)
+
+
+class TangentTrace(StagingTrace):
+    """Stages the tangent (linear) half of a linearization.
+
+    Unlike plain staging, arrays it does not own become constvars (residuals) rather than
+    literals, so residuals computed eagerly stay device values; scalars are still literals.
+    """
+
+    __slots__ = ("_residual_ids",)
+
+    def __init__(self, parent: Trace | None, debug_info: DebugInfo | None = None) -> None:
+        super().__init__(parent, debug_info)
+        self._residual_ids: dict[int, Var] = {}
+
+    def to_atom(self, x: Any) -> Atom:
+        if isinstance(x, StagingTracer) and x._trace is self:
+            return x.jaxpr_var
+        if isinstance(x, Tracer):
+            return self._capture(x)
+        if type(x) in _LITERAL_SCALARS or (isinstance(x, np.generic | np.ndarray) and x.ndim == 0):
+            val, aval = canonical_value(x)
+            return Literal(val, aval)
+        var = self._residual_ids.get(id(x))
+        if var is None:
+            var = self._residual_ids[id(x)] = Var(typeof(x))
+            self.constvars.append(var)
+            self.consts.append(x)
+        return var
+
+
+def prune_residuals(jaxpr: Jaxpr, consts: Sequence[Any]) -> ClosedJaxpr:
+    """`jaxpr` without dead equations, closed over the residuals it still reads."""
+    opened = jaxpr.replace(constvars=(), invars=(*jaxpr.constvars, *jaxpr.invars))
+    live, used = dce_jaxpr(opened)
+    n = len(jaxpr.constvars)
+    kept = [v for v, u in zip(jaxpr.constvars, used[:n], strict=True) if u]
+    kept_consts = [c for c, u in zip(consts, used[:n], strict=True) if u]
+    return ClosedJaxpr(live.replace(constvars=kept, invars=jaxpr.invars), kept_consts)
 
 
 class SplitTrace(Trace):
@@ -58,4 +106,61 @@ class SplitTrace(Trace):
         return self.bind_unknown(prim, args, params)
 
 
-__all__ = ["PartialEvalRule", "SplitTrace", "partial_eval_rules"]
+__all__ = [
+    "PartialEvalRule",
+    "SplitTrace",
+    "TangentTrace",
+    "partial_eval_jaxpr_nounits",
+    "partial_eval_rules",
+    "prune_residuals",
+]
+
+
+def partial_eval_jaxpr_nounits(
+    closed: ClosedJaxpr, unknowns: Sequence[bool], instantiate: bool | Sequence[bool]
+) -> tuple[ClosedJaxpr, ClosedJaxpr, list[bool], list[AbstractValue]]:
+    """Split `closed` by which inputs are unknown, as JAX's function of the same name.
+
+    Returns `known: known ins -> [known outs, *residuals]`, `unknown: [*residuals, *unknown
+    ins] -> unknown outs`, which outputs are unknown (or instantiated), and the residual types.
+    Residuals are in order of first use by the unknown equations.
+    """
+    from lamina_core.evaluate import eval_jaxpr
+    from lamina_core.staging import trace_to_jaxpr
+    from lamina_core.tracing import current_trace, set_current_trace
+
+    if isinstance(instantiate, bool):
+        instantiate = [instantiate] * len(closed.out_avals)
+    box: list[Any] = []
+
+    def known_fun(*known_ins: Any) -> list[Any]:
+        parent = current_trace()
+        unknown_trace = TangentTrace(parent, closed.jaxpr.debug_info)
+        unknown_args = [
+            unknown_trace.new_arg(a) for a, u in zip(closed.in_avals, unknowns, strict=True) if u
+        ]
+        known_it, unknown_it = iter(known_ins), iter(unknown_args)
+        args = [next(unknown_it) if u else next(known_it) for u in unknowns]
+        split = SplitTrace(parent, unknown_trace)
+        with set_current_trace(split):
+            outs = eval_jaxpr(closed, (), *args)
+        out_unknowns = [
+            split.is_unknown(o) or inst for o, inst in zip(outs, instantiate, strict=True)
+        ]
+        jaxpr, consts = unknown_trace.finish(
+            [a.jaxpr_var for a in unknown_args],
+            [o for o, u in zip(outs, out_unknowns, strict=True) if u],
+        )
+        unknown = prune_residuals(jaxpr, consts)
+        box.extend([unknown, out_unknowns])
+        known_outs = [o for o, u in zip(outs, out_unknowns, strict=True) if not u]
+        return [*known_outs, *unknown.consts]
+
+    known_avals = [a for a, u in zip(closed.in_avals, unknowns, strict=True) if not u]
+    known = trace_to_jaxpr(known_fun, known_avals, closed.jaxpr.debug_info)
+    unknown, out_unknowns = box
+    res_avals = [v.aval for v in unknown.jaxpr.constvars]
+    opened = unknown.jaxpr.replace(
+        constvars=(), invars=(*unknown.jaxpr.constvars, *unknown.jaxpr.invars)
+    )
+    return known, ClosedJaxpr(opened, []), out_unknowns, res_avals
