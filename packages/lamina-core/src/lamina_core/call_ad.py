@@ -14,6 +14,7 @@ from typing import Any
 
 from lamina_core.avals import AbstractValue
 from lamina_core.call import jit_p, jit_params
+from lamina_core.dce import dce_jaxpr, dce_rules
 from lamina_core.evaluate import eval_jaxpr
 from lamina_core.interpreters.jvp import JVPTrace, JVPTracer, jvp_rules
 from lamina_core.interpreters.linearize import (
@@ -35,7 +36,7 @@ from lamina_core.interpreters.transpose import (
     transpose_rules,
 )
 from lamina_core.interpreters.zeros import Zero, is_float0, zero_of
-from lamina_core.jaxpr import ClosedJaxpr, Var
+from lamina_core.jaxpr import ClosedJaxpr, JaxprEqn, Var
 from lamina_core.staging import trace_to_jaxpr
 from lamina_core.tracing import current_trace, set_current_trace
 from lamina_core.values import typeof
@@ -374,6 +375,38 @@ def _jit_partial_eval(trace: SplitTrace, *args: Any, **params: Any) -> list[Any]
 
 
 partial_eval_rules.set(jit_p, _jit_partial_eval)
+
+
+# --- dead-code elimination ---------------------------------------------------------------
+
+_dce_cache: _Cache = weakref.WeakKeyDictionary()
+
+
+def _jit_dce(used_outputs: list[bool], eqn: JaxprEqn) -> tuple[list[bool], JaxprEqn | None]:
+    if not any(used_outputs) and not eqn.effects:
+        return [False] * len(eqn.invars), None
+    closed: ClosedJaxpr = eqn.params["jaxpr"]
+
+    def make() -> tuple[ClosedJaxpr, list[bool]]:
+        jaxpr, used_inputs = dce_jaxpr(closed.jaxpr, used_outputs, prune_invars=True)
+        return ClosedJaxpr(jaxpr, closed.consts), used_inputs
+
+    trimmed, used_inputs = _cached(_dce_cache, closed, tuple(used_outputs), make)
+    if trimmed.jaxpr is closed.jaxpr:
+        return used_inputs, eqn
+    params = _rebind_params(eqn.params, trimmed)
+    kept_donated = [d for d, u in zip(eqn.params["donated_invars"], used_inputs, strict=True) if u]
+    params["donated_invars"] = tuple(kept_donated)
+    new = eqn.replace(
+        invars=tuple(v for v, u in zip(eqn.invars, used_inputs, strict=True) if u),
+        outvars=tuple(v for v, u in zip(eqn.outvars, used_outputs, strict=True) if u),
+        params=params,
+        effects=trimmed.effects,
+    )
+    return used_inputs, new
+
+
+dce_rules.set(jit_p, _jit_dce)
 
 __all__ = [
     "LinearizedJaxpr",

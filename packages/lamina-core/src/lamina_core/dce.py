@@ -1,15 +1,24 @@
 """Dead-code elimination: drop equations whose results nobody reads.
 
-An equation stays if one of its results is used or if it has effects. With `prune_invars`,
-inputs nothing reads are dropped too (what `jit(..., keep_unused=False)` compiles); the
-returned flags say which inputs remain, so callers can pass only those.
+An equation stays if one of its results is used or if it has effects. Primitives holding
+jaxprs register a rule in `dce_rules` to shrink themselves instead (a `jit` keeps only the
+outputs read and the inputs its trimmed callee reads, as JAX's). With `prune_invars`, inputs
+nothing reads are dropped too (what `jit(..., keep_unused=False)` compiles); the returned
+flags say which inputs remain, so callers can pass only those.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TypeAlias
 
-from lamina_core.jaxpr import DropVar, Jaxpr, Var
+from lamina_core.jaxpr import DropVar, Jaxpr, JaxprEqn, Var
+from lamina_core.primitive import RuleTable
+
+DceRule: TypeAlias = Callable[[list[bool], JaxprEqn], tuple[list[bool], JaxprEqn | None]]
+"""`rule(used_outputs, eqn) -> (used_inputs, new eqn or None to drop it)`."""
+
+dce_rules: RuleTable[DceRule] = RuleTable("dead-code elimination")
 
 
 def dce_jaxpr(
@@ -21,8 +30,20 @@ def dce_jaxpr(
         outvars = [v for v, used in zip(outvars, used_outputs, strict=True) if used]
     live: set[Var] = {v for v in outvars if isinstance(v, Var)}
     kept = []
+    changed = False
     for eqn in reversed(jaxpr.eqns):
-        if eqn.effects or any(v in live for v in eqn.outvars if not isinstance(v, DropVar)):
+        used = [not isinstance(v, DropVar) and v in live for v in eqn.outvars]
+        rule = dce_rules.get(eqn.primitive)
+        if rule is not None:
+            used_in, new = rule(used, eqn)
+            changed = changed or new is not eqn
+            if new is not None:
+                kept.append(new)
+                live.update(
+                    v for v, u in zip(eqn.invars, used_in, strict=True) if u and isinstance(v, Var)
+                )
+            continue
+        if eqn.effects or any(used):
             kept.append(eqn)
             live.update(v for v in eqn.invars if isinstance(v, Var))
     kept.reverse()
@@ -30,6 +51,11 @@ def dce_jaxpr(
     invars = [
         v for v, used in zip(jaxpr.invars, used_inputs, strict=True) if used or not prune_invars
     ]
-    if len(kept) == len(jaxpr.eqns) and len(invars) == len(jaxpr.invars) and used_outputs is None:
+    if (
+        not changed
+        and len(kept) == len(jaxpr.eqns)
+        and len(invars) == len(jaxpr.invars)
+        and used_outputs is None
+    ):
         return jaxpr, used_inputs
     return jaxpr.replace(invars=invars, outvars=outvars, eqns=kept), used_inputs
