@@ -202,7 +202,8 @@ def _forward_residuals(
         else:
             sources.append(("res", len(kept)))
             kept.append(atom)
-    new = jaxpr.replace(outvars=(*outs, *kept))
+    # As JAX, the primal half loses equations neither an output nor a residual needs.
+    new, _ = dce_jaxpr(jaxpr.replace(outvars=(*outs, *kept)))
     return ClosedJaxpr(new, staged.consts), sources
 
 
