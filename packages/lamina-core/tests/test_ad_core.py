@@ -87,3 +87,62 @@ def test_partial_eval_of_a_jit_splits_it_as_jax(oracle: Oracle) -> None:
     assert str(got[1]) == str(want[1])
     assert got[2] == want[2]
     assert [str(a) for a in got[3]] == [str(a) for a in want[3]]
+
+
+def _f(jnp: ModuleType) -> Callable[..., Any]:
+    return lambda x: jnp.sin(x) * jnp.tanh(x) * x
+
+
+Composition = Callable[[Any, ModuleType], Callable[..., Any]]
+
+COMPOSITIONS: list[tuple[str, Composition, int]] = [
+    ("grad grad", lambda api, jnp: api.grad(api.grad(_f(jnp))), 1),
+    ("grad grad grad", lambda api, jnp: api.grad(api.grad(api.grad(_f(jnp)))), 1),
+    (
+        "jvp of grad",
+        lambda api, jnp: lambda x, t: api.jvp(api.grad(_f(jnp)), (x,), (t,)),
+        2,
+    ),
+    (
+        "grad of jvp",
+        lambda api, jnp: api.grad(lambda x: api.jvp(_f(jnp), (x,), (x,))[1]),
+        1,
+    ),
+    (
+        "jvp of vjp",
+        lambda api, jnp: lambda x, t: api.jvp(lambda x: api.vjp(_f(jnp), x)[1](x), (x,), (t,)),
+        2,
+    ),
+    ("grad grad jit", lambda api, jnp: api.grad(api.grad(api.jit(_f(jnp)))), 1),
+    ("jit grad grad", lambda api, jnp: api.jit(api.grad(api.grad(_f(jnp)))), 1),
+    ("jvp jit", lambda api, jnp: lambda x, t: api.jvp(api.jit(_f(jnp)), (x,), (t,)), 2),
+    (
+        "grad of jvp of jit",
+        lambda api, jnp: api.grad(lambda x: api.jvp(api.jit(_f(jnp)), (x,), (x,))[1]),
+        1,
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "make", "n_args"), COMPOSITIONS, ids=[c[0] for c in COMPOSITIONS])
+def test_compositions_print_and_compute_as_jax(
+    oracle: Oracle, name: str, make: Composition, n_args: int
+) -> None:
+    args = (f32(0.7), f32(1.3))[:n_args]
+    ours_f = make(lamina_core, lamina_core.numpy)
+    theirs_f = make(oracle.jax, oracle.jnp)
+    ours = lamina_core.make_jaxpr(ours_f)(*args)
+    theirs = oracle.jax.make_jaxpr(theirs_f)(*args)
+    assert str(ours) == str(theirs)
+    got = lamina_core.tree_util.tree_leaves(ours_f(*args))
+    want = oracle.jax.tree_util.tree_leaves(oracle.jax.jit(theirs_f)(*args))
+    np.testing.assert_allclose(np.asarray(got, np.float32), np.asarray(want), rtol=1e-5)
+
+
+def test_python_control_flow_on_a_differentiated_value_uses_the_primal() -> None:
+    def relu(x: Any) -> Any:
+        return x if x > 0 else 0.0 * x
+
+    assert float(lamina_core.grad(relu)(2.0)) == 1.0
+    assert float(lamina_core.grad(relu)(-2.0)) == 0.0
+    assert float(lamina_core.jvp(relu, (3.0,), (2.0,))[1]) == 2.0
