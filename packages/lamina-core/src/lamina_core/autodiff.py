@@ -90,8 +90,8 @@ def jvp(
     if p_tree != t_tree:
         raise TypeError(
             "primal and tangent arguments to jax.jvp must have the same tree structure; "
-            f"primals have tree structure {p_tree} whereas tangents have tree structure "
-            f"{t_tree}."
+            f"primals have tree structure {_treedef_str(p_tree)} whereas tangents have tree "
+            f"structure {_treedef_str(t_tree)}."
         )
     p_leaves = [_canonical(p) for p in p_leaves]
     tangents_in = []
@@ -128,10 +128,16 @@ def jvp(
     return out_p, out_t
 
 
+def _treedef_str(treedef: Any) -> str:
+    # JAX's messages name the structure `PyTreeDef(...)`; optree's repr says `PyTreeSpec`.
+    return str(treedef).replace("PyTreeSpec(", "PyTreeDef(", 1)
+
+
 def _dtype_of(x: Any) -> Any:
+    """`x`'s dtype as JAX would give the array it becomes (64-bit types narrowed without x64)."""
     dtype = getattr(x, "dtype", None)
     if dtype is not None:
-        return np.dtype(dtype)
+        return dtypes.canonicalize_dtype(dtype)
     return typeof(x).dtype  # type: ignore[attr-defined]  # arrays
 
 
@@ -241,9 +247,9 @@ class VJPFunction:
             ):
                 raise ValueError(
                     "unexpected JAX type (e.g. shape/dtype) for argument to VJP function: got "
-                    f"{got.str_short()}, but expected {expected.str_short()} because the "
-                    "corresponding output of the differentiated function had JAX type "
-                    f"{aval.str_short()}"
+                    f"{got.str_short(False)}, but expected {expected.str_short(False)} because "
+                    "the corresponding output of the differentiated function had JAX type "
+                    f"{aval.str_short(False)}"
                 )
         nz_cts = [
             _canonical(c) if not isinstance(c, Zero) else c

@@ -16,7 +16,7 @@ from lamina_core import dtypes
 from lamina_core.avals import AbstractValue, ShapedArray
 from lamina_core.lax import _checks as c
 from lamina_core.lax._types import Array
-from lamina_core.literals import typed_scalar
+from lamina_core.literals import TypedComplex, TypedFloat, TypedInt, typed_scalar
 from lamina_core.pretty import hide_params
 from lamina_core.primitive import Primitive
 from lamina_core.rules import abstract_eval_rules, const_fold_rules, impl_rules
@@ -105,6 +105,10 @@ hide_params(
 )
 
 
+_TYPED_SCALARS = (TypedInt, TypedFloat, TypedComplex)
+"""Weak scalars already given a dtype (canonicalized Python scalars)."""
+
+
 def _is_host_constant(x: Any) -> bool:
     return isinstance(x, (bool, int, float, complex, np.ndarray, np.generic))
 
@@ -117,7 +121,7 @@ def _convert_element_type(
     if _is_host_constant(x) and np.ndim(x) == 0:
         # Scalar constants convert on the host, as in JAX; arrays are staged (below), so an
         # array constant keeps its identity and becomes one literal however often it is used.
-        if weak_type and dtypes.is_python_scalar(x):
+        if weak_type and (dtypes.is_python_scalar(x) or type(x) in _TYPED_SCALARS):
             return eager_value(typed_scalar(x, dtype))
         value, _ = canonical_value(x)
         with np.errstate(invalid="ignore", over="ignore"):
