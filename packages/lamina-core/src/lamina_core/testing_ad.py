@@ -152,8 +152,17 @@ def check_grads(
     order: int,
     modes: Sequence[str] = ("fwd", "rev"),
     tol: float | None = None,
+    *,
+    atol: float | None = None,
+    rtol: float | None = None,
 ) -> None:
-    """Check `f`'s derivatives at `args` numerically, up to `order` (as `jax.test_util`)."""
+    """Check `f`'s derivatives at `args` numerically, up to `order` (as `jax.test_util`).
+
+    `tol` (or the larger of `atol` and `rtol`, JAX's names) bounds both the absolute and the
+    relative error; by default it depends on the dtype and the order.
+    """
+    if tol is None and (atol is not None or rtol is not None):
+        tol = max(atol or 0.0, rtol or 0.0)
     args = tuple(args)
     for current in range(1, order + 1):
         if "fwd" in modes:
