@@ -66,3 +66,18 @@ def test_reductions_and_products_at_top_level_match_jax(call: Any) -> None:
 def test_a_reduction_of_a_non_array_names_the_function() -> None:
     with pytest.raises(TypeError, match="sum requires ndarray or scalar arguments"):
         jnp.sum("a")
+
+
+def test_eager_dispatch_keys_do_not_grow_with_arrays_made_anew() -> None:
+    # Each device_put makes a new Array; its aval must be the canonical object for its type,
+    # or the identity-keyed fast path would add an entry per call (a leak seen under grad).
+    from lamina_core import lax
+    from lamina_runtime import device_put
+    from lamina_runtime.eager import XLA_EAGER
+
+    x = device_put(np.ones(4, np.float32))
+    lax.mul(device_put(np.ones(4, np.float32)), x)
+    before = len(XLA_EAGER._by_aval_id)
+    for _ in range(20):
+        lax.mul(device_put(np.ones(4, np.float32)), x)
+    assert len(XLA_EAGER._by_aval_id) == before

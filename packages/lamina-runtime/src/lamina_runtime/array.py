@@ -18,6 +18,15 @@ from lamina_core.tracing import ArrayMethods
 from lamina_core.values import register_value_type
 from lamina_runtime import _bridge
 
+_CANONICAL_AVALS: dict[ShapedArray, ShapedArray] = {}
+"""One aval object per distinct type (a cache, not state): eager dispatch keys its programs on
+the identity of its arguments' avals, so arrays of one type made anew (constants materialized
+at top level, device_put) must share their aval object, or each would add a key."""
+
+
+def canonical_aval(aval: ShapedArray) -> ShapedArray:
+    return _CANONICAL_AVALS.setdefault(aval, aval)
+
 
 class Array(ArrayMethods):
     """A device array. Identity is intended: it owns (a reference to) one device buffer."""
@@ -35,8 +44,11 @@ class Array(ArrayMethods):
                 f"Use lamina.numpy.asarray or lamina.device_put for host values."
             )
         self._buf = buf
-        self.aval = aval or ShapedArray(
-            tuple(buf.shape), np.dtype(buf.dtype), bool(getattr(buf, "weak_type", False))
+        self.aval = canonical_aval(
+            aval
+            or ShapedArray(
+                tuple(buf.shape), np.dtype(buf.dtype), bool(getattr(buf, "weak_type", False))
+            )
         )
 
     @classmethod
