@@ -9,7 +9,7 @@ per callee object, so a function called twice prints its transformed body once (
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from lamina_core.avals import AbstractValue
@@ -51,7 +51,7 @@ def _cached(cache: _Cache, closed: ClosedJaxpr, key: Any, make: Callable[[], Any
     return entries[key]
 
 
-def _rebind_params(params: dict[str, Any], jaxpr: ClosedJaxpr) -> dict[str, Any]:
+def _rebind_params(params: Mapping[str, Any], jaxpr: ClosedJaxpr) -> dict[str, Any]:
     """The params of a `jit` over a transformed callee: same name and options, new arity."""
     new = jit_params(
         jaxpr, params["name"], keep_unused=params["keep_unused"], inline=params["inline"]

@@ -73,3 +73,19 @@ def maybe_broadcast(shape: tuple[int, ...], x: Any) -> Any:
     dims = [i for i, (a, b) in enumerate(zip(x_shape, shape, strict=True)) if a == b]
     squeezed = [x_shape[i] for i in dims]
     return broadcast_in_dim(reshape(x, squeezed), shape, dims)
+
+
+def full_like(x: Any, value: Any, shape: tuple[int, ...] | None = None) -> Any:
+    """`value` in `x`'s dtype and weak type, shaped like `x` (or `shape`), as JAX's
+    `full_like`: a literal at rank 0, else `broadcast_in_dim` of one."""
+    aval = aval_of(x)
+    fill = _convert_element_type(value, aval.dtype, aval.weak_type)
+    return broadcast(fill, aval.shape if shape is None else shape)
+
+
+def replace_zero(x: Any) -> Any:
+    """`x` with its zeros replaced by ones (`select(eq(x, 0), ones, x)`, JAX's order)."""
+    from lamina_core.lax._elementwise import eq
+    from lamina_core.lax._selection import select
+
+    return select(eq(x, const(x, 0)), full_like(x, 1), x)

@@ -9,14 +9,35 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from lamina_core.interpreters.helpers import defbilinear
-from lamina_core.interpreters.jvp import defjvp, defjvp2, defjvp_zero, jvp_rules, linear_jvp
+import numpy as np
+
+from lamina_core.dtypes import promote_types
+from lamina_core.interpreters.helpers import defbilinear, deflinear
+from lamina_core.interpreters.jvp import (
+    defjvp,
+    defjvp2,
+    defjvp_zero,
+    jvp_rules,
+    linear_jvp,
+    not_differentiable,
+)
 from lamina_core.interpreters.linearize import linearization_rules
 from lamina_core.interpreters.transpose import is_undefined, transpose_rules
 from lamina_core.interpreters.zeros import Zero, zero_of
 from lamina_core.lax import _elementwise as e
 from lamina_core.lax import _transcendental as tr
-from lamina_core.lax._ad_common import aval_of, const, maybe_broadcast, one, unbroadcast, zeros_like
+from lamina_core.lax._ad_common import (
+    aval_of,
+    const,
+    full_like,
+    maybe_broadcast,
+    one,
+    replace_zero,
+    unbroadcast,
+    zeros_like,
+)
+from lamina_core.lax._selection import select
+from lamina_core.lax._structural import convert_element_type
 from lamina_core.values import typeof
 
 # --- linear: neg, add, sub -------------------------------------------------------------
@@ -139,5 +160,134 @@ def _integer_pow_jvp(g: Any, x: Any, *, y: int) -> Any:
 defjvp(e.integer_pow_p, _integer_pow_jvp)
 
 for _p in (e.sign_p, e.floor_p, e.ceil_p, e.round_p, e.is_finite_p, e.eq_p, e.ne_p, e.lt_p,
-           e.le_p, e.gt_p, e.ge_p, e.and_p, e.or_p, e.xor_p, e.not_p):  # fmt: skip
+           e.le_p, e.gt_p, e.ge_p, e.and_p, e.or_p, e.xor_p, e.not_p, e.shift_left_p,
+           e.shift_right_logical_p, e.shift_right_arithmetic_p):  # fmt: skip
     defjvp_zero(_p)
+for _p in (e.nextafter_p, e.population_count_p, e.clz_p):
+    not_differentiable(_p)
+
+# --- div, rem, pow, max/min, abs, square -----------------------------------------------
+
+
+def _div_transpose(ct: Any, x: Any, y: Any) -> Sequence[Any]:
+    if is_undefined(y):
+        raise RuntimeError("nonlinear div can't be transposed")
+    return [unbroadcast(x.aval, e.div(ct, y)), None]
+
+
+defjvp(
+    e.div_p,
+    lambda g, x, y: e.div(g, y),
+    lambda g, x, y: e.mul(e.mul(e.neg(g), x), e.integer_pow(y, -2)),
+)
+transpose_rules.set(e.div_p, _div_transpose)
+
+
+def _broadcast_shape(x: Any, y: Any) -> tuple[int, ...]:
+    xs, ys = aval_of(x).shape, aval_of(y).shape
+    if not xs:
+        return ys
+    if not ys:
+        return xs
+    return tuple(max(a, b) for a, b in zip(xs, ys, strict=True))
+
+
+defjvp(
+    e.rem_p,
+    lambda g, x, y: maybe_broadcast(_broadcast_shape(x, y), g),
+    lambda g, x, y: e.mul(e.neg(g), e.mul(e.sign(e.div(x, y)), e.floor(e.abs(e.div(x, y))))),
+)
+
+
+def _pow_jvp_lhs(g: Any, ans: Any, x: Any, y: Any) -> Any:
+    y_dtype = aval_of(y).dtype
+    result_dtype = aval_of(x).dtype
+    x = convert_element_type(x, result_dtype)
+    y = convert_element_type(y, result_dtype)
+    if y_dtype.kind in "iu":
+        shape = _broadcast_shape(x, y)
+        if aval_of(x).shape != aval_of(y).shape:
+            x = maybe_broadcast(shape, x)
+            y = maybe_broadcast(shape, y)
+        jac = select(
+            e.eq(y, const(y, 0)),
+            full_like(y, 0),
+            e.mul(replace_zero(y), e.pow(x, e.sub(y, full_like(y, 1)))),
+        )
+    else:
+        jac = e.mul(y, e.pow(x, e.sub(y, full_like(y, 1))))
+    return e.mul(g, jac)
+
+
+def _pow_jvp_rhs(g: Any, ans: Any, x: Any, y: Any) -> Any:
+    y_dtype = aval_of(y).dtype
+    return convert_element_type(e.mul(g, e.mul(tr.log(replace_zero(x)), ans)), y_dtype)
+
+
+defjvp2(e.pow_p, _pow_jvp_lhs, _pow_jvp_rhs)
+
+
+def _eq_meet(a: Any, b: Any) -> Any:
+    a_dtype, b_dtype = aval_of(a).dtype, aval_of(b).dtype
+    if a_dtype != b_dtype:
+        higher = promote_types(a_dtype, b_dtype)
+        if higher == a_dtype:
+            a = convert_element_type(a, b_dtype)
+        else:
+            b = convert_element_type(b, a_dtype)
+    return e.eq(a, b)
+
+
+def _balanced_eq(x: Any, z: Any, y: Any) -> Any:
+    """1 where `x` is the extremum `z`, halved where `y` ties with it: ties share the tangent."""
+    return e.div(
+        select(_eq_meet(x, z), full_like(z, 1), full_like(z, 0)),
+        select(_eq_meet(y, z), full_like(z, 2), full_like(z, 1)),
+    )
+
+
+for _p in (e.max_p, e.min_p):
+    defjvp2(
+        _p,
+        lambda g, ans, x, y: e.mul(g, _balanced_eq(x, ans, y)),
+        lambda g, ans, x, y: e.mul(g, _balanced_eq(y, ans, x)),
+    )
+
+
+def _abs_jvp(g: Any, ans: Any, x: Any) -> Any:
+    if aval_of(x).dtype.kind == "c":
+        ratio = e.div(e.conj(x), replace_zero(convert_element_type(ans, aval_of(x).dtype)))
+        return e.real(e.mul(g, ratio))
+    return select(e.ge(x, full_like(x, 0, ())), g, e.neg(g))
+
+
+defjvp2(e.abs_p, _abs_jvp)
+defjvp2(e.square_p, lambda g, ans, x: e.mul(g, e.mul(const(x, 2), x)))
+
+# --- complex parts: linear -----------------------------------------------------------------
+
+
+def _real_transpose(ct: Any, x: Any) -> Sequence[Any]:
+    return [e.complex(ct, np.zeros((), aval_of(ct).dtype))]
+
+
+def _imag_transpose(ct: Any, x: Any) -> Sequence[Any]:
+    return [e.complex(np.zeros((), aval_of(ct).dtype), e.neg(ct))]
+
+
+def _complex_transpose(ct: Any, x: Any, y: Any) -> Sequence[Any]:
+    ct_x = unbroadcast(x.aval, e.real(ct)) if is_undefined(x) else None
+    ct_y = unbroadcast(y.aval, e.imag(e.neg(ct))) if is_undefined(y) else None
+    return [ct_x, ct_y]
+
+
+def _conj_transpose(ct: Any, x: Any, *, input_dtype: Any) -> Sequence[Any]:
+    if np.dtype(input_dtype).kind == "c":
+        return [e.conj(ct)]
+    return [e.real(ct)]
+
+
+deflinear(e.real_p, _real_transpose)
+deflinear(e.imag_p, _imag_transpose)
+deflinear(e.complex_p, _complex_transpose)
+deflinear(e.conj_p, _conj_transpose)
