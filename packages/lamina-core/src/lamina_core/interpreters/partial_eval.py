@@ -43,18 +43,26 @@ class TangentTrace(StagingTrace):
     literals, so residuals computed eagerly stay device values; scalars are still literals.
     """
 
-    __slots__ = ("_residual_ids",)
+    __slots__ = ("_computed", "_residual_ids")
 
     def __init__(self, parent: Trace | None, debug_info: DebugInfo | None = None) -> None:
         super().__init__(parent, debug_info)
         self._residual_ids: dict[int, Var] = {}
+        self._computed: dict[int, Any] = {}
+
+    def note_computed(self, value: Any) -> None:
+        """`value` was computed by a rule (an instantiated zero): a residual even if scalar."""
+        self._computed[id(value)] = value
 
     def to_atom(self, x: Any) -> Atom:
         if isinstance(x, StagingTracer) and x._trace is self:
             return x.jaxpr_var
         if isinstance(x, Tracer):
             return self._capture(x)
-        if type(x) in _LITERAL_SCALARS or (isinstance(x, np.generic | np.ndarray) and x.ndim == 0):
+        literal = type(x) in _LITERAL_SCALARS or (
+            isinstance(x, np.generic | np.ndarray) and x.ndim == 0
+        )
+        if literal and self._computed.get(id(x)) is not x:
             val, aval = canonical_value(x)
             return Literal(val, aval)
         var = self._residual_ids.get(id(x))
@@ -83,6 +91,9 @@ class SplitTrace(Trace):
     def __init__(self, parent: Trace, tangent_trace: StagingTrace) -> None:
         super().__init__(parent)
         self.tangent_trace = tangent_trace
+
+    def note_computed(self, value: Any) -> None:
+        self.tangent_trace.note_computed(value)
 
     def is_unknown(self, x: Any) -> bool:
         return isinstance(x, StagingTracer) and x._trace is self.tangent_trace

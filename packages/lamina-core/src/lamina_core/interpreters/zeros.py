@@ -18,6 +18,7 @@ from lamina_core import dtypes
 from lamina_core.avals import AbstractValue, ShapedArray
 from lamina_core.primitive import Primitive
 from lamina_core.rules import abstract_eval_rules, impl_rules
+from lamina_core.tracing import current_trace
 from lamina_core.values import typeof
 
 
@@ -78,8 +79,19 @@ def zeros_like_aval(aval: AbstractValue) -> Any:
 
 
 def instantiate_zeros(t: Any) -> Any:
-    """`t`, with a symbolic zero replaced by an array of zeros."""
-    return zeros_like_aval(t.aval) if type(t) is Zero else t
+    """`t`, with a symbolic zero replaced by an array of zeros.
+
+    A zero built while a rule runs is a computed value, not a constant of the program: the
+    trace running the rule is told (`note_computed`), so that linearization passes it to the
+    tangent side as a residual, as JAX does with the device array it builds.
+    """
+    if type(t) is not Zero:
+        return t
+    value = zeros_like_aval(t.aval)
+    note = getattr(current_trace(), "note_computed", None)
+    if note is not None:
+        note(value)
+    return value
 
 
 def is_float0(aval: AbstractValue) -> bool:
