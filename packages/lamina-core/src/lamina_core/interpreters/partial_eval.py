@@ -93,7 +93,9 @@ class SplitTrace(Trace):
         self.tangent_trace = tangent_trace
 
     def note_computed(self, value: Any) -> None:
-        self.tangent_trace.note_computed(value)
+        note = getattr(self.tangent_trace, "note_computed", None)
+        if note is not None:
+            note(value)
 
     def is_unknown(self, x: Any) -> bool:
         return isinstance(x, StagingTracer) and x._trace is self.tangent_trace
