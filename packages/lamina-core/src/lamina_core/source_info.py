@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
+from contextvars import ContextVar, Token
 from dataclasses import dataclass
 from types import CodeType, FrameType
 from typing import Final
@@ -71,8 +72,27 @@ class SourceInfo:
 NO_SOURCE_INFO: Final = SourceInfo(None)
 
 
+_fixed: ContextVar[SourceInfo | None] = ContextVar("lamina_fixed_source_info", default=None)
+
+
+def fix_source_info(info: SourceInfo | None) -> Token[SourceInfo | None]:
+    """Make `current_source_info` return `info` until `unfix_source_info(token)`.
+
+    Transformations use it so the equations one rule stages all carry the source info of the
+    equation (or user line) they come from, without walking the stack for each.
+    """
+    return _fixed.set(info)
+
+
+def unfix_source_info(token: Token[SourceInfo | None]) -> None:
+    _fixed.reset(token)
+
+
 def current_source_info() -> SourceInfo:
     """The source info of the innermost user frame of the calling thread."""
+    fixed = _fixed.get()
+    if fixed is not None:
+        return fixed
     # One loop, no helper calls: this runs once per traced equation.
     frame: FrameType | None = sys._getframe(1)
     known = _is_internal

@@ -24,6 +24,7 @@ from lamina_core.interpreters.partial_eval import SplitTrace, TangentTrace, prun
 from lamina_core.interpreters.zeros import Zero, is_float0, zero_of
 from lamina_core.jaxpr import ClosedJaxpr, DebugInfo
 from lamina_core.primitive import Primitive, RuleTable
+from lamina_core.source_info import current_source_info, fix_source_info, unfix_source_info
 from lamina_core.staging import StagingTracer
 from lamina_core.tracing import (
     Trace,
@@ -114,14 +115,19 @@ class LinearizeTrace(Trace):
         if all(type(t) is Zero for t in tangents):
             return bind_with_trace(parent, prim, primals, params)
         rule = linearization_rules.get(prim)
-        if rule is None:
-            primal_out, tangent_out = self._linearize_from_jvp(prim, primals, tangents, params)
-        else:
-            nonzeros = [type(t) is not Zero for t in tangents]
-            with running_under(parent):
-                primal_out, _, residuals, linearized = rule(nonzeros, *primals, **params)
-            with running_under(self.tangent_trace):
-                tangent_out = linearized(residuals, *tangents)
+        # Every equation the rule stages comes from the user's line that applied `prim`.
+        token = fix_source_info(current_source_info())
+        try:
+            if rule is None:
+                primal_out, tangent_out = self._linearize_from_jvp(prim, primals, tangents, params)
+            else:
+                nonzeros = [type(t) is not Zero for t in tangents]
+                with running_under(parent):
+                    primal_out, _, residuals, linearized = rule(nonzeros, *primals, **params)
+                with running_under(self.tangent_trace):
+                    tangent_out = linearized(residuals, *tangents)
+        finally:
+            unfix_source_info(token)
         if prim.multiple_results:
             return [self.wrap(p, t) for p, t in zip(primal_out, tangent_out, strict=True)]
         return self.wrap(primal_out, tangent_out)

@@ -16,6 +16,7 @@ from lamina_core.avals import AbstractValue, types_match
 from lamina_core.interpreters.zeros import Zero, add_tangents
 from lamina_core.jaxpr import ClosedJaxpr, DropVar, Jaxpr, Literal, Var
 from lamina_core.primitive import Primitive, RuleTable
+from lamina_core.source_info import fix_source_info, unfix_source_info
 from lamina_core.values import typeof
 
 
@@ -125,9 +126,14 @@ def backward_pass(
         ins = [read(v) for v in eqn.invars]
         undefined = [UndefinedPrimal(x.aval) if type(x) is _Accum else x for x in ins]
         rule = transpose_rule(eqn.primitive)
-        cts = rule(
-            cts_in if eqn.primitive.multiple_results else cts_in[0], *undefined, **eqn.params
-        )
+        # The transposed equations come from this equation's line of the user's program.
+        token = fix_source_info(eqn.source_info)
+        try:
+            cts = rule(
+                cts_in if eqn.primitive.multiple_results else cts_in[0], *undefined, **eqn.params
+            )
+        finally:
+            unfix_source_info(token)
         for x, ct in zip(ins, cts, strict=True):
             if type(x) is _Accum:
                 x.add(ct)
