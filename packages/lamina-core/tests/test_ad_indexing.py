@@ -46,7 +46,11 @@ CASES: list[tuple[str, Program, tuple[Any, ...]]] = [
     ("fancy index", lambda jnp, lax: lambda x: x[np.array([0, 2, 2])] * 2.0, (A,)),
     ("fancy 2d", lambda jnp, lax: lambda x: x[np.array([0, 2]), np.array([1, 3])], (A,)),
     ("take", lambda jnp, lax: lambda x: jnp.take(x, np.array([3, 1]), axis=1), (A,)),
-    ("at add", lambda jnp, lax: lambda x, u: jnp.asarray(x).at[np.array([0, 2, 2])].add(u), (A, arr(3, 4))),
+    (
+        "at add",
+        lambda jnp, lax: lambda x, u: jnp.asarray(x).at[np.array([0, 2, 2])].add(u),
+        (A, arr(3, 4)),
+    ),
     ("at get", lambda jnp, lax: lambda x: jnp.asarray(x).at[1].get() * 2.0, (A,)),
     ("sort", lambda jnp, lax: lambda x: jnp.sort(x) * jnp.arange(5.0), (V,)),
     (
