@@ -15,6 +15,7 @@ from lamina_core.autodiff import grad, jvp, linear_transpose, linearize, value_a
 from lamina_core.avals import AbstractValue, ShapedArray  # noqa: E402
 from lamina_core.call import UNSPECIFIED, jit_p, stage_call  # noqa: E402
 from lamina_core.config import config  # noqa: E402
+from lamina_core.custom_derivatives import custom_jvp, custom_vjp  # noqa: E402
 from lamina_core.effects import Effect  # noqa: E402
 from lamina_core.evaluate import eval_jaxpr, reference_impl  # noqa: E402
 from lamina_core.jaxpr import (  # noqa: E402
@@ -80,6 +81,8 @@ __all__ = [
     "check_jaxpr",
     "config",
     "current_trace",
+    "custom_jvp",
+    "custom_vjp",
     "dtypes",
     "effects_rules",
     "eval_jaxpr",

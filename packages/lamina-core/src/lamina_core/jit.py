@@ -105,7 +105,9 @@ class Jitted:
             self.donate_argnums, self.donate_argnames
         )
         self._cache: dict[Signature, Staged] = {}
-        functools.update_wrapper(self, fun)
+        # `updated=()`: copying `fun.__dict__` could overwrite this object's own attributes
+        # (a custom_jvp function has a `fun` too).
+        functools.update_wrapper(self, fun, updated=())
 
     def _both_ways(
         self, nums: tuple[int, ...], names: tuple[str, ...]

@@ -9,6 +9,8 @@ from lamina_consts import make_jaxpr
 from lamina_core import (
     ShapeDtypeStruct,
     config,
+    custom_jvp,
+    custom_vjp,
     grad,
     jvp,
     linear_transpose,
@@ -39,6 +41,8 @@ __all__ = [
     "aot",
     "block_until_ready",
     "config",
+    "custom_jvp",
+    "custom_vjp",
     "device_get",
     "device_put",
     "devices",

@@ -38,6 +38,8 @@ from lamina_core.lax._slicing import *  # noqa: F403
 from lamina_core.lax._slicing import __all__ as _slicing_all
 from lamina_core.lax._sorting import *  # noqa: F403
 from lamina_core.lax._sorting import __all__ as _sorting_all
+from lamina_core.lax._stop_gradient import *  # noqa: F403
+from lamina_core.lax._stop_gradient import __all__ as _stop_gradient_all
 from lamina_core.lax._structural import *  # noqa: F403
 from lamina_core.lax._structural import __all__ as _structural_all
 from lamina_core.lax._transcendental import *  # noqa: F403
@@ -54,6 +56,7 @@ __all__ = [
     *_shape_all,
     *_slicing_all,
     *_sorting_all,
+    *_stop_gradient_all,
     *_structural_all,
     *_transcendental_all,
 ]

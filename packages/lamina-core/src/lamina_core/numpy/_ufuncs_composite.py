@@ -16,7 +16,9 @@ import numpy as np
 
 from lamina_core import dtypes
 from lamina_core import lax as _lax
+from lamina_core.custom_derivatives import custom_jvp
 from lamina_core.jit import Jitted
+from lamina_core.lax._ad_common import full_like
 from lamina_core.numpy import _promote as p
 from lamina_core.numpy import _ufuncs as u
 from lamina_core.numpy._util import Array, ArrayLike, dtype_of, shape_of
@@ -335,15 +337,15 @@ acosh = arccosh
 
 
 def logaddexp(x1: ArrayLike, x2: ArrayLike, /) -> Array:
-    """log(exp(x1) + exp(x2)) without overflow (a custom_jvp in JAX)."""
+    """log(exp(x1) + exp(x2)) without overflow, with JAX's custom derivative."""
     x1, x2 = p.promote_args_inexact("logaddexp", x1, x2)
-    return _logaddexp(x1, x2, _lax.exp, None)
+    return _logaddexp_custom(x1, x2)
 
 
 def logaddexp2(x1: ArrayLike, x2: ArrayLike, /) -> Array:
-    """log2(2**x1 + 2**x2) without overflow (a custom_jvp in JAX)."""
+    """log2(2**x1 + 2**x2) without overflow, with JAX's custom derivative."""
     x1, x2 = p.promote_args_inexact("logaddexp2", x1, x2)
-    return _logaddexp(x1, x2, _lax.exp2, 1 / np.log(2))
+    return _logaddexp2_custom(x1, x2)
 
 
 def _logaddexp(x1: Array, x2: Array, exp: Any, scale: float | None) -> Array:
@@ -363,6 +365,47 @@ def _logaddexp(x1: Array, x2: Array, exp: Any, scale: float | None) -> Array:
     if scale_const is not None:
         softplus = _lax.mul(scale_const, softplus)
     return _lax.select(is_nan, total, _lax.add(amax, softplus))
+
+
+def _replace_inf(x: Array) -> Array:
+    inf = p.const(x, float("inf"))
+    return _lax.select(_lax.eq(x, inf), full_like(x, 0), x)
+
+
+def _logaddexp_custom_fun(x1: Array, x2: Array) -> Array:
+    return _logaddexp(x1, x2, _lax.exp, None)
+
+
+def _logaddexp2_custom_fun(x1: Array, x2: Array) -> Array:
+    return _logaddexp(x1, x2, _lax.exp2, 1 / np.log(2))
+
+
+_logaddexp_custom_fun.__name__ = "logaddexp"
+_logaddexp2_custom_fun.__name__ = "logaddexp2"
+_logaddexp_custom = custom_jvp(_logaddexp_custom_fun)
+_logaddexp2_custom = custom_jvp(_logaddexp2_custom_fun)
+
+
+def _logaddexp_rule(custom: custom_jvp, exp: Any) -> Any:
+    def rule(primals: tuple[Array, Array], tangents: tuple[Array, Array]) -> Any:
+        x1, x2 = primals
+        t1, t2 = tangents
+        out = custom(x1, x2)
+        tangent = _lax.add(
+            _lax.mul(t1, exp(_lax.sub(_replace_inf(x1), _replace_inf(out)))),
+            _lax.mul(t2, exp(_lax.sub(_replace_inf(x2), _replace_inf(out)))),
+        )
+        return out, tangent
+
+    return rule
+
+
+_logaddexp_jvp = _logaddexp_rule(_logaddexp_custom, _lax.exp)
+_logaddexp2_jvp = _logaddexp_rule(_logaddexp2_custom, _lax.exp2)
+_logaddexp_jvp.__name__ = "_logaddexp_jvp"
+_logaddexp2_jvp.__name__ = "_logaddexp2_jvp"
+_logaddexp_custom.defjvp(_logaddexp_jvp)
+_logaddexp2_custom.defjvp(_logaddexp2_jvp)
 
 
 __all__ = [

@@ -14,5 +14,6 @@ from lamina_core.lax._selection import *  # noqa: F403
 from lamina_core.lax._shape import *  # noqa: F403
 from lamina_core.lax._slicing import *  # noqa: F403
 from lamina_core.lax._sorting import *  # noqa: F403
+from lamina_core.lax._stop_gradient import *  # noqa: F403
 from lamina_core.lax._structural import *  # noqa: F403
 from lamina_core.lax._transcendental import *  # noqa: F403
