@@ -75,11 +75,14 @@ def maybe_broadcast(shape: tuple[int, ...], x: Any) -> Any:
     return broadcast_in_dim(reshape(x, squeezed), shape, dims)
 
 
-def full_like(x: Any, value: Any, shape: tuple[int, ...] | None = None) -> Any:
-    """`value` in `x`'s dtype and weak type, shaped like `x` (or `shape`), as JAX's
-    `full_like`: a literal at rank 0, else `broadcast_in_dim` of one."""
+def full_like(x: Any, value: Any, shape: tuple[int, ...] | None = None, dtype: Any = None) -> Any:
+    """`value` in `x`'s dtype and weak type (or `dtype`, strong), shaped like `x` (or
+    `shape`), as JAX's `full_like`: a literal at rank 0, else `broadcast_in_dim` of one."""
     aval = aval_of(x)
-    fill = _convert_element_type(value, aval.dtype, aval.weak_type)
+    if dtype is None:
+        fill = _convert_element_type(value, aval.dtype, aval.weak_type)
+    else:
+        fill = _convert_element_type(value, dtype, False)
     return broadcast(fill, aval.shape if shape is None else shape)
 
 
