@@ -24,7 +24,7 @@ from lamina_core.avals import AbstractValue
 from lamina_core.call import stage_call
 from lamina_core.effects import Effects
 from lamina_core.evaluate import eval_jaxpr
-from lamina_core.interpreters.jvp import jvp_rules
+from lamina_core.interpreters.jvp import jvp_rules, not_differentiable
 from lamina_core.interpreters.linearize import linearization_rules
 from lamina_core.interpreters.transpose import backward_pass, is_undefined, transpose_rules
 from lamina_core.interpreters.zeros import Zero, instantiate_zeros
@@ -431,6 +431,7 @@ def _treedef_str(treedef: Any) -> str:
 
 
 transpose_rules.set(custom_lin_p, _custom_lin_transpose)
+not_differentiable(custom_lin_p)  # linear, and only ever transposed (as in JAX)
 
 
 __all__ = ["custom_jvp", "custom_jvp_call_p", "custom_lin_p", "custom_vjp", "custom_vjp_call_p"]

@@ -18,6 +18,8 @@ from lamina_core.lax import _slicing_ad as _slicing_ad
 from lamina_core.lax import _sorting_ad as _sorting_ad
 from lamina_core.lax import _structural_ad as _structural_ad
 from lamina_core.lax import _transcendental_ad as _transcendental_ad
+from lamina_core.lax._associative_scan import *  # noqa: F403
+from lamina_core.lax._associative_scan import __all__ as _associative_scan_all
 from lamina_core.lax._cumulative import *  # noqa: F403
 from lamina_core.lax._cumulative import __all__ as _cumulative_all
 from lamina_core.lax._elementwise import *  # noqa: F403
@@ -46,6 +48,7 @@ from lamina_core.lax._transcendental import *  # noqa: F403
 from lamina_core.lax._transcendental import __all__ as _transcendental_all
 
 __all__ = [
+    *_associative_scan_all,
     *_cumulative_all,
     *_elementwise_all,
     *_gather_scatter_all,

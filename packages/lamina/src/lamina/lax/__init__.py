@@ -4,6 +4,7 @@ The public alias of `lamina_core.lax`, re-exported family by family so that type
 checkers see every name.
 """
 
+from lamina_core.lax._associative_scan import *  # noqa: F403
 from lamina_core.lax._cumulative import *  # noqa: F403
 from lamina_core.lax._elementwise import *  # noqa: F403
 from lamina_core.lax._gather_scatter import *  # noqa: F403
