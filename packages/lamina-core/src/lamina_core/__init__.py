@@ -14,6 +14,7 @@ from lamina_core.api import make_jaxpr  # noqa: E402
 from lamina_core.autodiff import grad, jvp, linear_transpose, linearize, value_and_grad, vjp  # noqa: E402
 from lamina_core.avals import AbstractValue, ShapedArray  # noqa: E402
 from lamina_core.call import UNSPECIFIED, jit_p, stage_call  # noqa: E402
+from lamina_core.checkpoint import checkpoint, checkpoint_name, checkpoint_policies, remat  # noqa: E402
 from lamina_core.config import config  # noqa: E402
 from lamina_core.custom_derivatives import custom_jvp, custom_vjp  # noqa: E402
 from lamina_core.effects import Effect  # noqa: E402
@@ -79,6 +80,9 @@ __all__ = [
     "__version__",
     "abstract_eval_rules",
     "check_jaxpr",
+    "checkpoint",
+    "checkpoint_name",
+    "checkpoint_policies",
     "config",
     "current_trace",
     "custom_jvp",
@@ -101,6 +105,7 @@ __all__ = [
     "numpy",
     "reference_impl",
     "register_value_type",
+    "remat",
     "set_current_trace",
     "stage_call",
     "trace_to_jaxpr",

@@ -4,10 +4,12 @@
 re-exports the layers' public names; it holds no logic of its own.
 """
 
-from lamina import aot, dtypes, lax, numpy, tree, tree_util
+from lamina import ad_checkpoint, aot, dtypes, lax, numpy, tree, tree_util
 from lamina_consts import make_jaxpr
 from lamina_core import (
     ShapeDtypeStruct,
+    checkpoint,
+    checkpoint_policies,
     config,
     custom_jvp,
     custom_vjp,
@@ -15,6 +17,7 @@ from lamina_core import (
     jvp,
     linear_transpose,
     linearize,
+    remat,
     typeof,
     value_and_grad,
     vjp,
@@ -38,8 +41,11 @@ __all__ = [
     "Array",
     "ShapeDtypeStruct",
     "__version__",
+    "ad_checkpoint",
     "aot",
     "block_until_ready",
+    "checkpoint",
+    "checkpoint_policies",
     "config",
     "custom_jvp",
     "custom_vjp",
@@ -56,6 +62,7 @@ __all__ = [
     "local_devices",
     "make_jaxpr",
     "numpy",
+    "remat",
     "tree",
     "tree_util",
     "typeof",
