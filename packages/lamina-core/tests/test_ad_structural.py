@@ -61,6 +61,7 @@ CASES: list[tuple[str, Program, tuple[Any, ...]]] = [
     ("cumprod reverse", lambda jnp, lax: lambda x: lax.cumprod(x, reverse=True), (arr(5),)),
     ("cummax", lambda jnp, lax: lambda x: lax.cummax(x, axis=0), (B,)),
     ("cummin", lambda jnp, lax: lambda x: lax.cummin(x), (arr(6, lo=0.9, hi=0.1),)),
+    ("cumlogsumexp", lambda jnp, lax: lambda x: lax.cumlogsumexp(x, axis=1), (A,)),
     ("associative_scan", lambda jnp, lax: lambda x: lax.associative_scan(lax.mul, x), (arr(7),)),
     ("dot", lambda jnp, lax: jnp.dot, (A, B)),
     ("matmul vector", lambda jnp, lax: lambda x, v: x @ v, (A, arr(3))),

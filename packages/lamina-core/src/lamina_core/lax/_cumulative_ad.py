@@ -1,7 +1,7 @@
 """Differentiation rules of the cumulative reductions, as JAX's: `cumsum` is linear (its
-transpose a cumsum the other way); `cumprod`, `cummax` and `cummin` differentiate as the jvp
-of the parallel prefix scan (`associative_scan`), as JAX does. (`cumlogsumexp` would need the
-custom-derivative `logaddexp` at the lax level: not yet.)"""
+transpose a cumsum the other way); `cumprod`, `cummax`, `cummin` and `cumlogsumexp` (through
+the custom-derivative `logaddexp`) differentiate as the jvp of the parallel prefix scan
+(`associative_scan`), as JAX does."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from lamina_core.lax._associative_scan import associative_scan
 from lamina_core.lax._elementwise import max as max_
 from lamina_core.lax._elementwise import min as min_
 from lamina_core.lax._elementwise import mul
+from lamina_core.lax._logaddexp import _logaddexp_custom
 
 
 def _cumsum_transpose(ct: Any, x: Any, *, axis: int, reverse: bool) -> Sequence[Any]:
@@ -39,3 +40,4 @@ def _cumulative_jvp(combine: Callable[[Any, Any], Any]) -> Any:
 jvp_rules.set(c.cumprod_p, _cumulative_jvp(mul))
 jvp_rules.set(c.cummax_p, _cumulative_jvp(max_))
 jvp_rules.set(c.cummin_p, _cumulative_jvp(min_))
+jvp_rules.set(c.cumlogsumexp_p, _cumulative_jvp(_logaddexp_custom))

@@ -16,9 +16,8 @@ import numpy as np
 
 from lamina_core import dtypes
 from lamina_core import lax as _lax
-from lamina_core.custom_derivatives import custom_jvp
 from lamina_core.jit import Jitted
-from lamina_core.lax._ad_common import full_like
+from lamina_core.lax._logaddexp import _logaddexp2_custom, _logaddexp_custom
 from lamina_core.numpy import _promote as p
 from lamina_core.numpy import _ufuncs as u
 from lamina_core.numpy._util import Array, ArrayLike, dtype_of, shape_of
@@ -346,66 +345,6 @@ def logaddexp2(x1: ArrayLike, x2: ArrayLike, /) -> Array:
     """log2(2**x1 + 2**x2) without overflow, with JAX's custom derivative."""
     x1, x2 = p.promote_args_inexact("logaddexp2", x1, x2)
     return _logaddexp2_custom(x1, x2)
-
-
-def _logaddexp(x1: Array, x2: Array, exp: Any, scale: float | None) -> Array:
-    amax = _lax.max(x1, x2)
-    scale_const = None if scale is None else p.const(amax, scale)
-    name = "logaddexp" if scale is None else "logaddexp2"
-    if p.is_complex(x1):
-        raise NotImplementedError(f"jnp.{name} of complex inputs is not supported yet")
-    if p.kind(x1) != "f":
-        raise ValueError(
-            f"{name} requires floating-point or complex inputs; got {dtype_of(x1).name}"
-        )
-    delta = _lax.sub(x1, x2)
-    # Equal infinities make delta nan; their sum is then the right answer.
-    is_nan, total = _lax.ne(delta, delta), _lax.add(x1, x2)
-    softplus = _lax.log1p(exp(_lax.neg(_lax.abs(delta))))
-    if scale_const is not None:
-        softplus = _lax.mul(scale_const, softplus)
-    return _lax.select(is_nan, total, _lax.add(amax, softplus))
-
-
-def _replace_inf(x: Array) -> Array:
-    inf = p.const(x, float("inf"))
-    return _lax.select(_lax.eq(x, inf), full_like(x, 0), x)
-
-
-def _logaddexp_custom_fun(x1: Array, x2: Array) -> Array:
-    return _logaddexp(x1, x2, _lax.exp, None)
-
-
-def _logaddexp2_custom_fun(x1: Array, x2: Array) -> Array:
-    return _logaddexp(x1, x2, _lax.exp2, 1 / np.log(2))
-
-
-_logaddexp_custom_fun.__name__ = "logaddexp"
-_logaddexp2_custom_fun.__name__ = "logaddexp2"
-_logaddexp_custom = custom_jvp(_logaddexp_custom_fun)
-_logaddexp2_custom = custom_jvp(_logaddexp2_custom_fun)
-
-
-def _logaddexp_rule(custom: custom_jvp, exp: Any) -> Any:
-    def rule(primals: tuple[Array, Array], tangents: tuple[Array, Array]) -> Any:
-        x1, x2 = primals
-        t1, t2 = tangents
-        out = custom(x1, x2)
-        tangent = _lax.add(
-            _lax.mul(t1, exp(_lax.sub(_replace_inf(x1), _replace_inf(out)))),
-            _lax.mul(t2, exp(_lax.sub(_replace_inf(x2), _replace_inf(out)))),
-        )
-        return out, tangent
-
-    return rule
-
-
-_logaddexp_jvp = _logaddexp_rule(_logaddexp_custom, _lax.exp)
-_logaddexp2_jvp = _logaddexp_rule(_logaddexp2_custom, _lax.exp2)
-_logaddexp_jvp.__name__ = "_logaddexp_jvp"
-_logaddexp2_jvp.__name__ = "_logaddexp2_jvp"
-_logaddexp_custom.defjvp(_logaddexp_jvp)
-_logaddexp2_custom.defjvp(_logaddexp2_jvp)
 
 
 __all__ = [
