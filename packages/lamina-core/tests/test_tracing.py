@@ -85,15 +85,17 @@ def test_bool_of_a_tracer_names_the_function_and_line() -> None:
             return x
         return -x
 
-    with pytest.raises(lc.ConcretizationTypeError) as info:
+    with pytest.raises(lc.TracerBoolConversionError) as info:  # a ConcretizationTypeError
         lc.make_jaxpr(branchy)(f32(1))
     message = str(info.value)
-    assert "Abstract tracer value encountered where concrete value is expected" in message
-    assert "The problem arose with the `bool` function" in message
-    assert "branchy at " in message and "traced for make_jaxpr" in message
+    assert message.startswith("Attempted boolean conversion of traced array with shape bool[].")
     assert re.search(
-        rf"{re.escape(__file__)}:{branchy.__code__.co_firstlineno + 1}:\d+ \(branchy\)", message
+        rf"tracing the function .*branchy at {re.escape(__file__)}:"
+        rf"{branchy.__code__.co_firstlineno} for jit\. This concrete value was not "
+        r"available in Python because it depends on the value of the argument x\.",
+        message,
     )
+    assert isinstance(info.value, lc.ConcretizationTypeError)
 
 
 def test_int_of_a_tracer_is_a_concretization_error() -> None:
@@ -113,7 +115,8 @@ def test_leaked_tracer_is_reported_where_it_was_created() -> None:
     with pytest.raises(lc.UnexpectedTracerError) as info:
         jnp.cos(leaked[0])
     message = str(info.value)
-    assert "escaped the scope" in message and "'cos'" in message
+    assert "to escape the scope of the transformation" in message and "'cos'" in message
+    assert "wrapped in a DynamicJaxprTracer" in message
     assert f"{__file__}:{leak.__code__.co_firstlineno + 1}" in message
     with pytest.raises(lc.UnexpectedTracerError):
         lc.make_jaxpr(lambda x: x + leaked[0])(f32(1))

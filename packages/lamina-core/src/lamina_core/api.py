@@ -23,9 +23,13 @@ def _as_tuple(x: int | str | Sequence[Any] | None) -> tuple[Any, ...]:
 
 
 def func_src_info(fun: Callable[..., Any]) -> str:
-    """`name at file:line` of `fun`, from its code object (no source file is read)."""
-    name = getattr(fun, "__qualname__", getattr(fun, "__name__", None)) or repr(fun)
-    code = getattr(inspect.unwrap(fun), "__code__", None)
+    """`name at file:line` of `fun`, from its code object (no source file is read), as JAX
+    names functions in messages: partials and wrappers are looked through."""
+    while isinstance(fun, functools.partial):
+        fun = fun.func
+    fun = inspect.unwrap(fun)
+    code = getattr(fun, "__code__", None)
+    name = getattr(fun, "__name__", None) or repr(fun)
     if code is None:
         return str(name)
     return f"{name} at {code.co_filename}:{code.co_firstlineno}"
@@ -101,7 +105,10 @@ def make_jaxpr(
             return out_leaves
 
         debug = DebugInfo(
-            "make_jaxpr", func_src_info(fun), lambda: argument_names(fun, args, kwargs, nums)
+            # JAX stages make_jaxpr through jit, and its messages say so.
+            "jit",
+            func_src_info(fun),
+            lambda: argument_names(fun, args, kwargs, nums),
         )
         closed: ClosedJaxpr = trace_to_jaxpr(flat_fun, in_avals, debug)
         if not return_shape:

@@ -221,7 +221,10 @@ class Jitted:
             out_trees.append(out_tree)
             return out_leaves
 
-        debug = DebugInfo("jit", func_src_info(self.fun))
+        # Named now, not lazily: a closure would keep the arguments alive with the trace.
+        debug = DebugInfo(
+            "jit", func_src_info(self.fun), argument_names(self.fun, args, kwargs, static_nums)
+        )
         jaxpr, captured = stage_call(flat_fun, in_avals, debug)
         donated_flags = self._donated_flags(dyn_args, dyn_kwargs, donated)
         flags = (False,) * len(captured) + donated_flags

@@ -31,6 +31,7 @@ class StagingTracer(Tracer):
 
     # Not `var`: tracers answer array methods by attribute, and `x.var()` is the variance.
     __slots__ = ("jaxpr_var",)
+    jax_name = "DynamicJaxprTracer"
 
     def __init__(self, trace: StagingTrace, var: Var) -> None:
         self._trace = trace
@@ -48,11 +49,40 @@ class StagingTracer(Tracer):
                 return eqn.source_info.summary()
         return ""
 
+    def _origin_msg(self) -> str:
+        trace = self._trace
+        if not isinstance(trace, StagingTrace) or trace.debug_info is None:
+            return ""
+        info = trace.debug_info
+        origin = (
+            f"The error occurred while tracing the function {info.func_src_info} for "
+            f"{info.traced_for}. "
+        )
+        positions = trace.argument_positions(self.jaxpr_var)
+        if positions:
+            names = info.arg_names
+            arg_names = [
+                names[i] if names is not None and i < len(names) else "unknown" for i in positions
+            ]
+            if len(arg_names) == 1:
+                which = f"the argument {arg_names[0]}"
+            elif len(arg_names) == 2:
+                which = f"the arguments {arg_names[0]} and {arg_names[1]}"
+            else:
+                which = f"the arguments {', '.join(arg_names[:-1])}, and {arg_names[-1]}"
+            plural = "s" if len(positions) > 1 else ""
+            origin += (
+                "This concrete value was not available in Python because it depends on the "
+                f"value{plural} of {which}."
+            )
+        return "\n" + origin
+
 
 class StagingTrace(Trace):
     """Builds one jaxpr. Identity is intended: tracers refer to their trace."""
 
     __slots__ = (
+        "_arg_vars",
         "_captured",
         "_constants",
         "_defined_by",
@@ -72,6 +102,7 @@ class StagingTrace(Trace):
         self._captured: dict[int, Var] = {}
         self._constants: dict[int, tuple[Any, Any, AbstractValue]] = {}
         self._defined_by: dict[Var, JaxprEqn] | None = None
+        self._arg_vars: list[Var] = []
         self._open = True
 
     def describe(self) -> str:
@@ -81,7 +112,28 @@ class StagingTrace(Trace):
         return f"the function {info.func_src_info} traced for {info.traced_for}"
 
     def new_arg(self, aval: AbstractValue) -> StagingTracer:
-        return StagingTracer(self, Var(aval))
+        var = Var(aval)
+        self._arg_vars.append(var)
+        return StagingTracer(self, var)
+
+    def argument_positions(self, var: Var) -> list[int]:
+        """The positions of the arguments `var`'s value depends on (for error messages)."""
+        positions = {v: i for i, v in enumerate(self._arg_vars)}
+        found: set[int] = set()
+        seen: set[Var] = set()
+        stack = [var]
+        while stack:
+            v = stack.pop()
+            if v in seen:
+                continue
+            seen.add(v)
+            if v in positions:
+                found.add(positions[v])
+                continue
+            eqn = self.defining_eqn(v)
+            if eqn is not None:
+                stack.extend(a for a in eqn.invars if isinstance(a, Var))
+        return sorted(found)
 
     def to_atom(self, x: Any) -> Atom:
         """The jaxpr atom for `x`: its var, a literal, or a captured constvar."""

@@ -14,7 +14,7 @@ import functools
 import inspect
 from collections.abc import Callable, Iterator, Sequence
 from contextvars import ContextVar
-from typing import Any, Final, NoReturn, Protocol, TypeVar, overload
+from typing import Any, ClassVar, Final, NoReturn, Protocol, TypeVar, overload
 
 from lamina_core import dispatch_context
 from lamina_core.avals import AbstractValue
@@ -259,11 +259,34 @@ def running_under(trace: Trace) -> Iterator[Trace]:
         _current_trace.reset(token)
 
 
-class ConcretizationTypeError(TypeError):
+_ERROR_PAGE: Final = "https://docs.jax.dev/en/latest/errors.html"
+
+
+class _JaxError(Exception):
+    """JAX's errors end with a pointer to their entry on JAX's error page, under JAX's name."""
+
+    def __init__(self, message: str) -> None:
+        name = type(self).__name__
+        super().__init__(f"{message}\nSee {_ERROR_PAGE}#jax.errors.{name}")
+
+
+class ConcretizationTypeError(_JaxError, TypeError):
     """A traced (abstract) value was used where Python needs a concrete one."""
 
 
-class UnexpectedTracerError(Exception):
+class TracerBoolConversionError(ConcretizationTypeError):
+    """A traced value was converted to a Python bool (`if x > 0:` under jit)."""
+
+
+class TracerIntegerConversionError(_JaxError, TypeError):
+    """A traced value was used as a Python integer index (`__index__`)."""
+
+
+class TracerArrayConversionError(_JaxError, TypeError):
+    """A traced value was converted to a NumPy array."""
+
+
+class UnexpectedTracerError(_JaxError):
     """A tracer escaped the transformation that created it."""
 
 
@@ -467,34 +490,52 @@ class Tracer(ArrayMethods):
         """Where the user's program made this value, for error messages."""
         return ""
 
-    def _concretization_error(self, what: str) -> NoReturn:
-        where = self.where_created()
-        created = f"\nThe value was created at {where}." if where else ""
+    jax_name: ClassVar[str] = "Tracer"
+    """The name of JAX's tracer class playing this part, which JAX's messages show."""
+
+    def _error_repr(self) -> str:
+        return f"traced array with shape {self.aval.str_short(False)}"
+
+    def _origin_msg(self) -> str:
+        """Why the value is not concrete: the traced function and the arguments it depends on."""
+        return ""
+
+    def _concretization_error(self, what: str, suggest_astype: bool = False) -> NoReturn:
+        context = f"The problem arose with the `{what}` function. "
+        if suggest_astype:
+            context += (
+                "If trying to convert the data type of a value, try using "
+                f"`x.astype({what})` or `jnp.array(x, {what})` instead."
+            )
         raise ConcretizationTypeError(
-            f"Abstract tracer value encountered where concrete value is expected: traced array "
-            f"with shape {self.aval}.\nThe problem arose with the `{what}` function: Python "
-            f"needs a concrete value here, but this value depends on a traced input of "
-            f"{self._trace.describe()}.{created}\nUse a static argument (static_argnums) or "
-            f"a structured control-flow primitive (lax.cond, lax.while_loop) instead."
+            "Abstract tracer value encountered where concrete value is expected: "
+            f"{self._error_repr()}\n{context}{self._origin_msg()}\n"
         )
 
     def __bool__(self) -> bool:
-        self._concretization_error("bool")
+        raise TracerBoolConversionError(
+            f"Attempted boolean conversion of {self._error_repr()}.{self._origin_msg()}"
+        )
 
     def __int__(self) -> int:
-        self._concretization_error("int")
+        self._concretization_error("int", suggest_astype=True)
 
     def __float__(self) -> float:
-        self._concretization_error("float")
+        self._concretization_error("float", suggest_astype=True)
 
     def __complex__(self) -> complex:
-        self._concretization_error("complex")
+        self._concretization_error("complex", suggest_astype=True)
 
     def __index__(self) -> int:
-        self._concretization_error("operator.index")
+        raise TracerIntegerConversionError(
+            f"The __index__() method was called on {self._error_repr()}{self._origin_msg()}"
+        )
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
-        self._concretization_error("numpy.asarray")
+        raise TracerArrayConversionError(
+            "The numpy.ndarray conversion method __array__() was called on "
+            f"{self._error_repr()}{self._origin_msg()}"
+        )
 
     def __hash__(self) -> int:
         raise TypeError(f"unhashable type: {type(self).__name__} (traced arrays are unhashable)")
@@ -515,14 +556,26 @@ class Tracer(ArrayMethods):
 
 
 def raise_escaped_tracer(tracer: Tracer, prim: Primitive | str | None = None) -> NoReturn:
-    """Raise for `tracer` used outside its trace, by `prim` (a primitive or a function name)."""
-    where = tracer.where_created()
-    name = prim.name if isinstance(prim, Primitive) else prim
-    using = f" It was passed to '{name}' outside that transformation." if name else ""
-    created = f"\nThe escaped value was created at {where}." if where else ""
-    raise UnexpectedTracerError(
-        f"Encountered an unexpected tracer: an intermediate value of type {tracer.aval} from "
-        f"{tracer._trace.describe()} escaped the scope of that transformation (for example "
-        f"through a global, a closure or a side effect).{using}{created}\nReturn the value from "
-        f"the transformed function instead of storing it."
+    """Raise JAX's error for `tracer` used outside its trace (`prim`: what it was passed to)."""
+    message = (
+        "Encountered an unexpected tracer. A function transformed by JAX had a side effect, "
+        "allowing for a reference to an intermediate value with type "
+        f"{tracer.aval.str_short(False)} wrapped in a {tracer.jax_name} to escape the scope "
+        "of the transformation.\nJAX transformations require that functions explicitly "
+        "return their outputs, and disallow saving intermediate values to global state."
     )
+    leaked_in = tracer._trace.describe()
+    if leaked_in.startswith("the function "):
+        message += f"\nThe function being traced when the value leaked was {leaked_in[13:]}."
+    where = tracer.where_created()
+    if where:
+        divider = "\n" + "-" * 30 + "\n"
+        message += f"{divider}The leaked intermediate value was created on line {where}. {divider}"
+    name = prim.name if isinstance(prim, Primitive) else prim
+    if name:
+        message += f"\nIt was then passed to '{name}'."
+    message += (
+        "\nTo catch the leak earlier, try setting the environment variable "
+        "JAX_CHECK_TRACER_LEAKS or using the `jax.checking_leaks` context manager."
+    )
+    raise UnexpectedTracerError(message)

@@ -4,7 +4,7 @@
 re-exports the layers' public names; it holds no logic of its own.
 """
 
-from lamina import ad_checkpoint, aot, dtypes, lax, numpy, tree, tree_util
+from lamina import ad_checkpoint, aot, dtypes, errors, lax, numpy, tree, tree_util
 from lamina_consts import make_jaxpr
 from lamina_core import (
     ShapeDtypeStruct,
@@ -53,6 +53,7 @@ __all__ = [
     "device_put",
     "devices",
     "dtypes",
+    "errors",
     "grad",
     "jit",
     "jvp",

@@ -62,6 +62,7 @@ class JVPTracer(Tracer):
     """A primal value with its (nonzero) tangent."""
 
     __slots__ = ("primal", "tangent")
+    jax_name = "JVPTracer"
 
     def __init__(self, trace: JVPTrace, primal: Any, tangent: Any) -> None:
         self._trace = trace

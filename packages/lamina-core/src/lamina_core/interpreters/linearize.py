@@ -53,6 +53,7 @@ class LinearizeTracer(Tracer):
     """A primal value with a nonzero tangent staged in the tangent trace."""
 
     __slots__ = ("primal", "tangent")
+    jax_name = "LinearizeTracer"
 
     def __init__(self, trace: LinearizeTrace, primal: Any, tangent: Any) -> None:
         self._trace = trace
