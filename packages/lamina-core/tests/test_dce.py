@@ -8,7 +8,7 @@ import numpy as np
 
 import lamina_core as lc
 from lamina_core import numpy as jnp
-from lamina_core.dce import dce_jaxpr
+from lamina_core.interpreters.dce import dce_jaxpr
 
 f32 = np.float32
 

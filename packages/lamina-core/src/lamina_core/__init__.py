@@ -19,6 +19,7 @@ from lamina_core.config import config  # noqa: E402
 from lamina_core.custom_derivatives import custom_jvp, custom_vjp  # noqa: E402
 from lamina_core.effects import Effect  # noqa: E402
 from lamina_core.evaluate import eval_jaxpr, reference_impl  # noqa: E402
+from lamina_core.interpreters.staging import StagingTrace, StagingTracer, trace_to_jaxpr  # noqa: E402
 from lamina_core.jaxpr import (  # noqa: E402
     Atom,
     ClosedJaxpr,
@@ -33,7 +34,6 @@ from lamina_core.jaxpr import (  # noqa: E402
 from lamina_core.jit import Jitted, jit  # noqa: E402
 from lamina_core.primitive import DuplicateRuleError, MissingRuleError, Primitive, RuleTable  # noqa: E402
 from lamina_core.rules import abstract_eval_rules, effects_rules, impl_rules  # noqa: E402
-from lamina_core.staging import StagingTrace, StagingTracer, trace_to_jaxpr  # noqa: E402
 from lamina_core.tracing import (  # noqa: E402
     ConcretizationTypeError,
     EvalTrace,

@@ -9,8 +9,8 @@ from typing import Any
 
 from lamina_core import tree_util
 from lamina_core.avals import AbstractValue, ShapedArray
+from lamina_core.interpreters.staging import trace_to_jaxpr
 from lamina_core.jaxpr import ClosedJaxpr, DebugInfo
-from lamina_core.staging import trace_to_jaxpr
 from lamina_core.values import ShapeDtypeStruct, typeof
 
 

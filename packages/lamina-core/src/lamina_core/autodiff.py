@@ -19,10 +19,10 @@ from lamina_core.api import func_src_info
 from lamina_core.avals import AbstractValue, ShapedArray
 from lamina_core.interpreters.jvp import jvp_flat
 from lamina_core.interpreters.linearize import linearize_flat
+from lamina_core.interpreters.staging import trace_to_jaxpr
 from lamina_core.interpreters.transpose import UndefinedPrimal, backward_pass
 from lamina_core.interpreters.zeros import Zero, instantiate_zeros, zeros_like_aval
 from lamina_core.jaxpr import ClosedJaxpr, DebugInfo
-from lamina_core.staging import trace_to_jaxpr
 from lamina_core.tracing import Tracer
 from lamina_core.values import canonical_value, typeof
 

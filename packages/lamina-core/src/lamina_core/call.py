@@ -15,11 +15,11 @@ from lamina_core import pp
 from lamina_core.avals import AbstractValue
 from lamina_core.effects import Effects
 from lamina_core.evaluate import eval_jaxpr
+from lamina_core.interpreters.staging import trace_to_jaxpr
 from lamina_core.jaxpr import ClosedJaxpr, DebugInfo, JaxprEqn
 from lamina_core.pretty import PpContext, PpSettings, pp_eqn_rules, pp_eqn_with_params
 from lamina_core.primitive import Primitive
 from lamina_core.rules import abstract_eval_rules, effects_rules, impl_rules
-from lamina_core.staging import trace_to_jaxpr
 
 
 class UnspecifiedValue:

@@ -14,8 +14,8 @@ from typing import Any
 
 from lamina_core.avals import AbstractValue
 from lamina_core.call import jit_p, jit_params
-from lamina_core.dce import dce_jaxpr, dce_rules
 from lamina_core.evaluate import eval_jaxpr
+from lamina_core.interpreters.dce import dce_jaxpr, dce_rules
 from lamina_core.interpreters.jvp import JVPTrace, JVPTracer, jvp_rules
 from lamina_core.interpreters.linearize import (
     LinearizeTrace,
@@ -29,6 +29,7 @@ from lamina_core.interpreters.partial_eval import (
     partial_eval_jaxpr_nounits,
     partial_eval_rules,
 )
+from lamina_core.interpreters.staging import trace_to_jaxpr
 from lamina_core.interpreters.transpose import (
     UndefinedPrimal,
     backward_pass,
@@ -37,7 +38,6 @@ from lamina_core.interpreters.transpose import (
 )
 from lamina_core.interpreters.zeros import Zero, is_float0, zero_of
 from lamina_core.jaxpr import ClosedJaxpr, JaxprEqn, Var
-from lamina_core.staging import trace_to_jaxpr
 from lamina_core.tracing import current_trace, set_current_trace
 from lamina_core.values import typeof
 

@@ -21,11 +21,12 @@ from lamina_core.api import func_src_info
 from lamina_core.avals import AbstractValue, ShapedArray
 from lamina_core.call import stage_call
 from lamina_core.call_ad import jvp_jaxpr
-from lamina_core.dce import dce_jaxpr
 from lamina_core.effects import Effects
 from lamina_core.evaluate import eval_jaxpr
+from lamina_core.interpreters.dce import dce_jaxpr
 from lamina_core.interpreters.jvp import jvp_rules
 from lamina_core.interpreters.partial_eval import SplitTrace, partial_eval_rules
+from lamina_core.interpreters.staging import trace_to_jaxpr
 from lamina_core.interpreters.transpose import (
     UndefinedPrimal,
     backward_pass,
@@ -38,7 +39,6 @@ from lamina_core.lax._linalg import dot_general_p
 from lamina_core.lax._selection import reduce_precision_p
 from lamina_core.primitive import Primitive
 from lamina_core.rules import abstract_eval_rules, effects_rules, impl_rules
-from lamina_core.staging import trace_to_jaxpr
 from lamina_core.tracing import running_under
 from lamina_core.values import typeof
 

@@ -12,7 +12,7 @@ from typing import Any
 from lamina_consts import EMPTY, ConstArgs, jaxpr_const_args
 from lamina_core import tree_util
 from lamina_core.config import use_simplified_jaxpr_constants
-from lamina_core.dce import dce_jaxpr
+from lamina_core.interpreters.dce import dce_jaxpr
 from lamina_core.jit import Staged
 from lamina_mlir import LoweredModule, LoweringParameters, lower_jaxpr_to_module
 from lamina_runtime.executable import Executable, runtime

@@ -1,4 +1,5 @@
-"""The transformation interpreters: forward mode, linearization, transposition, partial eval.
+"""The interpreters: staging (`make_jaxpr`), forward mode, linearization, partial evaluation,
+transposition, and dead-code elimination; evaluation is the bottom trace of `tracing`.
 
 Each interpreter owns its trace type and its rule table. Rules for a primitive are registered
 where the primitive is defined (the lax modules, call and control-flow primitives, upper

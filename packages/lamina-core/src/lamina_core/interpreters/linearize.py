@@ -21,11 +21,11 @@ import numpy as np
 from lamina_core.avals import AbstractValue
 from lamina_core.interpreters.jvp import jvp_rule
 from lamina_core.interpreters.partial_eval import SplitTrace, TangentTrace, prune_residuals
+from lamina_core.interpreters.staging import StagingTracer
 from lamina_core.interpreters.zeros import Zero, is_float0, zero_of
 from lamina_core.jaxpr import ClosedJaxpr, DebugInfo
 from lamina_core.primitive import Primitive, RuleTable
 from lamina_core.source_info import current_source_info, fix_source_info, unfix_source_info
-from lamina_core.staging import StagingTracer
 from lamina_core.tracing import (
     Trace,
     Tracer,

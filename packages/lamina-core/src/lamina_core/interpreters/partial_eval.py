@@ -16,11 +16,11 @@ from typing import Any, TypeAlias
 import numpy as np
 
 from lamina_core.avals import AbstractValue
-from lamina_core.dce import dce_jaxpr
+from lamina_core.interpreters.dce import dce_jaxpr
+from lamina_core.interpreters.staging import StagingTrace, StagingTracer
 from lamina_core.jaxpr import Atom, ClosedJaxpr, DebugInfo, Jaxpr, Literal, Var
 from lamina_core.literals import TypedComplex, TypedFloat, TypedInt
 from lamina_core.primitive import Primitive, RuleTable
-from lamina_core.staging import StagingTrace, StagingTracer
 from lamina_core.tracing import Trace, Tracer, bind_with_trace
 from lamina_core.values import canonical_value, typeof
 
@@ -139,7 +139,7 @@ def partial_eval_jaxpr_nounits(
     Residuals are in order of first use by the unknown equations.
     """
     from lamina_core.evaluate import eval_jaxpr
-    from lamina_core.staging import trace_to_jaxpr
+    from lamina_core.interpreters.staging import trace_to_jaxpr
     from lamina_core.tracing import current_trace, set_current_trace
 
     if isinstance(instantiate, bool):

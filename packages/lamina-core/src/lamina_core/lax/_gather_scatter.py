@@ -22,6 +22,7 @@ from lamina_core import dtypes
 from lamina_core.avals import AbstractValue, ShapedArray
 from lamina_core.config import config
 from lamina_core.evaluate import reference_impl
+from lamina_core.interpreters.staging import trace_to_jaxpr
 from lamina_core.jaxpr import DebugInfo, Jaxpr, Literal
 from lamina_core.lax import _checks as c
 from lamina_core.lax import _gather_scatter_checks as checks
@@ -32,7 +33,6 @@ from lamina_core.lax._structural import full
 from lamina_core.lax._types import Array
 from lamina_core.primitive import Primitive
 from lamina_core.rules import abstract_eval_rules, impl_rules
-from lamina_core.staging import trace_to_jaxpr
 from lamina_core.tracing import Tracer
 from lamina_core.values import typeof
 
