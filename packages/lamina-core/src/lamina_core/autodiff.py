@@ -159,8 +159,11 @@ def _is_transient(x: Tracer) -> bool:
     return not current_trace().encloses(x._trace)
 
 
-def linearize(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[Any, ...]:
-    """`fun(*primals)` and a function applying its Jacobian at `primals` to tangents."""
+def _linearize_tree(
+    what: str, fun: Callable[..., Any], primals: tuple[Any, ...], has_aux: bool
+) -> tuple[list[Any], Any, list[Any], list[bool], ClosedJaxpr, list[Any], list[Any]]:
+    """Linearize `fun` at the pytree `primals`: flat primals, their tree, primal outputs,
+    nonzero flags, the linear jaxpr, the output trees and the auxiliary outputs seen."""
     _check_callable(fun)
     p_leaves, p_tree = tree_util.tree_flatten(primals)
     p_leaves = [_canonical(p) for p in p_leaves]
@@ -169,8 +172,16 @@ def linearize(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> 
     flat = (
         _flat_fun_aux(fun, p_tree, out_trees, aux) if has_aux else _flat_fun(fun, p_tree, out_trees)
     )
-    debug = DebugInfo("linearize", func_src_info(fun))
+    debug = DebugInfo(what, func_src_info(fun))
     primals_out, nonzeros, linear = linearize_flat(flat, p_leaves, debug)
+    return p_leaves, p_tree, primals_out, nonzeros, linear, out_trees, aux
+
+
+def linearize(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[Any, ...]:
+    """`fun(*primals)` and a function applying its Jacobian at `primals` to tangents."""
+    p_leaves, p_tree, primals_out, nonzeros, linear, out_trees, aux = _linearize_tree(
+        "linearize", fun, primals, has_aux
+    )
     in_avals = [typeof(p) for p in p_leaves]
     out_avals = [typeof(p).to_tangent_aval() for p in primals_out]
     out_tree = out_trees[0]
@@ -269,16 +280,9 @@ def _dtype_exception(got: AbstractValue, expected: AbstractValue) -> bool:
 
 def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[Any, ...]:
     """`fun(*primals)` and its pullback, mapping output cotangents to input cotangents."""
-    _check_callable(fun)
-    p_leaves, p_tree = tree_util.tree_flatten(primals)
-    p_leaves = [_canonical(p) for p in p_leaves]
-    out_trees: list[Any] = []
-    aux: list[Any] = []
-    flat = (
-        _flat_fun_aux(fun, p_tree, out_trees, aux) if has_aux else _flat_fun(fun, p_tree, out_trees)
+    _, p_tree, primals_out, nonzeros, linear, out_trees, aux = _linearize_tree(
+        "vjp", fun, primals, has_aux
     )
-    debug = DebugInfo("vjp", func_src_info(fun))
-    primals_out, nonzeros, linear = linearize_flat(flat, p_leaves, debug)
     out_tree = out_trees[0]
     pullback = VJPFunction(
         linear, nonzeros, p_tree, out_tree, [typeof(p) for p in primals_out], func_src_info(fun)

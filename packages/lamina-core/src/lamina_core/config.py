@@ -160,7 +160,26 @@ class Config:
 
     def trace_context(self) -> tuple[Any, ...]:
         """The values that change what tracing produces; part of every tracing cache key."""
-        return (enable_x64.value, use_simplified_jaxpr_constants.value)
+        return (enable_x64.value, use_simplified_jaxpr_constants.value, _replaying.get())
+
+
+_replaying: ContextVar[bool] = ContextVar("lamina_replaying_equations", default=False)
+
+
+@contextlib.contextmanager
+def replaying_equations() -> Iterator[None]:
+    """Scope of re-running recorded equations (`eval_jaxpr`, transposition).
+
+    JAX re-runs each equation inside the context recorded with it, whose abstract mesh is
+    part of its tracing caches' keys: what rules trace there (a scatter's update jaxpr, a jit)
+    is not shared with what user code traced outside, so it prints as a separate jaxpr.
+    Lamina has no meshes; this flag in `trace_context` stands for that difference.
+    """
+    token = _replaying.set(True)
+    try:
+        yield
+    finally:
+        _replaying.reset(token)
 
 
 config: Final = Config()

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from lamina_core.avals import AbstractValue, ShapedArray
+from lamina_core.config import replaying_equations
 from lamina_core.jaxpr import ClosedJaxpr, Jaxpr, Literal, Var
 from lamina_core.primitive import Primitive
 from lamina_core.rules import abstract_eval_rules, impl_rules
@@ -66,10 +67,11 @@ def eval_jaxpr(jaxpr: Jaxpr | ClosedJaxpr, consts: Sequence[Any], *args: Any) ->
     def read(atom: Var | Literal) -> Any:
         return atom.val if isinstance(atom, Literal) else env[atom]
 
-    for eqn in jaxpr.eqns:
-        out = eqn.primitive.bind(*[read(v) for v in eqn.invars], **eqn.params)
-        if eqn.primitive.multiple_results:
-            env.update(zip(eqn.outvars, out, strict=True))
-        else:
-            env[eqn.outvars[0]] = out
+    with replaying_equations():
+        for eqn in jaxpr.eqns:
+            out = eqn.primitive.bind(*[read(v) for v in eqn.invars], **eqn.params)
+            if eqn.primitive.multiple_results:
+                env.update(zip(eqn.outvars, out, strict=True))
+            else:
+                env[eqn.outvars[0]] = out
     return [read(v) for v in jaxpr.outvars]

@@ -16,6 +16,8 @@ import functools
 from collections.abc import Callable, Sequence
 from typing import Any, TypeAlias
 
+import numpy as np
+
 from lamina_core.avals import AbstractValue
 from lamina_core.interpreters.zeros import (
     Zero,
@@ -58,13 +60,16 @@ def jvp_rule(prim: Primitive) -> JVPRule:
     return rule
 
 
-class JVPTracer(Tracer):
-    """A primal value with its (nonzero) tangent."""
+class PrimalTangentTracer(Tracer):
+    """A primal value carried with its (nonzero) tangent: the tracers of differentiation.
+
+    Python control flow on it looks at its primal, as in JAX (`if x > 0:` works under `grad`
+    when the primal is concrete).
+    """
 
     __slots__ = ("primal", "tangent")
-    jax_name = "JVPTracer"
 
-    def __init__(self, trace: JVPTrace, primal: Any, tangent: Any) -> None:
+    def __init__(self, trace: Trace, primal: Any, tangent: Any) -> None:
         self._trace = trace
         self.primal = primal
         self.tangent = tangent
@@ -73,7 +78,6 @@ class JVPTracer(Tracer):
     def aval(self) -> AbstractValue:
         return typeof(self.primal)
 
-    # Python control flow on a differentiated value looks at its primal, as in JAX.
     def __bool__(self) -> bool:
         return bool(self.primal)
 
@@ -90,12 +94,17 @@ class JVPTracer(Tracer):
         return self.primal.__index__()  # type: ignore[no-any-return]  # concrete or tracer
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
-        import numpy as np
-
         return np.asarray(self.primal, dtype=dtype)
 
     def where_created(self) -> str:
         return self.primal.where_created() if isinstance(self.primal, Tracer) else ""
+
+
+class JVPTracer(PrimalTangentTracer):
+    """A value of forward-mode differentiation: primal and tangent."""
+
+    __slots__ = ()
+    jax_name = "JVPTracer"
 
 
 class JVPTrace(Trace):
@@ -241,6 +250,7 @@ __all__ = [
     "JVPTrace",
     "JVPTracer",
     "MissingRuleError",
+    "PrimalTangentTracer",
     "add_any_p",
     "defjvp",
     "defjvp2",

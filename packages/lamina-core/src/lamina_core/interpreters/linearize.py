@@ -16,10 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, TypeAlias
 
-import numpy as np
-
-from lamina_core.avals import AbstractValue
-from lamina_core.interpreters.jvp import jvp_rule
+from lamina_core.interpreters.jvp import PrimalTangentTracer, jvp_rule
 from lamina_core.interpreters.partial_eval import SplitTrace, TangentTrace, prune_residuals
 from lamina_core.interpreters.staging import StagingTracer
 from lamina_core.interpreters.zeros import Zero, is_float0, zero_of
@@ -28,7 +25,6 @@ from lamina_core.primitive import Primitive, RuleTable
 from lamina_core.source_info import current_source_info, fix_source_info, unfix_source_info
 from lamina_core.tracing import (
     Trace,
-    Tracer,
     bind_with_trace,
     current_trace,
     running_under,
@@ -49,41 +45,11 @@ Runs under the parent trace; `linearized` then runs under the tangent trace.
 linearization_rules: RuleTable[LinearizationRule] = RuleTable("linearization")
 
 
-class LinearizeTracer(Tracer):
+class LinearizeTracer(PrimalTangentTracer):
     """A primal value with a nonzero tangent staged in the tangent trace."""
 
-    __slots__ = ("primal", "tangent")
+    __slots__ = ()
     jax_name = "LinearizeTracer"
-
-    def __init__(self, trace: LinearizeTrace, primal: Any, tangent: Any) -> None:
-        self._trace = trace
-        self.primal = primal
-        self.tangent = tangent
-
-    @property
-    def aval(self) -> AbstractValue:
-        return typeof(self.primal)
-
-    def __bool__(self) -> bool:
-        return bool(self.primal)
-
-    def __int__(self) -> int:
-        return int(self.primal)
-
-    def __float__(self) -> float:
-        return float(self.primal)
-
-    def __complex__(self) -> complex:
-        return complex(self.primal)
-
-    def __index__(self) -> int:
-        return self.primal.__index__()  # type: ignore[no-any-return]  # concrete or tracer
-
-    def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
-        return np.asarray(self.primal, dtype=dtype)
-
-    def where_created(self) -> str:
-        return self.primal.where_created() if isinstance(self.primal, Tracer) else ""
 
 
 class LinearizeTrace(Trace):

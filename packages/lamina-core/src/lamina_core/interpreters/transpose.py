@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeAlias
 
 from lamina_core.avals import AbstractValue, types_match
+from lamina_core.config import replaying_equations
 from lamina_core.interpreters.zeros import Zero, add_tangents
 from lamina_core.jaxpr import ClosedJaxpr, DropVar, Jaxpr, Literal, Var
 from lamina_core.primitive import Primitive, RuleTable
@@ -85,6 +86,13 @@ def backward_pass(
 
     `args` holds a value for every other input; `cts_out` one cotangent per output.
     """
+    with replaying_equations():
+        return _backward_pass(jaxpr, consts, args, cts_out)
+
+
+def _backward_pass(
+    jaxpr: Jaxpr, consts: Sequence[Any], args: Sequence[Any], cts_out: Sequence[Any]
+) -> list[Any]:
     linear_args = [a for a in args if is_undefined(a)]
     if all(type(ct) is Zero for ct in cts_out) and not jaxpr.effects:
         return [Zero(a.aval) for a in linear_args]

@@ -70,8 +70,6 @@ def register_zeros_maker(aval_type: type, make: ZerosMaker) -> None:
 
 def zeros_like_aval(aval: AbstractValue) -> Any:
     """A concrete or staged array of zeros of type `aval`."""
-    if isinstance(aval, ShapedArray) and aval.dtype == dtypes.float0:
-        return np.zeros(aval.shape, dtypes.float0)
     make = _zeros_makers.get(type(aval))
     if make is None:
         raise TypeError(f"no zeros can be built for values of type {aval.str_short()}")

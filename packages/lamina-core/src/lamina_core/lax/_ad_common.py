@@ -39,7 +39,8 @@ def one(x: Any) -> Any:
 def zeros_like_shaped(aval: AbstractValue) -> Any:
     assert isinstance(aval, ShapedArray)
     if aval.dtype == dtypes.float0:
-        return np.zeros(aval.shape, dtypes.float0)
+        # Broadcast from a scalar, as JAX does: under a trace it prints as `broadcast_in_dim`.
+        return broadcast(np.zeros((), dtypes.float0), aval.shape)
     zero = _convert_element_type(0, aval.dtype, aval.weak_type)
     return broadcast(zero, aval.shape)
 

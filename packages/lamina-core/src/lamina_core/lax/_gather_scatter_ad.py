@@ -60,6 +60,26 @@ defjvp(gs.gather_p, _gather_jvp, None)
 transpose_rules.set(gs.gather_p, _gather_transpose)
 
 
+def _inverse_gather(dnums: Any, operand_rank: int, updates_shape: Sequence[int]) -> Any:
+    """The gather undoing a scatter with `dnums`: its dimension numbers and slice sizes."""
+    gather_dnums = gs.GatherDimensionNumbers(
+        offset_dims=dnums.update_window_dims,
+        collapsed_slice_dims=dnums.inserted_window_dims,
+        start_index_map=dnums.scatter_dims_to_operand_dims,
+        operand_batching_dims=dnums.operand_batching_dims,
+        start_indices_batching_dims=dnums.scatter_indices_batching_dims,
+    )
+    slice_sizes = []
+    pos = 0
+    for i in range(operand_rank):
+        if i in dnums.inserted_window_dims or i in dnums.operand_batching_dims:
+            slice_sizes.append(1)
+        else:
+            slice_sizes.append(updates_shape[dnums.update_window_dims[pos]])
+            pos += 1
+    return gather_dnums, slice_sizes
+
+
 def _scatter_addsub_jvp(prim: Primitive) -> Any:
     def rule(primals: Sequence[Any], tangents: Sequence[Any], **params: Any) -> tuple[Any, Any]:
         operand, indices, updates = primals
@@ -81,21 +101,9 @@ def _scatter_addsub_transpose(prim: Primitive) -> Any:
         operand_ct = ct if is_undefined(operand) else None
         update_ct = None
         if is_undefined(updates):
-            gather_dnums = gs.GatherDimensionNumbers(
-                offset_dims=dnums.update_window_dims,
-                collapsed_slice_dims=dnums.inserted_window_dims,
-                start_index_map=dnums.scatter_dims_to_operand_dims,
-                operand_batching_dims=dnums.operand_batching_dims,
-                start_indices_batching_dims=dnums.scatter_indices_batching_dims,
+            gather_dnums, slice_sizes = _inverse_gather(
+                dnums, len(aval_of(ct).shape), updates_shape
             )
-            slice_sizes = []
-            pos = 0
-            for i in range(len(aval_of(ct).shape)):
-                if i in dnums.inserted_window_dims or i in dnums.operand_batching_dims:
-                    slice_sizes.append(1)
-                else:
-                    slice_sizes.append(updates_shape[dnums.update_window_dims[pos]])
-                    pos += 1
             update_ct = gs.gather(
                 ct, indices, gather_dnums, slice_sizes, mode=params["mode"], fill_value=0
             )
@@ -109,26 +117,6 @@ def _scatter_addsub_transpose(prim: Primitive) -> Any:
 for _p in (gs.scatter_add_p, gs.scatter_sub_p):
     jvp_rules.set(_p, _scatter_addsub_jvp(_p))
     transpose_rules.set(_p, _scatter_addsub_transpose(_p))
-
-
-def _inverse_gather(dnums: Any, operand_rank: int, updates_shape: Sequence[int]) -> Any:
-    """The gather undoing a scatter with `dnums`: its dimension numbers and slice sizes."""
-    gather_dnums = gs.GatherDimensionNumbers(
-        offset_dims=dnums.update_window_dims,
-        collapsed_slice_dims=dnums.inserted_window_dims,
-        start_index_map=dnums.scatter_dims_to_operand_dims,
-        operand_batching_dims=dnums.operand_batching_dims,
-        start_indices_batching_dims=dnums.scatter_indices_batching_dims,
-    )
-    slice_sizes = []
-    pos = 0
-    for i in range(operand_rank):
-        if i in dnums.inserted_window_dims or i in dnums.operand_batching_dims:
-            slice_sizes.append(1)
-        else:
-            slice_sizes.append(updates_shape[dnums.update_window_dims[pos]])
-            pos += 1
-    return gather_dnums, slice_sizes
 
 
 def _scatter_kwargs(params: dict[str, Any]) -> dict[str, Any]:
