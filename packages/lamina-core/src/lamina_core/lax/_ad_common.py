@@ -16,6 +16,7 @@ from lamina_core.interpreters.zeros import register_zeros_maker
 from lamina_core.lax._reductions import reduce_sum
 from lamina_core.lax._shape import reshape
 from lamina_core.lax._structural import _convert_element_type, broadcast, broadcast_in_dim
+from lamina_core.tracing import EVAL_TRACE, current_trace
 from lamina_core.values import typeof
 
 
@@ -39,6 +40,9 @@ def one(x: Any) -> Any:
 def zeros_like_shaped(aval: AbstractValue) -> Any:
     assert isinstance(aval, ShapedArray)
     if aval.dtype == dtypes.float0:
+        if current_trace() is EVAL_TRACE:
+            # Eagerly a host value: float0 has no device representation.
+            return np.zeros(aval.shape, dtypes.float0)
         # Broadcast from a scalar, as JAX does: under a trace it prints as `broadcast_in_dim`.
         return broadcast(np.zeros((), dtypes.float0), aval.shape)
     zero = _convert_element_type(0, aval.dtype, aval.weak_type)

@@ -1,5 +1,8 @@
-"""Differentiation rules of `gather`, `scatter-add` and `scatter-sub`, as JAX's: gather's
-transpose is a scatter-add into zeros, scatter-add's a gather of the cotangent."""
+"""Differentiation rules of `gather` and the scatters, as JAX's: gather's transpose is a
+scatter-add into zeros, scatter-add's a gather of the cotangent. A plain scatter with
+overlapping indices differentiates through the update ids that win; scatter-mul only with
+unique indices; scatter-min/max share the tangent among tied winners; indices never have a
+derivative."""
 
 from __future__ import annotations
 
@@ -128,7 +131,8 @@ def _scatter_kwargs(params: dict[str, Any]) -> dict[str, Any]:
 
 
 def _scatter_jvp(primals: Sequence[Any], tangents: Sequence[Any], **params: Any) -> Any:
-    if params["update_jaxpr"] is not None and params["update_consts"]:
+    if params["update_jaxpr"] is not None:
+        # A scatter that combines (`scatter_apply`): JAX differentiates only plain sets.
         raise NotImplementedError("scatter_apply JVP not implemented")
     operand, indices, updates = primals
     g_operand, _, g_updates = tangents
