@@ -14,7 +14,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from lamina_consts import jaxpr_const_args
+from lamina_core import dtypes
 from lamina_core.avals import AbstractValue, ShapedArray
+from lamina_core.evaluate import reference_impl
 from lamina_core.jaxpr import Jaxpr, JaxprEqn, Var
 from lamina_core.primitive import Primitive
 from lamina_core.rules import abstract_eval_rules
@@ -123,6 +125,10 @@ class XlaEager:
             program, bufs = fast
         else:
             avals = tuple([x.aval if type(x) is Array else typeof(x) for x in args])
+            if any(getattr(a, "dtype", None) == dtypes.float0 for a in avals):
+                # float0 (the tangent type of integers) has no device representation: such
+                # values stay host values, as in JAX, computed by the NumPy reference.
+                return reference_impl(prim, args, params)
             program = self.program(prim, avals, params)
             device = program.executable.device
             bufs = program.const_bufs.copy()
