@@ -2,9 +2,8 @@
 
 Each function prints JAX 0.10.2's jaxpr byte for byte (nested `jit`s included) over several
 dtypes, mixed dtypes, weakly typed Python scalars, broadcasting, 0-d and empty operands, and
-computes jax.jit's numbers. `logaddexp` is a `custom_jvp` in JAX, which Lamina inlines for now:
-its numbers are checked, and the byte-identical comparison is an expected failure. Misuse
-raises JAX's own error text.
+computes jax.jit's numbers. `logaddexp` and `logaddexp2` are `custom_jvp` functions in JAX and
+in Lamina, so their text shows JAX's `custom_jvp_call`. Misuse raises JAX's own error text.
 
 Tolerances are the Oracle's defaults (exact for integers and bools, 2e-6 for 32-bit floats,
 2e-2 for 16-bit ones); no function here needs looser ones on these samples.

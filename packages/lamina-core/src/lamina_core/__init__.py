@@ -8,6 +8,7 @@ from lamina_core import source_info as _source_info
 _source_info.register_internal_path(__file__)
 
 from lamina_core import call_ad as _call_ad  # noqa: E402, F401  (registers jit rules)
+from lamina_core import checkpoint_ad as _checkpoint_ad  # noqa: E402, F401  (remat2's reverse mode)
 from lamina_core import dtypes, lax, numpy, tree_util  # noqa: E402
 from lamina_core import pretty as _pretty  # noqa: E402, F401  (installs the printer)
 from lamina_core.api import make_jaxpr  # noqa: E402

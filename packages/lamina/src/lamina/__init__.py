@@ -4,7 +4,17 @@
 re-exports the layers' public names; it holds no logic of its own.
 """
 
-from lamina import ad_checkpoint, aot, dtypes, errors, lax, numpy, tree, tree_util
+from lamina import (
+    ad_checkpoint,
+    aot,
+    custom_derivatives,
+    dtypes,
+    errors,
+    lax,
+    numpy,
+    tree,
+    tree_util,
+)
 from lamina_consts import make_jaxpr
 from lamina_core import (
     ShapeDtypeStruct,
@@ -47,6 +57,7 @@ __all__ = [
     "checkpoint",
     "checkpoint_policies",
     "config",
+    "custom_derivatives",
     "custom_jvp",
     "custom_vjp",
     "device_get",

@@ -1,5 +1,9 @@
-"""`jax.ad_checkpoint`: `checkpoint`, `checkpoint_name` and the policies."""
+"""`jax.ad_checkpoint`: `checkpoint_name`, the policies and the policies' answers.
 
-from lamina_core.checkpoint import checkpoint, checkpoint_name, checkpoint_policies, remat
+(JAX 0.10 removed `jax.ad_checkpoint.checkpoint` and `remat`; use `lamina.checkpoint`.)
+"""
 
-__all__ = ["checkpoint", "checkpoint_name", "checkpoint_policies", "remat"]
+from lamina_core.checkpoint_policies import checkpoint_name, checkpoint_policies
+from lamina_core.interpreters.partial_eval_custom import Offloadable, Recompute, Saveable
+
+__all__ = ["Offloadable", "Recompute", "Saveable", "checkpoint_name", "checkpoint_policies"]

@@ -2,8 +2,9 @@
 
 `where` (through `_where`), `clip`, `round`, `floor_divide`, `remainder` and their kin are
 `jit`s in JAX 0.10.2 and here, with the same names, static arguments and bodies, so they print
-alike. `logaddexp` is a `custom_jvp` in JAX; Lamina has no such primitive yet and inlines its
-body. `power` with a static integer exponent stages `integer_pow`, as in JAX.
+alike. `logaddexp` and `logaddexp2` are `custom_jvp` functions with JAX's rules (defined in
+`lax._logaddexp`, which `cumlogsumexp`'s derivative uses too). `power` with a static integer
+exponent stages `integer_pow`, as in JAX.
 """
 
 from __future__ import annotations

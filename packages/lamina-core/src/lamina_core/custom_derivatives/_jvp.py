@@ -1,0 +1,237 @@
+"""`custom_jvp`: a function whose forward-mode derivative is the user's rule.
+
+Calling it binds `custom_jvp_call` on the function traced for the arguments' types, so
+staging records one equation and evaluation runs the jaxpr. Differentiation runs the user's
+rule instead (`_custom_jvp_call_jvp`); reverse mode has no rule of its own here: the generic
+linearization runs that jvp rule under a `SplitTrace`, which is JAX's `linearize_from_jvp`
+(the rule's primal work lands on the primal side, its tangent work is staged).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any, Final
+
+from lamina_core import tree_util
+from lamina_core.avals import types_match
+from lamina_core.custom_derivatives._common import (
+    RuleName,
+    SymbolicZero,
+    bind_static,
+    call_abstract_eval,
+    call_effects,
+    call_impl,
+    from_user_zero,
+    fun_name,
+    pp_name_first,
+    resolve_args,
+    strip_weak,
+    to_user_zero,
+    trace_callee,
+    type_str,
+    typed_tree_str,
+)
+from lamina_core.interpreters.jvp import jvp_rules
+from lamina_core.interpreters.transpose import backward_pass, is_undefined, transpose_rules
+from lamina_core.interpreters.zeros import Zero, add_tangents, instantiate_zeros, zero_of
+from lamina_core.jaxpr import ClosedJaxpr
+from lamina_core.lax._stop_gradient import stop_gradient_p
+from lamina_core.primitive import Primitive
+from lamina_core.rules import abstract_eval_rules, effects_rules, impl_rules
+from lamina_core.tracing import Tracer
+from lamina_core.values import typeof
+
+custom_jvp_call_p: Final = Primitive("custom_jvp_call", multiple_results=True)
+abstract_eval_rules.set(custom_jvp_call_p, call_abstract_eval)
+effects_rules.set(custom_jvp_call_p, call_effects)
+impl_rules.set(custom_jvp_call_p, call_impl)
+pp_name_first(custom_jvp_call_p, ("call_jaxpr", "jvp", "num_consts", "symbolic_zeros"))
+
+
+def _stop_tracers(x: Any) -> Any:
+    """A non-differentiable argument: its tracers cut from differentiation, as JAX does."""
+    return tree_util.tree_map(lambda v: stop_gradient_p.bind(v) if isinstance(v, Tracer) else v, x)
+
+
+class custom_jvp:
+    """A function with a user-defined forward-mode derivative (`defjvp` or `defjvps`).
+
+    `nondiff_argnums` name arguments that are not differentiated (functions, flags, ...): they
+    are passed to the rule first, before the primals and tangents of the others.
+    """
+
+    def __init__(self, fun: Callable[..., Any], nondiff_argnums: Sequence[int] = ()) -> None:
+        functools.update_wrapper(self, fun)
+        self.fun = fun
+        self.nondiff_argnums = tuple(nondiff_argnums)
+        self.jvp: Callable[..., Any] | None = None
+        self.symbolic_zeros = False
+
+    def defjvp(self, jvp: Callable[..., Any], symbolic_zeros: bool = False) -> Callable[..., Any]:
+        """`jvp(*nondiff_args, primals, tangents) -> (primal_out, tangent_out)` is the rule.
+
+        With `symbolic_zeros`, tangents of inputs not being differentiated arrive as
+        `SymbolicZero`s (otherwise as arrays of zeros), and the rule may return them too.
+        """
+        self.jvp = jvp
+        self.symbolic_zeros = symbolic_zeros
+        return jvp
+
+    def defjvps(self, *jvps: Callable[..., Any] | None) -> None:
+        """One rule per argument, `jvps[i](g_i, primal_out, *primals)`, summed (None: none)."""
+        if self.nondiff_argnums:
+            raise TypeError("Can't use ``defjvps`` with ``nondiff_argnums``.")
+
+        def jvp(primals: tuple[Any, ...], tangents: tuple[Any, ...]) -> Any:
+            primal_out = self(*primals)
+            zeros = tree_util.tree_map(zero_of, primal_out)
+            terms = [
+                rule(t, primal_out, *primals) if rule else zeros
+                for t, rule in zip(tangents, jvps, strict=False)
+            ]
+            tangent_out = tree_util.tree_map(
+                lambda _, x, *xs: functools.reduce(add_tangents, xs, x), primal_out, *terms
+            )
+            return primal_out, tangent_out
+
+        self.defjvp(jvp)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        primal_name = fun_name(self.fun)
+        if self.jvp is None:
+            raise AttributeError(
+                f"No JVP defined for custom_jvp function {primal_name} using defjvp."
+            )
+        args = resolve_args(self.fun, args, kwargs, "custom_jvp")
+        if self.nondiff_argnums:
+            args = tuple(
+                _stop_tracers(x) if i in self.nondiff_argnums else x for i, x in enumerate(args)
+            )
+        fun, dyn = bind_static(self.fun, self.nondiff_argnums, args)
+        static = [args[i] for i in self.nondiff_argnums]
+        user_jvp = self.jvp
+
+        def rule(primals: Any, tangents: Any) -> Any:
+            return user_jvp(*static, primals, tangents)
+
+        rule.__name__ = fun_name(user_jvp)
+        traced = trace_callee(fun, dyn, "custom_jvp fun")
+        outs = custom_jvp_call_p.bind(
+            *traced.consts,
+            *traced.leaves,
+            call_jaxpr=traced.jaxpr,
+            jvp=RuleName(rule),
+            num_consts=len(traced.consts),
+            symbolic_zeros=self.symbolic_zeros,
+            in_tree=traced.in_tree,
+            out_tree=traced.out_tree,
+            fun_name=primal_name,
+        )
+        return tree_util.tree_unflatten(traced.out_tree, outs)
+
+
+def _custom_jvp_call_jvp(
+    primals: Sequence[Any], tangents: Sequence[Any], **params: Any
+) -> tuple[list[Any], list[Any]]:
+    # Tangents of closed-over values are not the rule's business (JAX's rule never sees them).
+    n = params["num_consts"]
+    in_tree = params["in_tree"]
+    zeros_to = to_user_zero if params["symbolic_zeros"] else instantiate_zeros
+    args = tree_util.tree_unflatten(in_tree, list(primals[n:]))
+    ts = tree_util.tree_unflatten(in_tree, [zeros_to(t) for t in tangents[n:]])
+    out = params["jvp"](args, ts)
+    p_leaves, t_leaves = _check_rule_output(out, params)
+    return p_leaves, [from_user_zero(t) for t in t_leaves]
+
+
+def _check_rule_output(out: Any, params: dict[str, Any]) -> tuple[list[Any], list[Any]]:
+    """The rule's outputs, flat, after JAX's checks of their structure and types."""
+    primal_name, jvp_name = params["fun_name"], repr(params["jvp"])
+    rule = f"Custom JVP rule {jvp_name} for function {primal_name}"
+    if not isinstance(out, (tuple, list)) or len(out) != 2:
+        raise TypeError(
+            f"{rule} must produce a pair (list or tuple of length two) representing primal and "
+            f"tangent outputs, but got {out}."
+        )
+    p_leaves, p_tree = tree_util.tree_flatten(out[0])
+    t_leaves, t_tree = tree_util.tree_flatten(
+        out[1], is_leaf=lambda x: type(x) in (Zero, SymbolicZero)
+    )
+    if p_tree != t_tree:
+        raise TypeError(
+            f"{rule} must produce primal and tangent outputs with equal container (pytree) "
+            f"structures, but got {p_tree} and {t_tree} respectively.".replace(
+                "PyTreeSpec(", "PyTreeDef("
+            )
+        )
+    # JAX checks the primal outputs against the function's only when it traced the function
+    # first (under jit); Lamina always has, and always checks.
+    call_jaxpr: ClosedJaxpr = params["call_jaxpr"]
+    p_avals, f_avals = [typeof(p) for p in p_leaves], list(call_jaxpr.out_avals)
+    first = (
+        f"{rule} must produce a pair (list or tuple of length two) where the first element "
+        "represents the primal output (equal in value to the output of the custom_jvp-decorated "
+        f"function {primal_name}, "
+    )
+    if p_tree != params["out_tree"]:
+        raise TypeError(
+            first + "and in particular of the same container/pytree structure), but instead "
+            "the JVP rule output's first element had container/pytree structure:\n"
+            f"    {typed_tree_str(p_tree, p_avals)}\n"
+            f"while the custom_jvp-decorated function {primal_name} had output "
+            "container/pytree structure:\n"
+            f"    {typed_tree_str(params['out_tree'], f_avals)}."
+        )
+    if not all(map(types_match, p_avals, f_avals)):
+        raise TypeError(
+            first + "and in particular with leaves of the same shape/dtype), but instead the "
+            "JVP rule output's first element had shapes/dtypes of:\n"
+            f"    {typed_tree_str(p_tree, p_avals)}\n"
+            f"while the custom_jvp-decorated function {primal_name} had output "
+            "shapes/dtypes of:\n"
+            f"    {typed_tree_str(params['out_tree'], f_avals)}"
+        )
+    _check_tangent_types(p_avals, t_leaves)
+    return p_leaves, t_leaves
+
+
+def _check_tangent_types(p_avals: list[Any], t_leaves: list[Any]) -> None:
+    primal = [strip_weak(a) for a in p_avals]
+    expected = [a.to_tangent_aval() for a in primal]
+    got = [strip_weak(t.aval if type(t) in (Zero, SymbolicZero) else typeof(t)) for t in t_leaves]
+    if all(map(types_match, expected, got)):
+        return
+    if len(expected) == 1:
+        raise TypeError(
+            "Custom JVP rule must produce primal and tangent outputs with corresponding shapes "
+            f"and dtypes. Expected {type_str(expected[0])} (tangent type of "
+            f"{type_str(primal[0])}) but got {type_str(got[0])}."
+        )
+    lines = "\n".join(
+        f"  primal {type_str(p)} with tangent {type_str(t)}, expecting tangent {type_str(e)}"
+        for p, e, t in zip(primal, expected, got, strict=True)
+        if e != t
+    )
+    raise TypeError(
+        "Custom JVP rule must produce primal and tangent outputs with corresponding shapes and "
+        f"dtypes, but got:\n{lines}"
+    )
+
+
+jvp_rules.set(custom_jvp_call_p, _custom_jvp_call_jvp)
+
+
+def _custom_jvp_call_transpose(
+    ct: Sequence[Any], *args: Any, call_jaxpr: ClosedJaxpr, **_: Any
+) -> list[Any]:
+    # Applied to tangents (a rule calling a custom_jvp function on them), the call is linear
+    # in them: transpose its jaxpr.
+    cts = backward_pass(call_jaxpr.jaxpr, call_jaxpr.consts, list(args), list(ct))
+    it = iter(cts)
+    return [next(it) if is_undefined(a) else None for a in args]
+
+
+transpose_rules.set(custom_jvp_call_p, _custom_jvp_call_transpose)
+
+__all__ = ["custom_jvp", "custom_jvp_call_p"]

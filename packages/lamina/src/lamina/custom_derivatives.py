@@ -1,0 +1,20 @@
+"""`jax.custom_derivatives`: the decorators and what their rules see (`SymbolicZero`,
+`CustomVJPPrimal`) under `symbolic_zeros=True`."""
+
+from lamina_core.custom_derivatives import (
+    CustomVJPPrimal,
+    SymbolicZero,
+    custom_jvp,
+    custom_vjp,
+    custom_vjp_primal_tree_values,
+    zero_from_primal,
+)
+
+__all__ = [
+    "CustomVJPPrimal",
+    "SymbolicZero",
+    "custom_jvp",
+    "custom_vjp",
+    "custom_vjp_primal_tree_values",
+    "zero_from_primal",
+]
