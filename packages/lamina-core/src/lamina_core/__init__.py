@@ -8,6 +8,7 @@ from lamina_core import source_info as _source_info
 _source_info.register_internal_path(__file__)
 
 from lamina_core import call_ad as _call_ad  # noqa: E402, F401  (registers jit rules)
+from lamina_core import call_batching as _call_batching  # noqa: E402, F401  (jit's vmap rule)
 from lamina_core import checkpoint_ad as _checkpoint_ad  # noqa: E402, F401  (remat2's reverse mode)
 from lamina_core import dtypes, lax, numpy, tree_util  # noqa: E402
 from lamina_core import pretty as _pretty  # noqa: E402, F401  (installs the printer)
@@ -51,6 +52,7 @@ from lamina_core.tracing import (  # noqa: E402
 )
 from lamina_core.typecheck import JaxprTypeError, check_jaxpr  # noqa: E402
 from lamina_core.values import ShapeDtypeStruct, register_value_type, typeof  # noqa: E402
+from lamina_core.vmap_api import vmap  # noqa: E402
 
 __version__ = "0.1.0"
 
@@ -120,4 +122,5 @@ __all__ = [
     "typeof",
     "value_and_grad",
     "vjp",
+    "vmap",
 ]

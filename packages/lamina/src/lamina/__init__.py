@@ -31,6 +31,7 @@ from lamina_core import (
     typeof,
     value_and_grad,
     vjp,
+    vmap,
 )
 from lamina_core import source_info as _source_info
 from lamina_runtime import (
@@ -80,4 +81,5 @@ __all__ = [
     "typeof",
     "value_and_grad",
     "vjp",
+    "vmap",
 ]

@@ -5,17 +5,26 @@ scalars take their default weak dtype. Each primitive family lives in its own mo
 defines the primitives, their core rules, and the `lax` functions over them.
 """
 
-# Differentiation rules, registered at import (each module beside its primitives' family).
+# Differentiation and batching rules, registered at import (each beside its primitives' family).
 from lamina_core.lax import _cumulative_ad as _cumulative_ad
+from lamina_core.lax import _cumulative_batching as _cumulative_batching
 from lamina_core.lax import _elementwise_ad as _elementwise_ad
+from lamina_core.lax import _elementwise_batching as _elementwise_batching
 from lamina_core.lax import _gather_scatter_ad as _gather_scatter_ad
+from lamina_core.lax import _gather_scatter_batching as _gather_scatter_batching
 from lamina_core.lax import _joining_ad as _joining_ad
+from lamina_core.lax import _joining_batching as _joining_batching
 from lamina_core.lax import _linalg_ad as _linalg_ad
+from lamina_core.lax import _linalg_batching as _linalg_batching
 from lamina_core.lax import _reductions_ad as _reductions_ad
 from lamina_core.lax import _selection_ad as _selection_ad
+from lamina_core.lax import _selection_batching as _selection_batching
 from lamina_core.lax import _shape_ad as _shape_ad
+from lamina_core.lax import _shape_batching as _shape_batching
 from lamina_core.lax import _slicing_ad as _slicing_ad
+from lamina_core.lax import _slicing_batching as _slicing_batching
 from lamina_core.lax import _sorting_ad as _sorting_ad
+from lamina_core.lax import _sorting_batching as _sorting_batching
 from lamina_core.lax import _structural_ad as _structural_ad
 from lamina_core.lax import _transcendental_ad as _transcendental_ad
 from lamina_core.lax._associative_scan import *  # noqa: F403

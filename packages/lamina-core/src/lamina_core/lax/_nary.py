@@ -207,6 +207,13 @@ def _reference_params(params: dict[str, Any], names: tuple[str, ...]) -> dict[st
     return {k: params[k] for k in names}
 
 
+unary_primitives: list[Primitive] = []
+"""Every primitive `unary` made, for rules shared by the family (batching)."""
+
+binary_primitives: list[Primitive] = []
+"""Every primitive `binary` made."""
+
+
 def unary(
     name: str,
     accepted: DTypes,
@@ -242,6 +249,7 @@ def unary(
 
     abstract_eval_rules.set(prim, abstract_eval)
     impl_rules.set(prim, impl)
+    unary_primitives.append(prim)
     if accuracy:
         hide_params(prim, lambda k, v: k == "accuracy" and v is None)
     return prim
@@ -288,6 +296,7 @@ def binary(
 
     abstract_eval_rules.set(prim, abstract_eval)
     impl_rules.set(prim, impl)
+    binary_primitives.append(prim)
     return prim
 
 

@@ -1,0 +1,235 @@
+"""Batching: the vmap interpreter, its rule table, and the named-axis environment.
+
+A `BatchTrace` carries each value with the position of its mapped axis (`batch_dim`), or with
+`None` when the value is the same for every element of the batch. A primitive whose operands
+are all unmapped is applied by the parent trace alone; otherwise its rule from
+`batching_rules` runs under the parent on the full (batched) values and says where the mapped
+axis of each result is. Rules keep the mapped axis where it lands instead of moving it to the
+front, as JAX's do, so transformed jaxprs print as JAX's.
+
+The per-example type of a batched value comes from the aval protocol (`dec_rank`), so upper
+layers' types batch without this module naming them. The rules themselves sit beside the
+primitives (`lax/_*_batching.py`); this module names no primitive.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator, Sequence
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import Any, TypeAlias
+
+from lamina_core.avals import AbstractValue
+from lamina_core.primitive import Primitive, RuleTable
+from lamina_core.tracing import (
+    Trace,
+    Tracer,
+    bind_with_trace,
+    current_trace,
+    running_under,
+    set_current_trace,
+)
+from lamina_core.values import typeof
+
+BatchDim: TypeAlias = int | None
+"""Where a value's mapped axis is; `None`: the value is not mapped (the same for every element)."""
+
+not_mapped: None = None
+
+BatchRule: TypeAlias = Callable[..., tuple[Any, Any]]
+"""`rule(axis_data, vals, dims, **params) -> (out, out_dim)` (lists for multiple results)."""
+
+batching_rules: RuleTable[BatchRule] = RuleTable("batching (vmap)")
+
+
+@dataclass(frozen=True, slots=True)
+class AxisData:
+    """The mapped axis of one `vmap`: its name (for collectives), size and SPMD mesh axes."""
+
+    name: Any
+    size: int
+    spmd_name: tuple[Any, ...] | None = None
+
+
+class BatchTracer(Tracer):
+    """A value of a batched computation: the full value and where its mapped axis is."""
+
+    __slots__ = ("batch_dim", "val")
+    jax_name = "BatchTracer"
+
+    _trace: BatchTrace
+
+    def __init__(self, trace: BatchTrace, val: Any, batch_dim: int) -> None:
+        self._trace = trace
+        self.val = val
+        self.batch_dim = batch_dim
+
+    @property
+    def aval(self) -> AbstractValue:
+        return typeof(self.val).dec_rank(self._trace.axis_data.size, self.batch_dim)
+
+    def where_created(self) -> str:
+        return self.val.where_created() if isinstance(self.val, Tracer) else ""
+
+    def _origin_msg(self) -> str:
+        return self.val._origin_msg() if isinstance(self.val, Tracer) else ""
+
+
+class BatchTrace(Trace):
+    """Batching inside `parent` over one mapped axis. Identity is intended."""
+
+    __slots__ = ("axis_data",)
+
+    def __init__(self, parent: Trace, axis_data: AxisData) -> None:
+        super().__init__(parent)
+        self.axis_data = axis_data
+
+    def describe(self) -> str:
+        return "BatchTrace"
+
+    def to_batch_info(self, x: Any) -> tuple[Any, BatchDim]:
+        if isinstance(x, BatchTracer) and x._trace is self:
+            return x.val, x.batch_dim
+        return x, None
+
+    def wrap(self, val: Any, dim: BatchDim) -> Any:
+        return val if dim is None else BatchTracer(self, val, dim)
+
+    def process_primitive(
+        self, prim: Primitive, args: Sequence[Any], params: dict[str, Any]
+    ) -> Any:
+        vals: list[Any] = []
+        dims: list[BatchDim] = []
+        for x in args:
+            v, d = self.to_batch_info(x)
+            vals.append(v)
+            dims.append(d)
+        parent = self.parent
+        assert parent is not None
+        rule = batching_rules.get(prim)
+        if rule is None:
+            if all(d is None for d in dims):
+                return bind_with_trace(parent, prim, vals, params)
+            raise NotImplementedError(f"Batching rule for '{prim.name}' not implemented")
+        if all(d is None for d in dims) and prim not in needs_axis_rule:
+            return bind_with_trace(parent, prim, vals, params)
+        with running_under(parent):
+            out, out_dims = rule(self.axis_data, vals, dims, **params)
+        if prim.multiple_results:
+            return [self.wrap(v, d) for v, d in zip(out, out_dims, strict=True)]
+        return self.wrap(out, out_dims)
+
+
+needs_axis_rule: set[Primitive] = set()
+"""Primitives whose batching rule runs even when no operand is mapped: collectives over a
+named axis (`psum(1, 'i')` is the axis size) and `axis_index`."""
+
+
+# --- named axes -----------------------------------------------------------------------------
+
+_axis_env: ContextVar[tuple[AxisData, ...]] = ContextVar("lamina_axis_env", default=())
+
+
+@contextlib.contextmanager
+def extend_axis_env(axis_data: AxisData) -> Iterator[None]:
+    """Bind `axis_data.name` (if any) while a batched function runs, for collectives."""
+    token = _axis_env.set((*_axis_env.get(), axis_data))
+    try:
+        yield
+    finally:
+        _axis_env.reset(token)
+
+
+def axis_frame(name: Any) -> AxisData:
+    """The innermost bound axis called `name`; JAX's `NameError` if none is."""
+    for data in reversed(_axis_env.get()):
+        if data.name == name:
+            return data
+    raise NameError(f"unbound axis name: {name}")
+
+
+def bound_axis_names() -> tuple[Any, ...]:
+    return tuple(d.name for d in _axis_env.get() if d.name is not None)
+
+
+# --- running a function batched ------------------------------------------------------------
+
+
+class SpecMatchError(Exception):
+    """An output's mapped axis cannot be placed where `out_axes` asks (`leaf`: which output)."""
+
+    def __init__(self, leaf: int, src: BatchDim, dst: Any) -> None:
+        super().__init__(leaf, src, dst)
+        self.leaf, self.src, self.dst = leaf, src, dst
+
+
+MatchAxis: TypeAlias = Callable[[AxisData, BatchDim, Any, Any], Any]
+"""`match(axis_data, src, dst, value)`: `value` with its mapped axis moved from `src` to `dst`
+(broadcast when `src` is None). The lax layer installs it (it needs `transpose` and
+`broadcast_in_dim`)."""
+
+_match_axis: MatchAxis | None = None
+
+
+def install_match_axis(match: MatchAxis) -> None:
+    global _match_axis
+    _match_axis = match
+
+
+def match_axis(axis_data: AxisData, src: BatchDim, dst: Any, x: Any) -> Any:
+    assert _match_axis is not None, "import lamina_core.lax to install the batching helpers"
+    return _match_axis(axis_data, src, dst, x)
+
+
+def batch_flat(
+    fun: Callable[..., Sequence[Any]],
+    axis_data: AxisData,
+    in_vals: Sequence[Any],
+    in_dims: Sequence[BatchDim],
+    out_dims: Sequence[Any] | Callable[[int], Sequence[Any]] | None = None,
+) -> tuple[list[Any], list[BatchDim]]:
+    """Run `fun` (flat in, flat out) once per element of the mapped axis, as one program.
+
+    `in_dims[i]` is where argument i's mapped axis is (`None`: not mapped). `out_dims` says
+    where each output's mapped axis must end up (`None`: unmapped, an error for a mapped
+    output); `None` keeps whatever the rules produced. A callable gets the number of outputs.
+    Returns the outputs and where their mapped axes are.
+    """
+    trace = BatchTrace(current_trace(), axis_data)
+    args = [trace.wrap(v, d) for v, d in zip(in_vals, in_dims, strict=True)]
+    with set_current_trace(trace), extend_axis_env(axis_data):
+        outs = fun(*args)
+        infos = [trace.to_batch_info(o) for o in outs]
+        if out_dims is None:
+            return [v for v, _ in infos], [d for _, d in infos]
+        dests = out_dims(len(outs)) if callable(out_dims) else out_dims
+        results = []
+        with running_under(trace.parent or current_trace()):
+            for i, ((v, d), dst) in enumerate(zip(infos, dests, strict=True)):
+                if d == dst:
+                    results.append(v)
+                    continue
+                if dst is None:
+                    raise SpecMatchError(i, d, dst)
+                results.append(match_axis(axis_data, d, dst, v))
+    return results, list(dests)
+
+
+__all__ = [
+    "AxisData",
+    "BatchDim",
+    "BatchRule",
+    "BatchTrace",
+    "BatchTracer",
+    "SpecMatchError",
+    "axis_frame",
+    "batch_flat",
+    "batching_rules",
+    "bound_axis_names",
+    "extend_axis_env",
+    "install_match_axis",
+    "match_axis",
+    "needs_axis_rule",
+    "not_mapped",
+]

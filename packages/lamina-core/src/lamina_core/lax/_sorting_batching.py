@@ -1,0 +1,3 @@
+"""Batching rules of the `lax/_sorting.py` primitives (to be written; see issue 14)."""
+
+from __future__ import annotations
