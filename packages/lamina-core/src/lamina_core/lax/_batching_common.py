@@ -20,7 +20,7 @@ from lamina_core.interpreters.batching import (
     install_match_axis,
 )
 from lamina_core.lax._shape import canonicalize_axis, expand_dims, transpose
-from lamina_core.lax._structural import broadcast_in_dim
+from lamina_core.lax._structural import broadcast_in_dim_p
 from lamina_core.primitive import Primitive
 from lamina_core.values import typeof
 
@@ -49,8 +49,8 @@ def broadcast_batched(x: Any, size: int, axis: int) -> Any:
     shape = list(shape_of(x))
     shape.insert(axis, size)
     # NumPy integers, as JAX's rule makes them (they print as `np.int64(0)`).
-    dims: Any = tuple(np.delete(np.arange(len(shape)), axis))
-    return broadcast_in_dim(x, shape, dims)
+    dims = tuple(np.delete(np.arange(len(shape)), axis))
+    return broadcast_in_dim_p.bind(x, shape=tuple(shape), broadcast_dimensions=dims, sharding=None)
 
 
 def bdim_at_front(x: Any, bdim: BatchDim, size: int) -> Any:
