@@ -48,9 +48,15 @@ def _axes_leaves(axes: Any, tree: Any) -> list[Any]:
 
 
 def _loop(
-    f: Callable[..., Any], args: Sequence[Any], in_axes: Any, out_axes: Any, size: int
+    f: Callable[..., Any],
+    args: Sequence[Any],
+    in_axes: Any,
+    out_axes: Any,
+    size: int,
+    asarray: Callable[[Any], Any],
 ) -> list[Any]:
-    """`f` applied per example (NumPy slicing along `in_axes`), stacked along `out_axes`."""
+    """`f` applied per example (slices along `in_axes` made arrays of the library of `f` by
+    `asarray`, so operators on them are the library's), stacked along `out_axes`."""
     leaves, tree = tree_util.tree_flatten(tuple(args))
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)
@@ -58,7 +64,7 @@ def _loop(
     per_example = []
     for i in range(size):
         sliced = [
-            x if d is None else np.take(np.asarray(x), i, axis=d)
+            (x if d is None else asarray(np.take(np.asarray(x), i, axis=d)))
             for x, d in zip(leaves, dims, strict=True)
         ]
         out = f(*tree_util.tree_unflatten(tree, sliced))
@@ -109,7 +115,7 @@ def check_vmap(
             _close(g, w, "vmap(jit) vs jax")
     if loop and axis_name is None:
         size = axis_size if axis_size is not None else _size(args, in_axes)
-        expected = _loop(theirs_f, args, in_axes, out_axes, size)
+        expected = _loop(theirs_f, args, in_axes, out_axes, size, oracle.jnp.asarray)
         for g, w in zip(got, expected, strict=True):
             _close(g, w, "vmap vs loop")
     return ours
