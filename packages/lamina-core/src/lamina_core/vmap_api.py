@@ -135,7 +135,7 @@ def _inconsistent_sizes(
 
     def type_of(x: Any) -> str:
         try:
-            return str(typeof(x).str_short())
+            return str(typeof(x).str_short(False))
         except TypeError:
             return "unknown"
 
