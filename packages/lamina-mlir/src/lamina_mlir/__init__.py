@@ -12,6 +12,7 @@ _source_info.register_internal_path(__file__)
 from lamina_mlir import (  # noqa: E402, F401  (importing the rule modules registers them)
     _rules_call,
     _rules_checkpoint,
+    _rules_collectives,
     _rules_custom,
     _rules_elementwise,
     _rules_gather_scatter,

@@ -1,0 +1,906 @@
+"""Collectives over named axes: psum, pmax, pmin (and pmean over psum), axis_index, ppermute,
+pbroadcast, all_gather, psum_scatter (the `reduce_scatter` primitive) and all_to_all.
+
+A collective names the axes it acts over; a named axis is bound by an enclosing
+`vmap(..., axis_name=...)` while its function runs. The reductions also take positional
+(integer) axes: under `vmap` the named axis of a reduction turns into the position of the
+mapped axis, so what remains in a batched program is a `psum[axes=(0,)]`, a plain sum. The
+batching rules say what each collective means over the mapped axis, with ordinary lax ops;
+names of enclosing vmaps are left in the params for the enclosing batch trace. Params,
+printing, rules and error messages are JAX 0.10.2's.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from collections.abc import Sequence
+from typing import Any, Final
+
+import numpy as np
+
+from lamina_core import tree_util
+from lamina_core.avals import AbstractValue, ShapedArray
+from lamina_core.interpreters.batching import (
+    AxisData,
+    BatchDim,
+    batching_rules,
+    bound_axis_names,
+    needs_axis_rule,
+)
+from lamina_core.interpreters.helpers import deflinear
+from lamina_core.interpreters.jvp import not_differentiable
+from lamina_core.interpreters.transpose import is_undefined
+from lamina_core.interpreters.zeros import Zero
+from lamina_core.lax import _checks as c
+from lamina_core.lax._batching_common import moveaxis, shape_of
+from lamina_core.lax._elementwise import eq
+from lamina_core.lax._reductions import reduce_max_p, reduce_min_p, reduce_sum, reduce_sum_p
+from lamina_core.lax._selection import select
+from lamina_core.lax._shape import expand_dims, iota, reshape, squeeze, transpose
+from lamina_core.lax._structural import (
+    broadcast,
+    broadcast_in_dim,
+    broadcast_in_dim_p,
+    convert_element_type,
+)
+from lamina_core.lax._types import Array
+from lamina_core.primitive import Primitive
+from lamina_core.rules import abstract_eval_rules, impl_rules
+from lamina_core.tracing import Tracer
+from lamina_core.values import typeof
+
+psum_p: Final = Primitive("psum")
+pmax_p: Final = Primitive("pmax")
+pmin_p: Final = Primitive("pmin")
+ppermute_p: Final = Primitive("ppermute")
+pbroadcast_p: Final = Primitive("pbroadcast")
+all_gather_p: Final = Primitive("all_gather")
+reduce_scatter_p: Final = Primitive("reduce_scatter")
+all_to_all_p: Final = Primitive("all_to_all")
+axis_index_p: Final = Primitive("axis_index")
+
+
+# --- named axes --------------------------------------------------------------------------
+
+
+def _is_positional(axis: Any) -> bool:
+    return isinstance(axis, int)
+
+
+def _as_tuple(axis_name: Any) -> tuple[Any, ...]:
+    return tuple(axis_name) if isinstance(axis_name, (tuple, list)) else (axis_name,)
+
+
+def _is_bound(name: Any) -> bool:
+    # An unnamed vmap binds no name: `None` is never a bound axis.
+    return name is not None and name in bound_axis_names()
+
+
+def _frame_size(name: Any) -> int:
+    """The size of the innermost axis bound as `name` (JAX's axis environment error if none)."""
+    if _is_bound(name):
+        from lamina_core.interpreters.batching import axis_frame
+
+        return axis_frame(name).size
+    raise NameError(f"unbound axis name: {name}")
+
+
+def _check_axis_names(axes: Sequence[Any], api_name: str) -> None:
+    for name in axes:
+        if not _is_positional(name) and not _is_bound(name):
+            raise NameError(
+                f"Found an unbound axis name: {name}. To fix this, please call {api_name} "
+                "under `jax.shard_map`."
+            )
+
+
+def _canonical_groups(groups: Any) -> tuple[tuple[int, ...], ...] | None:
+    if groups is None:
+        return None
+    return tuple(tuple(g) for g in groups)
+
+
+def _validate_reduce_groups(groups: Any) -> None:
+    if groups is None:
+        return
+    space = set(range(sum(len(g) for g in groups)))
+    if {i for g in groups for i in g} != space:
+        raise ValueError("axis_index_groups must cover all indices exactly once")
+
+
+def _dtype_of(x: Any) -> np.dtype:
+    return c.array_aval("psum", typeof(x)).dtype
+
+
+def _is_python_scalar(x: Any) -> bool:
+    return type(x) in (bool, int, float, complex)
+
+
+def _numpy() -> Any:
+    # The numpy layer is built on lax; rules that use `jnp` semantics import it when they run.
+    from lamina_core import numpy as jnp
+
+    return jnp
+
+
+def _canonicalize_axis(axis: int, ndim: int) -> int:
+    axis = operator.index(axis)
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
+    return axis + ndim if axis < 0 else axis
+
+
+# --- psum, pmax, pmin, pmean -------------------------------------------------------------
+
+
+def _reduction_params_check(axes: tuple[Any, ...], groups: Any) -> Any:
+    if any(_is_positional(a) for a in axes) and groups is not None:
+        raise ValueError("axis_index_groups only supported for sums over just named axes")
+    _validate_reduce_groups(groups)
+    return _canonical_groups(groups)
+
+
+def _psum_leaf(x: Any, axes: tuple[Any, ...], groups: Any) -> Any:
+    groups = _reduction_params_check(axes, groups)
+    if _dtype_of(x) == np.bool_:
+        x = convert_element_type(x, np.int32)
+    if isinstance(x, Tracer):
+        return psum_p.bind(x, axes=axes, axis_index_groups=groups)
+    # A value no trace follows is the same at every index of the named axes: its sum over
+    # them is the value times their size, computed right away.
+    named = [a for a in axes if not _is_positional(a)]
+    positional = [a for a in axes if _is_positional(a)]
+    size = len(groups[0]) if groups is not None else math.prod(_frame_size(n) for n in named)
+    if positional:
+        x = reduce_sum(x, [_canonicalize_axis(a, len(shape_of(x))) for a in positional])
+    if _is_python_scalar(x):
+        return type(x)(size) * x
+    return _numpy().multiply(np.array(size, dtype=_dtype_of(x)), x)
+
+
+def psum(x: Any, axis_name: Any, *, axis_index_groups: Any = None) -> Any:
+    """The sum of `x` (a pytree of arrays) over the named axes `axis_name`."""
+    axes = _as_tuple(axis_name)
+    if not axes:
+        return x
+    return tree_util.tree_map(lambda leaf: _psum_leaf(leaf, axes, axis_index_groups), x)
+
+
+def _axis_size(axis_name: Any, axis_index_groups: Any = None) -> int:
+    size: int = psum(1, axis_name, axis_index_groups=_canonical_groups(axis_index_groups))
+    return size
+
+
+def axis_size(axis_name: Any) -> int:
+    """The size of the named axis `axis_name` (of the product of a tuple of them)."""
+    return _axis_size(axis_name)
+
+
+def pmean(x: Any, axis_name: Any, *, axis_index_groups: Any = None) -> Any:
+    """The mean of `x` (a pytree of arrays) over the named axes `axis_name`."""
+    total = psum(x, axis_name, axis_index_groups=axis_index_groups)
+    n = _axis_size(axis_name, axis_index_groups)
+    return tree_util.tree_map(lambda v: _numpy().true_divide(v, n), total)
+
+
+def _extremum(prim: Primitive, x: Any, axis_name: Any, axis_index_groups: Any) -> Any:
+    axes = _as_tuple(axis_name)
+    groups = _reduction_params_check(axes, axis_index_groups)
+    return tree_util.tree_map(lambda leaf: prim.bind(leaf, axes=axes, axis_index_groups=groups), x)
+
+
+def pmax(x: Any, axis_name: Any, *, axis_index_groups: Any = None) -> Any:
+    """The maximum of `x` (a pytree of arrays) over the named axes `axis_name`."""
+    return _extremum(pmax_p, x, axis_name, axis_index_groups)
+
+
+def pmin(x: Any, axis_name: Any, *, axis_index_groups: Any = None) -> Any:
+    """The minimum of `x` (a pytree of arrays) over the named axes `axis_name`."""
+    return _extremum(pmin_p, x, axis_name, axis_index_groups)
+
+
+def _allreduce_abstract_eval(
+    x: AbstractValue, *, axes: tuple[Any, ...], axis_index_groups: Any
+) -> ShapedArray:
+    _check_axis_names(axes, "psum")
+    aval = c.array_aval("psum", x)
+    positional = [a for a in axes if _is_positional(a)]
+    if axis_index_groups is not None and positional:
+        raise ValueError(
+            f"axis_index_groups can only be used with reductions over named axes, but got: {axes}"
+        )
+    if len(set(positional)) != len(positional):
+        raise ValueError(f"duplicate value in 'axes' of reduction: {tuple(positional)}")
+    if not all(0 <= a < aval.ndim for a in positional):
+        raise ValueError(
+            f"reduction axes {tuple(positional)} contains out-of-bounds indices for {aval}."
+        )
+    shape = tuple(d for i, d in enumerate(aval.shape) if i not in positional)
+    return ShapedArray(shape, aval.dtype)
+
+
+def _allreduce_impl(reducer: Any) -> Any:
+    def impl(x: Any, *, axes: tuple[Any, ...], axis_index_groups: Any) -> Any:
+        _check_axis_names(axes, "psum")
+        if not all(_is_positional(a) for a in axes):
+            raise NotImplementedError("collectives over named axes run under vmap only")
+        return reducer(np.asarray(x), tuple(axes))
+
+    return impl
+
+
+def _reference(prim: Primitive, **extra: Any) -> Any:
+    def reduce(x: np.ndarray, axes: tuple[int, ...]) -> Any:
+        return impl_rules[prim](x, axes=axes, **extra)
+
+    return reduce
+
+
+for _prim, _ref in (
+    (psum_p, _reference(reduce_sum_p, out_sharding=None)),
+    (pmax_p, _reference(reduce_max_p)),
+    (pmin_p, _reference(reduce_min_p)),
+):
+    abstract_eval_rules.set(_prim, _allreduce_abstract_eval)
+    impl_rules.set(_prim, _allreduce_impl(_ref))
+
+
+def _bind_reduction(prim: Primitive, x: Any, axes: tuple[Any, ...], groups: Any) -> Any:
+    return prim.bind(x, axes=axes, axis_index_groups=groups)
+
+
+def _constant_reduction(
+    prim: Primitive, axis_data: AxisData, x: Any, axes: tuple[Any, ...], groups: Any
+) -> tuple[Any, BatchDim]:
+    if groups:
+        raise NotImplementedError
+    rest = tuple(n for n in axes if n != axis_data.name)
+    if rest:
+        x = _bind_reduction(prim, x, rest, groups)
+    if prim is psum_p:
+        return _numpy().multiply(np.array(axis_data.size, dtype=_dtype_of(x)), x), None
+    return x, None
+
+
+def _positional_reduction(
+    prim: Primitive, x: Any, d: int, axes: tuple[Any, ...], groups: Any, frame: Any
+) -> Any:
+    """`prim` of `x` (mapped at `d`), its mapped axis moved to the front, over `axes` with
+    positional axes shifted past it and the name `frame` (if present) replaced by it."""
+    if groups is not None:
+        raise NotImplementedError(
+            "axis_index_groups not supported in vmap collectives. Please open a feature request!"
+        )
+    if d != 0:
+        x = moveaxis(x, d, 0)
+    new_axes = tuple(
+        a + 1 if _is_positional(a) else (0 if a == frame and frame is not None else a) for a in axes
+    )
+    return _bind_reduction(prim, x, new_axes, None)
+
+
+def _reduction_collective_rule(prim: Primitive) -> Any:
+    def rule(
+        axis_data: AxisData,
+        vals: Sequence[Any],
+        dims: Sequence[BatchDim],
+        *,
+        axes: tuple[Any, ...],
+        axis_index_groups: Any,
+    ) -> tuple[Any, BatchDim]:
+        (x,), (d,) = vals, dims
+        mine = axis_data.name is not None and axis_data.name in axes
+        if d is None:
+            if mine:
+                return _constant_reduction(prim, axis_data, x, axes, axis_index_groups)
+            return _bind_reduction(prim, x, axes, axis_index_groups), None
+        if not mine:
+            if not any(_is_positional(a) for a in axes):
+                return _bind_reduction(prim, x, axes, axis_index_groups), d
+            return _positional_reduction(prim, x, d, axes, axis_index_groups, None), 0
+        return _positional_reduction(prim, x, d, axes, axis_index_groups, axis_data.name), None
+
+    return rule
+
+
+for _prim in (psum_p, pmax_p, pmin_p):
+    batching_rules.set(_prim, _reduction_collective_rule(_prim))
+# JAX gives pmax and pmin no derivative; axis_index has no operands.
+for _prim in (pmax_p, pmin_p, axis_index_p):
+    not_differentiable(_prim)
+
+
+def _psum_transpose(ct: Any, x: Any, *, axes: tuple[Any, ...], axis_index_groups: Any) -> Any:
+    named = tuple(a for a in axes if not _is_positional(a))
+    positional = [a for a in axes if _is_positional(a)]
+    if positional:
+        assert is_undefined(x)
+        if type(ct) is Zero:
+            ct = Zero(x.aval)
+        else:
+            shape = x.aval.shape
+            dims = tuple(np.delete(np.arange(len(shape)), positional))
+            ct = broadcast_in_dim_p.bind(ct, shape=shape, broadcast_dimensions=dims, sharding=None)
+    # psum is a sum followed by a broadcast over the named axes: its transpose sums again.
+    return [psum_p.bind(ct, axes=named, axis_index_groups=axis_index_groups)]
+
+
+deflinear(psum_p, _psum_transpose)
+
+
+# --- axis_index --------------------------------------------------------------------------
+
+
+def axis_index(axis_name: Any) -> Array:
+    """This element's index along the named axis `axis_name` (row-major over a tuple)."""
+    if not isinstance(axis_name, (tuple, list)):
+        out: Array = axis_index_p.bind(axis_name=axis_name)
+        return out
+    inner = 1
+    index: Any = _numpy().asarray(0)
+    for name in reversed(axis_name):
+        index = index + axis_index(name) * inner
+        inner *= axis_size(name)
+    out = index
+    return out
+
+
+@abstract_eval_rules.register(axis_index_p)
+def _axis_index_abstract_eval(*, axis_name: Any) -> ShapedArray:
+    _check_axis_names(axis_name if isinstance(axis_name, tuple) else (axis_name,), "axis_index")
+    return ShapedArray((), np.dtype(np.int32))
+
+
+@impl_rules.register(axis_index_p)
+def _axis_index_impl(*, axis_name: Any) -> Any:
+    _axis_index_abstract_eval(axis_name=axis_name)
+    raise NotImplementedError("axis_index runs under vmap only")
+
+
+def _axis_index_batch(
+    axis_data: AxisData, vals: Sequence[Any], dims: Sequence[BatchDim], *, axis_name: Any
+) -> tuple[Any, BatchDim]:
+    if axis_data.name is None or axis_data.name not in _as_tuple(axis_name):
+        return axis_index_p.bind(axis_name=axis_name), None
+    return iota(np.int32, axis_data.size), 0
+
+
+batching_rules.set(axis_index_p, _axis_index_batch)
+
+
+# --- ppermute, pshuffle, pbroadcast ------------------------------------------------------
+
+
+def ppermute(x: Any, axis_name: Any, perm: Sequence[tuple[int, int]]) -> Any:
+    """`x` (a pytree) moved along the named axis: index `dst` gets what `src` had, for each
+    `(src, dst)` pair of `perm`; indices no pair targets get zeros."""
+    names = tuple(axis_name) if isinstance(axis_name, (list, tuple)) else (axis_name,)
+    pairs = tuple(tuple(p) for p in perm)
+    return tree_util.tree_map(lambda leaf: ppermute_p.bind(leaf, axis_name=names, perm=pairs), x)
+
+
+def pshuffle(x: Any, axis_name: Any, perm: Sequence[int]) -> Any:
+    """`x` (a pytree) permuted along the named axis: index i gets what `perm[i]` had."""
+    if set(perm) != set(range(len(perm))):
+        raise ValueError(f"`perm` does not represent a permutation: {perm}")
+    return ppermute(x, axis_name, list(zip(perm, range(len(perm)), strict=True)))
+
+
+def pbroadcast(x: Any, axis_name: Any, source: int) -> Any:
+    """`x` (a pytree) at index `source` of the named axis, at every index."""
+    return tree_util.tree_map(
+        lambda leaf: pbroadcast_p.bind(leaf, axis_name=axis_name, source=source), x
+    )
+
+
+def _same_type_abstract_eval(x: AbstractValue, *, axis_name: Any, **params: Any) -> AbstractValue:
+    _check_axis_names(_as_tuple(axis_name), "ppermute")
+    return x
+
+
+def _named_only_impl(name: str) -> Any:
+    def impl(x: Any, *, axis_name: Any, **params: Any) -> Any:
+        _check_axis_names(_as_tuple(axis_name), name)
+        raise NotImplementedError(f"{name} runs under vmap only")
+
+    return impl
+
+
+for _prim in (ppermute_p, pbroadcast_p):
+    abstract_eval_rules.set(_prim, _same_type_abstract_eval)
+    impl_rules.set(_prim, _named_only_impl("ppermute"))
+
+
+def _ppermute_batch(
+    axis_data: AxisData, vals: Sequence[Any], dims: Sequence[BatchDim], *, axis_name: Any,
+    perm: tuple[tuple[int, int], ...],
+) -> tuple[Any, BatchDim]:  # fmt: skip
+    (x,), (d,) = vals, dims
+    names = _as_tuple(axis_name)
+    frame = axis_data.name
+    if frame is None or frame not in names:
+        return ppermute_p.bind(x, perm=perm, axis_name=names), d
+    rest = tuple(n for n in names if n != frame)
+    if rest:
+        return ppermute_p.bind(x, perm=perm, axis_name=rest), d
+    assert len(perm) == axis_data.size, "Permutation doesn't match the axis size!"
+    if d is None:
+        return x, d
+    sources = np.zeros(axis_data.size, dtype=int)
+    for src, dst in perm:
+        sources[dst] = src
+    return _numpy().take(x, sources, axis=d), d
+
+
+batching_rules.set(ppermute_p, _ppermute_batch)
+
+
+def _ppermute_transpose(
+    ct: Any, x: Any, *, axis_name: Any, perm: tuple[tuple[int, int], ...]
+) -> Any:
+    inverse = [(dst, src) for src, dst in perm]
+    return [ppermute(ct, axis_name=axis_name, perm=inverse)]
+
+
+deflinear(ppermute_p, _ppermute_transpose)
+
+
+def _pbroadcast_batch(
+    axis_data: AxisData, vals: Sequence[Any], dims: Sequence[BatchDim], *, axis_name: Any,
+    source: int,
+) -> tuple[Any, BatchDim]:  # fmt: skip
+    (x,), (d,) = vals, dims
+    names = _as_tuple(axis_name)
+    frame = axis_data.name
+    if frame is None or frame not in names:
+        return pbroadcast_p.bind(x, axis_name=names, source=source), d
+    if any(n != frame for n in names):
+        raise NotImplementedError("pbroadcast batcher only supports a single axis")
+    assert 0 <= source < axis_data.size, "collective broadcast doesn't fit in the axis size!"
+    if d is None:
+        return x, d
+    # JAX passes a list of indices here, which its `take` refuses (kept as JAX's behavior).
+    return _numpy().take(x, [source] * axis_data.size, axis=d), d
+
+
+batching_rules.set(pbroadcast_p, _pbroadcast_batch)
+
+
+def _pbroadcast_transpose(ct: Any, x: Any, *, axis_name: Any, source: int) -> Any:
+    jnp = _numpy()
+    is_source = eq(axis_index(axis_name), source)
+    total = psum(ct, axis_name)
+    return [select(is_source, jnp.full_like(ct, total), jnp.full_like(ct, 0))]
+
+
+deflinear(pbroadcast_p, _pbroadcast_transpose)
+
+
+# --- all_gather --------------------------------------------------------------------------
+
+
+def all_gather(
+    x: Any,
+    axis_name: Any,
+    *,
+    axis_index_groups: Any = None,
+    axis: int = 0,
+    tiled: bool = False,
+    to: str = "varying",
+) -> Any:
+    """`x` (a pytree) from every index of the named axis, stacked at `axis` (concatenated
+    along it when `tiled`)."""
+    allowed = {"varying", "reduced", "invarying"}
+    if to not in allowed:
+        raise ValueError(
+            "Got unexpected `to` value for `jax.lax.all_gather`. Allowed `to` values are: "
+            f"{allowed}"
+        )
+    if to != "varying":
+        raise NotImplementedError(f"all_gather(to={to!r}) is not supported by Lamina yet")
+    names = axis_name if isinstance(axis_name, tuple) else (axis_name,)
+    if not names:
+        return x
+    groups = _canonical_groups(axis_index_groups)
+    size = _axis_size(names, groups)
+
+    def bind(leaf: Any) -> Any:
+        ndim = len(shape_of(leaf))
+        return all_gather_p.bind(
+            leaf,
+            all_gather_dimension=_canonicalize_axis(axis, ndim if tiled else ndim + 1),
+            axis_name=names,
+            axis_index_groups=groups,
+            axis_size=size,
+            tiled=tiled,
+        )
+
+    return tree_util.tree_map(bind, x)
+
+
+@abstract_eval_rules.register(all_gather_p)
+def _all_gather_abstract_eval(
+    x: AbstractValue, *, all_gather_dimension: int, axis_name: Any, axis_index_groups: Any,
+    axis_size: int, tiled: bool,
+) -> ShapedArray:  # fmt: skip
+    _check_axis_names(_as_tuple(axis_name), "all_gather")
+    aval = c.array_aval("all_gather", x)
+    shape = list(aval.shape)
+    if tiled:
+        shape[all_gather_dimension] *= axis_size
+    else:
+        shape.insert(all_gather_dimension, axis_size)
+    return ShapedArray(tuple(shape), aval.dtype, aval.weak_type)
+
+
+impl_rules.set(all_gather_p, _named_only_impl("all_gather"))
+
+
+def _split_axis(axis: int, factor: int, x: Any) -> Any:
+    shape = list(shape_of(x))
+    assert shape[axis] % factor == 0, (shape[axis], factor)
+    shape[axis : axis + 1] = [factor, shape[axis] // factor]
+    return reshape(x, shape)
+
+
+def _fold_axis(axis: int, x: Any) -> Any:
+    shape = list(shape_of(x))
+    shape[axis : axis + 2] = [shape[axis] * shape[axis + 1]]
+    return reshape(x, shape)
+
+
+def _all_gather_batch(
+    axis_data: AxisData, vals: Sequence[Any], dims: Sequence[BatchDim], *,
+    all_gather_dimension: int, axis_name: Any, axis_index_groups: Any, axis_size: int,
+    tiled: bool,
+) -> tuple[Any, BatchDim]:  # fmt: skip
+    names = axis_name if isinstance(axis_name, tuple) else (axis_name,)
+    (x,), (d,) = vals, dims
+    frame = axis_data.name
+    params = dict(axis_name=names, axis_index_groups=axis_index_groups, axis_size=axis_size,
+                  tiled=tiled)  # fmt: skip
+    if frame is None or frame not in names:
+        if d is not None:
+            if d <= all_gather_dimension:
+                all_gather_dimension += 1
+            elif not tiled:
+                d += 1
+        out = all_gather_p.bind(x, all_gather_dimension=all_gather_dimension, **params)
+        return out, d
+    if axis_index_groups is not None:
+        raise NotImplementedError("axis_index_groups not supported in vmap")
+    assert axis_size == axis_data.size, "axis size doesn't match"
+    if len(names) > 1:
+        raise NotImplementedError("Please open a feature request!")
+    if d is None:
+        shape = list(shape_of(x))
+        shape.insert(all_gather_dimension, axis_size)
+        kept = [i for i in range(len(shape)) if i != all_gather_dimension]
+        y = broadcast_in_dim(x, shape, kept)
+    else:
+        y = _transpose_move(x, d, all_gather_dimension)
+    if tiled:
+        y = _fold_axis(all_gather_dimension, y)
+    return y, None
+
+
+def _transpose_move(x: Any, src: int, dst: int) -> Any:
+    """JAX's `_moveaxis` of the collectives: always a `transpose`, even an identity one."""
+    perm = [i for i in range(len(shape_of(x))) if i != src]
+    perm.insert(dst, src)
+    return transpose(x, perm)
+
+
+batching_rules.set(all_gather_p, _all_gather_batch)
+
+
+def _all_gather_transpose(
+    ct: Any, x: Any, *, all_gather_dimension: int, axis_name: Any, axis_index_groups: Any,
+    axis_size: int, tiled: bool,
+) -> Any:  # fmt: skip
+    return [
+        psum_scatter(ct, axis_name, scatter_dimension=all_gather_dimension,
+                     axis_index_groups=axis_index_groups, tiled=tiled)
+    ]  # fmt: skip
+
+
+deflinear(all_gather_p, _all_gather_transpose)
+
+
+# --- psum_scatter (reduce_scatter) -------------------------------------------------------
+
+
+def psum_scatter(
+    x: Any,
+    axis_name: Any,
+    *,
+    scatter_dimension: int = 0,
+    axis_index_groups: Any = None,
+    tiled: bool = False,
+) -> Any:
+    """The sum of `x` (a pytree) over the named axis, each index keeping its own part along
+    `scatter_dimension` (a block of it when `tiled`)."""
+    names = axis_name if isinstance(axis_name, tuple) else (axis_name,)
+    if not names:
+        return x
+    size = _axis_size(names, axis_index_groups)
+    groups = _canonical_groups(axis_index_groups)
+    return tree_util.tree_map(
+        lambda leaf: reduce_scatter_p.bind(
+            leaf, axis_name=names, scatter_dimension=scatter_dimension,
+            axis_index_groups=groups, axis_size=size, tiled=tiled,
+        ),
+        x,
+    )  # fmt: skip
+
+
+@abstract_eval_rules.register(reduce_scatter_p)
+def _reduce_scatter_abstract_eval(
+    x: AbstractValue, *, axis_name: Any, scatter_dimension: int, axis_index_groups: Any,
+    axis_size: int, tiled: bool,
+) -> ShapedArray:  # fmt: skip
+    _check_axis_names(_as_tuple(axis_name), "reduce_scatter")
+    aval = c.array_aval("reduce_scatter", x)
+    shape = list(aval.shape)
+    n = aval.shape[scatter_dimension]
+    if tiled:
+        if n % axis_size != 0:
+            raise ValueError(
+                f"tiled reduce_scatter operand scatter dimension size {n} must be divisible "
+                f"by shard_count {axis_size}"
+            )
+        shape[scatter_dimension] = n // axis_size
+    else:
+        if n != axis_size:
+            raise ValueError(
+                f"reduce_scatter operand scatter dimension size {n} must match shard count "
+                f"{axis_size}"
+            )
+        del shape[scatter_dimension]
+    return ShapedArray(tuple(shape), aval.dtype, aval.weak_type)
+
+
+impl_rules.set(reduce_scatter_p, _named_only_impl("reduce_scatter"))
+
+
+def _reduce_scatter_batch(
+    axis_data: AxisData, vals: Sequence[Any], dims: Sequence[BatchDim], *, scatter_dimension: int,
+    axis_name: Any, axis_index_groups: Any, axis_size: int, tiled: bool,
+) -> tuple[Any, BatchDim]:  # fmt: skip
+    names = axis_name if isinstance(axis_name, tuple) else (axis_name,)
+    (x,), (d,) = vals, dims
+    frame = axis_data.name
+    params = dict(axis_name=names, axis_index_groups=axis_index_groups, axis_size=axis_size,
+                  tiled=tiled)  # fmt: skip
+    if frame is None or frame not in names:
+        if d is not None:
+            if d <= scatter_dimension:
+                scatter_dimension += 1
+            elif not tiled:
+                d += 1
+        return reduce_scatter_p.bind(x, scatter_dimension=scatter_dimension, **params), d
+    if axis_index_groups is not None:
+        raise NotImplementedError("axis_index_groups not supported in vmap")
+    assert axis_size == axis_data.size, "axis size doesn't match"
+    if len(names) > 1:
+        raise NotImplementedError("Please open a feature request!")
+    y = _numpy().multiply(x, axis_size) if d is None else reduce_sum(x, (d,))
+    if tiled:
+        y = _split_axis(scatter_dimension, axis_size, y)
+    return y, scatter_dimension
+
+
+batching_rules.set(reduce_scatter_p, _reduce_scatter_batch)
+
+
+def _reduce_scatter_transpose(
+    ct: Any, x: Any, *, axis_name: Any, scatter_dimension: int, axis_index_groups: Any,
+    axis_size: int, tiled: bool,
+) -> Any:  # fmt: skip
+    return [
+        all_gather(ct, axis_name, axis_index_groups=axis_index_groups, axis=scatter_dimension,
+                   tiled=tiled)
+    ]  # fmt: skip
+
+
+deflinear(reduce_scatter_p, _reduce_scatter_transpose)
+
+
+# --- all_to_all --------------------------------------------------------------------------
+
+
+def all_to_all(
+    x: Any,
+    axis_name: Any,
+    split_axis: int,
+    concat_axis: int,
+    *,
+    axis_index_groups: Any = None,
+    tiled: bool = False,
+) -> Any:
+    """Map axis `split_axis` of `x` (a pytree) over the named axis, and gather what the
+    named axis mapped into a positional axis at `concat_axis`."""
+    groups = _canonical_groups(axis_index_groups)
+
+    def bind(leaf: Any) -> Any:
+        split, concat = split_axis, concat_axis
+        group_size = _axis_size(axis_name, groups)
+        shape = shape_of(leaf)
+        if tiled:
+            if shape[split] % group_size != 0:
+                raise ValueError(
+                    f"The size of all_to_all split_axis ({shape[split]}) has to be divisible "
+                    f"by the size of the named axis {axis_name} ({group_size})"
+                )
+        else:
+            if group_size != shape[split]:
+                raise ValueError(
+                    "all_to_all requires the size of the mapped axis axis_name to equal "
+                    f"x.shape[split_axis], but they are {group_size} and {shape[split]} "
+                    "respectively."
+                )
+            if split < concat:
+                concat += 1  # a position after the split axis is removed
+                leaf = expand_dims(leaf, (concat,))
+            elif split > concat:
+                leaf = expand_dims(leaf, (concat,))
+                split += 1
+        out = all_to_all_p.bind(
+            leaf, split_axis=split, concat_axis=concat, axis_name=axis_name,
+            axis_index_groups=groups, tiled=tiled,
+        )  # fmt: skip
+        if not tiled and split != concat:
+            out = squeeze(out, (split,))
+        return out
+
+    return tree_util.tree_map(bind, x)
+
+
+def pswapaxes(x: Any, axis_name: Any, axis: int, *, axis_index_groups: Any = None) -> Any:
+    """Swap the named axis with positional axis `axis` of `x` (a pytree)."""
+    return all_to_all(x, axis_name, axis, axis, axis_index_groups=axis_index_groups)
+
+
+@abstract_eval_rules.register(all_to_all_p)
+def _all_to_all_abstract_eval(
+    x: AbstractValue, *, axis_name: Any, split_axis: int, concat_axis: int,
+    axis_index_groups: Any, tiled: bool,
+) -> ShapedArray:  # fmt: skip
+    names = _as_tuple(axis_name)
+    _check_axis_names(names, "all_to_all")
+    aval = c.array_aval("all_to_all", x)
+    shape = list(aval.shape)
+    size = _axis_size(names) if axis_index_groups is None else len(axis_index_groups[0])
+    assert shape[split_axis] % size == 0, (shape[split_axis], size)
+    shape[split_axis] //= size
+    shape[concat_axis] *= size
+    return ShapedArray(tuple(shape), aval.dtype)
+
+
+@impl_rules.register(all_to_all_p)
+def _all_to_all_impl(x: Any, **params: Any) -> Any:
+    raise RuntimeError("all_to_all must be used within a mapped context like vmap or shard_map.")
+
+
+def _all_to_all_batch(
+    axis_data: AxisData, vals: Sequence[Any], dims: Sequence[BatchDim], *, axis_name: Any,
+    split_axis: int, concat_axis: int, axis_index_groups: Any, tiled: bool,
+) -> tuple[Any, BatchDim]:  # fmt: skip
+    if axis_index_groups is not None:
+        raise NotImplementedError("Please open a feature request!")
+    (x,), (d,) = vals, dims
+    size, frame = axis_data.size, axis_data.name
+    names = list(axis_name) if isinstance(axis_name, (list, tuple)) else [axis_name]
+    params = dict(axis_name=axis_name, axis_index_groups=axis_index_groups, tiled=tiled)
+    if frame is None or frame not in names:
+        if d is None:
+            out = all_to_all_p.bind(x, split_axis=split_axis, concat_axis=concat_axis, **params)
+            return out, None
+        out = all_to_all_p.bind(
+            x, split_axis=split_axis + (d <= split_axis),
+            concat_axis=concat_axis + (d <= concat_axis), **params,
+        )  # fmt: skip
+        return out, d
+    if d is None:
+        # JAX 0.10.2 broadcasts by the operand's whole shape plus the axis size here (its
+        # `lax.broadcast` takes the sizes of new leading axes): kept, so programs match JAX's.
+        x = broadcast(x, (size, *shape_of(x)))
+        d = 0
+    if len(names) > 1:
+        return _all_to_all_of_several_names(
+            x, d, axis_data, axis_name, split_axis, concat_axis, axis_index_groups, tiled
+        )
+    if split_axis == concat_axis:
+        axis = split_axis + (d <= split_axis)
+        before = d
+        x = _split_axis(axis, size, x)
+        d += axis <= d
+        return _fold_axis(axis, _swap_axes(x, d, axis)), before
+    gathered = _fold_axis(concat_axis, _transpose_move(x, d, concat_axis))
+    return _split_axis(split_axis, size, gathered), split_axis
+
+
+def _all_to_all_of_several_names(
+    x: Any, d: int, axis_data: AxisData, axis_name: Any, split_axis: int, concat_axis: int,
+    axis_index_groups: Any, tiled: bool,
+) -> tuple[Any, BatchDim]:  # fmt: skip
+    """all_to_all over this vmap's name and others: the names before it (major) and after it
+    (minor) exchange chunks in three leading axes [major, this, minor], folded at the end."""
+    size = axis_data.size
+    pos = list(axis_name).index(axis_data.name)
+    major, minor = axis_name[:pos], axis_name[pos + 1 :]
+    params = dict(axis_index_groups=axis_index_groups, tiled=tiled)
+    x = expand_dims(_transpose_move(x, d, 0), (0, 2))
+    split_axis += 3
+    concat_axis += 3
+    if major:
+        x = all_to_all_p.bind(x, axis_name=major, split_axis=split_axis, concat_axis=0, **params)
+    x = _split_axis(split_axis, size, x)
+    new_d = split_axis
+    concat_axis += split_axis <= concat_axis
+    split_axis += 1
+    if minor:
+        x = all_to_all_p.bind(x, axis_name=minor, split_axis=split_axis, concat_axis=2, **params)
+    x = _fold_axis(0, _fold_axis(0, x))
+    concat_axis -= 2
+    new_d -= 2
+    x = _fold_axis(concat_axis - 1, _transpose_move(x, 0, concat_axis - 1))
+    return x, new_d - 1
+
+
+def _swap_axes(x: Any, a: int, b: int) -> Any:
+    """JAX's `util.moveaxis(x, (a, b), (b, a))`: the two axes exchanged (`x` if a == b)."""
+    if a == b:
+        return x
+    ndim = len(shape_of(x))
+    perm = [i for i in range(ndim) if i not in (a, b)]
+    for dst, src in sorted([(b, a), (a, b)]):
+        perm.insert(dst, src)
+    return _numpy().transpose(x, perm)
+
+
+batching_rules.set(all_to_all_p, _all_to_all_batch)
+
+
+def _all_to_all_transpose(
+    ct: Any, x: Any, *, axis_name: Any, split_axis: int, concat_axis: int,
+    axis_index_groups: Any, tiled: bool,
+) -> Any:  # fmt: skip
+    return [
+        all_to_all(ct, axis_name, concat_axis, split_axis, axis_index_groups=axis_index_groups,
+                   tiled=tiled)
+    ]  # fmt: skip
+
+
+deflinear(all_to_all_p, _all_to_all_transpose)
+
+
+needs_axis_rule.update(
+    (psum_p, pmax_p, pmin_p, ppermute_p, pbroadcast_p, all_gather_p, reduce_scatter_p,
+     all_to_all_p, axis_index_p)
+)  # fmt: skip
+
+
+__all__ = [
+    "all_gather",
+    "all_gather_p",
+    "all_to_all",
+    "all_to_all_p",
+    "axis_index",
+    "axis_index_p",
+    "axis_size",
+    "pbroadcast",
+    "pmax",
+    "pmax_p",
+    "pmean",
+    "pmin",
+    "pmin_p",
+    "ppermute",
+    "ppermute_p",
+    "pshuffle",
+    "psum",
+    "psum_p",
+    "psum_scatter",
+    "pswapaxes",
+]
