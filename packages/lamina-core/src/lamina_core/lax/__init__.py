@@ -31,6 +31,8 @@ from lamina_core.lax._associative_scan import *  # noqa: F403
 from lamina_core.lax._associative_scan import __all__ as _associative_scan_all
 from lamina_core.lax._collectives import *  # noqa: F403
 from lamina_core.lax._collectives import __all__ as _collectives_all
+from lamina_core.lax._collectives_layout import *  # noqa: F403
+from lamina_core.lax._collectives_layout import __all__ as _collectives_layout_all
 from lamina_core.lax._cumulative import *  # noqa: F403
 from lamina_core.lax._cumulative import __all__ as _cumulative_all
 from lamina_core.lax._elementwise import *  # noqa: F403
@@ -61,6 +63,7 @@ from lamina_core.lax._transcendental import __all__ as _transcendental_all
 __all__ = [
     *_associative_scan_all,
     *_collectives_all,
+    *_collectives_layout_all,
     *_cumulative_all,
     *_elementwise_all,
     *_gather_scatter_all,

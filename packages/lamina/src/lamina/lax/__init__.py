@@ -6,6 +6,7 @@ checkers see every name.
 
 from lamina_core.lax._associative_scan import *  # noqa: F403
 from lamina_core.lax._collectives import *  # noqa: F403
+from lamina_core.lax._collectives_layout import *  # noqa: F403
 from lamina_core.lax._cumulative import *  # noqa: F403
 from lamina_core.lax._elementwise import *  # noqa: F403
 from lamina_core.lax._gather_scatter import *  # noqa: F403
