@@ -10,6 +10,8 @@ _source_info.register_internal_path(__file__)
 from lamina_core import call_ad as _call_ad  # noqa: E402, F401  (registers jit rules)
 from lamina_core import call_batching as _call_batching  # noqa: E402, F401  (jit's vmap rule)
 from lamina_core import checkpoint_ad as _checkpoint_ad  # noqa: E402, F401  (remat2's reverse mode)
+from lamina_core import checkpoint_batching as _checkpoint_batching  # noqa: E402, F401  (remat2's vmap)
+from lamina_core import custom_batching as _custom_vmap  # noqa: E402, F401  (custom_vmap)
 from lamina_core import dtypes, lax, numpy, tree_util  # noqa: E402
 from lamina_core import pretty as _pretty  # noqa: E402, F401  (installs the printer)
 from lamina_core.api import make_jaxpr  # noqa: E402
@@ -18,10 +20,12 @@ from lamina_core.avals import AbstractValue, ShapedArray  # noqa: E402
 from lamina_core.call import UNSPECIFIED, jit_p, stage_call  # noqa: E402
 from lamina_core.checkpoint import checkpoint, checkpoint_name, checkpoint_policies, remat  # noqa: E402
 from lamina_core.config import config  # noqa: E402
+from lamina_core.custom_derivatives import _batching as _custom_rules_vmap  # noqa: E402, F401
 from lamina_core.custom_derivatives import custom_jvp, custom_vjp  # noqa: E402
 from lamina_core.effects import Effect  # noqa: E402
 from lamina_core.evaluate import eval_jaxpr, reference_impl  # noqa: E402
 from lamina_core.interpreters.staging import StagingTrace, StagingTracer, trace_to_jaxpr  # noqa: E402
+from lamina_core.jacobians import eval_shape, hessian, jacfwd, jacobian, jacrev  # noqa: E402
 from lamina_core.jaxpr import (  # noqa: E402
     Atom,
     ClosedJaxpr,
@@ -99,10 +103,15 @@ __all__ = [
     "dtypes",
     "effects_rules",
     "eval_jaxpr",
+    "eval_shape",
     "grad",
+    "hessian",
     "impl_rules",
     "install_eager_impl",
     "install_materializer",
+    "jacfwd",
+    "jacobian",
+    "jacrev",
     "jaxprs_in_params",
     "jit",
     "jit_p",

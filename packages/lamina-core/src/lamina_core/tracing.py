@@ -36,12 +36,16 @@ class Trace:
         raise NotImplementedError(f"{type(self).__name__} cannot process primitive '{prim.name}'")
 
     def encloses(self, other: Trace) -> bool:
-        """True if `other` is this trace or one it was opened inside."""
+        """True if `other` is this trace or one it was opened inside (or stands for one)."""
         trace: Trace | None = self
         while trace is not None:
-            if trace is other:
+            if trace is other or trace.stands_for(other):
                 return True
             trace = trace.parent
+        return False
+
+    def stands_for(self, other: Trace) -> bool:
+        """True if this trace owns `other`'s tracers too (see `BatchTrace`'s `shared`)."""
         return False
 
     def describe(self) -> str:
@@ -525,6 +529,14 @@ class Tracer(ArrayMethods):
 
     def __complex__(self) -> complex:
         self._concretization_error("complex", suggest_astype=True)
+
+    def item(self, *args: Any) -> Any:
+        """A Python scalar needs a concrete value: JAX's error for a traced one."""
+        raise ConcretizationTypeError(
+            "Abstract tracer value encountered where concrete value is expected: "
+            f"{self._error_repr()}\nThis occurred in the item() method of jax.Array"
+            f"{self._origin_msg()}\n"
+        )
 
     def __index__(self) -> int:
         raise TracerIntegerConversionError(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from lamina_core.custom_batching import custom_vmap_p
 from lamina_core.custom_derivatives import custom_jvp_call_p, custom_lin_p, custom_vjp_call_p
 from lamina_core.jaxpr import ClosedJaxpr
 from lamina_core.lax import stop_gradient_p
@@ -43,6 +44,14 @@ def _lower_call_jaxpr(
 
 register(custom_jvp_call_p)(_lower_call_jaxpr)
 register(custom_vjp_call_p)(_lower_call_jaxpr)
+
+
+@register(custom_vmap_p)
+def _custom_vmap_lowering(
+    ctx: LoweringRuleContext, *args: IrValue, call: ClosedJaxpr, **params: Any
+) -> list[IrValue]:
+    # A custom_vmap function outside vmap computes its own jaxpr (JAX lowers it so too).
+    return _lower_call_jaxpr(ctx, *args, call_jaxpr=call)
 
 
 @register(stop_gradient_p)

@@ -77,19 +77,31 @@ class BatchTracer(Tracer):
 
 
 class BatchTrace(Trace):
-    """Batching inside `parent` over one mapped axis. Identity is intended."""
+    """Batching inside `parent` over one mapped axis. Identity is intended.
 
-    __slots__ = ("axis_data",)
+    With `shared`, the trace also owns the tracers of any other `BatchTrace` of the same
+    `axis_data` object (the same `vmap` call): a custom rule batched by that vmap runs in a
+    trace of its own, later and elsewhere, but may close over the vmap's values (JAX's traces
+    share the vmap's tag for this).
+    """
 
-    def __init__(self, parent: Trace, axis_data: AxisData) -> None:
+    __slots__ = ("axis_data", "shared")
+
+    def __init__(self, parent: Trace, axis_data: AxisData, shared: bool = False) -> None:
         super().__init__(parent)
         self.axis_data = axis_data
+        self.shared = shared
 
     def describe(self) -> str:
         return "BatchTrace"
 
+    def stands_for(self, other: Trace) -> bool:
+        return self.shared and isinstance(other, BatchTrace) and other.axis_data is self.axis_data
+
     def to_batch_info(self, x: Any) -> tuple[Any, BatchDim]:
-        if isinstance(x, BatchTracer) and x._trace is self:
+        if isinstance(x, BatchTracer) and (
+            x._trace is self or (self.shared and x._trace.axis_data is self.axis_data)
+        ):
             return x.val, x.batch_dim
         return x, None
 

@@ -30,6 +30,8 @@ from lamina_core.lax._structural import broadcast_in_dim_p, convert_element_type
 def _reduce_sum_transpose(
     ct: Any, x: Any, *, axes: Sequence[int], out_sharding: Any
 ) -> Sequence[Any]:
+    if not axes:
+        return [ct]  # an identity broadcast, which JAX forwards rather than records
     shape = x.aval.shape
     dims = tuple(np.delete(np.arange(len(shape)), axes))
     return [broadcast_in_dim_p.bind(ct, shape=shape, broadcast_dimensions=dims, sharding=None)]
