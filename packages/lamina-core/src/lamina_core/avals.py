@@ -54,6 +54,33 @@ class AbstractValue:
         raise _must_override(self, "inc_rank", "vmap")
 
 
+_MAX_EXTENT = 2**63 - 1
+"""The largest element count, byte size or dimension XLA represents (its sizes are int64)."""
+_SURELY_FINE = _MAX_EXTENT >> 6
+"""Element counts up to this fit in int64 bytes for any dtype (itemsizes are at most 16)."""
+
+
+def _check_extent(shape: tuple[int, ...], dtype: np.dtype) -> None:
+    """Reject shapes XLA cannot represent (it aborts the process on them): a negative
+    dimension, a dimension beyond int64, or an element count or byte size beyond int64."""
+    if any(d < 0 for d in shape):
+        raise ValueError(f"shape dimensions must be non-negative, got {shape!r}")
+    big = [d for d in shape if d > _MAX_EXTENT]
+    if big:
+        raise ValueError(
+            f"shape {shape!r} has a dimension of size {big[0]}, more than an array dimension "
+            f"may have (2**63 - 1)"
+        )
+    count = math.prod(shape)
+    nbytes = count * max(dtype.itemsize, 1)
+    if count > _MAX_EXTENT or nbytes > _MAX_EXTENT:
+        raise ValueError(
+            f"shape {shape!r} of dtype {dtype.name} is too large: {count} elements of "
+            f"{dtype.itemsize} bytes make {nbytes} bytes, more than an array may hold "
+            f"(2**63 - 1 elements or bytes)"
+        )
+
+
 def _canonical_shape(shape: Any) -> tuple[int, ...]:
     try:
         dims = tuple(shape)
@@ -84,6 +111,12 @@ class ShapedArray(AbstractValue):
         if not isinstance(self.dtype, np.dtype):
             # Callers may pass a scalar type (np.float32); the field always holds a dtype.
             object.__setattr__(self, "dtype", np.dtype(self.dtype))  # type: ignore[unreachable]
+        # XLA aborts the process on sizes it cannot represent: refuse them here, where every
+        # primitive's result type is made. The common case costs a product and a minimum.
+        shape = self.shape
+        count = math.prod(shape)
+        if count <= 0 or count > _SURELY_FINE or min(shape, default=0) < 0:
+            _check_extent(shape, self.dtype)
 
     @property
     def ndim(self) -> int:

@@ -11,30 +11,83 @@ from __future__ import annotations
 
 import functools
 import inspect
+import operator
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from lamina_core import tree_util
 from lamina_core.api import argument_names, func_src_info
 from lamina_core.avals import AbstractValue
 from lamina_core.call import jit_p, jit_params, stage_call
 from lamina_core.config import config
+from lamina_core.interpreters.batching import axis_frame, bound_axis_names
 from lamina_core.jaxpr import ClosedJaxpr, DebugInfo
 from lamina_core.tracing import NotAnArrayArgument
 from lamina_core.values import typeof
 
 
 def _indices(value: int | Sequence[int] | None) -> tuple[int, ...]:
+    """An argnums setting as a tuple of ints; TypeError (Python's text) for non-integers."""
     if value is None:
         return ()
-    return (value,) if isinstance(value, int) else tuple(value)
+    try:
+        return (operator.index(value),)  # type: ignore[arg-type]  # checked at run time
+    except TypeError:
+        return tuple(operator.index(v) for v in value)  # type: ignore[union-attr]  # likewise
 
 
 def _names(value: str | Sequence[str] | None) -> tuple[str, ...]:
+    """An argnames setting as a tuple of strings, as JAX checks it."""
     if value is None:
         return ()
-    return (value,) if isinstance(value, str) else tuple(value)
+    if isinstance(value, str):
+        return (value,)
+    names = tuple(value)
+    for name in names:
+        if not isinstance(name, str):
+            raise TypeError(f"argument is not a string: {name}")
+    return names
+
+
+_POSITIONAL: Final = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+_KEYWORD: Final = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+
+
+def _check_argnums(params: list[inspect.Parameter], nums: tuple[int, ...], what: str) -> None:
+    """JAX's check of `static_argnums`/`donate_argnums` against the signature: every position
+    must exist (from either end) unless the function takes `*args`."""
+    if not nums or any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in params):
+        return
+    n_positional = sum(p.kind in _POSITIONAL for p in params)
+    if -min(nums) > n_positional or max(nums) >= n_positional:
+        raise ValueError(
+            f"Jitted function has {what}={nums}, but only accepts {n_positional} positional "
+            "arguments."
+        )
+
+
+def _check_argnames(params: list[inspect.Parameter], names: tuple[str, ...], what: str) -> None:
+    """JAX's check of `static_argnames`/`donate_argnames`: each names a parameter that may be
+    passed by keyword (any name, with `**kwargs`, except positional-only ones)."""
+    if not names:
+        return
+    positional_only = {
+        p.name
+        for p in params
+        if p.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.VAR_POSITIONAL)
+    }
+    if bad := positional_only & set(names):
+        raise ValueError(
+            f"Jitted function has invalid argnames {bad} in {what}. These are positional-only"
+        )
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params):
+        return
+    if bad := set(names) - {p.name for p in params if p.kind in _KEYWORD}:
+        raise ValueError(
+            f"Jitted function has invalid argnames {bad} in {what}. Function does not take "
+            "these args."
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +149,7 @@ class Jitted:
         self.keep_unused = keep_unused
         self.inline = inline
         self._params = self._parameters()
+        self._check_settings()
         # As JAX: a static or donated argument may be named by position or by name, and is
         # recognized however the call passes it.
         self.static_argnums, self.static_argnames = self._both_ways(
@@ -104,10 +158,35 @@ class Jitted:
         self.donate_argnums, self.donate_argnames = self._both_ways(
             self.donate_argnums, self.donate_argnames
         )
+        # As JAX, at `jit` time: an argument is static or donated, not both.
+        if both := set(self.static_argnames) & set(self.donate_argnames):
+            raise ValueError(
+                "static_argnames and donate_argnames cannot intersect. Argument names "
+                f"{both} appear in both static_argnames and donate_argnames"
+            )
+        if both_nums := set(self.static_argnums) & set(self.donate_argnums):
+            raise ValueError(
+                "static_argnums and donate_argnums cannot intersect. Argument positions "
+                f"{both_nums} appear in both static_argnums and donate_argnums"
+            )
         self._cache: dict[Signature, Staged] = {}
         # `updated=()`: copying `fun.__dict__` could overwrite this object's own attributes
         # (a custom_jvp function has a `fun` too).
         functools.update_wrapper(self, fun, updated=())
+
+    def _check_settings(self) -> None:
+        """JAX's checks of the argnums and argnames settings against `fun`'s signature."""
+        if self._params is None:
+            if self.donate_argnames:
+                raise ValueError(
+                    f"Getting the signature of function {self.fun} failed. Pass donate_argnums "
+                    "instead of donate_argnames."
+                )
+            return
+        _check_argnums(self._params, self.static_argnums, "static_argnums")
+        _check_argnames(self._params, self.static_argnames, "static_argnames")
+        _check_argnums(self._params, self.donate_argnums, "donate_argnums")
+        _check_argnames(self._params, self.donate_argnames, "donate_argnames")
 
     def _both_ways(
         self, nums: tuple[int, ...], names: tuple[str, ...]
@@ -139,7 +218,7 @@ class Jitted:
         n = len(args)
         static_nums = {i % n if -n <= i < 0 else i for i in self.static_argnums}
         static: list[tuple[int | str, Hashable]] = [
-            (i, args[i]) for i in sorted(static_nums) if i < n
+            (i, args[i]) for i in sorted(static_nums) if 0 <= i < n
         ]
         static.extend((name, kwargs[name]) for name in self.static_argnames if name in kwargs)
         for where, value in static:
@@ -164,7 +243,10 @@ class Jitted:
             in_avals = tuple(typeof(x) for x in leaves)
         except TypeError:
             raise self._not_an_array(args, kwargs, leaves, static_nums) from None
-        signature = Signature(in_tree, in_avals, static, config.trace_context())
+        # Named axes bound by enclosing vmaps are part of JAX's trace context (a collective's
+        # trace depends on their sizes, `psum(1, 'i')` being one).
+        axes = tuple((n, axis_frame(n).size) for n in bound_axis_names())
+        signature = Signature(in_tree, in_avals, static, (*config.trace_context(), axes))
         staged = self._cache.get(signature)
         captured: list[Any] = []
         if staged is None:

@@ -97,9 +97,11 @@ def _aliases(
     for i, (aval, d, alias) in enumerate(zip(in_avals, pending, result, strict=True)):
         if d and alias is None:
             by_type[_strip(aval)].append(i)
+    # An output takes at most one input's buffer: those the caller aliased are not offered.
+    taken = {k for k in result if k is not None}
     for k, aval in enumerate(out_avals):
         waiting = by_type.get(_strip(aval))
-        if waiting:
+        if waiting and k not in taken:
             i = waiting.popleft()
             result[i] = k
             pending[i] = False
@@ -116,10 +118,11 @@ def _aliases(
                 by_size[size].popleft()
                 donors[i] = True
             else:
-                unused.append(aval.str_short())
+                unused.append(str(aval))
     if unused:
         warnings.warn(
-            f"Some donated buffers were not usable: {', '.join(unused)}.",
+            f"Some donated buffers were not usable: {', '.join(unused)}.\nSee an explanation "
+            "at https://docs.jax.dev/en/latest/faq.html#buffer-donation.",
             UserWarning,
             stacklevel=4,
         )

@@ -24,6 +24,7 @@ from lamina_runtime.eager import XLA_EAGER, materialize
 from lamina_runtime.executable import Executable, Runtime, runtime
 from lamina_runtime.jit import (
     JitFunction,
+    clear_caches,
     explain_cache_misses,
     jit,
     jit_function_of,
@@ -52,6 +53,7 @@ __all__ = [
     "__version__",
     "aot",
     "block_until_ready",
+    "clear_caches",
     "compilation_key",
     "configured_cache_dir",
     "default_cache_dir",

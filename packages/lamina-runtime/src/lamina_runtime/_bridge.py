@@ -209,9 +209,23 @@ def result_handler(shape: tuple[int, ...], dtype: np.dtype, weak_type: bool, dev
     return _jax.array_result_handler(aval, single_device_sharding(device), True, _skip_checks=True)
 
 
+def _deleted_argument(args: Sequence[Any]) -> RuntimeError | None:
+    """JAX's error for a deleted (or donated) array among `args`, if there is one. [private]"""
+    for arg in args:
+        if type(arg) is DeviceArray and arg.is_deleted():
+            return RuntimeError(f"Array has been deleted with shape={arg.aval.str_short()}.")
+    return None
+
+
 def execute(executable: Any, args: list[Any], handlers: Sequence[Any]) -> list[Any]:
     """Run `executable`; `args` must already be device arrays with its input shardings. [semi]"""
-    results: list[Any] = executable.execute_sharded(args).consume_with_handlers(handlers)
+    try:
+        results: list[Any] = executable.execute_sharded(args).consume_with_handlers(handlers)
+    except _jax.JaxRuntimeError:  # [private] XLA's words for a deleted input are its own
+        deleted = _deleted_argument(args)
+        if deleted is not None:
+            raise deleted from None
+        raise
     return results
 
 
@@ -221,7 +235,13 @@ def executor(executable: Any, handlers: Sequence[Any]) -> Any:
     handler_list = list(handlers)
 
     def run(bufs: list[Any]) -> list[Any]:
-        results: list[Any] = execute_sharded(bufs).consume_with_handlers(handler_list)
+        try:
+            results: list[Any] = execute_sharded(bufs).consume_with_handlers(handler_list)
+        except _jax.JaxRuntimeError:  # [private] as in `execute`
+            deleted = _deleted_argument(bufs)
+            if deleted is not None:
+                raise deleted from None
+            raise
         return results
 
     return run

@@ -25,12 +25,38 @@ from lamina_core.values import ShapeDtypeStruct
 from lamina_runtime import _bridge, artifact
 from lamina_runtime.artifact import ArtifactError, IncompatibleArtifactError
 from lamina_runtime.executable import Executable
-from lamina_runtime.stages import Compiled
+from lamina_runtime.jit import jit_function_of
+from lamina_runtime.stages import Compiled, Lowered, Traced
 from lamina_runtime.tree_codec import TreeCodecError, decode_treedef
 
 
+def _check_compiled(compiled: Any, what: str) -> None:
+    """A clear error for anything but a `Compiled` (a jitted function not yet compiled)."""
+    if isinstance(compiled, Compiled):
+        return
+    if isinstance(compiled, Lowered):
+        hint = "got a Lowered: call its `.compile()` first"
+    elif isinstance(compiled, Traced):
+        hint = "got a Traced: call its `.lower().compile()` first"
+    elif jit_function_of(compiled) is not None:
+        hint = (
+            "got a jitted function that is not compiled: compile it for example arguments "
+            "first, `lamina.jit(f).lower(*args).compile()`"
+        )
+    else:
+        hint = (
+            f"got {type(compiled).__name__}: make one with `lamina.jit(f).lower(*args).compile()`"
+        )
+    raise TypeError(f"lamina.aot.{what} takes a compiled function; {hint}")
+
+
 def serialize(compiled: Compiled) -> bytes:
-    """`compiled` as bytes: the same as `compiled.serialize()`."""
+    """`compiled` as bytes: the same as `compiled.serialize()`.
+
+    Raises:
+        TypeError: `compiled` is not a `Compiled` (e.g. a jitted function not yet compiled).
+    """
+    _check_compiled(compiled, "serialize")
     return compiled.serialize()
 
 
@@ -123,6 +149,7 @@ def describe(data: bytes) -> ArtifactInfo:
 
 def save(compiled: Compiled, path: str | os.PathLike[str]) -> None:
     """Write `compiled` to `path` (atomically: a reader never sees half a file)."""
+    _check_compiled(compiled, "save")
     target = Path(path)
     data = compiled.serialize()
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}-", suffix=".tmp")

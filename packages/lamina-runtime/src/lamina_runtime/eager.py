@@ -24,6 +24,7 @@ from lamina_core.tracing import EagerImpl
 from lamina_core.values import canonical_value, typeof
 from lamina_mlir import lower_jaxpr_to_module
 from lamina_runtime import _bridge
+from lamina_runtime._lru import LRUCache
 from lamina_runtime.array import Array
 from lamina_runtime.executable import Executable, runtime, to_buffer
 
@@ -54,10 +55,15 @@ class XlaEager:
     """The eager evaluator lamina-runtime installs. Identity is intended: it owns its cache."""
 
     def __init__(self) -> None:
-        self._programs: dict[Hashable, EagerProgram] = {}
-        self._by_aval_id: dict[Hashable, tuple[EagerProgram, tuple[Any, ...]]] = {}
+        self._programs: LRUCache[Hashable, EagerProgram] = LRUCache()
+        self._by_aval_id: LRUCache[Hashable, tuple[EagerProgram, tuple[Any, ...]]] = LRUCache()
         """Programs keyed by the identity of their operands' avals (device arrays made by one
         program share aval objects); the entry keeps those avals alive so ids stay unique."""
+
+    def clear(self) -> None:
+        """Forget every compiled program (they are compiled again when next needed)."""
+        self._programs.clear()
+        self._by_aval_id.clear()
 
     def _fast_program(
         self, prim: Primitive, args: Sequence[Any], params: dict[str, Any]
@@ -151,6 +157,12 @@ def _to_device(x: Any, aval: AbstractValue, device: Any) -> Any:
 
 
 XLA_EAGER: EagerImpl = XlaEager()
+
+
+def clear_programs() -> None:
+    """Forget the eager programs compiled so far (`lamina.clear_caches`)."""
+    if isinstance(XLA_EAGER, XlaEager):
+        XLA_EAGER.clear()
 
 
 def materialize(value: Any) -> Any:

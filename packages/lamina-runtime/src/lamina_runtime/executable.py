@@ -18,6 +18,7 @@ from typing import Any, Literal
 from lamina_core.avals import AbstractValue, ShapedArray
 from lamina_mlir import LoweredModule
 from lamina_runtime import _bridge
+from lamina_runtime._lru import LRUCache
 from lamina_runtime.array import Array
 from lamina_runtime.cache_key import CacheKey, compilation_key
 from lamina_runtime.compilation_cache import (
@@ -111,8 +112,9 @@ class Runtime:
     """
 
     def __init__(self, cache: CompilationCache | Literal["config"] | None = "config") -> None:
-        self._executables: dict[str, tuple[Any, bytes | None]] = {}
-        """Loaded executables by cache-key digest, with the bytes each was loaded from."""
+        self._executables: LRUCache[str, tuple[Any, bytes | None]] = LRUCache()
+        """Loaded executables by cache-key digest, with the bytes each was loaded from; the
+        least recently used go beyond `jax_executable_cache_size`."""
         self._lock = threading.Lock()
         self._cache_choice = cache
         self._configured: tuple[CacheSettings | None, CompilationCache | None] | None = None

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final, cast
 
@@ -24,7 +25,8 @@ from lamina_core.jit import Jitted, Signature, Staged, jit_decorator
 from lamina_core.tracing import EVAL_TRACE, Tracer, current_trace, raise_escaped_tracer
 from lamina_runtime import _bridge
 from lamina_runtime.array import Array
-from lamina_runtime.executable import to_buffer
+from lamina_runtime.eager import clear_programs
+from lamina_runtime.executable import runtime, to_buffer
 from lamina_runtime.pipeline import CompiledCall, compile_staged
 from lamina_runtime.stages import Traced
 
@@ -54,6 +56,7 @@ class JitFunction(Jitted):
         **options: Any,
     ) -> None:
         super().__init__(fun, **options)
+        _live_functions.add(self)
         self.compiler_options: dict[str, Any] = dict(compiler_options or {})
         """XLA options by name for every compilation of this function (JAX's argument)."""
         self._calls: dict[int, tuple[Staged, CompiledCall]] = {}
@@ -205,6 +208,20 @@ class JitFunction(Jitted):
     def _in_tree(self, args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
         dyn_args, dyn_kwargs, *_ = self._split(args, kwargs)
         return tree_util.tree_structure((dyn_args, dyn_kwargs))
+
+
+_live_functions: Final[weakref.WeakSet[JitFunction]] = weakref.WeakSet()
+"""Every `JitFunction` alive, so that `clear_caches` reaches their own caches."""
+
+
+def clear_caches() -> None:
+    """Empty the in-memory caches of traces and compiled programs, as `jax.clear_caches()`:
+    every jitted function traces and compiles again on its next call. The persistent cache
+    (on disk) keeps its entries."""
+    for function in list(_live_functions):
+        function.clear_cache()
+    clear_programs()
+    runtime().clear()
 
 
 def fast_key(args: tuple[Any, ...]) -> tuple[Sequence[Any], tuple[Any, ...] | None]:

@@ -96,6 +96,12 @@ class PrimalTangentTracer(Tracer):
     def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
         return np.asarray(self.primal, dtype=dtype)
 
+    def item(self, *args: Any) -> Any:
+        primal = self.primal
+        if isinstance(primal, Tracer):
+            return primal.item(*args)
+        return np.asarray(primal).item(*args)
+
     def where_created(self) -> str:
         return self.primal.where_created() if isinstance(self.primal, Tracer) else ""
 

@@ -39,6 +39,9 @@ def _convert_element_type_abstract_eval(
 def _convert_element_type_impl(
     x: np.ndarray, *, new_dtype: np.dtype, weak_type: bool, sharding: Any
 ) -> np.ndarray:
+    if np.result_type(x) == dtypes.float0:
+        # float0 values carry no data: converted, they are zeros (jacfwd of an integer output).
+        return np.zeros(np.shape(x), new_dtype)
     if new_dtype == np.dtype(bool):
         nonzero: np.ndarray = np.not_equal(x, 0)
         return nonzero
@@ -58,6 +61,10 @@ def _broadcast_in_dim_abstract_eval(
 ) -> ShapedArray:
     aval = c.array_aval("broadcast_in_dim", x)
     shape = tuple(shape)
+    if any(d < 0 for d in shape):
+        raise TypeError(
+            f"broadcast_in_dim shape must have every element be nonnegative, got {shape}."
+        )
     if aval.ndim != len(broadcast_dimensions):
         raise TypeError(
             f"broadcast_in_dim broadcast_dimensions must have length equal to operand ndim; got "
@@ -113,6 +120,11 @@ def _is_host_constant(x: Any) -> bool:
     return isinstance(x, (bool, int, float, complex, np.ndarray, np.generic))
 
 
+def _int_fits(x: int, dtype: np.dtype) -> bool:
+    info = np.iinfo(dtype)
+    return int(info.min) <= x <= int(info.max)
+
+
 def _convert_element_type(
     x: Any, new_dtype: Any, weak_type: bool = False, sharding: Any = None
 ) -> Array:
@@ -122,8 +134,16 @@ def _convert_element_type(
         # Scalar constants convert on the host, as in JAX; arrays are staged (below), so an
         # array constant keeps its identity and becomes one literal however often it is used.
         if weak_type and (dtypes.is_python_scalar(x) or type(x) in _TYPED_SCALARS):
+            if type(x) is int and dtype.kind in "iu" and not _int_fits(x, dtype):
+                # JAX wraps such a value around silently; a weak int is meant to hold it.
+                raise OverflowError(f"Python int {x} too large to convert to {dtype.name}")
             return eager_value(typed_scalar(x, dtype))
-        value, _ = canonical_value(x)
+        if type(x) is int and dtype != dtypes.float0:
+            # As JAX: a Python int converts from its exact value (2**40 to float32 is fine),
+            # through NumPy (so a value beyond int64 raises NumPy's OverflowError).
+            value: Any = np.asarray(x)
+        else:
+            value, _ = canonical_value(x)
         with np.errstate(invalid="ignore", over="ignore"):
             converted = np.asarray(value).astype(dtype)
         return eager_value(converted)
@@ -184,6 +204,11 @@ def full(
 ) -> Array:
     """An array of `shape` filled with `fill_value`."""
     shape = tuple(int(d) for d in shape)
+    fill_shape = np.shape(fill_value)
+    if fill_shape:
+        raise TypeError(
+            f"full must be called with scalar fill_value, got fill_value.shape {fill_shape}."
+        )
     weak = dtype is None and dtypes.is_weakly_typed(fill_value)
     dtype = dtypes.canonicalize_dtype(dtype if dtype is not None else dtypes.dtype(fill_value))
     fill = _convert_element_type(fill_value, dtype, weak)

@@ -41,7 +41,9 @@ from lamina_core.values import is_concrete_value, typeof
 
 def _check_arraylike(name: str, *args: Any) -> None:
     for pos, arg in enumerate(args):
-        if not isinstance(arg, Tracer) and (
+        # A Python int too large for the default integer dtype is still a scalar, as in JAX:
+        # the error comes where its value is converted, naming the value.
+        if not isinstance(arg, (Tracer, int)) and (
             isinstance(arg, (list, tuple)) or not is_concrete_value(arg)
         ):
             raise TypeError(
@@ -89,6 +91,36 @@ def _broadcast_to(arr: Any, shape: Any) -> Array:
 # --- array and asarray -----------------------------------------------------------------------
 
 
+def _coerce_scalar(x: bool | int | float | complex, dtype: _np.dtype | None) -> None:
+    """Refuse a Python scalar that `dtype` (or its default dtype) cannot hold, as JAX does:
+    an int out of range raises OverflowError instead of wrapping around."""
+    if dtype is None:
+        if type(x) is int:
+            _dtypes.python_scalar_dtype(x)  # OverflowError: Python int ... too large to convert
+    else:
+        _np.asarray(x, dtype=dtype)  # NumPy's OverflowError: Python integer ... out of bounds
+
+
+def _check_leaf_dtype(leaf: Any) -> None:
+    """JAX's error for a value without a numeric dtype (a dict, a string, an object)."""
+    if (
+        isinstance(leaf, (Tracer, bool, int, float, complex))
+        or hasattr(leaf, "dtype")
+        or hasattr(leaf, "__jax_array__")
+        or hasattr(leaf, "__array__")
+    ):
+        return
+    try:
+        dt = _np.asarray(leaf).dtype
+    except (TypeError, ValueError):
+        return  # left to the dtype lookup, whose error names the value
+    if kind_of(dt) not in "biufc":
+        raise TypeError(
+            f"Value '{leaf}' with dtype {dt} is not a valid JAX array type. Only arrays of "
+            "numeric types are supported by JAX."
+        )
+
+
 def array(
     object: Any,
     dtype: DTypeLike | None = None,
@@ -113,10 +145,14 @@ def array(
     if dtype is not None:
         dtype = _user_dtype(dtype)
     weak = dtype is None and _dtypes.is_weakly_typed(object)
+    if isinstance(object, (bool, int, float, complex)):
+        _coerce_scalar(object, dtype)
     leaves = _tree_util.tree_leaves(object, is_leaf=lambda x: not isinstance(x, (list, tuple)))
     if any(leaf is None for leaf in leaves):
         raise ValueError("None is not a valid value for jnp.array")
     if dtype is None:
+        for leaf in leaves:
+            _check_leaf_dtype(leaf)
         dtype = _dtypes.result_type(*leaves) if leaves else _user_dtype(None)
     out: Any
     if isinstance(object, (bool, int, float, complex, Tracer)):
@@ -144,6 +180,7 @@ def asarray(
     """`a` as an array; arrays of the right dtype come back as they are."""
     if dtype is None and isinstance(a, (bool, int, float, complex)):
         # A Python scalar stays weakly typed and becomes a host scalar of its default dtype.
+        _coerce_scalar(a, None)
         return _convert_element_type(
             a, _dtypes.dtype(a, canonicalize=True), _dtypes.is_weakly_typed(a)
         )
@@ -158,7 +195,7 @@ def full(shape: Any, fill_value: ArrayLike, dtype: DTypeLike | None = None) -> A
     if dtype is not None:
         dtype = _user_dtype(dtype)
     _check_arraylike("full", fill_value)
-    if not shape_of(fill_value):
+    if not _np.shape(fill_value):
         return _lax.full(_shape_arg("full", shape, None), fill_value, dtype)
     return _broadcast_to(asarray(fill_value, dtype), shape)
 

@@ -1,0 +1,89 @@
+"""The bound on the runtime's in-memory caches of compiled programs.
+
+Every compiled executable holds device code and memory until it is dropped; a process that
+compiles many distinct programs (shapes, closures) would keep them all. JAX bounds its
+in-process compilation caches (least recently used entries go first) and
+`jax.clear_caches()` empties them; Lamina does the same with `LRUCache`, sized by the
+`jax_executable_cache_size` option.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections import OrderedDict
+from collections.abc import Hashable
+from typing import Final, Generic, TypeVar
+
+from lamina_core import config
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+DEFAULT_SIZE: Final = 2048
+"""As JAX's in-memory compilation cache (`weakref_lru_cache`'s default size)."""
+
+executable_cache_size: Final = config.define_int(
+    "jax_executable_cache_size",
+    DEFAULT_SIZE,
+    "How many compiled programs each in-memory cache of the runtime keeps (executables by "
+    "module, eager programs by primitive and types); the least recently used are dropped "
+    "beyond it. 0 or less: no bound. `lamina.clear_caches()` empties the caches.",
+)
+
+
+class LRUCache(Generic[K, V]):
+    """A mapping that keeps at most `jax_executable_cache_size` entries, dropping the least
+    recently used (read or written) first. Identity is intended: it owns its entries.
+
+    Safe to share between threads for single operations (each is one step on an
+    `OrderedDict`, or tolerates a concurrent removal); callers needing more lock around it.
+    """
+
+    __slots__ = ("_data",)
+
+    def __init__(self) -> None:
+        self._data: OrderedDict[K, V] = OrderedDict()
+
+    def get(self, key: K) -> V | None:
+        """The entry for `key` (now the most recently used), or None."""
+        data = self._data
+        value = data.get(key)
+        if value is not None:
+            # Removed by another thread meanwhile: the value is still a valid answer.
+            with contextlib.suppress(KeyError):
+                data.move_to_end(key)
+        return value
+
+    def __setitem__(self, key: K, value: V) -> None:
+        data = self._data
+        data[key] = value
+        data.move_to_end(key)
+        self._trim()
+
+    def setdefault(self, key: K, value: V) -> V:
+        """The entry for `key`, stored as `value` if there was none."""
+        known = self.get(key)
+        if known is not None:
+            return known
+        self[key] = value
+        return value
+
+    def _trim(self) -> None:
+        limit = executable_cache_size.value
+        if limit <= 0:
+            return
+        data = self._data
+        while len(data) > limit:
+            try:
+                data.popitem(last=False)
+            except KeyError:  # emptied by another thread
+                return
+
+    def clear(self) -> None:
+        self._data.clear()
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._data
