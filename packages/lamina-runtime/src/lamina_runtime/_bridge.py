@@ -253,7 +253,42 @@ def serialize_compile_options(options: Any) -> bytes:
 
 
 def parse_compile_options(blob: bytes) -> Any:
-    return xc.CompileOptions.ParseFromString(blob)  # [semi]
+    """Compile options from their serialized form, rebuilt as `compile_options` builds them.
+
+    The blob is checked before anything reaches XLA (options that are empty, garbage or for
+    another replica or partition count abort the process in XLA when an executable is loaded
+    with them): it must hold one replica and one partition with no device assignment, and its
+    XLA option overrides must be names with str, bool, int or float values. Only the
+    overrides are taken from it; everything else is Lamina's default, as when compiling.
+
+    Raises:
+        ValueError: the blob is not compile options that Lamina writes.
+    """
+    try:
+        parsed = xc.CompileOptions.ParseFromString(bytes(blob))  # [semi]
+        build = parsed.executable_build_options
+        shape = (parsed.num_replicas, parsed.num_partitions, build.num_replicas,
+                 build.num_partitions)  # fmt: skip
+        assigned = parsed.device_assignment is not None or build.device_assignment is not None
+        overrides = list(parsed.env_option_overrides)
+        tupled = bool(parsed.parameter_is_tupled_arguments)
+    except Exception as err:  # protobuf's and nanobind's error types are not public
+        raise ValueError(f"unreadable compile options ({err})") from None
+    if shape != (1, 1, 1, 1) or assigned or tupled:
+        raise ValueError(
+            "compile options that Lamina does not write (replicas, partitions "
+            f"{shape}, device assignment {assigned}, tupled arguments {tupled}; expected one "
+            "replica and one partition, with no device assignment)"
+        )
+    checked: dict[str, CompilerOption] = {}
+    for item in overrides:
+        if not (isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str)):
+            raise ValueError(f"malformed XLA option override {item!r} in compile options")
+        name, value = item
+        if not isinstance(value, (str, bool, int, float)) or name in checked:
+            raise ValueError(f"malformed XLA option override {name!r}: {value!r}")
+        checked[name] = value
+    return compile_options(overrides=checked)
 
 
 def serialize_executable(executable: Any) -> bytes:
@@ -264,6 +299,33 @@ def serialize_executable(executable: Any) -> bytes:
 def deserialize_executable(blob: bytes, device_list: Sequence[Any], options: Any) -> Any:
     client = device_list[0].client  # [semi]
     return client.deserialize_executable(blob, xc.DeviceList(tuple(device_list)), options)
+
+
+ShapeSignature = tuple[tuple[tuple[int, ...], str], ...]
+"""(dimensions, NumPy dtype name) of each parameter or result."""
+
+
+def _shape_entry(shape: Any) -> tuple[tuple[int, ...], str]:
+    if not shape.is_array():
+        return ((), f"non-array {shape}")
+    try:
+        dtype = np.dtype(shape.numpy_dtype()).name
+    except Exception:  # an element type NumPy cannot name: compare XLA's name
+        dtype = f"xla:{shape.element_type()}"
+    return tuple(int(d) for d in shape.dimensions()), dtype
+
+
+def executable_signature(executable: Any) -> tuple[ShapeSignature, ShapeSignature]:
+    """The parameter and result types a loaded executable reports (its entry computation's
+    program shape, read from its HLO module), as (dimensions, dtype name) pairs; one result
+    that is not a tuple is the only result."""
+    (module, *_) = executable.hlo_modules()  # [semi]
+    proto = module.as_serialized_hlo_module_proto()  # [semi]
+    program = xc.XlaComputation(proto).program_shape()  # [semi]
+    params = tuple(_shape_entry(s) for s in program.parameter_shapes())
+    result = program.result_shape()
+    results = result.tuple_shapes() if result.is_tuple() else [result]
+    return params, tuple(_shape_entry(s) for s in results)
 
 
 def cost_analysis(executable: Any) -> dict[str, float]:

@@ -24,7 +24,7 @@ from lamina_core.avals import ShapedArray
 from lamina_core.values import ShapeDtypeStruct
 from lamina_runtime import _bridge, artifact
 from lamina_runtime.artifact import ArtifactError, IncompatibleArtifactError
-from lamina_runtime.executable import Executable
+from lamina_runtime.executable import Executable, signature_mismatch
 from lamina_runtime.jit import jit_function_of
 from lamina_runtime.stages import Compiled, Lowered, Traced
 from lamina_runtime.tree_codec import TreeCodecError, decode_treedef
@@ -63,26 +63,44 @@ def serialize(compiled: Compiled) -> bytes:
 def deserialize(data: bytes, *, device: Any = None) -> Compiled:
     """Load a function saved by `serialize`, ready to call, on `device` (default: the first).
 
+    Every header field is checked before XLA sees it, and the types the header gives the
+    inputs, outputs and constants are checked against those the loaded executable reports: a
+    header rewritten around another executable (its checksum recomputed) is refused, never run.
+
     Raises:
-        ArtifactError: `data` is not a saved Lamina function, or is corrupted.
+        ArtifactError: `data` is not a saved Lamina function, is corrupted, or its header and
+            its executable disagree.
         IncompatibleArtifactError: it was saved by another format version, or compiled by
             another jaxlib or for another platform or device kind than this process has.
     """
     saved = artifact.decode(bytes(data))
     device = device or _bridge.default_device()
     artifact.check_compatible(saved.built_with, _bridge.platform_description(device), saved.name)
-    options = _bridge.parse_compile_options(saved.compile_options)
+    try:
+        options = _bridge.parse_compile_options(saved.compile_options)
+    except ValueError as err:
+        raise ArtifactError(f"saved function {saved.name!r} is malformed: {err}") from None
     try:
         loaded = _bridge.deserialize_executable(saved.executable, [device], options)
     except Exception as err:  # jaxlib's own error types are not public
         raise ArtifactError(
             f"jaxlib could not load the executable of {saved.name!r}: {err}"
         ) from err
+    const_avals = tuple(ShapedArray(c.shape, c.dtype) for c in saved.consts)
+    wrong = signature_mismatch(
+        loaded, [*const_avals, *saved.in_avals], saved.out_avals, "the header"
+    )
+    if wrong is not None:
+        raise ArtifactError(
+            f"saved function {saved.name!r} is inconsistent: its header does not describe its "
+            f"executable ({wrong}; the parameters are the {len(const_avals)} constants, then "
+            "the inputs)"
+        )
     executable = Executable(
         loaded,
         saved.name,
         device,
-        tuple(ShapedArray(c.shape, c.dtype) for c in saved.consts),
+        const_avals,
         saved.in_avals,
         saved.out_avals,
         f"aot:{saved.name}",

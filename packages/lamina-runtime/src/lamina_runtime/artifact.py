@@ -18,6 +18,11 @@ donated, and where in the body each section is (`[offset, size]` pairs under `ex
 `compile_options` and each constant's `data`). Constants are stored C-contiguous in the host's
 byte order (recorded as `byteorder`).
 
+Every header field is checked when decoding (types, ranges, sections inside the body, constant
+sizes, tree structures against the number of types), so that nothing malformed reaches XLA;
+loading (`aot.deserialize`) then checks the types against what the executable itself reports,
+since the checksum only catches accidents, not a writer that recomputes it.
+
 Nothing in the file is pickled or names Python code. The executable is machine code compiled by
 XLA, though: load only artifacts you trust, as you would run only binaries you trust. This module
 knows nothing of jaxlib: the executable is opaque bytes here.
@@ -27,6 +32,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import reprlib
 import struct
 import sys
 from collections.abc import Mapping, Sequence
@@ -35,8 +41,9 @@ from typing import Any, Final
 
 import numpy as np
 
+from lamina_core import dtypes
 from lamina_core.avals import ShapedArray
-from lamina_runtime.tree_codec import JsonTree, TreeCodecError
+from lamina_runtime.tree_codec import JsonTree, TreeCodecError, decode_treedef
 
 MAGIC: Final = b"\x89LAMINA\n"
 FORMAT_VERSION: Final = 1
@@ -74,19 +81,54 @@ class Artifact:
     """The hoisted constants' values, in the executable's const-arg order."""
 
 
+_DTYPES: Final = {dt.name: dt for dt in dtypes.all_dtypes()} | {"float0": dtypes.float0}
+"""The dtypes an artifact may name: Lamina's (NumPy's others, e.g. object, never load)."""
+
+
+def _dtype_name(dtype: np.dtype) -> str:
+    return "float0" if dtype == dtypes.float0 else dtype.name
+
+
 def _aval_json(aval: ShapedArray) -> dict[str, Any]:
-    return {"shape": list(aval.shape), "dtype": aval.dtype.name, "weak_type": aval.weak_type}
+    return {
+        "shape": list(aval.shape),
+        "dtype": _dtype_name(aval.dtype),
+        "weak_type": aval.weak_type,
+    }
 
 
-def _aval(entry: Any) -> ShapedArray:
+def _short(value: Any) -> str:
+    return reprlib.repr(value)
+
+
+def _malformed(what: str, value: Any, why: str) -> ArtifactError:
+    return ArtifactError(f"malformed saved-function header: {what} is {_short(value)} ({why})")
+
+
+def _is_int(x: Any) -> bool:
+    return type(x) is int
+
+
+def _aval(entry: Any, what: str) -> ShapedArray:
+    if not isinstance(entry, dict):
+        raise _malformed(what, entry, "expected {shape, dtype, weak_type}")
+    shape, dtype, weak = entry.get("shape"), entry.get("dtype"), entry.get("weak_type")
+    if not (isinstance(shape, list) and all(_is_int(d) and d >= 0 for d in shape)):
+        raise _malformed(f"{what}'s shape", shape, "expected a list of integers >= 0")
+    if not (isinstance(dtype, str) and dtype in _DTYPES):
+        raise _malformed(f"{what}'s dtype", dtype, "not a dtype Lamina has")
+    if type(weak) is not bool:
+        raise _malformed(f"{what}'s weak_type", weak, "expected true or false")
     try:
-        return ShapedArray(
-            tuple(int(d) for d in entry["shape"]),
-            np.dtype(entry["dtype"]),
-            bool(entry["weak_type"]),
-        )
-    except (KeyError, TypeError, ValueError) as err:
-        raise ArtifactError(f"malformed type in artifact: {entry!r} ({err})") from None
+        return ShapedArray(tuple(shape), _DTYPES[dtype], weak)
+    except (TypeError, ValueError, OverflowError) as err:  # e.g. more elements than XLA holds
+        raise _malformed(what, entry, str(err)) from None
+
+
+def _avals(entries: Any, what: str) -> tuple[ShapedArray, ...]:
+    if not isinstance(entries, list):
+        raise _malformed(what, entries, "expected a list of types")
+    return tuple(_aval(e, f"{what}[{i}]") for i, e in enumerate(entries))
 
 
 def encode(artifact: Artifact) -> bytes:
@@ -144,57 +186,132 @@ def read_header(data: bytes) -> dict[str, Any]:
         )
     if hashlib.sha256(data[PREFIX.size :]).digest() != digest:
         raise ArtifactError("corrupted or truncated saved function (checksum mismatch)")
+    if PREFIX.size + header_size > len(data):
+        raise ArtifactError(f"header length {header_size} runs past the end of the file")
     try:
         header: dict[str, Any] = json.loads(data[PREFIX.size : PREFIX.size + header_size])
     except ValueError as err:
         raise ArtifactError(f"malformed saved-function header ({err})") from None
+    except RecursionError:
+        raise ArtifactError("malformed saved-function header: nested too deeply") from None
+    if not isinstance(header, dict):
+        raise _malformed("the header", header, "expected a JSON object")
     return header
 
 
 def decode(data: bytes) -> Artifact:
-    """The saved function in `data`.
+    """The saved function in `data`, every header field checked.
 
     Raises:
-        ArtifactError: not a saved Lamina function, or corrupted.
+        ArtifactError: not a saved Lamina function, corrupted, or a header that is malformed
+            or inconsistent (a type Lamina lacks, a section outside the file, a constant whose
+            bytes do not fit its type, a tree structure that does not match its types, ...).
         IncompatibleArtifactError: a format version this Lamina does not read, or one saved on a
             host of the other byte order.
     """
     header = read_header(data)
     _, _, header_size, _ = PREFIX.unpack_from(data)
     body = memoryview(data)[PREFIX.size + header_size :]
-    try:
-        if header["byteorder"] != sys.byteorder:
-            raise IncompatibleArtifactError(
-                f"saved on a {header['byteorder']}-endian host; this one is {sys.byteorder}-endian"
-            )
-
-        def section(where: Any) -> bytes:
-            start, size = (int(n) for n in where)
-            if start < 0 or size < 0 or start + size > len(body):
-                raise ArtifactError(f"section {where!r} lies outside the file")
-            return bytes(body[start : start + size])
-
-        consts = []
-        for entry in header["consts"]:
-            aval = _aval(entry)
-            raw = section(entry["data"])
-            consts.append(np.frombuffer(raw, dtype=aval.dtype).reshape(aval.shape))
-        return Artifact(
-            name=str(header["name"]),
-            executable=section(header["executable"]),
-            compile_options=section(header["compile_options"]),
-            built_with={k: str(v) for k, v in header["built_with"].items()},
-            in_tree=header["in_tree"],
-            out_tree=header["out_tree"],
-            in_avals=tuple(_aval(a) for a in header["in_avals"]),
-            out_avals=tuple(_aval(a) for a in header["out_avals"]),
-            donated=tuple(bool(d) for d in header["donated"]),
-            consts=tuple(consts),
+    if not isinstance(header, dict):
+        raise _malformed("the header", header, "expected a JSON object")
+    missing = sorted(_HEADER_FIELDS - header.keys())
+    if missing:
+        raise ArtifactError(f"malformed saved-function header: no {', '.join(missing)}")
+    if header["byteorder"] not in ("little", "big"):
+        raise _malformed("byteorder", header["byteorder"], "expected little or big")
+    if header["byteorder"] != sys.byteorder:
+        raise IncompatibleArtifactError(
+            f"saved on a {header['byteorder']}-endian host; this one is {sys.byteorder}-endian"
         )
-    except (KeyError, TypeError, ValueError, IndexError) as err:
-        if isinstance(err, ArtifactError):
-            raise
-        raise ArtifactError(f"malformed saved-function header ({err!r})") from None
+    name, built_with = header["name"], header["built_with"]
+    if not isinstance(name, str):
+        raise _malformed("name", name, "expected a string")
+    if not (
+        isinstance(built_with, dict)
+        and all(isinstance(v, str) for v in built_with.values())
+        and all(isinstance(built_with.get(f), str) for f in PLATFORM_FIELDS)
+    ):
+        raise _malformed("built_with", built_with, f"expected strings for {PLATFORM_FIELDS}")
+
+    def section(where: Any, what: str) -> bytes:
+        if not (isinstance(where, list) and len(where) == 2 and all(map(_is_int, where))):
+            raise _malformed(what, where, "expected [offset, size]")
+        start, size = where
+        if start < 0 or size < 0 or start + size > len(body):
+            raise _malformed(what, where, f"outside the {len(body)}-byte body")
+        return bytes(body[start : start + size])
+
+    consts = []
+    if not isinstance(header["consts"], list):
+        raise _malformed("consts", header["consts"], "expected a list")
+    for i, entry in enumerate(header["consts"]):
+        aval = _aval(entry, f"consts[{i}]")
+        raw = section(entry.get("data"), f"consts[{i}].data")
+        expected = aval.size * aval.dtype.itemsize
+        if len(raw) != expected or aval.dtype == dtypes.float0:
+            raise _malformed(
+                f"consts[{i}].data", entry.get("data"), f"{aval.str_short()} takes {expected} bytes"
+            )
+        consts.append(np.frombuffer(raw, dtype=aval.dtype).reshape(aval.shape))
+    in_avals = _avals(header["in_avals"], "in_avals")
+    out_avals = _avals(header["out_avals"], "out_avals")
+    donated = header["donated"]
+    if not (
+        isinstance(donated, list)
+        and len(donated) == len(in_avals)
+        and all(type(d) is bool for d in donated)
+    ):
+        raise _malformed("donated", donated, f"expected {len(in_avals)} booleans")
+    for what, tree, avals in (
+        ("in_tree", header["in_tree"], in_avals),
+        ("out_tree", header["out_tree"], out_avals),
+    ):
+        try:
+            treedef = decode_treedef(tree)
+        except TreeCodecError as err:
+            raise ArtifactError(f"malformed saved-function header: {what}: {err}") from None
+        if treedef.num_leaves != len(avals):
+            raise _malformed(what, tree, f"{treedef.num_leaves} leaves for {len(avals)} types")
+    in_tree = header["in_tree"]
+    if not (
+        isinstance(in_tree, dict)
+        and isinstance(in_tree.get("tuple"), list)
+        and len(in_tree["tuple"]) == 2
+        and isinstance(in_tree["tuple"][0], dict)
+        and "tuple" in in_tree["tuple"][0]
+        and isinstance(in_tree["tuple"][1], dict)
+        and "dict" in in_tree["tuple"][1]
+    ):
+        raise _malformed("in_tree", in_tree, "expected the structure of (args tuple, kwargs dict)")
+    return Artifact(
+        name=name,
+        executable=section(header["executable"], "executable"),
+        compile_options=section(header["compile_options"], "compile_options"),
+        built_with=dict(built_with),
+        in_tree=in_tree,
+        out_tree=header["out_tree"],
+        in_avals=in_avals,
+        out_avals=out_avals,
+        donated=tuple(donated),
+        consts=tuple(consts),
+    )
+
+
+_HEADER_FIELDS: Final = frozenset(
+    (
+        "name",
+        "built_with",
+        "byteorder",
+        "in_tree",
+        "out_tree",
+        "in_avals",
+        "out_avals",
+        "donated",
+        "executable",
+        "compile_options",
+        "consts",
+    )
+)
 
 
 def check_compatible(built_with: Mapping[str, str], here: Mapping[str, str], name: str) -> None:

@@ -26,8 +26,10 @@ from lamina_mlir import LoweredModule
 from lamina_runtime import _bridge
 from lamina_runtime._version import __version__
 
-CACHE_FORMAT_VERSION: Final = 1
-"""The version of the cache's entry format (and of what a key means); part of every key."""
+CACHE_FORMAT_VERSION: Final = 2
+"""The version of the cache's entry format (and of what a key means); part of every key.
+
+2: the header's checksum covers the key digest, payload length and compile time too."""
 
 COMPONENT_NAMES: Final = (
     "module",

@@ -7,14 +7,20 @@ Invariants:
   processes racing on one key each rename a complete entry over the other's: one valid entry
   remains.
 - Every entry starts with a fixed header (magic, format version, the key's digest, payload
-  length, payload sha256, compile time). A truncated, corrupted or foreign entry is detected on
-  read, logged, removed and reported as a miss, so the caller recompiles: never a crash, never a
-  wrong executable.
+  length, checksum, compile time). The checksum covers the key's digest, the payload length,
+  the compile time and the payload, so an entry whose header was rewritten under another key
+  (another program's executable) fails it. A truncated, corrupted or foreign entry is detected
+  on read, logged, removed and reported as a miss, so the caller recompiles: never a crash,
+  never a wrong executable. Only regular files are read, opened non-blocking (a FIFO or a
+  device in an entry's place is a miss, never a hang).
 - The directory's entries are bounded in bytes; past the bound the least recently used go
   first. Use time is the file's modification time, set on every write and hit (no second file
   per entry, which is what corrupts JAX's two-file protocol).
-- Any I/O error becomes a logged miss or a skipped write: a read-only or full disk slows
-  Lamina down, never stops it.
+- Any I/O error becomes a logged miss or a skipped write: a read-only, full or unlistable
+  directory slows Lamina down, never stops it.
+- The settings (environment variables included) are read and checked together, when the
+  runtime first consults the cache: a bad value is an error naming the variable and the value
+  at the first compilation, not after it.
 
 The cache stores bytes under `CacheKey`s; it knows nothing of executables or of jaxlib. It is
 an object (the `Runtime` owns one), never module state.
@@ -25,7 +31,9 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import logging
+import math
 import os
+import stat as stat_module
 import struct
 import sys
 import tempfile
@@ -47,7 +55,10 @@ TEMP_SUFFIX: Final = ".lxc-tmp"
 MAGIC: Final = b"\x89LMNXC\r\n"
 """PNG-style: a high byte and CR LF catch text-mode copies and 7-bit transfers."""
 HEADER: Final = struct.Struct("<8sI32sQ32sI")
-"""magic, format version, key digest, payload length, payload sha256, compile time (ms)."""
+"""magic, format version, key digest, payload length, checksum, compile time (ms).
+
+The checksum is the sha256 of the key digest, the payload length, the compile time and the
+payload (`entry_checksum`): the key is bound into it."""
 DEFAULT_MAX_BYTES: Final = 1 << 30
 STALE_TEMP_SECONDS: Final = 3600
 """A temporary file this old belongs to a writer that died; the next eviction removes it."""
@@ -55,6 +66,14 @@ STALE_TEMP_SECONDS: Final = 3600
 
 def _optional_path(text: str) -> str | None:
     return text or None
+
+
+def _seconds(text: str) -> float:
+    """A duration from the environment: a non-negative number (`inf` for never); not NaN."""
+    value = float(text)
+    if math.isnan(value) or value < 0:
+        raise ValueError(f"expected a non-negative number of seconds, got {text!r}")
+    return value
 
 
 enable_compilation_cache: Final = config.define_bool(
@@ -78,7 +97,7 @@ compilation_cache_max_size: Final = config.define_int(
 min_compile_time_secs: Final = config.define(
     "jax_persistent_cache_min_compile_time_secs",
     0.0,
-    float,
+    _seconds,
     "Only executables that took at least this long to compile are written (default 0: all).",
 )
 
@@ -110,6 +129,8 @@ class CacheSettings:
     root: Path
     max_bytes: int | None
     """None: unbounded."""
+    min_compile_time: float = 0.0
+    """Seconds a compilation must take for its executable to be written."""
 
 
 def configured_cache_dir() -> Path:
@@ -119,26 +140,58 @@ def configured_cache_dir() -> Path:
 
 
 def configured_settings() -> CacheSettings | None:
-    """The settings in effect (config options, then the environment); None when disabled."""
-    if not enable_compilation_cache.value:
-        return None
+    """The settings in effect (config options, then the environment); None when disabled.
+
+    Every option is read, the cache's enabled or not, so that a malformed environment variable
+    is reported by the first compilation that consults the cache (`ValueError` naming the
+    variable and its value), not later.
+
+    Raises:
+        ValueError: an environment variable of the cache holds a malformed value.
+    """
+    enabled = enable_compilation_cache.value
     max_size = compilation_cache_max_size.value
-    if max_size == 0:
+    min_time = min_compile_time()
+    root = configured_cache_dir()
+    if not enabled or max_size == 0:
         return None
-    return CacheSettings(configured_cache_dir(), None if max_size < 0 else max_size)
+    return CacheSettings(root, None if max_size < 0 else max_size, min_time)
+
+
+def min_compile_time() -> float:
+    """`jax_persistent_cache_min_compile_time_secs`, checked.
+
+    Raises:
+        ValueError: it is NaN or negative, or its environment variable is not such a number.
+    """
+    value = min_compile_time_secs.value
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"jax_persistent_cache_min_compile_time_secs takes seconds, got {value!r}")
+    if math.isnan(value) or value < 0:
+        raise ValueError(
+            f"jax_persistent_cache_min_compile_time_secs is {value!r}; give seconds >= 0"
+        )
+    return float(value)
 
 
 class CorruptEntry(ValueError):
     """An entry file that is not a whole, valid entry for the key it was read under."""
 
 
+def entry_checksum(key_digest: bytes, payload: bytes | memoryview, millis: int) -> bytes:
+    """The checksum an entry's header holds: over the key, sizes, compile time and payload."""
+    h = hashlib.sha256(key_digest)
+    h.update(struct.pack("<QI", len(payload), millis))
+    h.update(payload)
+    return h.digest()
+
+
 def encode_entry(key: CacheKey, payload: bytes, compile_time: float = 0.0) -> bytes:
     """An entry file's bytes: the header, then the payload."""
-    millis = min(int(compile_time * 1000), 0xFFFFFFFF)
-    digest = hashlib.sha256(payload).digest()
-    header = HEADER.pack(
-        MAGIC, CACHE_FORMAT_VERSION, bytes.fromhex(key.digest), len(payload), digest, millis
-    )
+    millis = max(0, min(int(compile_time * 1000), 0xFFFFFFFF))
+    key_digest = bytes.fromhex(key.digest)
+    digest = entry_checksum(key_digest, payload, millis)
+    header = HEADER.pack(MAGIC, CACHE_FORMAT_VERSION, key_digest, len(payload), digest, millis)
     return header + payload
 
 
@@ -149,7 +202,8 @@ class EntryHeader:
     version: int
     key_digest: str
     payload_size: int
-    payload_sha256: bytes
+    checksum: bytes
+    """sha256 over the key digest, payload length, compile time and payload."""
     compile_time: float
     """Seconds the executable took to compile (millisecond resolution)."""
 
@@ -175,7 +229,8 @@ def decode_entry(key: CacheKey, data: bytes) -> bytes:
 
     Raises:
         CorruptEntry: the header is invalid, names another key, or the payload is truncated,
-            too long or fails its checksum.
+            too long or fails its checksum (which covers the key: an entry moved or rewritten
+            under another key fails it).
     """
     header = decode_header(data)
     if header.key_digest != key.digest:
@@ -185,9 +240,39 @@ def decode_entry(key: CacheKey, data: bytes) -> bytes:
         raise CorruptEntry(
             f"payload is {len(payload)} bytes, the header says {header.payload_size}"
         )
-    if hashlib.sha256(payload).digest() != header.payload_sha256:
-        raise CorruptEntry("payload checksum mismatch")
+    millis = HEADER.unpack_from(data)[5]
+    if entry_checksum(bytes.fromhex(header.key_digest), payload, millis) != header.checksum:
+        raise CorruptEntry("checksum mismatch (corrupted, or rewritten for another key)")
     return payload
+
+
+def read_regular_file(path: Path, limit: int | None) -> bytes:
+    """The bytes of `path` if it is a regular file (symlinks followed) of at most `limit` bytes.
+
+    Opened non-blocking, so a FIFO or a device in its place never blocks the caller.
+
+    Raises:
+        FileNotFoundError: there is no such file.
+        CorruptEntry: it is not a regular file, or is larger than `limit`.
+        OSError: it cannot be opened or read.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    fd = os.open(path, flags)
+    try:
+        info = os.fstat(fd)
+        if not stat_module.S_ISREG(info.st_mode):
+            raise CorruptEntry("not a regular file")
+        if limit is not None and info.st_size > limit:
+            raise CorruptEntry(f"{info.st_size} bytes is larger than the cache's bound")
+        chunks, total = [], 0
+        while chunk := os.read(fd, max(info.st_size + 1, 1 << 16)):
+            chunks.append(chunk)
+            total += len(chunk)
+            if limit is not None and total > limit:  # it grew while being read
+                raise CorruptEntry("larger than the cache's bound")
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 @dataclass(frozen=True, slots=True)
@@ -246,16 +331,15 @@ class CompilationCache:
         """The payload stored under `key`, or None: missing, unreadable or corrupt (removed)."""
         path = self.path(key)
         try:
-            data = path.read_bytes()
+            data = read_regular_file(path, self.max_bytes)
+            payload = decode_entry(key, data)
         except FileNotFoundError:
+            return None
+        except CorruptEntry as err:
+            self.discard(key, f"{err}")
             return None
         except OSError as err:
             logger.warning("lamina cache: cannot read %s (%s); compiling instead", path, err)
-            return None
-        try:
-            payload = decode_entry(key, data)
-        except CorruptEntry as err:
-            self.discard(key, f"{err}")
             return None
         self._touch(path)
         return payload
@@ -279,7 +363,10 @@ class CompilationCache:
             return False
         self._touch(path)
         if self.max_bytes is not None:
-            self.evict(keep=path)
+            try:
+                self.evict(keep=path)
+            except OSError as err:  # evict's own errors are logged; this is a last resort
+                logger.warning("lamina cache: cannot evict in %s (%s)", self.root, err)
         return True
 
     def _write_atomically(self, path: Path, data: bytes) -> None:
@@ -310,40 +397,52 @@ class CompilationCache:
             except OSError as err:
                 logger.warning("lamina cache: cannot remove %s (%s)", path, err)
 
-    def entries(self) -> list[EntryInfo]:
-        """The entry files, least recently used first."""
+    def entries(self, *, strict: bool = True) -> list[EntryInfo]:
+        """The entry files, least recently used first.
+
+        Raises:
+            OSError: the directory cannot be listed (unless not `strict`: then it has none).
+        """
         found = []
-        for path, stat in self._scan(ENTRY_SUFFIX):
+        for path, stat in self._scan(ENTRY_SUFFIX, strict=strict):
             found.append(EntryInfo(path, stat.st_size, stat.st_mtime_ns))
         found.sort(key=lambda e: (e.last_used_ns, e.path.name))
         return found
 
-    def _scan(self, suffix: str) -> Iterator[tuple[Path, os.stat_result]]:
+    def _scan(self, suffix: str, *, strict: bool) -> Iterator[tuple[Path, os.stat_result]]:
+        """The files named `*suffix` (symlinks not followed). A missing directory has none; one
+        that cannot be listed raises if `strict`, else is logged and has none."""
         try:
             listing = list(os.scandir(self.root))
         except FileNotFoundError:
+            return
+        except OSError as err:
+            if strict:
+                raise
+            logger.warning("lamina cache: cannot list %s (%s); not evicting", self.root, err)
             return
         for item in listing:
             if not item.name.endswith(suffix):
                 continue
             try:
                 yield Path(item.path), item.stat(follow_symlinks=False)
-            except FileNotFoundError:  # removed by another process while listing
+            except OSError:  # removed by another process while listing, or unreadable
                 continue
 
     def evict(self, *, keep: Path | None = None) -> int:
         """Remove least recently used entries until the total fits `max_bytes`; how many went.
 
-        Also removes temporary files that writers which died left behind.
+        Also removes temporary files that writers which died left behind. Never raises for
+        I/O: a directory it cannot list or files it cannot remove are logged and left.
         """
         now = self._clock()
-        for path, stat in self._scan(TEMP_SUFFIX):
+        for path, stat in self._scan(TEMP_SUFFIX, strict=False):
             if now - stat.st_mtime_ns > STALE_TEMP_SECONDS * 1_000_000_000:
                 with contextlib.suppress(OSError):
                     path.unlink()
         if self.max_bytes is None:
             return 0
-        entries = self.entries()
+        entries = self.entries(strict=False)
         total = sum(e.size for e in entries)
         removed = 0
         for entry in entries:
@@ -352,18 +451,28 @@ class CompilationCache:
             if entry.path == keep:
                 continue
             # Another process may be evicting too: a file already gone still counts as freed.
-            with contextlib.suppress(FileNotFoundError):
+            try:
                 entry.path.unlink()
+            except FileNotFoundError:
+                pass
+            except OSError as err:
+                logger.warning("lamina cache: cannot evict %s (%s)", entry.path, err)
+                continue
+            else:
                 removed += 1
                 logger.debug("lamina cache: evicted %s (%d bytes)", entry.path.name, entry.size)
             total -= entry.size
         return removed
 
     def clear(self) -> int:
-        """Remove every entry and temporary file; how many entries there were."""
+        """Remove every entry and temporary file; how many entries there were.
+
+        Raises:
+            OSError: the directory cannot be listed, or an entry cannot be removed.
+        """
         count = 0
         for suffix in (ENTRY_SUFFIX, TEMP_SUFFIX):
-            for path, _ in self._scan(suffix):
+            for path, _ in self._scan(suffix, strict=True):
                 with contextlib.suppress(FileNotFoundError):
                     path.unlink()
                     count += suffix == ENTRY_SUFFIX

@@ -171,8 +171,8 @@ def materialize(value: Any) -> Any:
     if type(value) is Array:
         return value
     value, aval = canonical_value(value)
-    if type(value) is Array or not isinstance(aval, ShapedArray):
-        return value
+    if type(value) is Array or not isinstance(aval, ShapedArray) or aval.dtype == dtypes.float0:
+        return value  # float0 values have no device representation: they stay on the host
     if _bridge.is_device_array(value):
         return Array(value, aval)
     device = _bridge.default_device()

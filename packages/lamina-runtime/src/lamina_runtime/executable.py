@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from lamina_core import dtypes
 from lamina_core.avals import AbstractValue, ShapedArray
 from lamina_mlir import LoweredModule
 from lamina_runtime import _bridge
@@ -25,7 +26,7 @@ from lamina_runtime.compilation_cache import (
     CacheSettings,
     CompilationCache,
     configured_settings,
-    min_compile_time_secs,
+    min_compile_time,
 )
 
 
@@ -49,6 +50,41 @@ def to_buffer(x: Any, aval: ShapedArray, device: Any) -> Any:
         # Never pass a mis-placed buffer to XLA: on multi-device executables that crashes.
         buf = _bridge.reshard(buf, sharding)
     return buf
+
+
+def _xla_dtype_name(aval: ShapedArray) -> str:
+    return "bool" if aval.dtype == dtypes.float0 else aval.dtype.name  # float0 lowers to i1
+
+
+def _describe(signature: Sequence[tuple[tuple[int, ...], str]]) -> str:
+    return ", ".join(f"{dtype}{list(dims)}" for dims, dtype in signature) or "nothing"
+
+
+def signature_mismatch(
+    loaded: Any,
+    params: Sequence[ShapedArray],
+    results: Sequence[ShapedArray],
+    expected_by: str = "the program",
+) -> str | None:
+    """Why `loaded` cannot be the executable of a program with these parameter (const args
+    first) and result types, or None when the types it reports are these."""
+    try:
+        got_params, got_results = _bridge.executable_signature(loaded)
+    except Exception as err:  # jaxlib's error types are not public
+        return f"its parameter and result types cannot be read ({err})"
+    want_params = tuple((a.shape, _xla_dtype_name(a)) for a in params)
+    want_results = tuple((a.shape, _xla_dtype_name(a)) for a in results)
+    if got_params != want_params:
+        return (
+            f"the executable takes ({_describe(got_params)}), {expected_by} "
+            f"({_describe(want_params)})"
+        )
+    if got_results != want_results:
+        return (
+            f"the executable returns ({_describe(got_results)}), {expected_by} "
+            f"({_describe(want_results)})"
+        )
+    return None
 
 
 @dataclass(eq=False)
@@ -184,7 +220,8 @@ class Runtime:
         self, lowered: LoweredModule, key: CacheKey, device: Any, options: Any
     ) -> tuple[Any, bytes | None]:
         """The loaded executable, and the bytes it was deserialized from (None if compiled)."""
-        cache = self.persistent_cache
+        cache = self.persistent_cache  # reads and checks every cache setting: errors come first
+        min_time = min_compile_time()
         if cache is not None:
             blob = cache.get(key)
             if blob is not None:
@@ -193,15 +230,22 @@ class Runtime:
                 except Exception as err:  # jaxlib rejects it: the entry is no use to anyone
                     cache.discard(key, f"jaxlib could not load it ({err})")
                 else:
-                    with self._lock:
-                        self.persistent_hits += 1
-                    return loaded, blob
+                    wrong = signature_mismatch(
+                        loaded,
+                        [*lowered.const_args.avals, *lowered.in_avals],  # type: ignore[list-item]
+                        lowered.out_avals,  # type: ignore[arg-type]
+                    )
+                    if wrong is None:
+                        with self._lock:
+                            self.persistent_hits += 1
+                        return loaded, blob
+                    cache.discard(key, f"it holds another program's executable: {wrong}")
         start = time.perf_counter()
         loaded = _bridge.compile(lowered.as_bytecode(), [device], options)
         elapsed = time.perf_counter() - start
         with self._lock:
             self.compilations += 1
-        if cache is not None and elapsed >= min_compile_time_secs.value:
+        if cache is not None and elapsed >= min_time:
             cache.put(key, _bridge.serialize_executable(loaded), compile_time=elapsed)
         return loaded, None
 

@@ -216,6 +216,10 @@ def cli(ctx: click.Context, cache_dir: Path | None) -> None:
     """
     if cache_dir is not None:
         ctx.with_resource(lamina.config(jax_compilation_cache_dir=str(cache_dir)))
+    try:  # a malformed LAMINA_* cache variable: one line now, not a traceback mid-command
+        lamina_runtime.compilation_cache.configured_settings()
+    except (TypeError, ValueError) as err:
+        raise click.ClickException(str(err)) from None
 
 
 @cli.command()
@@ -334,7 +338,7 @@ def run(file: Path, inputs: Sequence[str], save_dir: Path | None) -> None:
     """
     try:
         loaded = lamina.aot.load(file)
-    except lamina.aot.ArtifactError as err:
+    except (lamina.aot.ArtifactError, OSError) as err:
         raise click.ClickException(f"{file}: {err}") from None
     expected = _named_inputs(loaded.args_info)
     if len(inputs) != len(expected):
@@ -367,7 +371,7 @@ def inspect(file: Path) -> None:
     """Describe the compiled function saved in FILE, without loading it."""
     try:
         info = lamina.aot.describe(file.read_bytes())
-    except lamina.aot.ArtifactError as err:
+    except (lamina.aot.ArtifactError, OSError) as err:
         raise click.ClickException(f"{file}: {err}") from None
     built = info.built_with
     click.echo(f"function:   {info.name}")
@@ -409,7 +413,10 @@ def cache_info() -> None:
     click.echo(f"enabled:   {'yes' if cache is not None else 'no'}")
     if cache is None:
         return
-    info = cache.info()
+    try:
+        info = cache.info()
+    except OSError as err:
+        raise click.ClickException(f"cannot read the cache directory {root}: {err}") from None
     bound = "unbounded" if info.max_bytes is None else f"at most {_human(info.max_bytes)}"
     click.echo(f"entries:   {info.entries}")
     click.echo(f"size:      {_human(info.total_bytes)} ({bound})")
@@ -419,7 +426,10 @@ def cache_info() -> None:
 def cache_clear() -> None:
     """Remove every entry of the cache (other files in the directory are left alone)."""
     root = lamina_runtime.configured_cache_dir()
-    removed = lamina_runtime.CompilationCache(root).clear()
+    try:
+        removed = lamina_runtime.CompilationCache(root).clear()
+    except OSError as err:
+        raise click.ClickException(f"cannot clear the cache directory {root}: {err}") from None
     click.echo(f"removed {removed} entr{'y' if removed == 1 else 'ies'} from {root}")
 
 
