@@ -42,6 +42,19 @@ class _Leaf:
 def flatten_axes(name: str, treedef: Any, axis_tree: Any, *, kws: bool = False) -> list[Any]:
     """One axis spec per leaf of `treedef`, from `axis_tree`, a pytree prefix of it whose
     leaves are ints or None (JAX's `flatten_axes`)."""
+    try:
+        return list(_flatten_axes_cached(name, treedef, axis_tree, kws))
+    except TypeError:  # an unhashable spec (a dict): worked out each time
+        return _flatten_axes(name, treedef, axis_tree, kws)
+
+
+@functools.lru_cache(maxsize=512)
+def _flatten_axes_cached(name: str, treedef: Any, axis_tree: Any, kws: bool) -> tuple[Any, ...]:
+    # A vmapped function is usually called with the same structure again and again.
+    return tuple(_flatten_axes(name, treedef, axis_tree, kws))
+
+
+def _flatten_axes(name: str, treedef: Any, axis_tree: Any, kws: bool) -> list[Any]:
     dummy = tree_util.tree_unflatten(treedef, [_Leaf() for _ in range(treedef.num_leaves)])
     try:
         full = tree_util.tree_broadcast(axis_tree, dummy, is_leaf=_is_axis_leaf)

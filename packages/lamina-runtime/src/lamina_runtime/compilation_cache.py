@@ -435,34 +435,58 @@ class CompilationCache:
         Also removes temporary files that writers which died left behind. Never raises for
         I/O: a directory it cannot list or files it cannot remove are logged and left.
         """
+        # One listing, no `Path` per file: this runs after every write, over what may be
+        # thousands of entries.
         now = self._clock()
-        for path, stat in self._scan(TEMP_SUFFIX, strict=False):
-            if now - stat.st_mtime_ns > STALE_TEMP_SECONDS * 1_000_000_000:
-                with contextlib.suppress(OSError):
-                    path.unlink()
+        stale_ns = STALE_TEMP_SECONDS * 1_000_000_000
+        entries: list[tuple[int, str, str, int]] = []
+        for item in self._listing():
+            name = item.name
+            try:
+                if name.endswith(ENTRY_SUFFIX):
+                    stat = item.stat(follow_symlinks=False)
+                    entries.append((stat.st_mtime_ns, name, item.path, stat.st_size))
+                elif (
+                    name.endswith(TEMP_SUFFIX)
+                    and now - item.stat(follow_symlinks=False).st_mtime_ns > stale_ns
+                ):
+                    os.unlink(item.path)
+            except OSError:  # removed by another process meanwhile, or unreadable
+                continue
         if self.max_bytes is None:
             return 0
-        entries = self.entries(strict=False)
-        total = sum(e.size for e in entries)
+        entries.sort()
+        total = sum(e[3] for e in entries)
+        kept = None if keep is None else str(keep)
         removed = 0
-        for entry in entries:
+        for _, name, path, size in entries:
             if total <= self.max_bytes:
                 break
-            if entry.path == keep:
+            if path == kept:
                 continue
             # Another process may be evicting too: a file already gone still counts as freed.
             try:
-                entry.path.unlink()
+                os.unlink(path)
             except FileNotFoundError:
                 pass
             except OSError as err:
-                logger.warning("lamina cache: cannot evict %s (%s)", entry.path, err)
+                logger.warning("lamina cache: cannot evict %s (%s)", path, err)
                 continue
             else:
                 removed += 1
-                logger.debug("lamina cache: evicted %s (%d bytes)", entry.path.name, entry.size)
-            total -= entry.size
+                logger.debug("lamina cache: evicted %s (%d bytes)", name, size)
+            total -= size
         return removed
+
+    def _listing(self) -> list[os.DirEntry[str]]:
+        """The directory's items; none if it is missing, or (logged) cannot be listed."""
+        try:
+            return list(os.scandir(self.root))
+        except FileNotFoundError:
+            return []
+        except OSError as err:
+            logger.warning("lamina cache: cannot list %s (%s); not evicting", self.root, err)
+            return []
 
     def clear(self) -> int:
         """Remove every entry and temporary file; how many entries there were.

@@ -55,7 +55,7 @@ class AxisData:
 class BatchTracer(Tracer):
     """A value of a batched computation: the full value and where its mapped axis is."""
 
-    __slots__ = ("batch_dim", "val")
+    __slots__ = ("_aval", "batch_dim", "val")
     jax_name = "BatchTracer"
 
     _trace: BatchTrace
@@ -64,10 +64,15 @@ class BatchTracer(Tracer):
         self._trace = trace
         self.val = val
         self.batch_dim = batch_dim
+        self._aval: AbstractValue | None = None
 
     @property
     def aval(self) -> AbstractValue:
-        return typeof(self.val).dec_rank(self._trace.axis_data.size, self.batch_dim)
+        aval = self._aval
+        if aval is None:  # made once: rules and checks ask for it many times
+            aval = typeof(self.val).dec_rank(self._trace.axis_data.size, self.batch_dim)
+            self._aval = aval
+        return aval
 
     def where_created(self) -> str:
         return self.val.where_created() if isinstance(self.val, Tracer) else ""
