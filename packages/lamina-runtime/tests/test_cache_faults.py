@@ -437,7 +437,7 @@ def test_bad_environment_value_fails_the_first_jit_call_in_a_fresh_process(
     child = textwrap.dedent(
         """
         import numpy as np
-        import lamina
+        import lamina_runtime as lamina
         try:
             lamina.jit(lambda x: x + 1)(np.float32(1))
         except ValueError as err:
