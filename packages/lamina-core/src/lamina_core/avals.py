@@ -60,6 +60,11 @@ _SURELY_FINE = _MAX_EXTENT >> 6
 """Element counts up to this fit in int64 bytes for any dtype (itemsizes are at most 16)."""
 
 
+_FINE_SHAPES: set[tuple[int, ...]] = set()
+"""Shapes already checked and fine for every dtype (a program uses few): a set lookup is
+cheaper than the check, and avals are made for every equation."""
+
+
 def _check_extent(shape: tuple[int, ...], dtype: np.dtype) -> None:
     """Reject shapes XLA cannot represent (it aborts the process on them): a negative
     dimension, a dimension beyond int64, or an element count or byte size beyond int64."""
@@ -112,11 +117,17 @@ class ShapedArray(AbstractValue):
             # Callers may pass a scalar type (np.float32); the field always holds a dtype.
             object.__setattr__(self, "dtype", np.dtype(self.dtype))  # type: ignore[unreachable]
         # XLA aborts the process on sizes it cannot represent: refuse them here, where every
-        # primitive's result type is made. The common case costs a product and a minimum.
+        # primitive's result type is made. Shapes seen before cost a set lookup.
         shape = self.shape
+        if shape in _FINE_SHAPES:
+            return
         count = math.prod(shape)
         if count <= 0 or count > _SURELY_FINE or min(shape, default=0) < 0:
             _check_extent(shape, self.dtype)
+        if 0 <= count <= _SURELY_FINE:
+            if len(_FINE_SHAPES) >= 4096:
+                _FINE_SHAPES.clear()
+            _FINE_SHAPES.add(shape)
 
     @property
     def ndim(self) -> int:
