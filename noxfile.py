@@ -29,6 +29,7 @@ nox.options.sessions = [
     "docs",
     "size",
     "demo",
+    "fuzz",
 ]
 
 PYPROJECT = nox.project.load_toml("pyproject.toml")
@@ -220,3 +221,22 @@ def bench(session: nox.Session) -> None:
     """Benchmarks, Lamina vs JAX in one process: `nox -s bench -- NAME...` (default: all)."""
     install_all(session, "oracle")
     session.run("python", "-m", "tools.bench", *session.posargs, env={"PYTHONPATH": str(ROOT)})
+
+
+@nox.session(python=PY, tags=["ci"])
+def fuzz(session: nox.Session) -> None:
+    """The fuzz table's fast subset (issue 21): malformed calls, Lamina against JAX.
+
+    Each call runs in a child process, so an abort or a hang is counted, not fatal; fails on
+    any abort, hang or silent wrong result. `fuzz_slow` runs the whole table.
+    """
+    install_all(session, "oracle")
+    session.run("python", "-m", "tools.fuzz", "--fast", *session.posargs,
+                env={"PYTHONPATH": str(ROOT)})  # fmt: skip
+
+
+@nox.session(python=PY, default=False)
+def fuzz_slow(session: nox.Session) -> None:
+    """The whole fuzz table (about 2,800 cases, 7 minutes on 2 cores); not in the default run."""
+    install_all(session, "oracle")
+    session.run("python", "-m", "tools.fuzz", *session.posargs, env={"PYTHONPATH": str(ROOT)})
