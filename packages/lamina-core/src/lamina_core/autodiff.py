@@ -375,6 +375,26 @@ def _one_like(x: Any) -> Any:
     return _convert_element_type(1, aval.dtype, aval.weak_type)  # type: ignore[attr-defined]
 
 
+def fix_other_args(
+    fun: Callable[..., Any],
+    positions: Sequence[int],
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    """`fun` of the positional arguments at `positions` only (the others fixed to `args`),
+    and those arguments: what the transformations with `argnums` differentiate."""
+    dyn_args = tuple(args[i] for i in positions)
+
+    def partial_fun(*dyn: Any) -> Any:
+        full = list(args)
+        for i, value in zip(positions, dyn, strict=True):
+            full[i] = value
+        return fun(*full, **kwargs)
+
+    functools.update_wrapper(partial_fun, fun)
+    return partial_fun, dyn_args
+
+
 def value_and_grad(
     fun: Callable[..., Any],
     argnums: int | Sequence[int] = 0,
@@ -400,15 +420,7 @@ def value_and_grad(
                 f"only {len(args)} positional arguments."
             )
         positions = [a % len(args) for a in wanted]
-        dyn_args = tuple(args[i] for i in positions)
-
-        def partial_fun(*dyn: Any) -> Any:
-            full = list(args)
-            for i, value in zip(positions, dyn, strict=True):
-                full[i] = value
-            return fun(*full, **kwargs)
-
-        functools.update_wrapper(partial_fun, fun)
+        partial_fun, dyn_args = fix_other_args(fun, positions, args, kwargs)
         for leaf in tree_util.tree_leaves(dyn_args):
             _check_input_dtype("grad", holomorphic, allow_int, leaf)
         aux = None

@@ -23,6 +23,7 @@ from lamina_core.autodiff import (
     _check_callable,
     _check_input_dtype,
     _check_output_dtype,
+    fix_other_args,
     jvp,
     vjp,
 )
@@ -49,16 +50,7 @@ def _argnums_partial(
                 f"{i} for len(args) == {len(args)}."
             )
         positions.append(i % len(args))
-    dyn_args = tuple(args[i] for i in positions)
-
-    def partial_fun(*dyn: Any) -> Any:
-        full = list(args)
-        for i, value in zip(positions, dyn, strict=True):
-            full[i] = value
-        return fun(*full, **kwargs)
-
-    functools.update_wrapper(partial_fun, fun)
-    return partial_fun, dyn_args
+    return fix_other_args(fun, positions, args, kwargs)
 
 
 def _as_value(x: Any) -> Any:
