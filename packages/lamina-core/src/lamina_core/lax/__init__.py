@@ -6,6 +6,14 @@ defines the primitives, their core rules, and the `lax` functions over them.
 """
 
 # Differentiation and batching rules, registered at import (each beside its primitives' family).
+# Control flow lives in its own subpackage; `lax` is where users find it (as in JAX).
+from lamina_core.control_flow import __all__ as _control_flow_all
+from lamina_core.control_flow import cond as cond
+from lamina_core.control_flow import fori_loop as fori_loop
+from lamina_core.control_flow import map as map
+from lamina_core.control_flow import scan as scan
+from lamina_core.control_flow import switch as switch
+from lamina_core.control_flow import while_loop as while_loop
 from lamina_core.lax import _cumulative_ad as _cumulative_ad
 from lamina_core.lax import _cumulative_batching as _cumulative_batching
 from lamina_core.lax import _elementwise_ad as _elementwise_ad
@@ -64,6 +72,7 @@ __all__ = [
     *_associative_scan_all,
     *_collectives_all,
     *_collectives_layout_all,
+    *(n for n in _control_flow_all if not n.endswith("_p") and not n.startswith("bind")),
     *_cumulative_all,
     *_elementwise_all,
     *_gather_scatter_all,

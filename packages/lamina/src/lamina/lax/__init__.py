@@ -4,6 +4,12 @@ The public alias of `lamina_core.lax`, re-exported family by family so that type
 checkers see every name.
 """
 
+from lamina_core.control_flow import cond as cond
+from lamina_core.control_flow import fori_loop as fori_loop
+from lamina_core.control_flow import map as map
+from lamina_core.control_flow import scan as scan
+from lamina_core.control_flow import switch as switch
+from lamina_core.control_flow import while_loop as while_loop
 from lamina_core.lax._associative_scan import *  # noqa: F403
 from lamina_core.lax._collectives import *  # noqa: F403
 from lamina_core.lax._collectives_layout import *  # noqa: F403

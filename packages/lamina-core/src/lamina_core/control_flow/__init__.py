@@ -1,0 +1,26 @@
+"""Control flow: the `cond`, `while` and `scan` primitives and the functions built on them
+(`cond`, `switch`, `while_loop`, `fori_loop`, `scan`, `map`).
+
+Each primitive's module defines it with its core rules (abstract evaluation, effects, the
+NumPy reference); the transformation rules sit beside it in `*_ad` and `*_batching` modules,
+registered at import.
+"""
+
+from lamina_core.control_flow.conditionals import bind_cond, cond, cond_p, switch
+from lamina_core.control_flow.loops import bind_while, fori_loop, while_loop, while_p
+from lamina_core.control_flow.scan import bind_scan, map, scan, scan_p
+
+__all__ = [
+    "bind_cond",
+    "bind_scan",
+    "bind_while",
+    "cond",
+    "cond_p",
+    "fori_loop",
+    "map",
+    "scan",
+    "scan_p",
+    "switch",
+    "while_loop",
+    "while_p",
+]
