@@ -90,8 +90,8 @@ def jvp(
     if p_tree != t_tree:
         raise TypeError(
             "primal and tangent arguments to jax.jvp must have the same tree structure; "
-            f"primals have tree structure {_treedef_str(p_tree)} whereas tangents have tree "
-            f"structure {_treedef_str(t_tree)}."
+            f"primals have tree structure {tree_util.treedef_repr(p_tree)} whereas tangents "
+            f"have tree structure {tree_util.treedef_repr(t_tree)}."
         )
     p_leaves = [_canonical(p) for p in p_leaves]
     tangents_in = []
@@ -126,11 +126,6 @@ def jvp(
     if has_aux:
         return out_p, out_t, _plain_aux(aux[0])
     return out_p, out_t
-
-
-def _treedef_str(treedef: Any) -> str:
-    # JAX's messages name the structure `PyTreeDef(...)`; optree's repr says `PyTreeSpec`.
-    return str(treedef).replace("PyTreeSpec(", "PyTreeDef(", 1)
 
 
 def _dtype_of(x: Any) -> Any:

@@ -92,6 +92,7 @@ __all__ = [
     "tree_unflatten",
     "treedef_children",
     "treedef_is_leaf",
+    "treedef_repr",
     "treedef_tuple",
 ]
 
@@ -490,6 +491,11 @@ def build_tree(treedef: PyTreeDef, xs: Any) -> PyTree:
 
 # ---------------------------------------------------------------------------------------------
 # Treedefs
+
+
+def treedef_repr(treedef: PyTreeDef) -> str:
+    """The structure as JAX's messages name it (`PyTreeDef(...)`; optree says `PyTreeSpec`)."""
+    return str(treedef).replace("PyTreeSpec(", "PyTreeDef(", 1)
 
 
 def treedef_is_leaf(treedef: PyTreeDef) -> bool:

@@ -328,9 +328,9 @@ def check_carry_type(
         return f"the input carry at path {keystr(path)}" if path else "the input carry"
 
     if in_tree != out_tree:
-        leaf = _Leaf()
-        t1 = tree_util.tree_unflatten(in_tree, [leaf] * len(in_avals))
-        t2 = tree_util.tree_unflatten(out_tree, [leaf] * len(out_avals))
+        # As JAX, the input side shows its types' classes, the output side its structure.
+        t1 = tree_util.tree_unflatten(in_tree, list(in_avals))
+        t2 = tree_util.tree_unflatten(out_tree, list(out_avals))
         diffs = [
             f"{component(p)} is a {a} but the corresponding component of the carry output is "
             f"a {b}, so {why}"
@@ -338,8 +338,8 @@ def check_carry_type(
         ]
         if not diffs:
             differences = (
-                f"the input tree structure is:\n{in_tree}\n"
-                f"the output tree structure is:\n{out_tree}\n"
+                f"the input tree structure is:\n{tree_util.treedef_repr(in_tree)}\n"
+                f"the output tree structure is:\n{tree_util.treedef_repr(out_tree)}\n"
             )
         elif len(diffs) == 1:
             differences = f"{capitalize(diffs[0])}.\n"
@@ -372,12 +372,17 @@ def check_carry_type(
     )
 
 
-class _Leaf:
-    def __repr__(self) -> str:
+class _LeafType(type):
+    def __repr__(cls) -> str:
         return "pytree leaf"
 
 
+class PytreeLeaf(metaclass=_LeafType):
+    """A placeholder leaf whose type prints as `pytree leaf` in structure messages."""
+
+
 __all__ = [
+    "PytreeLeaf",
     "Traced",
     "avals_short",
     "capitalize",

@@ -16,6 +16,7 @@ from lamina_core import dtypes, tree_util
 from lamina_core.api import func_src_info
 from lamina_core.avals import AbstractValue, ShapedArray, types_match
 from lamina_core.control_flow.common import (
+    PytreeLeaf,
     avals_short,
     capitalize,
     forwarding,
@@ -127,7 +128,7 @@ def _branch_outputs_error(
         return f" at path {keystr(p)}" if p else ""
 
     if tree1 != tree2:
-        leaf = _Leaf()
+        leaf = PytreeLeaf()
         t1 = tree_util.tree_unflatten(tree1, [leaf] * len(avals1))
         t2 = tree_util.tree_unflatten(tree2, [leaf] * len(avals2))
         diffs = [
@@ -163,11 +164,6 @@ def _branch_outputs_error(
         f"{name1} is {info1}\n{name2} is {info2}\n\n{differences}\n"
         f"Revise {name1} and/or {name2} so that all output types match."
     )
-
-
-class _Leaf:
-    def __repr__(self) -> str:
-        return "pytree leaf"
 
 
 def _apply_branches(

@@ -134,7 +134,8 @@ def while_loop(cond_fun: Any, body_fun: Any, init_val: Any) -> Any:
         body_t = trace_body("while_body", body_fun, args_tree, avals, example)
         if not tree_util.treedef_is_leaf(cond_t.out_tree) or len(cond_t.out_avals) != 1:
             raise TypeError(
-                f"cond_fun must return a boolean scalar, but got pytree {cond_t.out_tree}."
+                f"cond_fun must return a boolean scalar, but got pytree "
+                f"{tree_util.treedef_repr(cond_t.out_tree)}."
             )
         pred = cond_t.out_avals[0]
         if not (isinstance(pred, ShapedArray) and pred.shape == () and pred.dtype == np.bool_):
