@@ -258,6 +258,23 @@ CASES: dict[str, Case] = {
         ),
         (_x(6), F32(5.0)),
     ),
+    # --- jnp functions JAX builds on control flow ---
+    "jnp_gcd": (
+        lambda jnp, lax: jnp.gcd,
+        (np.array([12, 18, 24, 0, -9], np.int32), np.array([5, 10, 15, 4, 6], np.int32)),
+    ),
+    "jnp_lcm_broadcast": (
+        lambda jnp, lax: jnp.lcm,
+        (np.int32(12), np.array([6, 9, 0], np.int32)),
+    ),
+    "jnp_polyval": (
+        lambda jnp, lax: jnp.polyval,
+        (np.array([1.0, -2.0, 3.0], F32), _x(4)),
+    ),
+    "jnp_polyval_unroll": (
+        lambda jnp, lax: lambda c, x: jnp.polyval(c, x, unroll=2),
+        (_x(5, 3), _x(3, seed=1)),
+    ),
     "map_simple": (lambda jnp, lax: lambda xs: lax.map(jnp.sin, xs), (_x(4, 2),)),
     "map_pytree": (
         lambda jnp, lax: lambda a, b: lax.map(lambda t: t[0] * t[1].sum(), (a, b)),

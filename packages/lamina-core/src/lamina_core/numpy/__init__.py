@@ -16,6 +16,7 @@ from lamina_core.numpy import (
     _index_update,
     _indexing,
     _linalg,
+    _loops,
     _reductions,
     _scalar_types,
     _shape,
@@ -27,6 +28,7 @@ from lamina_core.numpy._creation import *  # noqa: F403
 from lamina_core.numpy._cumulative import *  # noqa: F403
 from lamina_core.numpy._indexing import *  # noqa: F403
 from lamina_core.numpy._linalg import *  # noqa: F403
+from lamina_core.numpy._loops import *  # noqa: F403
 from lamina_core.numpy._reductions import *  # noqa: F403
 from lamina_core.numpy._scalar_types import *  # noqa: F403
 from lamina_core.numpy._shape import *  # noqa: F403
@@ -55,6 +57,7 @@ __all__ += _creation.__all__
 __all__ += _cumulative.__all__
 __all__ += _indexing.__all__
 __all__ += _linalg.__all__
+__all__ += _loops.__all__
 __all__ += _reductions.__all__
 __all__ += _shape.__all__
 __all__ += _sorting.__all__
