@@ -46,7 +46,7 @@ def gcd(x1: ArrayLike, x2: ArrayLike) -> Array:
         raise ValueError("Arguments to jax.numpy.gcd must be integers.")
     x1, x2 = p.broadcast_arrays(x1, x2)
     out, _ = while_loop(_gcd_cond, _gcd_body, (u.absolute(x1), u.absolute(x2)))
-    return out  # type: ignore[no-any-return]
+    return out
 
 
 @Jitted
@@ -69,7 +69,7 @@ def polyval(p_: ArrayLike, x: ArrayLike, *, unroll: int = 16) -> Array:
     shape = p.broadcast_shapes(shape_of(coeffs)[1:], shape_of(xs))
     y = full_like(xs, 0, shape=shape, dtype=dtype_of(xs))
     y, _ = scan(lambda acc, c: (acc * xs + c, None), y, coeffs, unroll=unroll)
-    return y  # type: ignore[no-any-return]
+    return y
 
 
 __all__ = ["gcd", "lcm", "polyval"]
