@@ -36,10 +36,6 @@ class Case:
 KNOWN_ISSUES: Mapping[str, str] = MappingProxyType(
     {
         # Found by the first full run (2026-11-25); none is an abort, hang or wrong result.
-        "jit.none-arg": "jax.jit(lambda x: x)(None) raises IndexError: list index out of range;"
-        " JAX returns None (an argument with no leaves)",
-        "jit.not-callable-none": "jax.jit(None) is accepted; JAX raises TypeError: Expected a"
-        " callable value, got None",
         "aot.device-bad": "aot.deserialize(data, device='cpu9') raises AttributeError: 'str'"
         " object has no attribute 'client'; should be a TypeError/ValueError naming `device`",
         "jnp.power[bigint]": "jnp.power(np.arange(3, dtype=np.int32), 2**70) raises TypeError"

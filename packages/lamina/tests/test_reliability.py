@@ -261,3 +261,26 @@ def test_clear_caches_empties_the_caches_and_calls_still_work() -> None:
     np.testing.assert_allclose(np.asarray(f(x)), 3.0)
     assert runtime.compilations + runtime.persistent_hits > compilations
     np.testing.assert_allclose(np.asarray(lnp.sin(x)), np.sin(np.ones(4, f32)), rtol=1e-6)
+
+
+@pytest.mark.parametrize("fun", [None, 3, "f"])
+def test_jit_of_a_non_callable_is_jax_type_error(fun: Any) -> None:
+    with pytest.raises(TypeError, match="Expected a callable value, got"):
+        lamina.jit(fun)
+
+
+@pytest.mark.parametrize(
+    ("fun", "args", "expected"),
+    [
+        (lambda: None, (), None),
+        (lambda: (), (), ()),
+        (lambda x: x, (None,), None),
+        (lambda x: {"a": None, "b": x}, (f32(2.0),), {"a": None, "b": 2.0}),
+    ],
+)
+def test_jit_returning_no_leaves_returns_the_structure(fun: Any, args: Any, expected: Any) -> None:
+    out = lamina.jit(fun)(*args)
+    assert lamina.tree_util.tree_structure(out) == lamina.tree_util.tree_structure(expected)
+    assert [float(x) for x in lamina.tree_util.tree_leaves(out)] == [
+        float(x) for x in lamina.tree_util.tree_leaves(expected)
+    ]

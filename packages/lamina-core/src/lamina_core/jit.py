@@ -351,19 +351,32 @@ class Jitted:
         return f"<Jitted {self.name}>"
 
 
-def jit_decorator(
-    make: Callable[..., Any], fun: Callable[..., Any] | None, options: dict[str, Any]
-) -> Any:
-    """`make(fun, **options)`, or a decorator doing that when `fun` is None (`@jit(...)`)."""
+class NotSpecified:
+    """The default of `jit`'s function: omitted means `@jit(...)` (a decorator), while an
+    explicit `None` is an error, as in JAX."""
 
-    def wrap(f: Callable[..., Any]) -> Any:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "NotSpecified"
+
+
+NOT_SPECIFIED: Final = NotSpecified()
+
+
+def jit_decorator(make: Callable[..., Any], fun: Any, options: dict[str, Any]) -> Any:
+    """`make(fun, **options)`, or a decorator doing that when `fun` is omitted (`@jit(...)`)."""
+
+    def wrap(f: Any) -> Any:
+        if not callable(f):
+            raise TypeError(f"Expected a callable value, got {f}")
         return make(f, **options)
 
-    return wrap if fun is None else wrap(fun)
+    return wrap if isinstance(fun, NotSpecified) else wrap(fun)
 
 
 def jit(
-    fun: Callable[..., Any] | None = None,
+    fun: Callable[..., Any] | NotSpecified = NOT_SPECIFIED,
     *,
     static_argnums: int | Sequence[int] | None = None,
     static_argnames: str | Sequence[str] | None = None,

@@ -21,7 +21,7 @@ import numpy as np
 from lamina_core import config, dispatch_context, tree_util
 from lamina_core.avals import ShapedArray
 from lamina_core.config import enable_x64
-from lamina_core.jit import Jitted, Signature, Staged, jit_decorator
+from lamina_core.jit import NOT_SPECIFIED, Jitted, NotSpecified, Signature, Staged, jit_decorator
 from lamina_core.tracing import EVAL_TRACE, Tracer, current_trace, raise_escaped_tracer
 from lamina_runtime import _bridge
 from lamina_runtime.array import Array
@@ -301,7 +301,8 @@ class FastEntry:
         self._kept = call.kept
         self._out_avals = executable.out_avals
         self._out_tree = call.out_tree
-        self._single = tree_util.treedef_is_leaf(call.out_tree)
+        # `None` is a node without leaves, not a leaf: only a real single leaf takes the fast path.
+        self._single = tree_util.treedef_is_leaf(call.out_tree) and call.out_tree.num_leaves == 1
         self._device = executable.device
         self._sharding = _bridge.single_device_sharding(executable.device)
         self._keepalive = keepalive
@@ -359,7 +360,7 @@ def explain_miss(name: str, signature: Signature, seen: Sequence[Signature]) -> 
 
 
 def jit(
-    fun: Callable[..., Any] | None = None,
+    fun: Callable[..., Any] | NotSpecified = NOT_SPECIFIED,
     *,
     static_argnums: int | Sequence[int] | None = None,
     static_argnames: str | Sequence[str] | None = None,
