@@ -36,8 +36,6 @@ class Case:
 KNOWN_ISSUES: Mapping[str, str] = MappingProxyType(
     {
         # Found by the first full run (2026-11-25); none is an abort, hang or wrong result.
-        "aot.device-bad": "aot.deserialize(data, device='cpu9') raises AttributeError: 'str'"
-        " object has no attribute 'client'; should be a TypeError/ValueError naming `device`",
         "jnp.power[bigint]": "jnp.power(np.arange(3, dtype=np.int32), 2**70) raises TypeError"
         " 'power requires ndarray or scalar arguments, got <class 'int'>' (an int is a"
         " scalar: the message misleads); JAX answers [0, 1, 0]",

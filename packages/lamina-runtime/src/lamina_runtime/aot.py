@@ -74,6 +74,11 @@ def deserialize(data: bytes, *, device: Any = None) -> Compiled:
             another jaxlib or for another platform or device kind than this process has.
     """
     saved = artifact.decode(bytes(data))
+    if device is not None and not isinstance(device, _bridge.Device):
+        raise TypeError(
+            f"deserialize: `device` must be a Device (e.g. lamina.devices()[0]) or None, got "
+            f"{type(device).__name__} {device!r}"
+        )
     device = device or _bridge.default_device()
     artifact.check_compatible(saved.built_with, _bridge.platform_description(device), saved.name)
     try:
