@@ -517,7 +517,7 @@ def test_bad_index_raises_jax_error(oracle: Oracle, name: str) -> None:
 
 def test_traced_slice_bound_is_an_error_as_in_jax(oracle: Oracle) -> None:
     message = same_error(oracle, traced(lambda x, i: x[i:]), data((5,)), np.int32(1))
-    assert message.startswith("Slice entries must be static integers. Got slice(Traced<int32[]>")
+    assert message.startswith("Slice entries must be static integers. Got slice(JitTracer(int32[])")
 
 
 def test_traced_bool_mask_error_names_the_mask_type() -> None:

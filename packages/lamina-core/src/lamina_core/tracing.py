@@ -563,8 +563,12 @@ class Tracer(ArrayMethods):
         getitem = _method("getitem")
         return (getitem(self, i) for i in range(self.shape[0]))
 
+    def short_repr(self) -> str:
+        """What `repr` shows, as JAX 0.10.2's `_short_repr` of the same kind of tracer."""
+        return f"{self.jax_name}<{self.aval}>"
+
     def __repr__(self) -> str:
-        return f"Traced<{self.aval}>with<{self._trace.describe()}>"
+        return self.short_repr()
 
 
 def raise_escaped_tracer(tracer: Tracer, prim: Primitive | str | None = None) -> NoReturn:

@@ -60,6 +60,9 @@ class BatchTracer(Tracer):
 
     _trace: BatchTrace
 
+    def short_repr(self) -> str:
+        return f"VmapTracer(aval={self.aval}, batched={typeof(self.val)})"
+
     def __init__(self, trace: BatchTrace, val: Any, batch_dim: int) -> None:
         self._trace = trace
         self.val = val

@@ -60,6 +60,11 @@ def jvp_rule(prim: Primitive) -> JVPRule:
     return rule
 
 
+def short(x: Any) -> str:
+    """`x` as tracer reprs show their contents: a tracer's short repr, else `str`."""
+    return x.short_repr() if isinstance(x, Tracer) else str(x)
+
+
 class PrimalTangentTracer(Tracer):
     """A primal value carried with its (nonzero) tangent: the tracers of differentiation.
 
@@ -73,6 +78,13 @@ class PrimalTangentTracer(Tracer):
         self._trace = trace
         self.primal = primal
         self.tangent = tangent
+
+    def short_repr(self) -> str:
+        primal = self.primal.short_repr() if isinstance(self.primal, Tracer) else str(self.primal)
+        tangent = (
+            self.tangent.short_repr() if isinstance(self.tangent, Tracer) else str(self.tangent)
+        )
+        return f"JVPTracer(primal={primal}, tangent={tangent})"
 
     @property
     def aval(self) -> AbstractValue:

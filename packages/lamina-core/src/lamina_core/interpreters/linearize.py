@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, TypeAlias
 
-from lamina_core.interpreters.jvp import PrimalTangentTracer, jvp_rule
+from lamina_core.interpreters.jvp import PrimalTangentTracer, jvp_rule, short
 from lamina_core.interpreters.partial_eval import SplitTrace, TangentTrace, prune_residuals
 from lamina_core.interpreters.staging import StagingTracer
 from lamina_core.interpreters.zeros import Zero, is_float0, zero_of
@@ -50,6 +50,10 @@ class LinearizeTracer(PrimalTangentTracer):
 
     __slots__ = ()
     jax_name = "LinearizeTracer"
+
+    def short_repr(self) -> str:
+        tangent = typeof(self.tangent).str_short()
+        return f"GradTracer(primal={short(self.primal)}, typeof(tangent)={tangent})"
 
 
 class LinearizeTrace(Trace):

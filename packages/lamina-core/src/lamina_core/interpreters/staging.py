@@ -33,6 +33,9 @@ class StagingTracer(Tracer):
     __slots__ = ("jaxpr_var",)
     jax_name = "DynamicJaxprTracer"
 
+    def short_repr(self) -> str:
+        return f"JitTracer({self.aval})"
+
     def __init__(self, trace: StagingTrace, var: Var) -> None:
         self._trace = trace
         self.jaxpr_var = var
