@@ -276,3 +276,12 @@ def test_item_of_a_traced_value_is_a_concretization_error(oracle: Oracle) -> Non
 
 def test_item_of_a_concrete_primal_under_grad_is_its_value() -> None:
     assert float(lc.grad(lambda x: x * x.item())(np.float32(3))) == 3.0
+
+
+def test_top_k_returns_a_list_as_jax() -> None:
+    jax = pytest.importorskip("jax")
+    x = np.arange(6, dtype=np.float32)
+    ours = llax.top_k(x, 2)
+    theirs = jax.lax.top_k(x, 2)
+    assert type(ours) is type(theirs) is list
+    np.testing.assert_array_equal(np.asarray(ours[1]), np.asarray(theirs[1]))

@@ -161,14 +161,15 @@ def sort_key_val(
     return k, v
 
 
-def top_k(operand: Array, k: int, *, axis: int = -1) -> tuple[Array, Array]:
-    """The `k` largest entries along `axis` (descending) and their int32 indices."""
+def top_k(operand: Array, k: int, *, axis: int = -1) -> list[Array]:
+    """`[values, indices]`: the `k` largest entries along `axis` (descending) and their int32
+    indices (a list, as JAX returns)."""
     k = int(k)
     if k < 0:
         raise ValueError(f"k argument to top_k must be nonnegative, got {k}")
     axis = _canonicalize_axis(axis, _ndim(operand))
     values, indices = top_k_p.bind(operand, k=k, axis=axis)
-    return values, indices
+    return [values, indices]
 
 
 __all__ = [
