@@ -3,6 +3,8 @@
 The callee is batched with the operands' mapped axes where they are; its outputs keep the
 mapped axes its rules produced (unmapped outputs stay unmapped), as JAX's `batch_jaxpr2`.
 Batched callees are cached per callee object, so a function called twice prints once.
+`batch_jaxpr_axes` and `batch_jaxpr_front` batch a jaxpr with its outputs' mapped axes
+imposed, for the control-flow rules (JAX's `batch_jaxpr_axes` and `batch_jaxpr`).
 """
 
 from __future__ import annotations
@@ -55,4 +57,53 @@ def _jit_batch(
 
 batching_rules.set(jit_p, _jit_batch)
 
-__all__ = ["batch_jaxpr"]
+
+_axes_cache: weakref.WeakKeyDictionary[ClosedJaxpr, dict[Any, ClosedJaxpr]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def batch_jaxpr_axes(
+    closed: ClosedJaxpr,
+    axis_data: AxisData,
+    in_dims: tuple[BatchDim, ...],
+    out_dims: tuple[BatchDim, ...],
+) -> ClosedJaxpr:
+    """`closed` over operands mapped at `in_dims`, its outputs mapped at `out_dims` (an
+    unmapped output asked to be mapped is broadcast), JAX's `batch_jaxpr_axes`."""
+    entries = _axes_cache.setdefault(closed, {})
+    key = (axis_data, in_dims, out_dims)
+    found = entries.get(key)
+    if found is not None:
+        return found
+
+    def fun(*args: Any) -> list[Any]:
+        outs, _ = batch_flat(
+            lambda *xs: eval_jaxpr(closed, (), *xs), axis_data, args, in_dims, list(out_dims)
+        )
+        return outs
+
+    in_avals = [
+        a if d is None else a.inc_rank(axis_data.size, d)
+        for a, d in zip(closed.in_avals, in_dims, strict=True)
+    ]
+    batched = entries[key] = trace_to_jaxpr(fun, in_avals, closed.jaxpr.debug_info)
+    return batched
+
+
+def batch_jaxpr_front(
+    closed: ClosedJaxpr,
+    axis_data: AxisData,
+    in_batched: Sequence[bool],
+    instantiate: Sequence[bool],
+) -> tuple[ClosedJaxpr, list[bool]]:
+    """JAX's `batch_jaxpr`: mapped operands and outputs at axis 0; outputs flagged in
+    `instantiate` are mapped even if they do not depend on a mapped operand."""
+    in_dims = tuple(0 if b else None for b in in_batched)
+    _, natural = batch_jaxpr(closed, axis_data, in_dims)
+    out_batched = [d is not None or inst for d, inst in zip(natural, instantiate, strict=True)]
+    out_dims = tuple(0 if b else None for b in out_batched)
+    return batch_jaxpr_axes(closed, axis_data, in_dims, out_dims), out_batched
+
+
+__all__ = ["batch_jaxpr", "batch_jaxpr_axes", "batch_jaxpr_front"]

@@ -89,8 +89,24 @@ def _while_impl(
     cconsts = args[:cond_nconsts]
     bconsts = args[cond_nconsts : cond_nconsts + body_nconsts]
     carry = list(args[cond_nconsts + body_nconsts :])
-    while bool(np.asarray(eval_jaxpr(cond_jaxpr, (), *cconsts, *carry)[0])):
-        carry = eval_jaxpr(body_jaxpr, (), *bconsts, *carry)
+
+    def pred() -> np.ndarray:
+        return np.asarray(eval_jaxpr(cond_jaxpr, (), *cconsts, *carry)[0])
+
+    p = pred()
+    if p.ndim == 0:
+        while bool(p):
+            carry = eval_jaxpr(body_jaxpr, (), *bconsts, *carry)
+            p = pred()
+        return carry
+    # A batched predicate (from vmap): run while any lane runs; finished lanes keep values.
+    while p.any():
+        new = eval_jaxpr(body_jaxpr, (), *bconsts, *carry)
+        carry = [
+            np.where(p.reshape(p.shape + (1,) * (np.ndim(o) - p.ndim)), n, o)
+            for n, o in zip(new, carry, strict=True)
+        ]
+        p = pred()
     return carry
 
 
