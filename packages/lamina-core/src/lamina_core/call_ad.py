@@ -36,7 +36,7 @@ from lamina_core.interpreters.transpose import (
     is_undefined,
     transpose_rules,
 )
-from lamina_core.interpreters.zeros import Zero, is_float0, zero_of
+from lamina_core.interpreters.zeros import Zero, instantiate_zeros, is_float0, zero_of
 from lamina_core.jaxpr import ClosedJaxpr, JaxprEqn, Var
 from lamina_core.tracing import current_trace, set_current_trace
 from lamina_core.values import typeof
@@ -66,8 +66,16 @@ def _rebind_params(params: Mapping[str, Any], jaxpr: ClosedJaxpr) -> dict[str, A
 _jvp_cache: _Cache = weakref.WeakKeyDictionary()
 
 
-def jvp_jaxpr(closed: ClosedJaxpr, nonzeros: tuple[bool, ...]) -> tuple[ClosedJaxpr, list[bool]]:
-    """`[*primals, *nonzero tangents] -> [*outs, *nonzero tangent outs]`, and which are nonzero."""
+def jvp_jaxpr(
+    closed: ClosedJaxpr,
+    nonzeros: tuple[bool, ...],
+    instantiate: tuple[bool, ...] | None = None,
+) -> tuple[ClosedJaxpr, list[bool]]:
+    """`[*primals, *nonzero tangents] -> [*outs, *nonzero tangent outs]`, and which are nonzero.
+
+    An output flagged in `instantiate` gets a tangent even when it is a symbolic zero (an
+    array of zeros), as loops need for carries whose tangent is nonzero on a later trip.
+    """
 
     def make() -> tuple[ClosedJaxpr, list[bool]]:
         out_nz: list[bool] = []
@@ -83,6 +91,11 @@ def jvp_jaxpr(closed: ClosedJaxpr, nonzeros: tuple[bool, ...]) -> tuple[ClosedJa
             with set_current_trace(trace):
                 outs = eval_jaxpr(closed, (), *ins)
             pairs = [trace.pair(o) for o in outs]
+            if instantiate is not None:
+                pairs = [
+                    (p, instantiate_zeros(t) if inst else t)
+                    for (p, t), inst in zip(pairs, instantiate, strict=True)
+                ]
             out_nz.extend(type(t) is not Zero for _, t in pairs)
             return [p for p, _ in pairs] + [t for _, t in pairs if type(t) is not Zero]
 
@@ -92,7 +105,8 @@ def jvp_jaxpr(closed: ClosedJaxpr, nonzeros: tuple[bool, ...]) -> tuple[ClosedJa
         jaxpr = trace_to_jaxpr(fun, [*closed.in_avals, *tangent_avals], closed.jaxpr.debug_info)
         return jaxpr, out_nz
 
-    result: tuple[ClosedJaxpr, list[bool]] = _cached(_jvp_cache, closed, nonzeros, make)
+    key = nonzeros if instantiate is None else (nonzeros, instantiate)
+    result: tuple[ClosedJaxpr, list[bool]] = _cached(_jvp_cache, closed, key, make)
     return result
 
 
