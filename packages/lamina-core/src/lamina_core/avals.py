@@ -2,7 +2,8 @@
 
 `AbstractValue` is an open protocol: core's machinery calls only its methods, so upper layers
 (Refs, hi types) add their own kinds of abstract value without core naming them. `ShapedArray`
-is core's own: an array type given by shape, dtype and weak type.
+is core's own: an array type given by shape, dtype and weak type; its dtype may be an extended
+dtype (`dtypes.ExtendedDType`, e.g. PRNG keys), stored as its physical array (`physical_aval`).
 """
 
 from __future__ import annotations
@@ -150,7 +151,9 @@ class ShapedArray(AbstractValue):
         )
 
     def str_short(self, short_dtypes: bool = True) -> str:
-        name = dtypes.short_dtype_name(self.dtype) if short_dtypes else self.dtype.name
+        name = (
+            dtypes.short_dtype_name(self.dtype) if short_dtypes else dtypes.dtype_name(self.dtype)
+        )
         return f"{name}[{','.join(map(str, self.shape))}]"
 
     def __str__(self) -> str:
@@ -161,7 +164,8 @@ class ShapedArray(AbstractValue):
         return f"ShapedArray({self.str_short(short_dtypes=False)}{weak})"
 
     def to_tangent_aval(self) -> ShapedArray:
-        if self.dtype.kind in "biu":
+        # Integers, bools and extended dtypes (keys); ml_dtypes floats also have kind "V".
+        if self.dtype.kind in "biu" or dtypes.extended(self.dtype) is not None:
             return ShapedArray(self.shape, dtypes.float0, self.weak_type)
         return self
 
@@ -179,6 +183,15 @@ class ShapedArray(AbstractValue):
         return ShapedArray(
             (*self.shape[:axis], size, *self.shape[axis:]), self.dtype, self.weak_type
         )
+
+
+def physical_aval(aval: ShapedArray) -> ShapedArray:
+    """The array type values of `aval` are stored and lowered as: `aval` itself for numeric
+    dtypes; for an extended dtype, its physical element appended (`key<fry>[3]` is `u32[3,2]`)."""
+    ext = dtypes.extended(aval.dtype)
+    if ext is None:
+        return aval
+    return ShapedArray((*aval.shape, *ext.physical_shape), ext.physical_dtype)
 
 
 def types_match(a: AbstractValue, b: AbstractValue) -> bool:

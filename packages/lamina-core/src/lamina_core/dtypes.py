@@ -13,6 +13,7 @@ duck typing (`.aval.weak_type` or `.weak_type`) and their dtype by a `.dtype` at
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Final, Literal, Protocol, TypeAlias, overload
 
 import ml_dtypes
@@ -25,6 +26,7 @@ from lamina_core.config import enable_x64
 __all__ = [
     "DType",
     "DTypeLike",
+    "ExtendedDType",
     "SupportsDType",
     "TypePromotionError",
     "all_dtypes",
@@ -34,6 +36,8 @@ __all__ = [
     "complex64",
     "complex128",
     "dtype",
+    "dtype_name",
+    "extended",
     "finfo",
     "float0",
     "float4_e2m1fn",
@@ -63,6 +67,7 @@ __all__ = [
     "issubdtype",
     "promote_types",
     "python_scalar_dtype",
+    "register_extended_dtype",
     "result_type",
     "short_dtype_name",
     "uint1",
@@ -185,7 +190,7 @@ def _as_dtype(x: object, caller: str) -> DType:
             f"{caller}: cannot interpret {x!r} as a dtype; pass a numpy dtype, a scalar type "
             "(np.float32, float, ...) or a dtype name ('float32', 'bfloat16', ...)"
         )
-    if result not in _SUPPORTED:
+    if result not in _SUPPORTED and result not in _EXTENDED:
         raise TypeError(
             f"{caller}: {x!r} is dtype {result}, which Lamina does not support; supported "
             f"dtypes are {', '.join(dt.name for dt in _ARRAY_DTYPES)} and float0"
@@ -438,15 +443,24 @@ def result_type(*args: object, return_weak_type_flag: bool = False) -> DType | t
 def short_dtype_name(dtype: DType) -> str:
     """The dtype's name as printed in jaxprs: `f32`, `bf16`, `u8`, `c64`, `f8_e4m3fn`, `bool`.
 
-    `float0` prints as `float0`.
+    `float0` prints as `float0`, an extended dtype by its own name (`key<fry>`).
     """
     if dtype == float0:
         return "float0"
+    ext = _EXTENDED.get(dtype) if dtype.kind == "V" else None
+    if ext is not None:
+        return ext.name
     name = dtype.name
     for long, short in _SHORT_PREFIXES:
         if name.startswith(long):
             return short + name[len(long) :]
     return name
+
+
+def dtype_name(dtype: DType) -> str:
+    """The dtype's long name (`float32`), or an extended dtype's own name (`key<fry>`)."""
+    ext = _EXTENDED.get(dtype) if dtype.kind == "V" else None
+    return dtype.name if ext is None else ext.name
 
 
 _SHORT_PREFIXES: Final = (
@@ -499,3 +513,56 @@ def iinfo(dtype: DTypeLike) -> ml_dtypes.iinfo:
     """Machine limits of an integer dtype, the sub-byte integers included."""
     # ml_dtypes leaves its constructors unannotated.
     return ml_dtypes.iinfo(_as_dtype(dtype, "iinfo"))  # type: ignore[no-untyped-call]
+
+
+# --- extended dtypes ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class ExtendedDType:
+    """An element type that is not a number: PRNG keys (`key<fry>`), and whatever upper
+    layers define. Identity is intended: one object per registered type.
+
+    Each is stood for, wherever a dtype goes (`ShapedArray.dtype`, host arrays), by a NumPy
+    structured dtype with one field named `name` holding the physical element: so every
+    shape rule and the NumPy reference evaluator work on such arrays unchanged, and a host
+    array of the type is its physical data (`.view(physical_dtype)`). The rules of the type:
+
+    - printing: `name` (`key<fry>[3]`);
+    - physical representation and lowering: an array of shape `(*shape, *physical_shape)` and
+      dtype `physical_dtype` (`physical_aval`);
+    - tangents: `float0`, as for integers (values of the type are not differentiable);
+    - batching: a mapped axis is an ordinary axis of the logical shape.
+    """
+
+    name: str
+    physical_shape: tuple[int, ...]
+    physical_dtype: DType
+    dtype: DType
+    """The structured NumPy dtype standing for this type."""
+    payload: object = None
+    """What the defining layer attaches (a PRNG implementation, for keys)."""
+
+
+_EXTENDED: Final[dict[DType, ExtendedDType]] = {}
+
+
+def register_extended_dtype(
+    name: str, physical_shape: tuple[int, ...], physical_dtype: DTypeLike, payload: object = None
+) -> ExtendedDType:
+    """Define the extended dtype `name` (once per name; a second call returns the first)."""
+    physical = _as_dtype(physical_dtype, "register_extended_dtype")
+    stand_in: DType = np.dtype([(name, physical, physical_shape)])
+    known = _EXTENDED.get(stand_in)
+    if known is not None:
+        return known
+    ext = ExtendedDType(name, tuple(physical_shape), physical, stand_in, payload)
+    _EXTENDED[stand_in] = ext
+    return ext
+
+
+def extended(dtype: object) -> ExtendedDType | None:
+    """The extended dtype `dtype` stands for, or None for numeric dtypes (and non-dtypes)."""
+    if not isinstance(dtype, np.dtype) or dtype.kind != "V":
+        return None
+    return _EXTENDED.get(dtype)

@@ -76,10 +76,16 @@ def dtype_to_ir_type(caches: ContextCaches, dtype: np.dtype) -> ir.Type:
 
 
 def tensor_type(caches: ContextCaches, shape: tuple[int, ...], dtype: np.dtype) -> ir.Type:
-    """`tensor<shape x dtype>`."""
+    """`tensor<shape x dtype>`; an extended dtype's is its physical array's type."""
     key = (shape, dtype)
     found = caches.types.get(key)
     if found is None:
+        ext = dtypes.extended(dtype)
+        if ext is not None:
+            found = caches.types[key] = tensor_type(
+                caches, (*shape, *ext.physical_shape), ext.physical_dtype
+            )
+            return found
         element = dtype_to_ir_type(caches, dtype)
         found = caches.types[key] = ir.RankedTensorType.get(shape, element)
     return found

@@ -34,6 +34,8 @@ from jaxlib import xla_client as xc  # [semi] CompileOptions, DeviceList, Device
 from jaxlib.mlir import ir as mlir_ir  # [semi] MLIR bindings, for canonical cache-key bytecode
 from jaxlib.mlir import passmanager as mlir_passmanager  # [semi] the strip-debuginfo pass
 
+from lamina_core import dtypes
+
 EXPECTED_JAXLIB: Final = "0.10.2"
 JAXLIB_VERSION: Final = importlib.metadata.version("jaxlib")  # [public] package metadata
 
@@ -117,7 +119,11 @@ def platform_version(device: Any) -> str:
 
 @functools.lru_cache(maxsize=8192)
 def jax_aval(shape: tuple[int, ...], dtype: np.dtype, weak_type: bool) -> Any:
-    """jax's aval for a shape and dtype: interned, since jaxlib compares them often."""
+    """jax's aval for a shape and dtype: interned, since jaxlib compares them often. An
+    extended dtype's (keys') is its physical array's: that is what the device holds."""
+    ext = dtypes.extended(dtype)
+    if ext is not None:
+        return jax_aval((*shape, *ext.physical_shape), ext.physical_dtype, False)
     return JaxShapedArray(shape, dtype, weak_type)
 
 
@@ -132,7 +138,13 @@ def device_put(value: Any, shape: tuple[int, ...], dtype: np.dtype, weak_type: b
     (x64 is then always "on" for the transfer: the dtype is already Lamina's decision).
     """
     device = device or default_device()
-    host = np.asarray(value, dtype=dtype)
+    ext = dtypes.extended(dtype)
+    if ext is not None:  # host key arrays are structured arrays over their physical data
+        host = np.ascontiguousarray(value, dtype=dtype).view(ext.physical_dtype)
+        shape, dtype = (*shape, *ext.physical_shape), ext.physical_dtype
+        host = host.reshape(shape)
+    else:
+        host = np.asarray(value, dtype=dtype)
     aval = jax_aval(shape, dtype, weak_type)
     return _jax.batched_device_put(  # [private]
         aval, single_device_sharding(device), [host], [device], True, False, _COPY_SEMANTICS, True

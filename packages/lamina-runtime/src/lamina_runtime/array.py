@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from lamina_core import dtypes
 from lamina_core.avals import ShapedArray
 from lamina_core.tracing import ArrayMethods
 from lamina_core.values import register_value_type
@@ -126,7 +127,7 @@ class Array(ArrayMethods):
     # ---- host conversions -----------------------------------------------------------------
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        host = np.asarray(self._buf)
+        host = _host(self)
         if dtype is not None and np.dtype(dtype) != host.dtype:
             return host.astype(dtype)
         return host.copy() if copy else host
@@ -192,9 +193,15 @@ class Array(ArrayMethods):
         return format(np.asarray(self).item() if self.ndim == 0 else np.asarray(self), spec)
 
     def __str__(self) -> str:
+        if dtypes.extended(self.dtype) is not None:
+            return repr(self)  # as JAX shows key arrays
         return str(np.asarray(self))
 
     def __repr__(self) -> str:
+        if dtypes.extended(self.dtype) is not None:
+            # A key array shows its type and the data it overlays, as JAX's does.
+            name = dtypes.dtype_name(self.dtype)
+            return f"Array({self.shape}, dtype={name}) overlaying:\n{np.asarray(self._buf)}"
         prefix = "Array("
         dtype = f"dtype={self.dtype.name}" + (", weak_type=True" if self.weak_type else "")
         width = int(np.get_printoptions()["linewidth"])
@@ -217,11 +224,19 @@ def _unpickle(host: np.ndarray, weak_type: bool) -> Array:
     )
 
 
+def _host(array: Array) -> np.ndarray:
+    """The host copy of an array; a key array's as a structured array over its data."""
+    host = np.asarray(array._buf)
+    if dtypes.extended(array.aval.dtype) is None:
+        return host
+    return np.ascontiguousarray(host).view(array.aval.dtype).reshape(array.aval.shape)
+
+
 def _aval_of_device_array(x: Any) -> ShapedArray:
     return ShapedArray(tuple(x.shape), np.dtype(x.dtype), bool(getattr(x.aval, "weak_type", False)))
 
 
-register_value_type(Array, aval=lambda a: a.aval, to_numpy=lambda a: np.asarray(a._buf))
+register_value_type(Array, aval=lambda a: a.aval, to_numpy=_host)
 register_value_type(_bridge.DeviceArray, aval=_aval_of_device_array, to_numpy=np.asarray)
 
 

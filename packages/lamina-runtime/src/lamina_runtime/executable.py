@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from lamina_core import dtypes
-from lamina_core.avals import AbstractValue, ShapedArray
+from lamina_core.avals import AbstractValue, ShapedArray, physical_aval
 from lamina_mlir import LoweredModule
 from lamina_runtime import _bridge
 from lamina_runtime._lru import LRUCache
@@ -72,6 +72,7 @@ def signature_mismatch(
         got_params, got_results = _bridge.executable_signature(loaded)
     except Exception as err:  # jaxlib's error types are not public
         return f"its parameter and result types cannot be read ({err})"
+    params, results = [physical_aval(a) for a in params], [physical_aval(a) for a in results]
     want_params = tuple((a.shape, _xla_dtype_name(a)) for a in params)
     want_results = tuple((a.shape, _xla_dtype_name(a)) for a in results)
     if got_params != want_params:

@@ -13,6 +13,7 @@ from lamina import (
     errors,
     lax,
     numpy,
+    random,
     tree,
     tree_util,
 )
@@ -89,6 +90,7 @@ __all__ = [
     "local_devices",
     "make_jaxpr",
     "numpy",
+    "random",
     "remat",
     "tree",
     "tree_util",

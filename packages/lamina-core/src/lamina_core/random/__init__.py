@@ -1,0 +1,108 @@
+"""`lamina_core.random`: PRNG keys as an extended dtype, the PRNG primitives and samplers.
+
+Keys are arrays of dtype `key<fry>` (threefry2x32), made by `key(seed)` and consumed by
+`split`, `fold_in`, `bits` and the samplers; there is no global state, so the same key always
+gives the same numbers. Legacy raw keys (`PRNGKey`, `uint32[2]`) work everywhere a key does.
+Values are JAX 0.10.2's bit for bit (threefry with `jax_threefry_partitionable=True`).
+
+Modules: `_threefry` (the hash and key operations in NumPy, the reference), `_primitives`
+(the primitives and their core rules; the key dtype), `_keys` (making and deriving keys),
+`_samplers`, `_samplers_more`, `_samplers_discrete`, `_samplers_transformed` (the
+distributions). Lowering rules are
+lamina-mlir's `_rules_random`.
+"""
+
+from lamina_core.random._keys import (
+    PRNGKey,
+    bits,
+    clone,
+    default_prng_impl,
+    fold_in,
+    is_key,
+    key,
+    key_data,
+    key_dtype,
+    key_impl,
+    split,
+    wrap_key_data,
+)
+from lamina_core.random._primitives import (
+    PRNGImpl,
+    key_impl_of,
+    random_bits_p,
+    random_clone_p,
+    random_fold_in_p,
+    random_seed_p,
+    random_split_p,
+    random_unwrap_p,
+    random_wrap_p,
+    threefry2x32_p,
+    threefry_prng_impl,
+)
+from lamina_core.random._samplers import bernoulli, normal, uniform
+from lamina_core.random._samplers_discrete import categorical, permutation
+from lamina_core.random._samplers_more import (
+    cauchy,
+    exponential,
+    gumbel,
+    laplace,
+    logistic,
+    randint,
+    truncated_normal,
+)
+from lamina_core.random._samplers_transformed import (
+    geometric,
+    lognormal,
+    pareto,
+    rademacher,
+    rayleigh,
+    triangular,
+    wald,
+    weibull_min,
+)
+
+__all__ = [
+    "PRNGImpl",
+    "PRNGKey",
+    "bernoulli",
+    "bits",
+    "categorical",
+    "cauchy",
+    "clone",
+    "default_prng_impl",
+    "exponential",
+    "fold_in",
+    "geometric",
+    "gumbel",
+    "is_key",
+    "key",
+    "key_data",
+    "key_dtype",
+    "key_impl",
+    "key_impl_of",
+    "laplace",
+    "logistic",
+    "lognormal",
+    "normal",
+    "pareto",
+    "permutation",
+    "rademacher",
+    "randint",
+    "random_bits_p",
+    "random_clone_p",
+    "random_fold_in_p",
+    "random_seed_p",
+    "random_split_p",
+    "random_unwrap_p",
+    "random_wrap_p",
+    "rayleigh",
+    "split",
+    "threefry2x32_p",
+    "threefry_prng_impl",
+    "triangular",
+    "truncated_normal",
+    "uniform",
+    "wald",
+    "weibull_min",
+    "wrap_key_data",
+]

@@ -1,0 +1,277 @@
+"""The PRNG primitives JAX prints, over typed key arrays, and `threefry2x32`.
+
+Keys are arrays whose dtype is a key type (`key<fry>`, an extended dtype). The primitives and
+their params are JAX 0.10.2's:
+
+- `random_seed[impl]`: integer seeds to keys of the same shape;
+- `random_split[shape]`: keys `s` to keys `(*s, *shape)`;
+- `random_fold_in`: keys and `uint32` messages (broadcast together) to keys;
+- `random_bits[bit_width shape]`: keys `s` to unsigned integers `(*s, *shape)`;
+- `random_wrap[impl]` / `random_unwrap`: raw `uint32[..., 2]` data to keys and back;
+- `random_clone`: the identity (JAX's key-reuse checker tells the copy apart);
+- `threefry2x32`: the hash itself, on four broadcast `uint32` arrays, two results.
+
+Each has an abstract-evaluation rule, a NumPy reference rule (on key arrays held as NumPy
+structured arrays whose field is the raw data), a zero derivative and a batching rule: a key
+array's mapped axis is an ordinary axis, so all but `random_wrap` and `random_fold_in` keep it
+where it is. Lowering rules live in lamina-mlir.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+import numpy as np
+
+from lamina_core import dtypes
+from lamina_core.avals import AbstractValue, ShapedArray, physical_aval
+from lamina_core.config import config
+from lamina_core.interpreters.batching import AxisData, BatchDim, batching_rules
+from lamina_core.interpreters.jvp import defjvp_zero
+from lamina_core.lax import _checks
+from lamina_core.lax._batching_common import bdim_at_front, defbroadcasting, defvectorized
+from lamina_core.primitive import Primitive
+from lamina_core.random import _threefry
+from lamina_core.rules import abstract_eval_rules, impl_rules
+
+
+@dataclass(frozen=True, eq=False)
+class PRNGImpl:
+    """A PRNG implementation: the shape of its raw keys and its name. Identity is intended.
+
+    Prints as its tag (`fry`), as in `random_seed[impl=fry]`; `key_type` is the extended dtype
+    of its keys (`key<fry>`).
+    """
+
+    name: str
+    tag: str
+    key_shape: tuple[int, ...]
+    key_type: dtypes.ExtendedDType = field(init=False)
+
+    def __post_init__(self) -> None:
+        ext = dtypes.register_extended_dtype(f"key<{self.tag}>", self.key_shape, np.uint32, self)
+        object.__setattr__(self, "key_type", ext)
+
+    def __str__(self) -> str:
+        return self.tag
+
+    def __repr__(self) -> str:
+        return f"PRNGImpl({self.name})"
+
+
+threefry_partitionable: Final = config.define_bool(
+    "jax_threefry_partitionable",
+    True,
+    "Draw threefry bits and split keys from the flat index of each element, as JAX 0.10.2 "
+    "does by default (Lamina implements only this, True, setting).",
+)
+
+
+def check_partitionable() -> None:
+    """Refuse `jax_threefry_partitionable=False`, whose other algorithm Lamina lacks."""
+    if not threefry_partitionable.value:
+        raise NotImplementedError(
+            "jax_threefry_partitionable=False is not implemented in Lamina: its random bits "
+            "and splits differ from the default (True) algorithm, the only one Lamina has"
+        )
+
+
+threefry_prng_impl: Final = PRNGImpl("threefry2x32", "fry", (2,))
+prng_impls: Final[dict[str, PRNGImpl]] = {threefry_prng_impl.name: threefry_prng_impl}
+
+
+def key_impl_of(dtype: object) -> PRNGImpl | None:
+    """The PRNG implementation whose keys have `dtype`, or None if `dtype` is not a key type."""
+    ext = dtypes.extended(dtype)
+    payload = None if ext is None else ext.payload
+    return payload if isinstance(payload, PRNGImpl) else None
+
+
+def _key_aval(x: AbstractValue, prim: str) -> ShapedArray:
+    if not isinstance(x, ShapedArray) or key_impl_of(x.dtype) is None:
+        raise TypeError(f"{prim} takes key array operand, got {x.str_short()}")
+    return x
+
+
+def _raw(keys: np.ndarray) -> np.ndarray:
+    """The raw data of a host key array (a structured array): `uint32[..., 2]`."""
+    return np.ascontiguousarray(keys).view(np.uint32).reshape(*keys.shape, 2)
+
+
+def _keys(raw: np.ndarray, impl: PRNGImpl) -> np.ndarray:
+    """Raw data `uint32[..., 2]` as a host key array."""
+    raw = np.ascontiguousarray(raw, np.uint32)
+    return raw.view(impl.key_type.dtype).reshape(raw.shape[:-1])
+
+
+random_seed_p: Final = Primitive("random_seed")
+random_split_p: Final = Primitive("random_split")
+random_fold_in_p: Final = Primitive("random_fold_in")
+random_bits_p: Final = Primitive("random_bits")
+random_wrap_p: Final = Primitive("random_wrap")
+random_unwrap_p: Final = Primitive("random_unwrap")
+random_clone_p: Final = Primitive("random_clone")
+threefry2x32_p: Final = Primitive("threefry2x32", multiple_results=True)
+
+
+# --- random_seed ---------------------------------------------------------------------------
+
+
+@abstract_eval_rules.register(random_seed_p)
+def _seed_abstract_eval(seeds: AbstractValue, *, impl: PRNGImpl) -> ShapedArray:
+    aval = _checks.array_aval("random_seed", seeds)
+    if not dtypes.issubdtype(aval.dtype, np.integer):
+        raise TypeError(f"PRNG key seed must be an integer; got {aval.str_short()}")
+    return ShapedArray(aval.shape, impl.key_type.dtype)
+
+
+@impl_rules.register(random_seed_p)
+def _seed_impl(seeds: np.ndarray, *, impl: PRNGImpl) -> np.ndarray:
+    return _keys(_threefry.seed(seeds), impl)
+
+
+# --- random_split --------------------------------------------------------------------------
+
+
+@abstract_eval_rules.register(random_split_p)
+def _split_abstract_eval(keys: AbstractValue, *, shape: tuple[int, ...]) -> ShapedArray:
+    aval = _key_aval(keys, "random_split")
+    check_partitionable()
+    return ShapedArray((*aval.shape, *shape), aval.dtype)
+
+
+@impl_rules.register(random_split_p)
+def _split_impl(keys: np.ndarray, *, shape: tuple[int, ...]) -> np.ndarray:
+    impl = key_impl_of(keys.dtype)
+    assert impl is not None
+    return _keys(_threefry.split(_raw(keys), tuple(shape)), impl)
+
+
+# --- random_fold_in ------------------------------------------------------------------------
+
+
+@abstract_eval_rules.register(random_fold_in_p)
+def _fold_in_abstract_eval(keys: AbstractValue, msgs: AbstractValue) -> ShapedArray:
+    aval = _key_aval(keys, "random_fold_in")
+    msgs_aval = _checks.array_aval("random_fold_in", msgs)
+    return ShapedArray(_checks.broadcast_shapes("random_fold_in", [aval, msgs_aval]), aval.dtype)
+
+
+@impl_rules.register(random_fold_in_p)
+def _fold_in_impl(keys: np.ndarray, msgs: np.ndarray) -> np.ndarray:
+    impl = key_impl_of(keys.dtype)
+    assert impl is not None
+    return _keys(_threefry.fold_in(_raw(keys), np.asarray(msgs)), impl)
+
+
+# --- random_bits ---------------------------------------------------------------------------
+
+
+@abstract_eval_rules.register(random_bits_p)
+def _bits_abstract_eval(
+    keys: AbstractValue, *, bit_width: int, shape: tuple[int, ...]
+) -> ShapedArray:
+    aval = _key_aval(keys, "random_bits")
+    check_partitionable()
+    if bit_width not in (8, 16, 32, 64):
+        raise TypeError("requires 8-, 16-, 32- or 64-bit field width.")
+    return ShapedArray((*aval.shape, *shape), np.dtype(f"uint{bit_width}"))
+
+
+@impl_rules.register(random_bits_p)
+def _bits_impl(keys: np.ndarray, *, bit_width: int, shape: tuple[int, ...]) -> np.ndarray:
+    return _threefry.random_bits(_raw(keys), bit_width, tuple(shape))
+
+
+# --- random_wrap, random_unwrap, random_clone ----------------------------------------------
+
+
+@abstract_eval_rules.register(random_wrap_p)
+def _wrap_abstract_eval(base: AbstractValue, *, impl: PRNGImpl) -> ShapedArray:
+    aval = _checks.array_aval("random_wrap", base)
+    n = len(impl.key_shape)
+    if aval.shape[aval.ndim - n :] != impl.key_shape or aval.ndim < n:
+        raise TypeError(
+            f"random_wrap: the trailing shape of the key data must be {impl.key_shape} for "
+            f"{impl.name} keys, got shape {aval.shape}"
+        )
+    if aval.dtype != dtypes.uint32:
+        raise TypeError(f"random_wrap: key data must be uint32, got {aval.dtype.name}")
+    return ShapedArray(aval.shape[: aval.ndim - n], impl.key_type.dtype)
+
+
+@impl_rules.register(random_wrap_p)
+def _wrap_impl(base: np.ndarray, *, impl: PRNGImpl) -> np.ndarray:
+    return _keys(base, impl)
+
+
+@abstract_eval_rules.register(random_unwrap_p)
+def _unwrap_abstract_eval(keys: AbstractValue) -> ShapedArray:
+    return physical_aval(_key_aval(keys, "random_unwrap"))
+
+
+@impl_rules.register(random_unwrap_p)
+def _unwrap_impl(keys: np.ndarray) -> np.ndarray:
+    return _raw(keys).copy()
+
+
+@abstract_eval_rules.register(random_clone_p)
+def _clone_abstract_eval(keys: AbstractValue) -> AbstractValue:
+    return keys
+
+
+@impl_rules.register(random_clone_p)
+def _clone_impl(keys: np.ndarray) -> np.ndarray:
+    return keys
+
+
+# --- threefry2x32 --------------------------------------------------------------------------
+
+
+@abstract_eval_rules.register(threefry2x32_p)
+def _threefry_abstract_eval(*args: AbstractValue) -> tuple[ShapedArray, ShapedArray]:
+    avals = [_checks.array_aval("threefry2x32", a) for a in args]
+    if any(a.dtype != dtypes.uint32 for a in avals):
+        got = ", ".join(a.str_short() for a in avals)
+        raise TypeError(f"Arguments to threefry2x32 must have uint32 type, got {got}")
+    out = ShapedArray(_checks.broadcast_shapes("threefry2x32", avals), dtypes.uint32)
+    return out, out
+
+
+@impl_rules.register(threefry2x32_p)
+def _threefry_impl(*args: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    k1, k2, x1, x2 = args
+    return _threefry.threefry2x32(k1, k2, x1, x2)
+
+
+# --- derivatives and batching --------------------------------------------------------------
+
+for _prim in (
+    random_seed_p,
+    random_split_p,
+    random_fold_in_p,
+    random_bits_p,
+    random_wrap_p,
+    random_unwrap_p,
+    random_clone_p,
+    threefry2x32_p,
+):
+    defjvp_zero(_prim)
+
+for _prim in (random_seed_p, random_split_p, random_bits_p, random_unwrap_p, random_clone_p):
+    defvectorized(_prim)
+defbroadcasting(random_fold_in_p)
+defbroadcasting(threefry2x32_p)
+
+
+def _wrap_batch(
+    axis_data: AxisData, vals: Sequence[Any], dims: Sequence[BatchDim], *, impl: PRNGImpl
+) -> tuple[Any, BatchDim]:
+    # The trailing axes are the key data: the mapped axis must not be among them.
+    (x,) = vals
+    return random_wrap_p.bind(bdim_at_front(x, dims[0], axis_data.size), impl=impl), 0
+
+
+batching_rules.set(random_wrap_p, _wrap_batch)

@@ -1,0 +1,115 @@
+"""Discrete samplers over categories and orderings: `categorical` and `permutation`, with
+JAX 0.10.2's algorithms (the Gumbel-max and Gumbel-top-k tricks; shuffling by sorting on
+random 32-bit keys, repeated as often as JAX repeats it).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from functools import partial
+from typing import Any
+
+import numpy as np
+
+from lamina_core import lax
+from lamina_core import numpy as jnp
+from lamina_core.jit import Jitted
+from lamina_core.lax._shape import canonical_shape, canonicalize_axis
+from lamina_core.random._keys import check_prng_key, random_bits, split_typed, unstack
+from lamina_core.random._samplers import _check_shape
+from lamina_core.random._samplers_more import gumbel
+from lamina_core.values import typeof
+
+Array = Any
+
+
+def _shape_of(x: Any) -> tuple[int, ...]:
+    return tuple(typeof(x).shape)  # type: ignore[attr-defined]  # an array
+
+
+def categorical(
+    key: Any,
+    logits: Any,
+    axis: int = -1,
+    shape: Sequence[int] | None = None,
+    replace: bool = True,
+    mode: str | None = None,
+) -> Array:
+    """Indices drawn from the categorical distributions `softmax(logits, axis)`.
+
+    Raises:
+        ValueError: `shape` does not broadcast with the batch shape, or more samples without
+            replacement than categories.
+    """
+    typed, _ = check_prng_key("categorical", key)
+    logits_arr = jnp.asarray(logits)
+    batch_shape = tuple(int(d) for d in np.delete(np.array(_shape_of(logits_arr)), axis))
+    if shape is None:
+        out_shape = batch_shape
+    else:
+        out_shape = canonical_shape(shape)
+        _check_shape("categorical", out_shape, batch_shape)
+    return _categorical(typed, logits_arr, out_shape, batch_shape, axis, replace, mode)
+
+
+def _categorical(
+    key: Array,
+    logits: Array,
+    shape: tuple[int, ...],
+    batch_shape: tuple[int, ...],
+    axis: int,
+    replace: bool,
+    mode: str | None,
+) -> Array:
+    logits_shape_full = _shape_of(logits)
+    ndim = len(logits_shape_full)
+    prefix = shape[: len(shape) - len(batch_shape)]
+    dtype = typeof(logits).dtype  # type: ignore[attr-defined]  # an array
+    if replace:
+        if axis >= 0:
+            axis -= ndim
+        logits_shape = list(shape[len(shape) - len(batch_shape) :])
+        logits_shape.insert(axis % ndim, logits_shape_full[axis])
+        noise = gumbel(key, (*prefix, *logits_shape), dtype, mode=mode)
+        return jnp.argmax(noise + lax.expand_dims(logits, tuple(range(len(prefix)))), axis=axis)
+    logits = logits + gumbel(key, logits_shape_full, dtype, mode=mode)
+    k = math.prod(prefix)
+    if k > logits_shape_full[axis]:
+        raise ValueError(
+            f"Number of samples without replacement ({k}) cannot exceed number of "
+            f"categories ({logits_shape_full[axis]})."
+        )
+    _, indices = lax.top_k(jnp.moveaxis(logits, axis, -1), k)
+    rank = len(_shape_of(indices))
+    return lax.reshape(indices, shape, (rank - 1, *range(rank - 1)))
+
+
+def permutation(key: Any, x: Any, axis: int = 0, independent: bool = False) -> Array:
+    """A random permutation of `range(x)` (an int), or of `x` along `axis`."""
+    typed, _ = check_prng_key("permutation", key)
+    ndim = int(np.ndim(x))
+    axis = canonicalize_axis(axis, ndim or 1, "permutation")
+    if not ndim:
+        if not np.issubdtype(np.asarray(x).dtype, np.integer):
+            raise TypeError("x must be an integer or at least 1-dimensional")
+        return _shuffle(typed, jnp.arange(int(x)), axis)
+    if independent or ndim == 1:
+        return _shuffle(typed, x, axis)
+    ind = _shuffle(typed, jnp.arange(np.shape(x)[axis]), 0)
+    return jnp.take(x, ind, axis, unique_indices=True)
+
+
+@partial(Jitted, static_argnums=(2,))
+def _shuffle(key: Array, x: Array, axis: int) -> Array:
+    # Sorting on random 32-bit keys, repeated so that all keys are distinct in some round
+    # with high probability (JAX's heuristic: 3 log(n) / log(2**32 - 1) rounds).
+    shape = _shape_of(x)
+    size = math.prod(shape)
+    uint32max = np.iinfo(np.uint32).max
+    num_rounds = int(np.ceil(3 * np.log(max(1, size)) / np.log(uint32max)))
+    for _ in range(num_rounds):
+        key, subkey = unstack(split_typed(key))
+        sort_keys = random_bits(subkey, 32, shape)
+        _, x = lax.sort_key_val(sort_keys, x, axis)
+    return x
