@@ -123,3 +123,33 @@ def test_jvp_matches_finite_differences(name: str) -> None:
     for t, h, low in zip(lamina_core.tree_util.tree_leaves(tangent_out), hi, lo, strict=True):
         numeric = (np.asarray(h, np.float64) - np.asarray(low, np.float64)) / (2 * eps)
         np.testing.assert_allclose(np.asarray(t), numeric, rtol=2e-2, atol=2e-2)
+
+
+def test_linearize_of_while_prints_and_computes_as_jax(oracle: Oracle) -> None:
+    def program(lax: ModuleType) -> Callable[..., Any]:
+        return lambda x: lax.while_loop(
+            lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1] * 1.5), (0, x)
+        )[1]
+
+    def linearized(module: ModuleType) -> Callable[..., Any]:
+        return lambda x: module.linearize(program(module.lax), x)[1](x)
+
+    x = F32(2.0)
+    ours = lamina_core.make_jaxpr(linearized(lamina_core))(x)
+    theirs = oracle.jax.make_jaxpr(linearized(oracle.jax))(x)
+    assert str(ours) == str(theirs), f"\n--- lamina ---\n{ours}\n--- jax ---\n{theirs}"
+    y, f_lin = lamina_core.linearize(program(lamina_core.lax), x)
+    want_y, want_lin = oracle.jax.linearize(program(oracle.lax), x)
+    np.testing.assert_allclose(np.asarray(y), np.asarray(want_y))
+    np.testing.assert_allclose(np.asarray(f_lin(F32(1.0))), np.asarray(want_lin(F32(1.0))))
+
+
+def test_reverse_mode_of_while_raises_jax_error(oracle: Oracle) -> None:
+    def program(lax: ModuleType) -> Callable[..., Any]:
+        return lambda x: lax.while_loop(lambda c: c < 10.0, lambda c: c * 2.0, x)
+
+    with pytest.raises(ValueError) as theirs:
+        oracle.jax.grad(program(oracle.lax))(1.5)
+    with pytest.raises(ValueError) as ours:
+        lamina_core.grad(program(lamina_core.lax))(1.5)
+    assert str(ours.value) == str(theirs.value)
