@@ -1,0 +1,43 @@
+"""`lamina.nn.initializers`: parameter initializers, as `jax.nn.initializers`."""
+
+from lamina_core.nn.initializers import (
+    Initializer,
+    constant,
+    glorot_normal,
+    glorot_uniform,
+    he_normal,
+    he_uniform,
+    kaiming_normal,
+    kaiming_uniform,
+    lecun_normal,
+    lecun_uniform,
+    normal,
+    ones,
+    truncated_normal,
+    uniform,
+    variance_scaling,
+    xavier_normal,
+    xavier_uniform,
+    zeros,
+)
+
+__all__ = [
+    "Initializer",
+    "constant",
+    "glorot_normal",
+    "glorot_uniform",
+    "he_normal",
+    "he_uniform",
+    "kaiming_normal",
+    "kaiming_uniform",
+    "lecun_normal",
+    "lecun_uniform",
+    "normal",
+    "ones",
+    "truncated_normal",
+    "uniform",
+    "variance_scaling",
+    "xavier_normal",
+    "xavier_uniform",
+    "zeros",
+]
