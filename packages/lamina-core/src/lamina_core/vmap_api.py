@@ -66,7 +66,10 @@ def _flatten_axes(name: str, treedef: Any, axis_tree: Any, kws: bool) -> list[An
             f"specification {axis_tree} for value tree "
             f"{str(treedef).replace('PyTreeSpec(', 'PyTreeDef(', 1)}.\n  Mismatch details: {e}"
         ) from None
-    axes = tree_util.tree_leaves(full, is_leaf=lambda x: x is None or type(x) is int)
+    # One axis per leaf of the value: walk the value's structure, so that a `None` node of the
+    # value (no leaves) contributes nothing, while an axis `None` at a leaf is kept.
+    axes: list[Any] = []
+    tree_util.tree_map(lambda _, ax: axes.append(ax), dummy, full)
     assert len(axes) == treedef.num_leaves
     return axes
 

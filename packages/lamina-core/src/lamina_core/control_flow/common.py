@@ -301,7 +301,7 @@ def keystr(path: Sequence[Any]) -> str:
 
 def first_param_name(fun: Callable[..., Any]) -> str | None:
     try:
-        params = list(inspect.signature(fun).parameters)
+        params = list(inspect.signature(fun, follow_wrapped=False).parameters)
     except (TypeError, ValueError):
         return None
     return params[0] if params else None

@@ -242,16 +242,17 @@ def _fori_wrappers(body_fun: Callable[..., Any]) -> tuple[Callable[..., Any], Ca
         return found
     ref = weakref.ref(body_fun) if _weakrefable(body_fun) else (lambda: body_fun)
 
-    def scanned(carry: Any, _: Any) -> Any:
-        i, x = carry
+    # The carry is named `loop_carry`, as JAX's wrappers name it in messages.
+    def scanned(loop_carry: Any, _: Any) -> Any:
+        i, x = loop_carry
         fun = ref()
         assert fun is not None
         return (i + 1, fun(i, x)), None
 
-    def while_body(carry: Any) -> Any:
+    def while_body(loop_carry: Any) -> Any:
         from lamina_core.lax import add
 
-        i, upper, x = carry
+        i, upper, x = loop_carry
         fun = ref()
         assert fun is not None
         return add(i, np.array(1, dtypes.dtype(i))), upper, fun(i, x)

@@ -320,22 +320,27 @@ def map(f: Callable[[Any], Any], xs: Any, *, batch_size: int | None = None) -> A
     total = leaves[0].shape[0]
     num_batches, remainder = (0, total) if batch_size == 0 else divmod(total, batch_size)
     used = num_batches * batch_size
-    batched = None
-    if num_batches:
-        batched = tree_util.tree_unflatten(
-            treedef, [x[:used].reshape(num_batches, batch_size, *x.shape[1:]) for x in leaves]
+    # Each leaf is cut into its batches and its remainder in turn, as JAX stages them.
+    pieces = [
+        (
+            x[:used].reshape(num_batches, batch_size, *x.shape[1:]) if num_batches else None,
+            x[used:] if remainder else None,
         )
-    rest = None
-    if remainder:
-        rest = tree_util.tree_unflatten(treedef, [x[used:] for x in leaves])
-    if batched is None:
+        for x in leaves
+    ]
+    rest = tree_util.tree_unflatten(treedef, [r for _, r in pieces]) if remainder else None
+    if not num_batches:
         return vmap(f)(rest)
+    batched = tree_util.tree_unflatten(treedef, [b for b, _ in pieces])
     _, scan_ys = scan(lambda _, x: ((), vmap(f)(x)), (), batched)
-    flat = tree_util.tree_map(lambda y: y.reshape(-1, *y.shape[2:]), scan_ys)
+
+    def flatten(y: Any) -> Any:
+        return y.reshape(-1, *y.shape[2:])
+
     if rest is None:
-        return flat
+        return tree_util.tree_map(flatten, scan_ys)
     rest_ys = vmap(f)(rest)
-    return tree_util.tree_map(lambda a, b: concatenate([a, b], 0), flat, rest_ys)
+    return tree_util.tree_map(lambda a, b: concatenate([flatten(a), b], 0), scan_ys, rest_ys)
 
 
 __all__ = ["bind_scan", "map", "promote_weak_init", "scan", "scan_p"]
