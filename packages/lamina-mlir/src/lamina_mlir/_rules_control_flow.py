@@ -236,14 +236,21 @@ def _scan_as_loops(
             i, c, bufs = state
             j = trips - i - 1 if reverse else i
             if step == 1:
-                x = [lax.dynamic_index_in_dim(b, j, keepdims=False) for b in blocks]
+                x = [
+                    lax.dynamic_index_in_dim(b, j, keepdims=False, allow_negative_indices=False)
+                    for b in blocks
+                ]
                 outs = eval_jaxpr(jaxpr, (), *consts, *c, *x)
                 c, y = list(outs[:num_carry]), list(outs[num_carry:])
             else:
-                x_blocks = [lax.dynamic_index_in_dim(b, j, keepdims=False) for b in blocks]
+                x_blocks = [
+                    lax.dynamic_index_in_dim(b, j, keepdims=False, allow_negative_indices=False)
+                    for b in blocks
+                ]
                 c, y = body_steps(step, list(c), x_blocks)
             bufs = [
-                lax.dynamic_update_index_in_dim(b, u, j, 0) for b, u in zip(bufs, y, strict=True)
+                lax.dynamic_update_index_in_dim(b, u, j, 0, allow_negative_indices=False)
+                for b, u in zip(bufs, y, strict=True)
             ]
             return i + 1, c, bufs
 
