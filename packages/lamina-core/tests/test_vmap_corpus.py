@@ -20,7 +20,8 @@ import pytest
 from lamina_core.testing import Oracle
 from lamina_core.testing_vmap import check_vmap
 
-pytestmark = pytest.mark.oracle
+# The largest corpus of the folder: run by the `slow` session, kept out of the default run.
+pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 
 
 def _sibling(name: str) -> ModuleType:

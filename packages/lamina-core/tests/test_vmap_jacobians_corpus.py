@@ -19,7 +19,8 @@ import lamina_core
 from lamina_core.testing import Oracle
 from lamina_core.values import to_numpy
 
-pytestmark = pytest.mark.oracle
+# The largest corpus of the folder: run by the `slow` session, kept out of the default run.
+pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 
 
 def _sibling(name: str) -> ModuleType:
