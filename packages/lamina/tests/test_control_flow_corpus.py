@@ -192,127 +192,8 @@ DIFFERENTIABLE = [p for p in PROGRAMS if _is_float(p.args[0])]
 WITH_FLOATS = [p for p in PROGRAMS if any(_is_float(a) for a in p.args)]
 
 
-# Reverse mode of `cond` and `scan` is not built yet (issue 15 stays open for it): these checks
-# fail today, and being strict expected failures, they fail the run once it lands, so that
-# whoever lands it removes them from here.
-REVERSE_MODE_PENDING = frozenset(
-    {
-        "associative_scan_in_scan",
-        "cond_closure_array",
-        "cond_closure_numpy_const",
-        "cond_float_pred",
-        "cond_forwards_operand",
-        "cond_grad_in_branch",
-        "cond_int_output",
-        "cond_int_pred",
-        "cond_matmul",
-        "cond_mixed_outputs",
-        "cond_nested",
-        "cond_operand_keyword",
-        "cond_python_bool_pred",
-        "cond_pytree_operands",
-        "cond_returns_none_leaf",
-        "cond_same_function_both_branches",
-        "cond_scalar_pred",
-        "cond_two_operands",
-        "cond_under_jit",
-        "cond_unused_operand",
-        "cond_weak_typed_branch",
-        "cond_with_fori_in_branch",
-        "cond_with_scan_in_branch",
-        "cond_with_while_in_branch",
-        "cumlogsumexp_in_scan",
-        "cummin_in_fori",
-        "cumsum_reverse_in_cond",
-        "fori_closure_matrix",
-        "fori_cummax_in_body",
-        "fori_dynamic_lower",
-        "fori_dynamic_pytree",
-        "fori_dynamic_upper",
-        "fori_negative_trip",
-        "fori_nested",
-        "fori_numpy_int_bounds",
-        "fori_pytree_carry",
-        "fori_static",
-        "fori_static_nonzero_lower",
-        "fori_unroll_true",
-        "fori_unroll_two",
-        "fori_uses_index",
-        "fori_zero_trip",
-        "grad_of_fori_in_jit",
-        "grad_of_scan_in_body",
-        "jit_of_fori_of_cond",
-        "jit_scan_cond_in_body",
-        "jvp_of_while_in_scan",
-        "map_batch_size_even",
-        "map_batch_size_remainder",
-        "map_closure",
-        "map_cond_in_body",
-        "map_of_scan",
-        "map_pytree",
-        "map_simple",
-        "scan_2d_carry",
-        "scan_checkpoint_body",
-        "scan_closes_over_scalar",
-        "scan_closure_array",
-        "scan_cond_in_body",
-        "scan_consts_only",
-        "scan_cumsum",
-        "scan_cumsum_in_body",
-        "scan_empty_carry",
-        "scan_fori_in_body",
-        "scan_forwarding",
-        "scan_grad_in_body",
-        "scan_int_carry",
-        "scan_jit_in_body",
-        "scan_length_matching_xs",
-        "scan_length_zero",
-        "scan_mixed_dtype_ys",
-        "scan_multiple_ys",
-        "scan_nested",
-        "scan_pytree_carry",
-        "scan_pytree_xs",
-        "scan_reverse",
-        "scan_reverse_unroll",
-        "scan_rnn",
-        "scan_switch_on_counter",
-        "scan_under_jit_reverse",
-        "scan_unroll_true",
-        "scan_unroll_two",
-        "scan_vmap_in_body",
-        "scan_weak_typed_init",
-        "scan_while_in_body",
-        "scan_xs_none_length",
-        "scan_ys_none",
-        "switch_in_scan",
-        "switch_index_clamped_high",
-        "switch_index_clamped_low",
-        "switch_index_from_data",
-        "switch_pytree",
-        "switch_three_branches",
-        "switch_with_loops_in_branches",
-        "while_cond_in_body",
-        "while_scan_in_body",
-    }
-)
-# While loops with dynamic bounds already raise JAX's reverse-mode error when staged.
-GRAD_JAXPR_PENDING = REVERSE_MODE_PENDING - {
-    "fori_dynamic_lower",
-    "fori_dynamic_pytree",
-    "fori_dynamic_upper",
-}
-USES_GRAD_INSIDE = frozenset({"grad_of_fori_in_jit", "grad_of_scan_in_body"})
-_PENDING = pytest.mark.xfail(strict=True, reason="reverse mode of cond/scan is not built yet")
-
-
-def _params(
-    programs: list[Any], pending: frozenset[str] = USES_GRAD_INSIDE
-) -> pytest.MarkDecorator:
-    return pytest.mark.parametrize(
-        "program",
-        [pytest.param(p, marks=[_PENDING] if p.name in pending else []) for p in programs],
-        ids=[p.name for p in programs],
-    )
+def _params(programs: list[Any]) -> pytest.MarkDecorator:
+    return pytest.mark.parametrize("program", programs, ids=[p.name for p in programs])
 
 
 def test_corpus_is_broad() -> None:
@@ -337,12 +218,12 @@ def test_jit(program: Any) -> None:
     _check_values(lambda L: L.jit(_bound(L, program))(*program.args))
 
 
-@_params(DIFFERENTIABLE, GRAD_JAXPR_PENDING)
+@_params(DIFFERENTIABLE)
 def test_grad_jaxpr(program: Any) -> None:
     _check_text(lambda L: (L.grad(_loss(L, program)), program.args))
 
 
-@_params(DIFFERENTIABLE, REVERSE_MODE_PENDING)
+@_params(DIFFERENTIABLE)
 def test_grad(program: Any) -> None:
     _check_values(lambda L: L.grad(_loss(L, program))(*program.args))
 

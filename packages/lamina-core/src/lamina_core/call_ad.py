@@ -199,6 +199,99 @@ def linearize_jaxpr(closed: ClosedJaxpr, nonzeros: tuple[bool, ...]) -> Lineariz
     return result
 
 
+class JaxprLinearization:
+    """JAX's `linearize_jaxpr` result, as control-flow rules consume it.
+
+    `primal`: `ins -> [*outs, *residuals not forwarded]`;
+    `tangent`: `[*residuals, *nonzero tangents] -> nonzero tangent outs`; `in_fwd_res[i]`:
+    the index in `[*closed.consts, *ins]` residual i forwards, or None if `primal` outputs it.
+    """
+
+    __slots__ = ("in_fwd_res", "num_res", "out_nonzeros", "primal", "tangent")
+
+    def __init__(
+        self,
+        primal: ClosedJaxpr,
+        tangent: ClosedJaxpr,
+        out_nonzeros: list[bool],
+        in_fwd_res: list[int | None],
+    ) -> None:
+        self.primal = primal
+        self.tangent = tangent
+        self.out_nonzeros = out_nonzeros
+        self.in_fwd_res = in_fwd_res
+        self.num_res = sum(f is None for f in in_fwd_res)
+
+
+def linearize_jaxpr_forwarding(
+    closed: ClosedJaxpr,
+    nonzeros: tuple[bool, ...],
+    instantiate: tuple[bool, ...],
+    allow_fwds: tuple[bool, ...] | bool,
+) -> JaxprLinearization:
+    """Linearize `closed`: outputs flagged in `instantiate` get a tangent even if zero, and
+    residuals that are inputs allowed by `allow_fwds` (one flag per const, then per input)
+    are named, not returned."""
+    n_consts = len(closed.consts)
+    if isinstance(allow_fwds, bool):
+        allow_fwds = (allow_fwds,) * (n_consts + len(closed.in_avals))
+
+    def make() -> JaxprLinearization:
+        box: list[Any] = []
+
+        def fun(*primals: Any) -> list[Any]:
+            parent = current_trace()
+            tangent_trace = TangentTrace(parent, closed.jaxpr.debug_info)
+            trace = LinearizeTrace(parent, tangent_trace)
+            tangent_args = [
+                tangent_trace.new_arg(a.to_tangent_aval())
+                for a, nz in zip(closed.in_avals, nonzeros, strict=True)
+                if nz
+            ]
+            it = iter(tangent_args)
+            ins = [
+                LinearizeTracer(trace, p, next(it)) if nz else p
+                for p, nz in zip(primals, nonzeros, strict=True)
+            ]
+            with set_current_trace(trace):
+                outs = eval_jaxpr(closed, (), *ins)
+                pairs = [trace.pair(o) for o in outs]
+                pairs = [
+                    (p, instantiate_zeros(t) if inst else t)
+                    for (p, t), inst in zip(pairs, instantiate, strict=True)
+                ]
+            out_nz = [type(t) is not Zero for _, t in pairs]
+            jaxpr, consts = tangent_trace.finish(
+                [t.jaxpr_var for t in tangent_args], [t for _, t in pairs if type(t) is not Zero]
+            )
+            tangent = prune_residuals(jaxpr, consts)
+            sources = {
+                id(x): i
+                for i, (x, ok) in enumerate(
+                    zip((*closed.consts, *primals), allow_fwds, strict=True)
+                )
+                if ok
+            }
+            fwds = [sources.get(id(c)) for c in tangent.consts]
+            box.extend([tangent, out_nz, fwds])
+            return [p for p, _ in pairs] + [
+                c for c, f in zip(tangent.consts, fwds, strict=True) if f is None
+            ]
+
+        staged = trace_to_jaxpr(fun, closed.in_avals, closed.jaxpr.debug_info)
+        # As JAX's, both halves lose their dead equations (a nested cond's unread `empty2`s).
+        primal = ClosedJaxpr(dce_jaxpr(staged.jaxpr)[0], staged.consts)
+        tangent, out_nz, fwds = box
+        opened = tangent.jaxpr.replace(
+            constvars=(), invars=(*tangent.jaxpr.constvars, *tangent.jaxpr.invars)
+        )
+        return JaxprLinearization(primal, ClosedJaxpr(opened, []), out_nz, fwds)
+
+    key = ("fwd", nonzeros, instantiate, allow_fwds)
+    result: JaxprLinearization = _cached(_linearize_cache, closed, key, make)
+    return result
+
+
 def _forward_residuals(
     staged: ClosedJaxpr, n_out: int
 ) -> tuple[ClosedJaxpr, list[tuple[str, int]]]:
@@ -258,10 +351,12 @@ def transpose_jaxpr(
     linear: tuple[bool, ...],
     known_avals: tuple[AbstractValue, ...],
     ct_avals: tuple[AbstractValue | None, ...],
+    instantiate: tuple[bool, ...] | None = None,
 ) -> tuple[ClosedJaxpr, list[bool]]:
     """`[*known args, *nonzero cts] -> nonzero cts of the linear args`, and which are nonzero.
 
-    `ct_avals[i]` is None where output i's cotangent is a symbolic zero.
+    `ct_avals[i]` is None where output i's cotangent is a symbolic zero; a linear arg flagged
+    in `instantiate` (one flag per linear arg) gets an array of zeros rather than no output.
     """
 
     def make() -> tuple[ClosedJaxpr, list[bool]]:
@@ -279,6 +374,11 @@ def transpose_jaxpr(
                 for a, o in zip(ct_avals, closed.out_avals, strict=True)
             ]
             in_cts = backward_pass(closed.jaxpr, closed.consts, full, cts)
+            if instantiate is not None:
+                in_cts = [
+                    instantiate_zeros(c) if inst else c
+                    for c, inst in zip(in_cts, instantiate, strict=True)
+                ]
             ct_nz.extend(type(c) is not Zero for c in in_cts)
             return [c for c in in_cts if type(c) is not Zero]
 
@@ -286,7 +386,7 @@ def transpose_jaxpr(
         jaxpr = trace_to_jaxpr(fun, avals, closed.jaxpr.debug_info)
         return jaxpr, ct_nz
 
-    key = (linear, known_avals, ct_avals)
+    key = (linear, known_avals, ct_avals, instantiate)
     result: tuple[ClosedJaxpr, list[bool]] = _cached(_transpose_cache, closed, key, make)
     return result
 
@@ -424,10 +524,12 @@ def _jit_dce(used_outputs: list[bool], eqn: JaxprEqn) -> tuple[list[bool], Jaxpr
 dce_rules.set(jit_p, _jit_dce)
 
 __all__ = [
+    "JaxprLinearization",
     "LinearizedJaxpr",
     "SplitJaxpr",
     "jvp_jaxpr",
     "linearize_jaxpr",
+    "linearize_jaxpr_forwarding",
     "split_jaxpr",
     "transpose_jaxpr",
 ]

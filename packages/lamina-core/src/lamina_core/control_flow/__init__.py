@@ -8,8 +8,10 @@ registered at import.
 
 # The transformation rules of each primitive, registered at import.
 from lamina_core.control_flow import cond_batching as _cond_batching  # noqa: F401
+from lamina_core.control_flow import cond_reverse as _cond_reverse  # noqa: F401
 from lamina_core.control_flow import forward_ad as _forward_ad  # noqa: F401
 from lamina_core.control_flow import loops_batching as _loops_batching  # noqa: F401
+from lamina_core.control_flow import scan_reverse as _scan_reverse  # noqa: F401
 from lamina_core.control_flow import while_partial_eval as _while_partial_eval  # noqa: F401
 from lamina_core.control_flow.conditionals import bind_cond, cond, cond_p, switch
 from lamina_core.control_flow.loops import bind_while, fori_loop, while_loop, while_p

@@ -18,7 +18,6 @@ from lamina_core import tree_util
 from lamina_core.api import argument_names, func_src_info
 from lamina_core.avals import AbstractValue, ShapedArray, types_match
 from lamina_core.config import config
-from lamina_core.interpreters.dce import dce_jaxpr
 from lamina_core.interpreters.staging import trace_to_jaxpr
 from lamina_core.jaxpr import ClosedJaxpr, DebugInfo, Jaxpr, Var
 from lamina_core.tracing import Tracer
@@ -185,15 +184,15 @@ _prune_cache: _Cache = weakref.WeakKeyDictionary()
 
 
 def prune_outputs(closed: ClosedJaxpr, keep: Sequence[bool]) -> ClosedJaxpr:
-    """`closed` returning only the outputs flagged in `keep`, dead equations dropped."""
+    """`closed` returning only the outputs flagged in `keep`. As JAX's, the equations that
+    computed the others stay (a `grad` in a body keeps its unused primal loop)."""
     if all(keep):
         return closed
 
     def make() -> ClosedJaxpr:
         j = closed.jaxpr
         kept = j.replace(outvars=tuple(v for v, k in zip(j.outvars, keep, strict=True) if k))
-        trimmed, _ = dce_jaxpr(kept, [True] * len(kept.outvars), prune_invars=False)
-        return ClosedJaxpr(trimmed, closed.consts)
+        return ClosedJaxpr(kept, closed.consts)
 
     result: ClosedJaxpr = memo(_prune_cache, closed, tuple(keep), make)
     return result

@@ -32,14 +32,16 @@ from lamina_core.custom_derivatives._common import (
     type_str,
     typed_tree_str,
 )
+from lamina_core.evaluate import eval_jaxpr
 from lamina_core.interpreters.jvp import jvp_rules
+from lamina_core.interpreters.partial_eval import SplitTrace, partial_eval_rules
 from lamina_core.interpreters.transpose import backward_pass, is_undefined, transpose_rules
 from lamina_core.interpreters.zeros import Zero, add_tangents, instantiate_zeros, zero_of
 from lamina_core.jaxpr import ClosedJaxpr
 from lamina_core.lax._stop_gradient import stop_gradient_p
 from lamina_core.primitive import Primitive
 from lamina_core.rules import abstract_eval_rules, effects_rules, impl_rules
-from lamina_core.tracing import Tracer
+from lamina_core.tracing import Tracer, set_current_trace
 from lamina_core.values import typeof
 
 custom_jvp_call_p: Final = Primitive("custom_jvp_call", multiple_results=True)
@@ -220,6 +222,16 @@ def _check_tangent_types(p_avals: list[Any], t_leaves: list[Any]) -> None:
 
 
 jvp_rules.set(custom_jvp_call_p, _custom_jvp_call_jvp)
+
+
+def _custom_jvp_call_partial_eval(trace: SplitTrace, *args: Any, **params: Any) -> list[Any]:
+    # As JAX's: partial evaluation only builds linear functions, which need no custom rule,
+    # so a call with some unknown input is inlined (its known part computed now).
+    with set_current_trace(trace):
+        return eval_jaxpr(params["call_jaxpr"], (), *args)
+
+
+partial_eval_rules.set(custom_jvp_call_p, _custom_jvp_call_partial_eval)
 
 
 def _custom_jvp_call_transpose(

@@ -59,3 +59,16 @@ def dce_jaxpr(
     ):
         return jaxpr, used_inputs
     return jaxpr.replace(invars=invars, outvars=outvars, eqns=kept), used_inputs
+
+
+def dce_jaxpr_keeping(
+    jaxpr: Jaxpr, used_outputs: Sequence[bool], keep_inputs: Sequence[bool]
+) -> tuple[Jaxpr, list[bool]]:
+    """JAX's `dce_jaxpr(..., instantiate=keep_inputs)`: `jaxpr` reduced to `used_outputs`,
+    taking only the inputs it reads or `keep_inputs` flags; returns which inputs it takes."""
+    trimmed, used = dce_jaxpr(jaxpr, used_outputs)
+    taken = [u or k for u, k in zip(used, keep_inputs, strict=True)]
+    invars = tuple(v for v, t in zip(trimmed.invars, taken, strict=True) if t)
+    if trimmed is jaxpr and len(invars) == len(jaxpr.invars):
+        return jaxpr, taken
+    return trimmed.replace(invars=invars), taken

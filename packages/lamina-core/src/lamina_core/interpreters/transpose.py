@@ -80,27 +80,42 @@ class _Accum:
 
 
 def backward_pass(
-    jaxpr: Jaxpr, consts: Sequence[Any], args: Sequence[Any], cts_out: Sequence[Any]
+    jaxpr: Jaxpr,
+    consts: Sequence[Any],
+    args: Sequence[Any],
+    cts_out: Sequence[Any],
+    start_cts: Sequence[Any] | None = None,
 ) -> list[Any]:
     """The cotangents of the `UndefinedPrimal` inputs of `jaxpr` (in order; `Zero` if none).
 
     `args` holds a value for every other input; `cts_out` one cotangent per output.
+    `start_cts`, one per linear input, are what their cotangents accumulate onto (a loop's
+    running sums), `Zero` by default.
     """
     with replaying_equations():
-        return _backward_pass(jaxpr, consts, args, cts_out)
+        return _backward_pass(jaxpr, consts, args, cts_out, start_cts)
 
 
 def _backward_pass(
-    jaxpr: Jaxpr, consts: Sequence[Any], args: Sequence[Any], cts_out: Sequence[Any]
+    jaxpr: Jaxpr,
+    consts: Sequence[Any],
+    args: Sequence[Any],
+    cts_out: Sequence[Any],
+    start_cts: Sequence[Any] | None,
 ) -> list[Any]:
     linear_args = [a for a in args if is_undefined(a)]
+    starts = iter(start_cts) if start_cts is not None else None
     if all(type(ct) is Zero for ct in cts_out) and not jaxpr.effects:
+        if starts is not None:
+            return list(starts)
         return [Zero(a.aval) for a in linear_args]
     env: dict[Var, Any] = dict(zip(jaxpr.constvars, consts, strict=True))
     accums: list[_Accum] = []
     for v, a in zip(jaxpr.invars, args, strict=True):
         if is_undefined(a):
-            acc = _Accum(v.aval)
+            acc = _Accum(a.aval)
+            if starts is not None:
+                acc.val = next(starts)
             accums.append(acc)
             env[v] = acc
         else:

@@ -76,6 +76,22 @@ def zeros_like_aval(aval: AbstractValue) -> Any:
     return make(aval)
 
 
+_empty_makers: dict[type, ZerosMaker] = {}
+
+
+def register_empty_maker(aval_type: type, make: ZerosMaker) -> None:
+    """How to build a placeholder of an aval type whose contents are never read."""
+    _empty_makers[aval_type] = make
+
+
+def empty_like_aval(aval: AbstractValue) -> Any:
+    """A value of type `aval` standing in a slot nothing reads (`empty2`, broadcast)."""
+    make = _empty_makers.get(type(aval))
+    if make is None:
+        raise TypeError(f"no placeholder can be built for values of type {aval.str_short()}")
+    return make(aval)
+
+
 def instantiate_zeros(t: Any) -> Any:
     """`t`, with a symbolic zero replaced by an array of zeros.
 

@@ -18,6 +18,7 @@ from lamina_core.lax import _cumulative_ad as _cumulative_ad
 from lamina_core.lax import _cumulative_batching as _cumulative_batching
 from lamina_core.lax import _elementwise_ad as _elementwise_ad
 from lamina_core.lax import _elementwise_batching as _elementwise_batching
+from lamina_core.lax import _empty as _empty
 from lamina_core.lax import _gather_scatter_ad as _gather_scatter_ad
 from lamina_core.lax import _gather_scatter_batching as _gather_scatter_batching
 from lamina_core.lax import _joining_ad as _joining_ad

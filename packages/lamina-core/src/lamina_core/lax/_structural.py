@@ -157,7 +157,11 @@ def _fold_convert_element_type(
     x: Any, *, new_dtype: np.dtype, weak_type: bool, sharding: Any
 ) -> Any:
     if _is_host_constant(x) and np.ndim(x) == 0 and sharding is None:
-        return _convert_element_type(x, new_dtype, weak_type)
+        folded = _convert_element_type(x, new_dtype, weak_type)
+        if weak_type and isinstance(folded, np.ndarray | np.generic):
+            # As JAX's folding: a weak result is a Python scalar (a NumPy one would be strong).
+            return eager_value(typed_scalar(folded.item(), folded.dtype))
+        return folded
     return None
 
 

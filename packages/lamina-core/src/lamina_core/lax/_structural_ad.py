@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from lamina_core import dtypes
+from lamina_core.avals import ShapedArray
 from lamina_core.interpreters.jvp import defjvp2, jvp_rules, linear_jvp
 from lamina_core.interpreters.transpose import is_undefined, transpose_rules
 from lamina_core.interpreters.zeros import Zero, zero_of
@@ -17,6 +18,7 @@ from lamina_core.lax._structural import (
     broadcast_in_dim_p,
     convert_element_type_p,
 )
+from lamina_core.values import typeof
 
 
 def _convert_element_type_jvp(
@@ -36,6 +38,14 @@ def _convert_element_type_transpose(
     aval = x.aval
     if aval.dtype.kind in "biu":
         return [Zero(aval.update(dtype=dtypes.float0, weak_type=False))]
+    ct_aval = typeof(ct)
+    if (
+        isinstance(ct_aval, ShapedArray)
+        and ct_aval.dtype == aval.dtype
+        and ct_aval.weak_type == aval.weak_type
+    ):
+        # JAX converts to the operand's own sharding, which its staging forwards unrecorded.
+        return [ct]
     return [_convert_element_type_staged(ct, aval.dtype, aval.weak_type)]
 
 

@@ -1,0 +1,411 @@
+"""Reverse mode of `scan`: linearization, transposition, partial evaluation and DCE, as JAX's.
+
+Linearizing a `scan` linearizes its body once, after a fixpoint on which carries have a
+nonzero tangent. The body's residuals become extra `ys` of the primal scan (*extensive*
+residuals, one per step), except those computed from the consts alone, which are hoisted out
+of the loop and computed once (*intensive*), and those that are consts or `xs` themselves,
+which are passed through. The tangent scan takes `[*intensive res, *nonzero tangents,
+*extensive res]`; its transpose is a `reverse` scan whose consts are the intensive
+residuals, whose carry is the const and carry cotangents, and whose `xs` are the `ys`
+cotangents and the extensive residuals.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from lamina_core.avals import AbstractValue
+from lamina_core.call_ad import linearize_jaxpr_forwarding
+from lamina_core.control_flow.common import memo, move_binders_to_front
+from lamina_core.control_flow.scan import scan_p
+from lamina_core.evaluate import eval_jaxpr
+from lamina_core.interpreters.dce import dce_jaxpr_keeping, dce_rules
+from lamina_core.interpreters.linearize import linearization_rules
+from lamina_core.interpreters.partial_eval import (
+    SplitTrace,
+    TangentTrace,
+    partial_eval_jaxpr_nounits,
+    partial_eval_rules,
+    prune_residuals,
+)
+from lamina_core.interpreters.staging import trace_to_jaxpr
+from lamina_core.interpreters.transpose import (
+    UndefinedPrimal,
+    backward_pass,
+    is_undefined,
+    transpose_rules,
+)
+from lamina_core.interpreters.zeros import (
+    Zero,
+    instantiate_zeros,
+    is_float0,
+    zero_of,
+    zeros_like_aval,
+)
+from lamina_core.jaxpr import ClosedJaxpr, JaxprEqn
+from lamina_core.tracing import current_trace, set_current_trace
+from lamina_core.values import typeof
+
+_Cache = weakref.WeakKeyDictionary[Any, dict[Any, Any]]
+
+
+def _or(a: Sequence[bool], b: Sequence[bool]) -> list[bool]:
+    return [x or y for x, y in zip(a, b, strict=True)]
+
+
+def _merge(which: Sequence[bool], when_false: Sequence[Any], when_true: Sequence[Any]) -> list[Any]:
+    f, t = iter(when_false), iter(when_true)
+    return [next(t) if w else next(f) for w in which]
+
+
+def hoist_invariants(
+    closed: ClosedJaxpr, consts: Sequence[Any], num_res: int
+) -> tuple[ClosedJaxpr, list[Any], list[bool], list[Any]]:
+    """Compute now what a body's residuals need of its consts alone (JAX's
+    `_scan_known_hoisting`).
+
+    `closed` takes `[*consts, *others]` and returns `[*outs, *residuals]`. Returns the body
+    left to run per step (`[*new consts, *others] -> [*outs, *residuals not hoisted]`), its
+    new consts (the values computed now that it reads), which residuals were hoisted, and
+    their values.
+    """
+    parent = current_trace()
+    staged = TangentTrace(parent, closed.jaxpr.debug_info)
+    others = [staged.new_arg(a) for a in closed.in_avals[len(consts) :]]
+    split = SplitTrace(parent, staged)
+    with set_current_trace(split):
+        outs = eval_jaxpr(closed, (), *consts, *others)
+    n_out = len(outs) - num_res
+    res = outs[n_out:]
+    hoisted = [not split.is_unknown(r) for r in res]
+    jaxpr, new_consts = staged.finish(
+        [a.jaxpr_var for a in others],
+        [*outs[:n_out], *(r for r, h in zip(res, hoisted, strict=True) if not h)],
+    )
+    pruned = prune_residuals(jaxpr, new_consts)
+    body = pruned.jaxpr.replace(
+        constvars=(), invars=(*pruned.jaxpr.constvars, *pruned.jaxpr.invars)
+    )
+    hoisted_vals = [r for r, h in zip(res, hoisted, strict=True) if h]
+    return ClosedJaxpr(body, []), list(pruned.consts), hoisted, hoisted_vals
+
+
+# --- linearization -----------------------------------------------------------------------
+
+
+def _scan_linearize(
+    nonzeros: Sequence[bool],
+    *primals: Any,
+    reverse: bool,
+    length: int,
+    jaxpr: ClosedJaxpr,
+    num_consts: int,
+    num_carry: int,
+    unroll: int,
+) -> Any:
+    nz = [
+        n and not is_float0(a.to_tangent_aval())
+        for n, a in zip(nonzeros, jaxpr.in_avals, strict=True)
+    ]
+    head = num_consts + num_carry
+    const_nz, carry_nz, xs_nz = nz[:num_consts], nz[num_consts:head], nz[head:]
+    num_ys = len(jaxpr.out_avals) - num_carry
+    n_closed = len(jaxpr.consts)
+    # Residuals may be consts or xs passed through, never carries (they change every step).
+    allow = (True,) * n_closed + tuple(
+        (i < num_consts or i >= head) and not isinstance(x, np.ndarray)
+        for i, x in enumerate(primals)
+    )
+    for _ in range(1 + num_carry):
+        nzs = (*const_nz, *carry_nz, *xs_nz)
+        lin = linearize_jaxpr_forwarding(jaxpr, nzs, (*carry_nz, *[False] * num_ys), allow)
+        carry_out = lin.out_nonzeros[:num_carry]
+        if carry_out == carry_nz:
+            break
+        carry_nz = _or(carry_nz, carry_out)
+    else:
+        raise AssertionError("scan linearization: no fixpoint of the nonzero carries")
+    num_primals_out = len(lin.primal.out_avals) - lin.num_res
+    body, new_consts, which_hoisted, hoisted = hoist_invariants(
+        lin.primal, primals[:num_consts], lin.num_res
+    )
+    hoisted_it = iter(which_hoisted)
+    # Extensive residuals (per step) go after the tangents, as the scan's xs.
+    to_back = [not next(hoisted_it) if f is None else f >= n_closed + head for f in lin.in_fwd_res]
+    n_tangents_in = len(lin.tangent.in_avals) - len(lin.in_fwd_res)
+    tangent_body = move_binders_to_front(
+        lin.tangent, [not b for b in to_back] + [True] * n_tangents_in
+    )
+    if body.out_avals or body.effects:
+        outs = scan_p.bind(
+            *new_consts, *primals[num_consts:], reverse=reverse, length=length, jaxpr=body,
+            num_consts=len(new_consts), num_carry=num_carry, unroll=unroll,
+        )  # fmt: skip
+    else:
+        outs = []
+    primals_out, ext_res = outs[:num_primals_out], outs[num_primals_out:]
+    sources = [*jaxpr.consts, *primals]
+    non_fwd = iter(_merge(which_hoisted, ext_res, hoisted))
+    residuals = [next(non_fwd) if f is None else sources[f] for f in lin.in_fwd_res]
+    out_nz = lin.out_nonzeros
+    final_nz = [*const_nz, *carry_nz, *xs_nz]
+
+    def linearized(res: Sequence[Any], *tangents: Any) -> list[Any]:
+        int_res = [r for r, b in zip(res, to_back, strict=True) if not b]
+        ext = [r for r, b in zip(res, to_back, strict=True) if b]
+        # Staged zeros of the tangent program (literals when scalar), not residuals.
+        nz_tangents = [
+            zeros_like_aval(t.aval) if type(t) is Zero else t
+            for t, n in zip(tangents, final_nz, strict=True)
+            if n
+        ]
+        nz_out = iter(
+            scan_p.bind(
+                *int_res,
+                *nz_tangents,
+                *ext,
+                reverse=reverse,
+                length=length,
+                jaxpr=tangent_body,
+                num_consts=len(int_res) + sum(const_nz),
+                num_carry=sum(carry_nz),
+                unroll=unroll,
+            )
+        )
+        return [next(nz_out) if n else zero_of(p) for p, n in zip(primals_out, out_nz, strict=True)]
+
+    return primals_out, list(out_nz), residuals, linearized
+
+
+linearization_rules.set(scan_p, _scan_linearize)
+
+# --- transposition -----------------------------------------------------------------------
+
+_transpose_cache: _Cache = weakref.WeakKeyDictionary()
+
+
+def _transpose_body(
+    body: ClosedJaxpr,
+    counts: tuple[int, int, int, int, int],
+    ys_nonzero: tuple[bool, ...],
+    trans_avals: tuple[AbstractValue, ...],
+) -> ClosedJaxpr:
+    """The transposed step: `[ires, ct consts, ct carry, ct ys, eres] -> [ct consts, ct carry,
+    ct xs]`, cotangents accumulated onto the running const sums (JAX's)."""
+    n_ires, n_cdot, n_carry, n_xdot, _ = counts
+
+    def make() -> ClosedJaxpr:
+        avals = body.in_avals
+
+        def fun(*args: Any) -> list[Any]:
+            it = iter(args)
+            ires = [next(it) for _ in range(n_ires)]
+            ct_consts = [next(it) for _ in range(n_cdot)]
+            ct_carry = [next(it) for _ in range(n_carry)]
+            y_avals = body.out_avals[n_carry:]
+            ct_ys = [
+                next(it) if nz else Zero(a.to_tangent_aval())
+                for a, nz in zip(y_avals, ys_nonzero, strict=True)
+            ]
+            eres = list(it)
+            # As JAX's, const and carry cotangents take the types of the values they start
+            # from (a weak carry's cotangent may be strong), xs cotangents the body's.
+            linear = [
+                *(UndefinedPrimal(typeof(c)) for c in (*ct_consts, *ct_carry)),
+                *(UndefinedPrimal(a) for a in avals[n_ires + n_cdot + n_carry :][:n_xdot]),
+            ]
+            in_cts = backward_pass(
+                body.jaxpr,
+                body.consts,
+                [*ires, *linear, *eres],
+                [*ct_carry, *ct_ys],
+                [*ct_consts, *(Zero(u.aval) for u in linear[n_cdot:])],
+            )
+            return [instantiate_zeros(c) for c in in_cts]
+
+        return trace_to_jaxpr(fun, trans_avals, body.jaxpr.debug_info)
+
+    key = (counts, ys_nonzero, trans_avals)
+    result: ClosedJaxpr = memo(_transpose_cache, body, key, make)
+    return result
+
+
+def _scan_transpose(
+    cts: Sequence[Any],
+    *args: Any,
+    reverse: bool,
+    length: int,
+    jaxpr: ClosedJaxpr,
+    num_consts: int,
+    num_carry: int,
+    unroll: int,
+) -> list[Any]:
+    head = num_consts + num_carry
+    linear = [is_undefined(a) for a in args]
+    consts_lin, xs_lin = linear[:num_consts], linear[head:]
+    # Binders as `[ires, const tangents, carries, xs tangents, eres]` (what linearization
+    # makes; anything else is brought to it). Every carry is transposed, defined or not.
+    order = (
+        [i for i in range(num_consts) if not consts_lin[i]]
+        + [i for i in range(num_consts) if consts_lin[i]]
+        + list(range(num_consts, head))
+        + [head + i for i, lin in enumerate(xs_lin) if lin]
+        + [head + i for i, lin in enumerate(xs_lin) if not lin]
+    )
+    body = jaxpr
+    if order != list(range(len(args))):
+        j = jaxpr.jaxpr
+        body = ClosedJaxpr(j.replace(invars=tuple(j.invars[i] for i in order)), jaxpr.consts)
+    n_cdot, n_xdot = sum(consts_lin), sum(xs_lin)
+    n_ires = num_consts - n_cdot
+    n_eres = len(xs_lin) - n_xdot
+    ordered = [args[i] for i in order]
+    ires = ordered[:n_ires]
+    eres = ordered[len(ordered) - n_eres :]
+    ct_consts = [zeros_like_aval(body.in_avals[n_ires + k]) for k in range(n_cdot)]
+    ct_carry = [instantiate_zeros(c) for c in cts[:num_carry]]
+    ct_ys = [c for c in cts[num_carry:] if type(c) is not Zero]
+    ys_nonzero = tuple(type(c) is not Zero for c in cts[num_carry:])
+    intensive = [*ires, *ct_consts, *ct_carry]
+    extensive = [*ct_ys, *eres]
+    trans_avals = (
+        *(typeof(x) for x in intensive),
+        *(typeof(x).dec_rank(length, 0) for x in extensive),
+    )
+    counts = (n_ires, n_cdot, num_carry, n_xdot, n_eres)
+    transposed = _transpose_body(body, counts, ys_nonzero, trans_avals)
+    outs = scan_p.bind(
+        *intensive, *extensive, reverse=not reverse, length=length, jaxpr=transposed,
+        num_consts=n_ires, num_carry=n_cdot + num_carry, unroll=unroll,
+    )  # fmt: skip
+    linear_positions = order[n_ires : n_ires + n_cdot + num_carry + n_xdot]
+    cts_by_position = dict(zip(linear_positions, outs, strict=True))
+    return [cts_by_position[i] if is_undefined(a) else None for i, a in enumerate(args)]
+
+
+transpose_rules.set(scan_p, _scan_transpose)
+
+# --- partial evaluation (a scan met by a jvp rule, or in a loop body being split) ----------
+
+
+def _scan_partial_eval(
+    trace: SplitTrace,
+    *args: Any,
+    reverse: bool,
+    length: int,
+    jaxpr: ClosedJaxpr,
+    num_consts: int,
+    num_carry: int,
+    unroll: int,
+) -> list[Any]:
+    head = num_consts + num_carry
+    num_ys = len(jaxpr.out_avals) - num_carry
+    unknowns = [trace.is_unknown(a) for a in args]
+    const_uk, carry_uk, xs_uk = unknowns[:num_consts], unknowns[num_consts:head], unknowns[head:]
+    for _ in range(1 + num_carry):
+        uks = [*const_uk, *carry_uk, *xs_uk]
+        known, unknown, out_uk, res_avals = partial_eval_jaxpr_nounits(
+            jaxpr, uks, [*carry_uk, *[False] * num_ys]
+        )
+        if out_uk[:num_carry] == carry_uk:
+            break
+        carry_uk = _or(carry_uk, out_uk[:num_carry])
+    else:
+        raise AssertionError("scan partial evaluation: no fixpoint of the unknown carries")
+    num_res = len(res_avals)
+    known_args = [a for a, uk in zip(args, uks, strict=True) if not uk]
+    n_known_consts = num_consts - sum(const_uk)
+    body, new_consts, which_hoisted, hoisted = hoist_invariants(
+        known, known_args[:n_known_consts], num_res
+    )
+    n_known_out = len(out_uk) - sum(out_uk)
+    if body.out_avals or body.effects:
+        outs = trace.bind_known(
+            scan_p,
+            [*new_consts, *known_args[n_known_consts:]],
+            dict(
+                reverse=reverse, length=length, jaxpr=body, num_consts=len(new_consts),
+                num_carry=num_carry - sum(carry_uk), unroll=unroll,
+            ),
+        )  # fmt: skip
+    else:
+        outs = []
+    known_outs, ext_res = outs[:n_known_out], outs[n_known_out:]
+    residuals = _merge(which_hoisted, ext_res, hoisted)
+    int_res = [r for r, h in zip(residuals, which_hoisted, strict=True) if h]
+    ext = [r for r, h in zip(residuals, which_hoisted, strict=True) if not h]
+    n_unknown_in = len(unknown.in_avals) - num_res
+    unknown_body = move_binders_to_front(unknown, [*which_hoisted, *[True] * n_unknown_in])
+    unknown_args = [a for a, uk in zip(args, uks, strict=True) if uk]
+    unknown_outs = iter(
+        trace.bind_unknown(
+            scan_p,
+            [*int_res, *unknown_args, *ext],
+            dict(
+                reverse=reverse,
+                length=length,
+                jaxpr=unknown_body,
+                num_consts=len(int_res) + sum(const_uk),
+                num_carry=sum(carry_uk),
+                unroll=unroll,
+            ),
+        )
+    )
+    known_it = iter(known_outs)
+    return [next(unknown_outs) if uk else next(known_it) for uk in out_uk]
+
+
+partial_eval_rules.set(scan_p, _scan_partial_eval)
+
+# --- dead-code elimination ---------------------------------------------------------------
+
+_dce_cache: _Cache = weakref.WeakKeyDictionary()
+
+
+def _scan_dce(used_outputs: list[bool], eqn: JaxprEqn) -> tuple[list[bool], JaxprEqn | None]:
+    if not any(used_outputs) and not eqn.effects:
+        return [False] * len(eqn.invars), None
+    closed: ClosedJaxpr = eqn.params["jaxpr"]
+    num_consts, num_carry = eqn.params["num_consts"], eqn.params["num_carry"]
+    num_xs = len(closed.in_avals) - num_consts - num_carry
+    used_carry, used_ys = used_outputs[:num_carry], used_outputs[num_carry:]
+
+    def make() -> tuple[ClosedJaxpr, list[bool], list[bool]]:
+        carry = list(used_carry)
+        for _ in range(1 + num_carry):
+            keep = [False] * num_consts + carry + [False] * num_xs
+            jaxpr, used_in = dce_jaxpr_keeping(closed.jaxpr, [*carry, *used_ys], keep)
+            carry_in = used_in[num_consts : num_consts + num_carry]
+            if carry_in == carry:
+                break
+            carry = _or(carry, carry_in)
+        else:
+            raise AssertionError("scan dead-code elimination: no fixpoint of the used carries")
+        trimmed = closed if jaxpr is closed.jaxpr else ClosedJaxpr(jaxpr, closed.consts)
+        return trimmed, used_in, [*carry, *used_ys]
+
+    trimmed, used_in, used_out = memo(_dce_cache, closed, tuple(used_outputs), make)
+    if trimmed is closed and all(used_out):
+        return used_in, eqn
+    params = {
+        **eqn.params,
+        "jaxpr": trimmed,
+        "num_consts": sum(used_in[:num_consts]),
+        "num_carry": sum(used_in[num_consts : num_consts + num_carry]),
+    }
+    new = eqn.replace(
+        invars=tuple(v for v, u in zip(eqn.invars, used_in, strict=True) if u),
+        outvars=tuple(v for v, u in zip(eqn.outvars, used_out, strict=True) if u),
+        params=params,
+        effects=trimmed.effects,
+    )
+    return used_in, new
+
+
+dce_rules.set(scan_p, _scan_dce)
+
+__all__ = ["hoist_invariants"]
