@@ -83,6 +83,29 @@ def _jit_pp(eqn: JaxprEqn, ctx: PpContext, settings: PpSettings) -> pp.Doc:
 
 pp_eqn_rules.set(jit_p, _jit_pp)
 
+closed_call_p: Final = Primitive("closed_call", multiple_results=True)
+"""A call inlined when compiled (JAX's `closed_call`): what policy partial evaluation of a
+`scan` wraps its loop-invariant part and its known loop in. Param: `call_jaxpr`."""
+
+
+@abstract_eval_rules.register(closed_call_p)
+def _closed_call_abstract_eval(
+    *args: AbstractValue, call_jaxpr: ClosedJaxpr
+) -> list[AbstractValue]:
+    if len(args) != len(call_jaxpr.in_avals):
+        raise TypeError(f"closed_call takes {len(call_jaxpr.in_avals)} arguments, got {len(args)}")
+    return list(call_jaxpr.out_avals)
+
+
+@effects_rules.register(closed_call_p)
+def _closed_call_effects(*args: AbstractValue, call_jaxpr: ClosedJaxpr) -> Effects:
+    return call_jaxpr.effects
+
+
+@impl_rules.register(closed_call_p)
+def _closed_call_impl(*args: Any, call_jaxpr: ClosedJaxpr) -> list[Any]:
+    return eval_jaxpr(call_jaxpr, (), *args)
+
 
 def jit_params(
     jaxpr: ClosedJaxpr,

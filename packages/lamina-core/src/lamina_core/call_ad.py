@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from lamina_core.avals import AbstractValue
-from lamina_core.call import jit_p, jit_params
+from lamina_core.call import closed_call_p, jit_p, jit_params
 from lamina_core.evaluate import eval_jaxpr
 from lamina_core.interpreters.dce import dce_jaxpr, dce_rules
 from lamina_core.interpreters.jvp import JVPTrace, JVPTracer, jvp_rules
@@ -125,6 +125,23 @@ def _jit_jvp(primals: Sequence[Any], tangents: Sequence[Any], **params: Any) -> 
 
 
 jvp_rules.set(jit_p, _jit_jvp)
+
+
+def _closed_call_jvp(
+    primals: Sequence[Any], tangents: Sequence[Any], *, call_jaxpr: ClosedJaxpr
+) -> tuple[Any, Any]:
+    nonzeros = tuple(type(t) is not Zero and not is_float0(typeof(t)) for t in tangents)
+    jaxpr, out_nz = jvp_jaxpr(call_jaxpr, nonzeros)
+    nz_tangents = [t for t, nz in zip(tangents, nonzeros, strict=True) if nz]
+    outs = closed_call_p.bind(*primals, *nz_tangents, call_jaxpr=jaxpr)
+    n_out = len(call_jaxpr.out_avals)
+    primals_out, nz_out = outs[:n_out], iter(outs[n_out:])
+    return primals_out, [
+        next(nz_out) if nz else zero_of(p) for p, nz in zip(primals_out, out_nz, strict=True)
+    ]
+
+
+jvp_rules.set(closed_call_p, _closed_call_jvp)
 
 # --- linearization -----------------------------------------------------------------------
 
@@ -522,6 +539,30 @@ def _jit_dce(used_outputs: list[bool], eqn: JaxprEqn) -> tuple[list[bool], Jaxpr
 
 
 dce_rules.set(jit_p, _jit_dce)
+
+
+def _closed_call_dce(used_outputs: list[bool], eqn: JaxprEqn) -> tuple[list[bool], JaxprEqn | None]:
+    if not any(used_outputs) and not eqn.effects:
+        return [False] * len(eqn.invars), None
+    closed: ClosedJaxpr = eqn.params["call_jaxpr"]
+
+    def make() -> tuple[ClosedJaxpr, list[bool]]:
+        jaxpr, used_inputs = dce_jaxpr(closed.jaxpr, used_outputs, prune_invars=True)
+        return ClosedJaxpr(jaxpr, closed.consts), used_inputs
+
+    trimmed, used_inputs = _cached(_dce_cache, closed, tuple(used_outputs), make)
+    if trimmed.jaxpr is closed.jaxpr:
+        return used_inputs, eqn
+    new = eqn.replace(
+        invars=tuple(v for v, u in zip(eqn.invars, used_inputs, strict=True) if u),
+        outvars=tuple(v for v, u in zip(eqn.outvars, used_outputs, strict=True) if u),
+        params={"call_jaxpr": trimmed},
+        effects=trimmed.effects,
+    )
+    return used_inputs, new
+
+
+dce_rules.set(closed_call_p, _closed_call_dce)
 
 __all__ = [
     "JaxprLinearization",

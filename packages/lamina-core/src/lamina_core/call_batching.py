@@ -13,7 +13,7 @@ import weakref
 from collections.abc import Sequence
 from typing import Any
 
-from lamina_core.call import jit_p
+from lamina_core.call import closed_call_p, jit_p
 from lamina_core.evaluate import eval_jaxpr
 from lamina_core.interpreters.batching import AxisData, BatchDim, batch_flat, batching_rules
 from lamina_core.interpreters.staging import trace_to_jaxpr
@@ -56,6 +56,16 @@ def _jit_batch(
 
 
 batching_rules.set(jit_p, _jit_batch)
+
+
+def _closed_call_batch(
+    axis_data: AxisData, vals: Sequence[Any], dims: Sequence[BatchDim], *, call_jaxpr: ClosedJaxpr
+) -> tuple[list[Any], list[BatchDim]]:
+    jaxpr, out_dims = batch_jaxpr(call_jaxpr, axis_data, tuple(dims))
+    return closed_call_p.bind(*vals, call_jaxpr=jaxpr), list(out_dims)
+
+
+batching_rules.set(closed_call_p, _closed_call_batch)
 
 
 _axes_cache: weakref.WeakKeyDictionary[ClosedJaxpr, dict[Any, ClosedJaxpr]] = (

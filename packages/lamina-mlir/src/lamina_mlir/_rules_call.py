@@ -13,6 +13,7 @@ from typing import Any
 
 from lamina_consts import jaxpr_const_args
 from lamina_core import jit_p
+from lamina_core.call import closed_call_p
 from lamina_core.jaxpr import ClosedJaxpr
 from lamina_mlir._constants import ir_constant
 from lamina_mlir._context import LoweringRuleContext, ordered_effects
@@ -73,3 +74,11 @@ def _jit_lowering(
     if effects:
         ctx.set_tokens_out(ctx.tokens_in.update(dict(zip(effects, results, strict=False))))
     return results[len(effects) :]
+
+
+@register(closed_call_p)
+def _closed_call_lowering(
+    ctx: LoweringRuleContext, *args: IrValue, call_jaxpr: ClosedJaxpr
+) -> list[IrValue]:
+    # A private function like a jit's callee, as JAX lowers it (XLA inlines it).
+    return list(_jit_lowering(ctx, *args, jaxpr=call_jaxpr, name="closed_call"))

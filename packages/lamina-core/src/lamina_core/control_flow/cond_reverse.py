@@ -27,6 +27,12 @@ from lamina_core.interpreters.partial_eval import (
     partial_eval_jaxpr_nounits,
     partial_eval_rules,
 )
+from lamina_core.interpreters.partial_eval_custom import (
+    PartialEvalCustomResult,
+    Policy,
+    partial_eval_jaxpr_custom,
+    partial_eval_jaxpr_custom_rules,
+)
 from lamina_core.interpreters.staging import trace_to_jaxpr
 from lamina_core.interpreters.transpose import is_undefined, transpose_rules
 from lamina_core.interpreters.zeros import Zero, empty_like_aval, is_float0, zero_of
@@ -195,6 +201,55 @@ def _cond_partial_eval(trace: SplitTrace, index: Any, *ops: Any, branches: Branc
 
 
 partial_eval_rules.set(cond_p, _cond_partial_eval)
+
+# --- policy partial evaluation (a cond inside a checkpointed function) ---------------------
+
+
+def _cond_partial_eval_custom(
+    saveable: Policy, unks_in: Sequence[bool], inst_in: Sequence[bool], eqn: JaxprEqn
+) -> PartialEvalCustomResult:
+    index_uk, *ops_uk = unks_in
+    branches: Branches = eqn.params["branches"]
+    # The staged cond takes every operand: those not yet available to it become residuals.
+    new_inst = [
+        x for x, inst in zip(eqn.invars, inst_in, strict=True) if isinstance(x, Var) and not inst
+    ]
+    n_out = len(branches[0].out_avals)
+    if index_uk:
+        return None, eqn, [True] * n_out, [True] * n_out, new_inst
+
+    def split(b: ClosedJaxpr, out_uk: Sequence[bool] | bool) -> Any:
+        return partial_eval_jaxpr_custom(b.jaxpr, ops_uk, True, out_uk, True, saveable)
+
+    out_uk = [False] * n_out
+    for b in branches:
+        out_uk = [a or c for a, c in zip(out_uk, split(b, False)[2], strict=True)]
+    splits = [split(b, out_uk) for b in branches]
+    known = [ClosedJaxpr(k, b.consts) for (k, *_), b in zip(splits, branches, strict=True)]
+    staged = [ClosedJaxpr(st, b.consts) for (_, st, *_), b in zip(splits, branches, strict=True)]
+    res_avals = [c.in_avals[: sp[4]] for c, sp in zip(staged, splits, strict=True)]
+    n_known_out = n_out - sum(out_uk)
+    known_branches, staged_branches, _ = _join(known, staged, res_avals, n_known_out)
+    res_vars = [Var(a) for a in known_branches[0].out_avals[n_known_out:]]
+    known_ins = [x for x, uk in zip(eqn.invars, unks_in, strict=True) if not uk]
+    known_outs = [v for v, uk in zip(eqn.outvars, out_uk, strict=True) if not uk]
+    eqn_known = eqn.replace(
+        invars=tuple(known_ins),
+        outvars=(*known_outs, *res_vars),
+        params={**eqn.params, "branches": known_branches},
+        effects=frozenset().union(*(b.effects for b in known_branches)),
+    )
+    inst_out = splits[0][3]
+    eqn_staged = eqn.replace(
+        invars=(eqn.invars[0], *res_vars, *eqn.invars[1:]),
+        outvars=tuple(v for v, i in zip(eqn.outvars, inst_out, strict=True) if i),
+        params={**eqn.params, "branches": staged_branches},
+        effects=frozenset().union(*(b.effects for b in staged_branches)),
+    )
+    return eqn_known, eqn_staged, out_uk, inst_out, [*new_inst, *res_vars]
+
+
+partial_eval_jaxpr_custom_rules.set(cond_p, _cond_partial_eval_custom)
 
 # --- dead-code elimination ---------------------------------------------------------------
 

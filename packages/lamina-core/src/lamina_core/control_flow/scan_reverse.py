@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from lamina_core.avals import AbstractValue
+from lamina_core.call import closed_call_p
 from lamina_core.call_ad import linearize_jaxpr_forwarding
 from lamina_core.control_flow.common import memo, move_binders_to_front
 from lamina_core.control_flow.scan import scan_p
@@ -31,6 +32,12 @@ from lamina_core.interpreters.partial_eval import (
     partial_eval_jaxpr_nounits,
     partial_eval_rules,
     prune_residuals,
+)
+from lamina_core.interpreters.partial_eval_custom import (
+    PartialEvalCustomResult,
+    Policy,
+    partial_eval_jaxpr_custom,
+    partial_eval_jaxpr_custom_rules,
 )
 from lamina_core.interpreters.staging import trace_to_jaxpr
 from lamina_core.interpreters.transpose import (
@@ -46,7 +53,7 @@ from lamina_core.interpreters.zeros import (
     zero_of,
     zeros_like_aval,
 )
-from lamina_core.jaxpr import ClosedJaxpr, JaxprEqn
+from lamina_core.jaxpr import ClosedJaxpr, JaxprEqn, Var
 from lamina_core.tracing import current_trace, set_current_trace
 from lamina_core.values import typeof
 
@@ -308,7 +315,7 @@ def _scan_partial_eval(
     const_uk, carry_uk, xs_uk = unknowns[:num_consts], unknowns[num_consts:head], unknowns[head:]
     for _ in range(1 + num_carry):
         uks = [*const_uk, *carry_uk, *xs_uk]
-        known, unknown, out_uk, res_avals = partial_eval_jaxpr_nounits(
+        known, unknown, out_uk, _ = partial_eval_jaxpr_nounits(
             jaxpr, uks, [*carry_uk, *[False] * num_ys]
         )
         if out_uk[:num_carry] == carry_uk:
@@ -316,13 +323,31 @@ def _scan_partial_eval(
         carry_uk = _or(carry_uk, out_uk[:num_carry])
     else:
         raise AssertionError("scan partial evaluation: no fixpoint of the unknown carries")
-    num_res = len(res_avals)
     known_args = [a for a, uk in zip(args, uks, strict=True) if not uk]
     n_known_consts = num_consts - sum(const_uk)
-    body, new_consts, which_hoisted, hoisted = hoist_invariants(
-        known, known_args[:n_known_consts], num_res
-    )
+    n_known_head = n_known_consts + num_carry - sum(carry_uk)
     n_known_out = len(out_uk) - sum(out_uk)
+    # Residuals that are known consts or xs are passed through, not computed (as JAX's
+    # `partial_eval_jaxpr_nounits_fwd`); carries change every step, NumPy arrays stay out.
+    known_jaxpr = known.jaxpr
+    positions = {v: i for i, v in enumerate(known_jaxpr.invars)}
+    in_fwd_res: list[int | None] = []
+    kept = []
+    for atom in known_jaxpr.outvars[n_known_out:]:
+        k = positions.get(atom) if isinstance(atom, Var) else None
+        if k is not None and k >= n_known_consts and k < n_known_head:
+            k = None
+        if k is not None and isinstance(known_args[k], np.ndarray):
+            k = None
+        in_fwd_res.append(k)
+        if k is None:
+            kept.append(atom)
+    known = ClosedJaxpr(
+        known_jaxpr.replace(outvars=(*known_jaxpr.outvars[:n_known_out], *kept)), known.consts
+    )
+    body, new_consts, which_hoisted, hoisted = hoist_invariants(
+        known, known_args[:n_known_consts], len(kept)
+    )
     if body.out_avals or body.effects:
         outs = trace.bind_known(
             scan_p,
@@ -335,11 +360,17 @@ def _scan_partial_eval(
     else:
         outs = []
     known_outs, ext_res = outs[:n_known_out], outs[n_known_out:]
-    residuals = _merge(which_hoisted, ext_res, hoisted)
-    int_res = [r for r, h in zip(residuals, which_hoisted, strict=True) if h]
-    ext = [r for r, h in zip(residuals, which_hoisted, strict=True) if not h]
-    n_unknown_in = len(unknown.in_avals) - num_res
-    unknown_body = move_binders_to_front(unknown, [*which_hoisted, *[True] * n_unknown_in])
+    non_fwd = iter(_merge(which_hoisted, ext_res, hoisted))
+    residuals = [next(non_fwd) if f is None else known_args[f] for f in in_fwd_res]
+    hoisted_it = iter(which_hoisted)
+    # Extensive residuals (per step) are the scan's xs, after the unknown inputs.
+    extensive = [not next(hoisted_it) if f is None else f >= n_known_head for f in in_fwd_res]
+    int_res = [r for r, e in zip(residuals, extensive, strict=True) if not e]
+    ext = [r for r, e in zip(residuals, extensive, strict=True) if e]
+    n_unknown_in = len(unknown.in_avals) - len(in_fwd_res)
+    unknown_body = move_binders_to_front(
+        unknown, [*(not e for e in extensive), *[True] * n_unknown_in]
+    )
     unknown_args = [a for a, uk in zip(args, uks, strict=True) if uk]
     unknown_outs = iter(
         trace.bind_unknown(
@@ -360,6 +391,90 @@ def _scan_partial_eval(
 
 
 partial_eval_rules.set(scan_p, _scan_partial_eval)
+
+# --- policy partial evaluation (a scan inside a checkpointed function) ---------------------
+
+
+def _scan_partial_eval_custom(
+    saveable: Policy, unks_in: Sequence[bool], inst_in: Sequence[bool], eqn: JaxprEqn
+) -> PartialEvalCustomResult:
+    jaxpr: ClosedJaxpr = eqn.params["jaxpr"]
+    num_consts, num_carry = eqn.params["num_consts"], eqn.params["num_carry"]
+    length = eqn.params["length"]
+    num_ys = len(jaxpr.out_avals) - num_carry
+    head = num_consts + num_carry
+    const_uk, carry_uk, xs_uk = (
+        list(unks_in[:num_consts]),
+        list(unks_in[num_consts:head]),
+        list(unks_in[head:]),
+    )
+    for _ in range(1 + num_carry):
+        uks = [*const_uk, *carry_uk, *xs_uk]
+        known_, staged_, unks_out, inst_out, num_res = partial_eval_jaxpr_custom(
+            jaxpr.jaxpr, uks, True, [*carry_uk, *[False] * num_ys], True, saveable
+        )
+        if unks_out[:num_carry] == carry_uk:
+            break
+        carry_uk = _or(carry_uk, unks_out[:num_carry])
+    else:
+        raise AssertionError("scan policy partial evaluation: no fixpoint of the unknown carries")
+    known = ClosedJaxpr(known_, jaxpr.consts)
+    staged = ClosedJaxpr(staged_, jaxpr.consts)
+    res_avals = staged.in_avals[:num_res]
+    # The staged body takes every input (the residuals after them), so all become available.
+    n_ins = len(jaxpr.in_avals)
+    staged = move_binders_to_front(staged, [False] * num_res + [True] * n_ins)
+    new_inst = [
+        x for x, inst in zip(eqn.invars, inst_in, strict=True) if isinstance(x, Var) and not inst
+    ]
+    # Residuals computed from the known consts alone are hoisted out of the loop (intensive).
+    n_const_known = num_consts - sum(const_uk)
+    n_loop_ins = len(known.in_avals) - n_const_known
+    n_known_out = len(unks_out) - sum(unks_out)
+    hoist, loop, loop_dep, _ = partial_eval_jaxpr_nounits(
+        known,
+        [False] * n_const_known + [True] * n_loop_ins,
+        [True] * n_known_out + [False] * num_res,
+    )
+    loop_dep_res = loop_dep[len(loop_dep) - num_res :]
+    staged = move_binders_to_front(staged, [False] * n_ins + [not d for d in loop_dep_res])
+    intensive_avals = [a for a, d in zip(res_avals, loop_dep_res, strict=True) if not d]
+    extensive_avals = [
+        a.inc_rank(length, 0) for a, d in zip(res_avals, loop_dep_res, strict=True) if d
+    ]
+    intensive_res = [Var(a) for a in intensive_avals]
+    extensive_res = [Var(a) for a in extensive_avals]
+    n_intensive = len(intensive_res)
+    params_loop = {**eqn.params, "jaxpr": loop, "num_carry": num_carry - sum(carry_uk)}
+
+    def known_call(*ins: Any) -> list[Any]:
+        out_hoist = eval_jaxpr(hoist, (), *ins[:n_const_known])
+        consts_lp = out_hoist[n_intensive:]
+        out_loop = scan_p.bind(
+            *consts_lp, *ins[n_const_known:], **{**params_loop, "num_consts": len(consts_lp)}
+        )
+        return [*out_hoist[:n_intensive], *out_loop]
+
+    ins_known = [x for x, uk in zip(eqn.invars, uks, strict=True) if not uk]
+    call_jaxpr = trace_to_jaxpr(known_call, [x.aval for x in ins_known], hoist.jaxpr.debug_info)
+    outs_known = [v for v, uk in zip(eqn.outvars, unks_out, strict=True) if not uk]
+    eqn_known = eqn.replace(
+        primitive=closed_call_p,
+        invars=tuple(ins_known),
+        outvars=(*intensive_res, *outs_known, *extensive_res),
+        params={"call_jaxpr": call_jaxpr},
+        effects=call_jaxpr.effects,
+    )
+    eqn_staged = eqn.replace(
+        invars=(*intensive_res, *eqn.invars, *extensive_res),
+        outvars=tuple(v for v, i in zip(eqn.outvars, inst_out, strict=True) if i),
+        params={**eqn.params, "jaxpr": staged, "num_consts": n_intensive + num_consts},
+        effects=staged.effects,
+    )
+    return eqn_known, eqn_staged, unks_out, inst_out, [*new_inst, *intensive_res, *extensive_res]
+
+
+partial_eval_jaxpr_custom_rules.set(scan_p, _scan_partial_eval_custom)
 
 # --- dead-code elimination ---------------------------------------------------------------
 

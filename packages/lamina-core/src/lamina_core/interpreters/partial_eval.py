@@ -164,7 +164,7 @@ def partial_eval_jaxpr_nounits(
             [a.jaxpr_var for a in unknown_args],
             [o for o, u in zip(outs, out_unknowns, strict=True) if u],
         )
-        unknown = prune_residuals(jaxpr, consts)
+        unknown = _residuals_in_jax_order(prune_residuals(jaxpr, consts))
         box.extend([unknown, out_unknowns])
         known_outs = [o for o, u in zip(outs, out_unknowns, strict=True) if not u]
         return [*known_outs, *unknown.consts]
@@ -177,3 +177,75 @@ def partial_eval_jaxpr_nounits(
         constvars=(), invars=(*unknown.jaxpr.constvars, *unknown.jaxpr.invars)
     )
     return known, ClosedJaxpr(opened, []), out_unknowns, res_avals
+
+
+class _Node:
+    """A value of JAX's partial-evaluation trace, as its topological sort sees it."""
+
+    __slots__ = ("const", "parents")
+
+    def __init__(self, parents: Sequence[_Node], const: int | None = None) -> None:
+        self.parents = parents
+        self.const = const
+
+
+def _toposort(end_nodes: Sequence[_Node]) -> list[_Node]:
+    """JAX's topological sort (`jaxlib.utils.topological_sort`): parents before children."""
+    ends = list({id(n): n for n in end_nodes}.values())
+    counts: dict[int, int] = {}
+    stack = list(ends)
+    while stack:
+        node = stack.pop()
+        if id(node) in counts:
+            counts[id(node)] += 1
+        else:
+            counts[id(node)] = 1
+            stack.extend(node.parents)
+    for n in ends:
+        counts[id(n)] -= 1
+    ordered: list[_Node] = []
+    childless = [n for n in ends if counts[id(n)] == 0]
+    while childless:
+        node = childless.pop()
+        ordered.append(node)
+        for parent in node.parents:
+            if counts[id(parent)] == 1:
+                childless.append(parent)
+            else:
+                counts[id(parent)] -= 1
+    ordered.reverse()
+    return ordered
+
+
+def _residuals_in_jax_order(closed: ClosedJaxpr) -> ClosedJaxpr:
+    """`closed` with its constvars (residuals) in the order JAX's partial evaluation gives
+    them: the order its topological sort of the staged values meets them, each use of a
+    known value being a node of its own."""
+    jaxpr = closed.jaxpr
+    if len(jaxpr.constvars) < 2:
+        return closed
+    const_index = {v: i for i, v in enumerate(jaxpr.constvars)}
+    inputs = {v: _Node(()) for v in jaxpr.invars}
+    produced: dict[Var, _Node] = {}
+
+    def node(atom: Atom) -> _Node:
+        if isinstance(atom, Var):
+            if atom in const_index:
+                return _Node((), const_index[atom])
+            found = inputs.get(atom)
+            return found if found is not None else produced[atom]
+        return _Node(())
+
+    for eqn in jaxpr.eqns:
+        parents = [node(x) for x in eqn.invars]
+        for v in eqn.outvars:
+            produced[v] = _Node(parents)
+    order: list[int] = []
+    for n in _toposort([*inputs.values(), *(node(v) for v in jaxpr.outvars)]):
+        if n.const is not None and n.const not in order:
+            order.append(n.const)
+    order += [i for i in range(len(jaxpr.constvars)) if i not in order]
+    if order == list(range(len(order))):
+        return closed
+    constvars = [jaxpr.constvars[i] for i in order]
+    return ClosedJaxpr(jaxpr.replace(constvars=constvars), [closed.consts[i] for i in order])
