@@ -71,6 +71,13 @@ PRINTED: list[tuple[str, Callable[[Any], Callable[..., Any]], Callable[[Any], tu
     ("triangular", lambda r: lambda k: r.triangular(k, 0.0, 0.3, 1.0, (4,)), _key0),
     ("wald", lambda r: lambda k: r.wald(k, 1.5, (4,)), _key0),
     ("geometric", lambda r: lambda k: r.geometric(k, 0.3, (5,)), _key0),
+    ("gamma", lambda r: lambda k: r.gamma(k, 2.0, (3,)), _key0),
+    ("loggamma", lambda r: lambda k: r.loggamma(k, 0.5, (2,)), _key0),
+    ("beta", lambda r: lambda k: r.beta(k, 0.5, 2.0, (3,)), _key0),
+    ("dirichlet", lambda r: lambda k: r.dirichlet(k, np.ones(3, np.float32)), _key0),
+    ("chisquare", lambda r: lambda k: r.chisquare(k, 3.0, (2,)), _key0),
+    ("f", lambda r: lambda k: r.f(k, 3.0, 4.0, (2,)), _key0),
+    ("t", lambda r: lambda k: r.t(k, 3.0, (2,)), _key0),
 ]
 
 
@@ -156,6 +163,8 @@ SAMPLERS: list[tuple[str, Callable[[Any, Any], Any]]] = [
     ("logistic_f32", lambda r, k: r.logistic(k, (4,))),
     ("gumbel_f32", lambda r, k: r.gumbel(k, (4,))),
     ("gumbel_high_f16", lambda r, k: r.gumbel(k, (2,), np.float16, mode="high")),
+    ("gamma_f32", lambda r, k: r.gamma(k, np.array([0.4, 2.0, 6.0], np.float32))),
+    ("beta_f32", lambda r, k: r.beta(k, 2.0, 3.0, (3,))),
 ]
 
 

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from jaxlib.mlir import ir
 
-from lamina_core import lax
+from lamina_core import dtypes, lax
 from lamina_core.avals import ShapedArray
 from lamina_core.control_flow import cond_p, scan_p, while_p
 from lamina_core.control_flow.loops import while_loop
@@ -91,7 +91,9 @@ def _select_batched(
     ctx: LoweringRuleContext, pred: IrValue, pred_aval: ShapedArray, new: IrValue, old: IrValue,
     aval: Any,
 ) -> IrValue:  # fmt: skip
-    shape = aval.shape
+    # A key array's value is its physical data: the predicate covers its trailing axes too.
+    ext = dtypes.extended(aval.dtype)
+    shape = (*aval.shape, *(ext.physical_shape if ext is not None else ()))
     if tuple(shape) != tuple(pred_aval.shape):
         pred_type = ir.RankedTensorType.get(list(shape), ir.IntegerType.get_signless(1))
         pred = _hlo.emit1(

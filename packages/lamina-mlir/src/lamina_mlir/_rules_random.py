@@ -23,6 +23,7 @@ import numpy as np
 
 from lamina_core import dtypes, lax
 from lamina_core.avals import ShapedArray, physical_aval
+from lamina_core.interpreters.staging import trace_to_jaxpr
 from lamina_core.random import (
     random_bits_p,
     random_clone_p,
@@ -33,10 +34,13 @@ from lamina_core.random import (
     random_wrap_p,
     threefry2x32_p,
 )
+from lamina_core.random._samplers_gamma import gamma_impl, random_gamma_p
 from lamina_core.random._threefry import KEY_SCHEDULE_PARITY, ROTATIONS
 from lamina_mlir import _hlo, _rules_shape, _rules_slicing  # noqa: F401  (the rules wrapped below)
+from lamina_mlir._constants import ir_constant
 from lamina_mlir._context import LoweringRule, LoweringRuleContext, lowering_rules
 from lamina_mlir._ir_types import tensor_type
+from lamina_mlir._lower import jaxpr_subcomp
 from lamina_mlir._mlir_context import ContextCaches, IrValue
 from lamina_mlir._rules_util import array_aval, out_aval, register
 
@@ -365,3 +369,28 @@ _on_keys(lax.stack_p, _stack_keys)
 _on_keys(lax.unstack_p, _unstack_keys)
 _on_keys(lax.broadcast_in_dim_p, _broadcast_in_dim_keys)
 _on_keys(lax.transpose_p, _transpose_keys)
+
+
+@register(random_gamma_p)
+def _random_gamma_lowering(
+    ctx: LoweringRuleContext, key: IrValue, a: IrValue, *, log_space: bool
+) -> list[IrValue]:
+    # As JAX: the sampling algorithm traced, vmapped over the elements, and lowered in place.
+    closed = trace_to_jaxpr(
+        lambda k, x: [gamma_impl(k, x, log_space=log_space, use_vmap=True)], ctx.avals_in
+    )
+    consts = [
+        ir_constant(ctx.caches, c, v.aval, ctx.const_lowering)
+        for c, v in zip(closed.consts, closed.jaxpr.constvars, strict=True)
+    ]
+    outs, _ = jaxpr_subcomp(
+        ctx.module_context,
+        closed.jaxpr,
+        ctx.name_stack,
+        ctx.tokens_in,
+        consts,
+        key,
+        a,
+        const_lowering=ctx.const_lowering,
+    )
+    return list(outs)

@@ -7,8 +7,8 @@ Values are JAX 0.10.2's bit for bit (threefry with `jax_threefry_partitionable=T
 
 Modules: `_threefry` (the hash and key operations in NumPy, the reference), `_primitives`
 (the primitives and their core rules; the key dtype), `_keys` (making and deriving keys),
-`_samplers`, `_samplers_more`, `_samplers_discrete`, `_samplers_transformed` (the
-distributions). Lowering rules are
+`_samplers`, `_samplers_more`, `_samplers_discrete`, `_samplers_transformed`,
+`_samplers_gamma` (the distributions). Lowering rules are
 lamina-mlir's `_rules_random`.
 """
 
@@ -41,6 +41,16 @@ from lamina_core.random._primitives import (
 )
 from lamina_core.random._samplers import bernoulli, normal, uniform
 from lamina_core.random._samplers_discrete import categorical, permutation
+from lamina_core.random._samplers_gamma import (
+    beta,
+    chisquare,
+    dirichlet,
+    f,
+    gamma,
+    loggamma,
+    random_gamma_p,
+    t,
+)
 from lamina_core.random._samplers_more import (
     cauchy,
     exponential,
@@ -65,13 +75,18 @@ __all__ = [
     "PRNGImpl",
     "PRNGKey",
     "bernoulli",
+    "beta",
     "bits",
     "categorical",
     "cauchy",
+    "chisquare",
     "clone",
     "default_prng_impl",
+    "dirichlet",
     "exponential",
+    "f",
     "fold_in",
+    "gamma",
     "geometric",
     "gumbel",
     "is_key",
@@ -81,6 +96,7 @@ __all__ = [
     "key_impl",
     "key_impl_of",
     "laplace",
+    "loggamma",
     "logistic",
     "lognormal",
     "normal",
@@ -91,12 +107,14 @@ __all__ = [
     "random_bits_p",
     "random_clone_p",
     "random_fold_in_p",
+    "random_gamma_p",
     "random_seed_p",
     "random_split_p",
     "random_unwrap_p",
     "random_wrap_p",
     "rayleigh",
     "split",
+    "t",
     "threefry2x32_p",
     "threefry_prng_impl",
     "triangular",
