@@ -15,7 +15,7 @@ from typing import Any
 from lamina_core.avals import AbstractValue
 from lamina_core.call import closed_call_p, jit_p, jit_params
 from lamina_core.evaluate import eval_jaxpr
-from lamina_core.interpreters.dce import dce_jaxpr, dce_rules
+from lamina_core.interpreters.dce import DceRule, dce_jaxpr, dce_rules
 from lamina_core.interpreters.jvp import JVPTrace, JVPTracer, jvp_rules
 from lamina_core.interpreters.linearize import (
     LinearizeTrace,
@@ -173,6 +173,48 @@ class LinearizedJaxpr:
 _linearize_cache: _Cache = weakref.WeakKeyDictionary()
 
 
+def _linearize_body(
+    closed: ClosedJaxpr,
+    nonzeros: Sequence[bool],
+    instantiate: Sequence[bool] | None,
+    primals: Sequence[Any],
+) -> tuple[list[Any], list[bool], ClosedJaxpr]:
+    """Evaluate `closed` on `primals` under a linearize trace: the primal outputs, which have
+    a nonzero tangent, and the tangent jaxpr closed over its residuals (first-use order)."""
+    parent = current_trace()
+    tangent_trace = TangentTrace(parent, closed.jaxpr.debug_info)
+    trace = LinearizeTrace(parent, tangent_trace)
+    tangent_args = [
+        tangent_trace.new_arg(a.to_tangent_aval())
+        for a, nz in zip(closed.in_avals, nonzeros, strict=True)
+        if nz
+    ]
+    it = iter(tangent_args)
+    ins = [
+        LinearizeTracer(trace, p, next(it)) if nz else p
+        for p, nz in zip(primals, nonzeros, strict=True)
+    ]
+    with set_current_trace(trace):
+        outs = eval_jaxpr(closed, (), *ins)
+        pairs = [trace.pair(o) for o in outs]
+        if instantiate is not None:
+            pairs = [
+                (p, instantiate_zeros(t) if inst else t)
+                for (p, t), inst in zip(pairs, instantiate, strict=True)
+            ]
+    out_nz = [type(t) is not Zero for _, t in pairs]
+    jaxpr, consts = tangent_trace.finish(
+        [t.jaxpr_var for t in tangent_args], [t for _, t in pairs if type(t) is not Zero]
+    )
+    return [p for p, _ in pairs], out_nz, prune_residuals(jaxpr, consts)
+
+
+def _opened(tangent: ClosedJaxpr) -> ClosedJaxpr:
+    """The tangent jaxpr taking its residuals as leading inputs."""
+    j = tangent.jaxpr
+    return ClosedJaxpr(j.replace(constvars=(), invars=(*j.constvars, *j.invars)), [])
+
+
 def linearize_jaxpr(closed: ClosedJaxpr, nonzeros: tuple[bool, ...]) -> LinearizedJaxpr:
     """Split `closed` into its primal and tangent halves for inputs with `nonzeros` tangents."""
 
@@ -180,37 +222,14 @@ def linearize_jaxpr(closed: ClosedJaxpr, nonzeros: tuple[bool, ...]) -> Lineariz
         box: list[Any] = []
 
         def fun(*primals: Any) -> list[Any]:
-            parent = current_trace()
-            tangent_trace = TangentTrace(parent, closed.jaxpr.debug_info)
-            trace = LinearizeTrace(parent, tangent_trace)
-            tangent_args = [
-                tangent_trace.new_arg(a.to_tangent_aval())
-                for a, nz in zip(closed.in_avals, nonzeros, strict=True)
-                if nz
-            ]
-            it = iter(tangent_args)
-            ins = [
-                LinearizeTracer(trace, p, next(it)) if nz else p
-                for p, nz in zip(primals, nonzeros, strict=True)
-            ]
-            with set_current_trace(trace):
-                outs = eval_jaxpr(closed, (), *ins)
-            pairs = [trace.pair(o) for o in outs]
-            out_nz = [type(t) is not Zero for _, t in pairs]
-            jaxpr, consts = tangent_trace.finish(
-                [t.jaxpr_var for t in tangent_args], [t for _, t in pairs if type(t) is not Zero]
-            )
-            tangent = prune_residuals(jaxpr, consts)
+            outs, out_nz, tangent = _linearize_body(closed, nonzeros, None, primals)
             box.extend([tangent, out_nz])
-            return [p for p, _ in pairs] + list(tangent.consts)
+            return [*outs, *tangent.consts]
 
         staged = trace_to_jaxpr(fun, closed.in_avals, closed.jaxpr.debug_info)
         tangent, out_nz = box
         primal, sources = _forward_residuals(staged, len(closed.out_avals))
-        opened = tangent.jaxpr.replace(
-            constvars=(), invars=(*tangent.jaxpr.constvars, *tangent.jaxpr.invars)
-        )
-        return LinearizedJaxpr(primal, ClosedJaxpr(opened, []), out_nz, sources)
+        return LinearizedJaxpr(primal, _opened(tangent), out_nz, sources)
 
     result: LinearizedJaxpr = _cached(_linearize_cache, closed, nonzeros, make)
     return result
@@ -257,31 +276,7 @@ def linearize_jaxpr_forwarding(
         box: list[Any] = []
 
         def fun(*primals: Any) -> list[Any]:
-            parent = current_trace()
-            tangent_trace = TangentTrace(parent, closed.jaxpr.debug_info)
-            trace = LinearizeTrace(parent, tangent_trace)
-            tangent_args = [
-                tangent_trace.new_arg(a.to_tangent_aval())
-                for a, nz in zip(closed.in_avals, nonzeros, strict=True)
-                if nz
-            ]
-            it = iter(tangent_args)
-            ins = [
-                LinearizeTracer(trace, p, next(it)) if nz else p
-                for p, nz in zip(primals, nonzeros, strict=True)
-            ]
-            with set_current_trace(trace):
-                outs = eval_jaxpr(closed, (), *ins)
-                pairs = [trace.pair(o) for o in outs]
-                pairs = [
-                    (p, instantiate_zeros(t) if inst else t)
-                    for (p, t), inst in zip(pairs, instantiate, strict=True)
-                ]
-            out_nz = [type(t) is not Zero for _, t in pairs]
-            jaxpr, consts = tangent_trace.finish(
-                [t.jaxpr_var for t in tangent_args], [t for _, t in pairs if type(t) is not Zero]
-            )
-            tangent = prune_residuals(jaxpr, consts)
+            outs, out_nz, tangent = _linearize_body(closed, nonzeros, instantiate, primals)
             sources = {
                 id(x): i
                 for i, (x, ok) in enumerate(
@@ -291,18 +286,13 @@ def linearize_jaxpr_forwarding(
             }
             fwds = [sources.get(id(c)) for c in tangent.consts]
             box.extend([tangent, out_nz, fwds])
-            return [p for p, _ in pairs] + [
-                c for c, f in zip(tangent.consts, fwds, strict=True) if f is None
-            ]
+            return [*outs, *(c for c, f in zip(tangent.consts, fwds, strict=True) if f is None)]
 
         staged = trace_to_jaxpr(fun, closed.in_avals, closed.jaxpr.debug_info)
         # As JAX's, both halves lose their dead equations (a nested cond's unread `empty2`s).
         primal = ClosedJaxpr(dce_jaxpr(staged.jaxpr)[0], staged.consts)
         tangent, out_nz, fwds = box
-        opened = tangent.jaxpr.replace(
-            constvars=(), invars=(*tangent.jaxpr.constvars, *tangent.jaxpr.invars)
-        )
-        return JaxprLinearization(primal, ClosedJaxpr(opened, []), out_nz, fwds)
+        return JaxprLinearization(primal, _opened(tangent), out_nz, fwds)
 
     key = ("fwd", nonzeros, instantiate, allow_fwds)
     result: JaxprLinearization = _cached(_linearize_cache, closed, key, make)
@@ -514,55 +504,46 @@ partial_eval_rules.set(jit_p, _jit_partial_eval)
 _dce_cache: _Cache = weakref.WeakKeyDictionary()
 
 
-def _jit_dce(used_outputs: list[bool], eqn: JaxprEqn) -> tuple[list[bool], JaxprEqn | None]:
-    if not any(used_outputs) and not eqn.effects:
-        return [False] * len(eqn.invars), None
-    closed: ClosedJaxpr = eqn.params["jaxpr"]
+def _call_dce(
+    param: str, rebuild: Callable[[JaxprEqn, ClosedJaxpr, list[bool]], dict[str, Any]]
+) -> DceRule:
+    """The DCE rule of a call primitive holding its callee in `param`: the callee keeps the
+    outputs read and the inputs those need; `rebuild` gives the trimmed call's params."""
 
-    def make() -> tuple[ClosedJaxpr, list[bool]]:
-        jaxpr, used_inputs = dce_jaxpr(closed.jaxpr, used_outputs, prune_invars=True)
-        return ClosedJaxpr(jaxpr, closed.consts), used_inputs
+    def rule(used_outputs: list[bool], eqn: JaxprEqn) -> tuple[list[bool], JaxprEqn | None]:
+        if not any(used_outputs) and not eqn.effects:
+            return [False] * len(eqn.invars), None
+        closed: ClosedJaxpr = eqn.params[param]
 
-    trimmed, used_inputs = _cached(_dce_cache, closed, tuple(used_outputs), make)
-    if trimmed.jaxpr is closed.jaxpr:
-        return used_inputs, eqn
+        def make() -> tuple[ClosedJaxpr, list[bool]]:
+            jaxpr, used_inputs = dce_jaxpr(closed.jaxpr, used_outputs, prune_invars=True)
+            return ClosedJaxpr(jaxpr, closed.consts), used_inputs
+
+        trimmed, used_inputs = _cached(_dce_cache, closed, tuple(used_outputs), make)
+        if trimmed.jaxpr is closed.jaxpr:
+            return used_inputs, eqn
+        new = eqn.replace(
+            invars=tuple(v for v, u in zip(eqn.invars, used_inputs, strict=True) if u),
+            outvars=tuple(v for v, u in zip(eqn.outvars, used_outputs, strict=True) if u),
+            params=rebuild(eqn, trimmed, used_inputs),
+            effects=trimmed.effects,
+        )
+        return used_inputs, new
+
+    return rule
+
+
+def _jit_dce_params(eqn: JaxprEqn, trimmed: ClosedJaxpr, used_inputs: list[bool]) -> dict[str, Any]:
     params = _rebind_params(eqn.params, trimmed)
     kept_donated = [d for d, u in zip(eqn.params["donated_invars"], used_inputs, strict=True) if u]
     params["donated_invars"] = tuple(kept_donated)
-    new = eqn.replace(
-        invars=tuple(v for v, u in zip(eqn.invars, used_inputs, strict=True) if u),
-        outvars=tuple(v for v, u in zip(eqn.outvars, used_outputs, strict=True) if u),
-        params=params,
-        effects=trimmed.effects,
-    )
-    return used_inputs, new
+    return params
 
 
-dce_rules.set(jit_p, _jit_dce)
-
-
-def _closed_call_dce(used_outputs: list[bool], eqn: JaxprEqn) -> tuple[list[bool], JaxprEqn | None]:
-    if not any(used_outputs) and not eqn.effects:
-        return [False] * len(eqn.invars), None
-    closed: ClosedJaxpr = eqn.params["call_jaxpr"]
-
-    def make() -> tuple[ClosedJaxpr, list[bool]]:
-        jaxpr, used_inputs = dce_jaxpr(closed.jaxpr, used_outputs, prune_invars=True)
-        return ClosedJaxpr(jaxpr, closed.consts), used_inputs
-
-    trimmed, used_inputs = _cached(_dce_cache, closed, tuple(used_outputs), make)
-    if trimmed.jaxpr is closed.jaxpr:
-        return used_inputs, eqn
-    new = eqn.replace(
-        invars=tuple(v for v, u in zip(eqn.invars, used_inputs, strict=True) if u),
-        outvars=tuple(v for v, u in zip(eqn.outvars, used_outputs, strict=True) if u),
-        params={"call_jaxpr": trimmed},
-        effects=trimmed.effects,
-    )
-    return used_inputs, new
-
-
-dce_rules.set(closed_call_p, _closed_call_dce)
+dce_rules.set(jit_p, _call_dce("jaxpr", _jit_dce_params))
+dce_rules.set(
+    closed_call_p, _call_dce("call_jaxpr", lambda _, trimmed, __: {"call_jaxpr": trimmed})
+)
 
 __all__ = [
     "JaxprLinearization",

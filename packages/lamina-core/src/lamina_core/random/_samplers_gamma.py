@@ -21,7 +21,7 @@ from typing import Any, Final
 
 import numpy as np
 
-from lamina_core import dtypes, lax
+from lamina_core import lax
 from lamina_core import numpy as jnp
 from lamina_core.avals import AbstractValue
 from lamina_core.interpreters.batching import AxisData, BatchDim, batching_rules
@@ -31,8 +31,9 @@ from lamina_core.lax._batching_common import bdim_at_front
 from lamina_core.lax._shape import canonical_shape
 from lamina_core.primitive import Primitive
 from lamina_core.random._keys import check_prng_key, split_typed, unstack
-from lamina_core.random._samplers import _check_shape, _user_dtype, normal, uniform
-from lamina_core.random._samplers_more import _const, exponential
+from lamina_core.random._samplers import _check_shape, normal, uniform
+from lamina_core.random._samplers_more import _const, _float_dtype, exponential
+from lamina_core.random._samplers_transformed import _broadcast_shape
 from lamina_core.rules import abstract_eval_rules, impl_rules
 from lamina_core.values import typeof
 from lamina_core.vmap_api import vmap
@@ -145,24 +146,8 @@ def _random_gamma_jvp(primals: Sequence[Any], tangents: Sequence[Any], **_: Any)
 jvp_rules.set(random_gamma_p, _random_gamma_jvp)
 
 
-def _float_dtype(name: str, dtype: Any, label: str | None = None) -> np.dtype:
-    dt = _user_dtype(dtype, float)
-    if not dtypes.issubdtype(dt, np.floating):
-        raise ValueError(f"dtype argument to `{label or name}` must be a float dtype, got {dt}")
-    return dt
-
-
 def _optional_shape(shape: Sequence[int] | None) -> tuple[int, ...] | None:
     return None if shape is None else canonical_shape(shape)
-
-
-def _broadcast_shapes(name: str, shape: Sequence[int] | None, *args: Any) -> tuple[int, ...]:
-    arg_shapes = [np.shape(a) for a in args]
-    if shape is None:
-        return tuple(np.broadcast_shapes(*arg_shapes)) if arg_shapes else ()
-    shp = canonical_shape(shape)
-    _check_shape(name, shp, *arg_shapes)
-    return shp
 
 
 # --- gamma and loggamma --------------------------------------------------------------------
@@ -178,7 +163,7 @@ def gamma(key: Any, a: Any, shape: Sequence[int] | None = None, dtype: Any = Non
 def loggamma(key: Any, a: Any, shape: Sequence[int] | None = None, dtype: Any = None) -> Array:
     """Logarithms of gamma variates, computed in log space (precise for small `a`)."""
     typed, _ = check_prng_key("loggamma", key)
-    dt = _float_dtype("loggamma", dtype, label="gamma")
+    dt = _float_dtype("gamma", dtype)  # JAX names `gamma` in loggamma's message
     return _gamma(typed, a, _optional_shape(shape), dt, log_space=True)
 
 
@@ -203,7 +188,7 @@ def beta(key: Any, a: Any, b: Any, shape: Sequence[int] | None = None, dtype: An
     """Beta variates: the ratio of two gamma draws, computed from their logarithms."""
     typed, _ = check_prng_key("beta", key)
     dt = _float_dtype("beta", dtype)
-    return _beta(typed, a, b, _broadcast_shapes("beta", shape, a, b), dt)
+    return _beta(typed, a, b, _broadcast_shape("beta", shape, a, b), dt)
 
 
 @partial(Jitted, static_argnums=(3, 4))
@@ -252,7 +237,7 @@ def chisquare(key: Any, df: Any, shape: Sequence[int] | None = None, dtype: Any 
     """Chi-square variates with `df` degrees of freedom: twice a gamma(df / 2) draw."""
     typed, _ = check_prng_key("chisquare", key)
     dt = _float_dtype("chisquare", dtype)
-    return _chisquare(typed, df, _broadcast_shapes("chisquare", shape, df), dt, None)
+    return _chisquare(typed, df, _broadcast_shape("chisquare", shape, df), dt, None)
 
 
 @partial(Jitted, static_argnums=(2, 3, 4))
@@ -270,7 +255,7 @@ def f(
     """F variates: the ratio of two chi-square draws, each over its degrees of freedom."""
     typed, _ = check_prng_key("f", key)
     dt = _float_dtype("f", dtype)
-    return _f(typed, dfnum, dfden, _broadcast_shapes("f", shape, dfnum, dfden), dt, None)
+    return _f(typed, dfnum, dfden, _broadcast_shape("f", shape, dfnum, dfden), dt, None)
 
 
 @partial(Jitted, static_argnums=(3, 4, 5))
@@ -291,7 +276,7 @@ def t(key: Any, df: Any, shape: Sequence[int] | None = None, dtype: Any = None) 
     """Student's t variates: a normal draw over the root of a scaled gamma draw."""
     typed, _ = check_prng_key("t", key)
     dt = _float_dtype("t", dtype)
-    return _t(typed, df, _broadcast_shapes("t", shape, df), dt)
+    return _t(typed, df, _broadcast_shape("t", shape, df), dt)
 
 
 @partial(Jitted, static_argnums=(2, 3))
