@@ -78,6 +78,8 @@ PRINTED: list[tuple[str, Callable[[Any], Callable[..., Any]], Callable[[Any], tu
     ("chisquare", lambda r: lambda k: r.chisquare(k, 3.0, (2,)), _key0),
     ("f", lambda r: lambda k: r.f(k, 3.0, 4.0, (2,)), _key0),
     ("t", lambda r: lambda k: r.t(k, 3.0, (2,)), _key0),
+    ("generalized_normal", lambda r: lambda k: r.generalized_normal(k, 3.0, (2,)), _key0),
+    ("ball", lambda r: lambda k: r.ball(k, 3, 2.0, (2,)), _key0),
 ]
 
 

@@ -82,6 +82,10 @@ SAMPLERS: list[tuple[str, Callable[[Any, Any], Any]]] = [
     ("f", lambda r, k: r.f(k, 4.0, np.array([2.0, 6.0], np.float32))),
     ("t", lambda r, k: r.t(k, np.array([1.0, 3.0, 30.0], np.float32))),
     ("t_f16", lambda r, k: r.t(k, 5.0, (3,), np.float16)),
+    ("generalized_normal", lambda r, k: r.generalized_normal(k, 3.0, (4,))),
+    ("generalized_normal_p1", lambda r, k: r.generalized_normal(k, 1.0, (2, 2))),
+    ("ball", lambda r, k: r.ball(k, 3, 2.0, (2,))),
+    ("ball_f16_p1", lambda r, k: r.ball(k, 2, 1.0, (3,), np.float16)),
 ]
 
 

@@ -6,6 +6,7 @@ ones, and a sampler given the same key gives the same numbers, JAX's own bit for
 
 from lamina_core.random import (
     PRNGKey,
+    ball,
     bernoulli,
     beta,
     bits,
@@ -18,6 +19,7 @@ from lamina_core.random import (
     f,
     fold_in,
     gamma,
+    generalized_normal,
     geometric,
     gumbel,
     key,
@@ -46,6 +48,7 @@ from lamina_core.random import (
 
 __all__ = [
     "PRNGKey",
+    "ball",
     "bernoulli",
     "beta",
     "bits",
@@ -58,6 +61,7 @@ __all__ = [
     "f",
     "fold_in",
     "gamma",
+    "generalized_normal",
     "geometric",
     "gumbel",
     "key",

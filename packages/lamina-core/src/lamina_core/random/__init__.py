@@ -42,11 +42,13 @@ from lamina_core.random._primitives import (
 from lamina_core.random._samplers import bernoulli, normal, uniform
 from lamina_core.random._samplers_discrete import categorical, permutation
 from lamina_core.random._samplers_gamma import (
+    ball,
     beta,
     chisquare,
     dirichlet,
     f,
     gamma,
+    generalized_normal,
     loggamma,
     random_gamma_p,
     t,
@@ -74,6 +76,7 @@ from lamina_core.random._samplers_transformed import (
 __all__ = [
     "PRNGImpl",
     "PRNGKey",
+    "ball",
     "bernoulli",
     "beta",
     "bits",
@@ -87,6 +90,7 @@ __all__ = [
     "f",
     "fold_in",
     "gamma",
+    "generalized_normal",
     "geometric",
     "gumbel",
     "is_key",

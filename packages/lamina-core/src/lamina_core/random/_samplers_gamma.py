@@ -1,5 +1,6 @@
-"""The gamma family: `gamma`, `loggamma`, `beta`, `dirichlet`, `chisquare`, `f` and `t`, with
-JAX 0.10.2's algorithms, so the same key gives the same values.
+"""The gamma family: `gamma`, `loggamma`, `beta`, `dirichlet`, `chisquare`, `f`, `t`,
+`generalized_normal` and `ball`, with JAX 0.10.2's algorithms, so the same key gives the same
+values.
 
 Gamma variates come from the `random_gamma` primitive (`log_space` param), which JAX prints
 and which this module defines: one key per element, and per element Marsaglia and Tsang's
@@ -15,6 +16,7 @@ Not yet: the derivative of `gamma` (JAX's implicit reparameterization through
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Sequence
 from functools import partial
 from typing import Any, Final
@@ -31,7 +33,7 @@ from lamina_core.lax._batching_common import bdim_at_front
 from lamina_core.lax._shape import canonical_shape
 from lamina_core.primitive import Primitive
 from lamina_core.random._keys import check_prng_key, split_typed, unstack
-from lamina_core.random._samplers import _check_shape, normal, uniform
+from lamina_core.random._samplers import _check_shape, _user_dtype, normal, uniform
 from lamina_core.random._samplers_more import _const, _float_dtype, exponential
 from lamina_core.random._samplers_transformed import _broadcast_shape
 from lamina_core.rules import abstract_eval_rules, impl_rules
@@ -290,13 +292,54 @@ def _t(key: Array, df: Any, shape: tuple[int, ...], dtype: Any) -> Array:
     return n * jnp.sqrt(half_df / g)
 
 
+# --- generalized_normal and ball ---------------------------------------------------------
+
+
+def generalized_normal(key: Any, p: float, shape: Sequence[int] = (), dtype: Any = None) -> Array:
+    """Generalized normal variates (density proportional to exp(-|x|**p)): a signed gamma
+    draw raised to 1 / p."""
+    shp = canonical_shape(shape)
+    typed, _ = check_prng_key("generalized_normal", key)
+    return _generalized_normal(typed, p, shp, _user_dtype(dtype, float))
+
+
+@partial(Jitted, static_argnums=(2, 3))
+def _generalized_normal(key: Array, p: Any, shape: tuple[int, ...], dtype: Any) -> Array:
+    from lamina_core.random._keys import split
+    from lamina_core.random._samplers_transformed import rademacher
+
+    keys = split(key)
+    g = gamma(keys[0], 1 / p, shape, dtype)
+    r = rademacher(keys[1], shape, dtype)
+    return r * g ** (1 / p)
+
+
+def ball(key: Any, d: int, p: float = 2, shape: Sequence[int] = (), dtype: Any = None) -> Array:
+    """Points uniform in the unit `p`-norm ball of dimension `d`, of shape `(*shape, d)`."""
+    shp = canonical_shape(shape)
+    typed, _ = check_prng_key("ball", key)
+    return _ball(typed, p, operator.index(d), shp, _user_dtype(dtype, float))
+
+
+@partial(Jitted, static_argnums=(2, 3, 4))
+def _ball(key: Array, p: Any, d: int, shape: tuple[int, ...], dtype: Any) -> Array:
+    from lamina_core.random._keys import split
+
+    k1, k2 = unstack(split(key))
+    g = generalized_normal(k1, p, (*shape, d), dtype)
+    e = exponential(k2, shape, dtype)
+    return g / (((jnp.abs(g) ** p).sum(-1) + e) ** (1 / p))[..., None]
+
+
 __all__ = [
+    "ball",
     "beta",
     "chisquare",
     "dirichlet",
     "f",
     "gamma",
     "gamma_impl",
+    "generalized_normal",
     "loggamma",
     "random_gamma_p",
     "t",
