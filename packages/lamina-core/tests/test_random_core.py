@@ -261,3 +261,22 @@ def test_unpacking_split_keys_prints_as_jax() -> None:
 
     printed = str(jax.make_jaxpr(unpack(jr))(jr.key(0)))
     assert str(lamina_core.make_jaxpr(unpack(lr))(lr.key(0))) == printed
+
+
+@pytest.mark.parametrize(
+    "lam", [np.array([0.5, 3.0, 20.0], np.float32), 4.0, np.float32(150.0)], ids=str
+)
+def test_poisson_prints_and_evaluates_as_jax(lam: Any) -> None:
+    # The rate is broadcast eagerly (outside `_poisson`): JAX's constant, printed as Lamina
+    # prints constants when JAX simplifies them.
+    from jax._src import config as jax_config
+
+    with jax_config.use_simplified_jaxpr_constants(True):
+        expected = jax.make_jaxpr(lambda k: jr.poisson(k, lam, (3,)))(jr.key(0))
+    got = lamina_core.make_jaxpr(lambda k: lr.poisson(k, lam, (3,)))(lr.key(0))
+    assert str(got) == str(expected)
+    for seed in (0, 5):
+        np.testing.assert_array_equal(
+            np.asarray(lr.poisson(lr.key(seed), lam, (3,))),
+            np.asarray(jr.poisson(jr.key(seed), lam, (3,))),
+        )

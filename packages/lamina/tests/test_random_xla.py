@@ -86,6 +86,9 @@ SAMPLERS: list[tuple[str, Callable[[Any, Any], Any]]] = [
     ("generalized_normal_p1", lambda r, k: r.generalized_normal(k, 1.0, (2, 2))),
     ("ball", lambda r, k: r.ball(k, 3, 2.0, (2,))),
     ("ball_f16_p1", lambda r, k: r.ball(k, 2, 1.0, (3,), np.float16)),
+    ("poisson", lambda r, k: r.poisson(k, np.array([0.0, 0.5, 3.0, 20.0, 100.0], np.float32))),
+    ("poisson_shape_i16", lambda r, k: r.poisson(k, 12.0, (2, 3), np.int16)),
+    ("poisson_small", lambda r, k: r.poisson(k, 0.1, (6,))),
 ]
 
 

@@ -219,6 +219,22 @@ def full(
     return broadcast(fill, shape, out_sharding=sharding)
 
 
+def full_like(
+    x: Any,
+    fill_value: Any,
+    dtype: Any = None,
+    shape: Sequence[int] | None = None,
+    sharding: Any = None,
+) -> Array:
+    """An array like `x` (its shape and dtype unless given) filled with `fill_value`; weakly
+    typed when `x` is and no dtype is given."""
+    aval = typeof(x)
+    fill_shape = tuple(getattr(aval, "shape", ())) if shape is None else tuple(shape)
+    weak = dtype is None and dtypes.is_weakly_typed(x)
+    dt = dtypes.canonicalize_dtype(dtype if dtype is not None else aval.dtype)  # type: ignore[attr-defined]  # arrays
+    return full(fill_shape, _convert_element_type(fill_value, dt, weak), sharding=sharding)
+
+
 __all__ = [
     "broadcast",
     "broadcast_in_dim",
@@ -226,4 +242,5 @@ __all__ = [
     "convert_element_type",
     "convert_element_type_p",
     "full",
+    "full_like",
 ]

@@ -62,6 +62,7 @@ from lamina_core.random._samplers_more import (
     randint,
     truncated_normal,
 )
+from lamina_core.random._samplers_poisson import poisson
 from lamina_core.random._samplers_transformed import (
     geometric,
     lognormal,
@@ -106,6 +107,7 @@ __all__ = [
     "normal",
     "pareto",
     "permutation",
+    "poisson",
     "rademacher",
     "randint",
     "random_bits_p",
