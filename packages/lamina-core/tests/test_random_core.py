@@ -246,11 +246,6 @@ def test_keys_in_a_scan_carry() -> None:
     np.testing.assert_array_equal(np.asarray(got[1]), np.asarray(expected[1]))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="iterating a tracer (`k, sub = split(k)`) stages `getitem` (slice strides=None), "
-    "where JAX stages `slice` with unit strides; tracing.py's __iter__, not lamina.random",
-)
 def test_unpacking_split_keys_prints_as_jax() -> None:
     def unpack(r: Any) -> Callable[[Any], Any]:
         def f(k: Any) -> Any:

@@ -560,8 +560,9 @@ class Tracer(ArrayMethods):
     def __iter__(self) -> Iterator[Any]:
         if not self.shape:
             raise TypeError("iteration over a 0-d array")
-        getitem = _method("getitem")
-        return (getitem(self, i) for i in range(self.shape[0]))
+        # As JAX's: element i is a unit-stride slice of the leading axis, squeezed.
+        item = _method("iter_item")
+        return (item(self, i) for i in range(self.shape[0]))
 
     def short_repr(self) -> str:
         """What `repr` shows, as JAX 0.10.2's `_short_repr` of the same kind of tracer."""

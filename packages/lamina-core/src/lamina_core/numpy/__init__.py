@@ -66,6 +66,7 @@ __all__ += _ufuncs_composite.__all__
 
 _TRACER_METHODS: dict[str, Callable[..., Any]] = {
     "getitem": _indexing.getitem,
+    "iter_item": _indexing.iter_item,
     "property:at": _index_update.at,
     "add": _ufuncs.add,
     "subtract": _ufuncs.subtract,

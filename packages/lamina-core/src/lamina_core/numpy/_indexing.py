@@ -398,3 +398,12 @@ def getitem(arr: Array, idx: Any) -> Array:
 
 
 __all__ = ["take", "take_along_axis"]
+
+
+def iter_item(x: Any, i: int) -> Any:
+    """Element `i` of iterating over `x`: JAX's `index_in_dim` (a unit-stride slice of the
+    leading axis, squeezed), not an indexing expression."""
+    shape = shape_of(x)
+    rest = shape[1:]
+    sliced = _lax.slice(x, (i, *(0 for _ in rest)), (i + 1, *rest), (1,) * len(shape))
+    return _lax.squeeze(sliced, (0,))
