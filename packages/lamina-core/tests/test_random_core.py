@@ -80,6 +80,8 @@ PRINTED: list[tuple[str, Callable[[Any], Callable[..., Any]], Callable[[Any], tu
     ("t", lambda r: lambda k: r.t(k, 3.0, (2,)), _key0),
     ("generalized_normal", lambda r: lambda k: r.generalized_normal(k, 3.0, (2,)), _key0),
     ("ball", lambda r: lambda k: r.ball(k, 3, 2.0, (2,)), _key0),
+    ("maxwell", lambda r: lambda k: r.maxwell(k, (2,)), _key0),
+    ("double_sided_maxwell", lambda r: lambda k: r.double_sided_maxwell(k, 0.0, 1.0, (2,)), _key0),
 ]
 
 

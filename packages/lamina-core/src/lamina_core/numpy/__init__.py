@@ -126,3 +126,6 @@ _TRACER_METHODS: dict[str, Callable[..., Any]] = {
 }
 for _name, _fn in _TRACER_METHODS.items():
     register_tracer_method(_name, _fn)
+
+# The submodule last: it builds on the families above.
+from lamina_core.numpy import linalg as linalg  # noqa: E402

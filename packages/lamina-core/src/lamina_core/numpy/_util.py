@@ -79,3 +79,17 @@ def canonical_axes(axis: int | Sequence[int] | None, ndim: int, name: str) -> tu
     if len(set(out)) != len(out):
         raise ValueError(f"{name}: repeated axis in {axes}")
     return tuple(out)
+
+
+def lax_const(like: Any, value: Any) -> Any:
+    """`value` in `like`'s type, as JAX's `lax._const`: a Python scalar (weak) when `like` is
+    a weakly typed scalar of its kind's default dtype, else a NumPy scalar of its dtype."""
+    aval = typeof(like)
+    dtype = dtype_of(like)
+    if getattr(aval, "weak_type", False) and not getattr(aval, "shape", ()):
+        kind = bool if dtype == np.bool_ else int if dtype.kind in "iu" else float
+        scalar = kind(value) if dtype.kind != "c" else complex(value)
+        if dtypes.dtype(scalar, canonicalize=True) == dtype:
+            return scalar
+        return np.array(scalar, dtype)
+    return np.array(value, dtype)

@@ -64,8 +64,10 @@ from lamina_core.random._samplers_more import (
 )
 from lamina_core.random._samplers_poisson import poisson
 from lamina_core.random._samplers_transformed import (
+    double_sided_maxwell,
     geometric,
     lognormal,
+    maxwell,
     pareto,
     rademacher,
     rayleigh,
@@ -87,6 +89,7 @@ __all__ = [
     "clone",
     "default_prng_impl",
     "dirichlet",
+    "double_sided_maxwell",
     "exponential",
     "f",
     "fold_in",
@@ -104,6 +107,7 @@ __all__ = [
     "loggamma",
     "logistic",
     "lognormal",
+    "maxwell",
     "normal",
     "pareto",
     "permutation",

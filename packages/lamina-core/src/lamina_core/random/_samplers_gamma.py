@@ -31,10 +31,11 @@ from lamina_core.interpreters.jvp import jvp_rules
 from lamina_core.jit import Jitted
 from lamina_core.lax._batching_common import bdim_at_front
 from lamina_core.lax._shape import canonical_shape
+from lamina_core.numpy._util import lax_const as _const
 from lamina_core.primitive import Primitive
 from lamina_core.random._keys import check_prng_key, split_typed, unstack
 from lamina_core.random._samplers import _check_shape, _user_dtype, normal, uniform
-from lamina_core.random._samplers_more import _const, _float_dtype, exponential
+from lamina_core.random._samplers_more import _float_dtype, exponential
 from lamina_core.random._samplers_transformed import _broadcast_shape
 from lamina_core.rules import abstract_eval_rules, impl_rules
 from lamina_core.values import typeof

@@ -17,6 +17,7 @@ from lamina_core import dtypes, lax
 from lamina_core import numpy as jnp
 from lamina_core.jit import Jitted
 from lamina_core.lax._shape import canonical_shape
+from lamina_core.numpy._util import lax_const as _const
 from lamina_core.random._keys import check_prng_key, random_bits, split_typed, unstack
 from lamina_core.random._samplers import (
     UINT_DTYPES,
@@ -34,20 +35,6 @@ Array = Any
 def _dtype_of(x: Any) -> np.dtype:
     dtype: np.dtype = typeof(x).dtype  # type: ignore[attr-defined]  # an array
     return dtype
-
-
-def _const(like: Any, value: Any) -> Any:
-    """`value` in `like`'s type, as JAX's `lax._const`: a Python scalar (weak) when `like` is
-    a weakly typed scalar of its kind's default dtype, else a NumPy scalar of its dtype."""
-    aval = typeof(like)
-    dtype = _dtype_of(like)
-    if getattr(aval, "weak_type", False) and not getattr(aval, "shape", ()):
-        kind = bool if dtype == np.bool_ else int if dtype.kind in "iu" else float
-        scalar = kind(value) if dtype.kind != "c" else complex(value)
-        if dtypes.dtype(scalar, canonicalize=True) == dtype:
-            return scalar
-        return np.array(scalar, dtype)
-    return np.array(value, dtype)
 
 
 def _float_dtype(name: str, dtype: Any) -> np.dtype:

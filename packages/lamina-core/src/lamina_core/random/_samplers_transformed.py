@@ -21,9 +21,10 @@ from lamina_core import numpy as jnp
 from lamina_core.jit import Jitted
 from lamina_core.lax._shape import canonical_shape
 from lamina_core.numpy._promote import promote_dtypes_inexact
+from lamina_core.numpy._util import lax_const as _const
 from lamina_core.random._keys import check_prng_key, split_typed, unstack
 from lamina_core.random._samplers import _check_shape, _user_dtype, bernoulli, normal, uniform
-from lamina_core.random._samplers_more import _const, _float_dtype, exponential
+from lamina_core.random._samplers_more import _float_dtype, exponential
 
 Array = Any
 
@@ -182,3 +183,44 @@ def _geometric(key: Array, p: Any, shape: tuple[int, ...], dtype: Any, out_shard
     log_one_minus_p = jnp.broadcast_to(lax.log1p(-p), shape)
     g = lax.floor(lax.div(log_u, log_one_minus_p)) + 1
     return jnp.astype(g, dtype)
+
+
+# --- maxwell and double_sided_maxwell -------------------------------------------------------
+
+
+def maxwell(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Array:
+    """Maxwell variates: the length of a standard normal 3-vector."""
+    typed, _ = check_prng_key("maxwell", key)
+    dt = _float_dtype("maxwell", dtype)
+    return _maxwell(typed, canonical_shape(shape), dt, None)
+
+
+@partial(Jitted, static_argnums=(1, 2, 3))
+def _maxwell(key: Array, shape: tuple[int, ...], dtype: Any, out_sharding: Any) -> Array:
+    from lamina_core.numpy import linalg
+
+    norm_rvs = normal(key, (*shape, 3), dtype)
+    return linalg.norm(norm_rvs, axis=-1)
+
+
+def double_sided_maxwell(
+    key: Any, loc: Any, scale: Any, shape: Sequence[int] = (), dtype: Any = None
+) -> Array:
+    """Maxwell variates with a random sign, scaled by `scale` around `loc`."""
+    typed, _ = check_prng_key("double_sided_maxwell", key)
+    dt = _float_dtype("double_sided_maxwell", dtype)
+    return _double_sided_maxwell(typed, loc, scale, canonical_shape(shape), dt)
+
+
+@partial(Jitted, static_argnums=(3, 4))
+def _double_sided_maxwell(
+    key: Array, loc: Any, scale: Any, shape: tuple[int, ...], dtype: Any
+) -> Array:
+    params_shapes = tuple(np.broadcast_shapes(np.shape(loc), np.shape(scale)))
+    if not shape:
+        shape = params_shapes
+    shape = shape + params_shapes
+    maxwell_key, rademacher_key = unstack(split_typed(key))
+    maxwell_rvs = maxwell(maxwell_key, shape=shape, dtype=dtype)
+    random_sign = rademacher(rademacher_key, shape=shape, dtype=dtype)
+    return random_sign * maxwell_rvs * scale + loc
