@@ -101,6 +101,28 @@ def hoist_invariants(
     return ClosedJaxpr(body, []), list(pruned.consts), hoisted, hoisted_vals
 
 
+def _residual_values(
+    in_fwd_res: Sequence[int | None],
+    which_hoisted: Sequence[bool],
+    ext_res: Sequence[Any],
+    hoisted: Sequence[Any],
+    sources: Sequence[Any],
+) -> list[Any]:
+    """Each residual's value: the input it forwards (`sources[f]`), else the next hoisted or
+    extensive value, in the body's residual order."""
+    non_fwd = iter(_merge(which_hoisted, ext_res, hoisted))
+    return [next(non_fwd) if f is None else sources[f] for f in in_fwd_res]
+
+
+def _extensive_residuals(
+    in_fwd_res: Sequence[int | None], which_hoisted: Sequence[bool], first_xs: int
+) -> list[bool]:
+    """Which residuals vary per step (the scan's xs): those not hoisted, and forwarded xs
+    (inputs from `first_xs` on)."""
+    hoisted_it = iter(which_hoisted)
+    return [not next(hoisted_it) if f is None else f >= first_xs for f in in_fwd_res]
+
+
 # --- linearization -----------------------------------------------------------------------
 
 
@@ -140,9 +162,8 @@ def _scan_linearize(
     body, new_consts, which_hoisted, hoisted = hoist_invariants(
         lin.primal, primals[:num_consts], lin.num_res
     )
-    hoisted_it = iter(which_hoisted)
     # Extensive residuals (per step) go after the tangents, as the scan's xs.
-    to_back = [not next(hoisted_it) if f is None else f >= n_closed + head for f in lin.in_fwd_res]
+    to_back = _extensive_residuals(lin.in_fwd_res, which_hoisted, n_closed + head)
     n_tangents_in = len(lin.tangent.in_avals) - len(lin.in_fwd_res)
     tangent_body = move_binders_to_front(
         lin.tangent, [not b for b in to_back] + [True] * n_tangents_in
@@ -155,9 +176,9 @@ def _scan_linearize(
     else:
         outs = []
     primals_out, ext_res = outs[:num_primals_out], outs[num_primals_out:]
-    sources = [*jaxpr.consts, *primals]
-    non_fwd = iter(_merge(which_hoisted, ext_res, hoisted))
-    residuals = [next(non_fwd) if f is None else sources[f] for f in lin.in_fwd_res]
+    residuals = _residual_values(
+        lin.in_fwd_res, which_hoisted, ext_res, hoisted, [*jaxpr.consts, *primals]
+    )
     out_nz = lin.out_nonzeros
     final_nz = [*const_nz, *carry_nz, *xs_nz]
 
@@ -360,11 +381,9 @@ def _scan_partial_eval(
     else:
         outs = []
     known_outs, ext_res = outs[:n_known_out], outs[n_known_out:]
-    non_fwd = iter(_merge(which_hoisted, ext_res, hoisted))
-    residuals = [next(non_fwd) if f is None else known_args[f] for f in in_fwd_res]
-    hoisted_it = iter(which_hoisted)
+    residuals = _residual_values(in_fwd_res, which_hoisted, ext_res, hoisted, known_args)
     # Extensive residuals (per step) are the scan's xs, after the unknown inputs.
-    extensive = [not next(hoisted_it) if f is None else f >= n_known_head for f in in_fwd_res]
+    extensive = _extensive_residuals(in_fwd_res, which_hoisted, n_known_head)
     int_res = [r for r, e in zip(residuals, extensive, strict=True) if not e]
     ext = [r for r, e in zip(residuals, extensive, strict=True) if e]
     n_unknown_in = len(unknown.in_avals) - len(in_fwd_res)
