@@ -30,6 +30,17 @@ class AbstractValue:
     __slots__ = ()
     is_high: ClassVar[bool] = False
     """True for hi types, which the to-lojax pass expands before lowering."""
+    mutable: ClassVar[bool] = False
+    """True for references to mutable state (Refs): such values are never literals, are
+    captured by reference, cannot be returned from a `jit`, and alias nothing else."""
+    tracer_getitem: ClassVar[Any] = None
+    """`(tracer, index) -> value` for `tracer[index]`, or None for NumPy indexing."""
+    tracer_setitem: ClassVar[Any] = None
+    """`(tracer, index, value) -> None` for `tracer[index] = value`, or None (immutable)."""
+
+    def operand_error(self, prim: str) -> Exception:
+        """The error for passing a value of this type to the array primitive `prim`."""
+        return TypeError(f"{prim} takes arrays, got a value of type {self.str_short()}")
 
     def str_short(self, short_dtypes: bool = True) -> str:
         """The type as printed in a jaxpr, e.g. `f32[8]`."""

@@ -17,9 +17,9 @@ from lamina_core.avals import AbstractValue, ShapedArray
 from lamina_core.config import replaying_equations
 from lamina_core.jaxpr import ClosedJaxpr, Jaxpr, Literal, Var
 from lamina_core.primitive import Primitive
-from lamina_core.rules import abstract_eval_rules, impl_rules
+from lamina_core.rules import abstract_eval_rules, impl_rules, value_impl_rules
 from lamina_core.tracing import install_eager_impl
-from lamina_core.values import to_numpy, typeof
+from lamina_core.values import by_reference_types, to_numpy, typeof
 
 
 def _conform(value: Any, aval: AbstractValue, prim: Primitive) -> Any:
@@ -37,7 +37,13 @@ def _conform(value: Any, aval: AbstractValue, prim: Primitive) -> Any:
 def reference_impl(prim: Primitive, args: Sequence[Any], params: dict[str, Any]) -> Any:
     """Apply `prim` to concrete values with its NumPy rule; results are NumPy arrays."""
     out_aval = abstract_eval_rules[prim](*[typeof(x) for x in args], **params)
-    out = impl_rules[prim](*[to_numpy(x) for x in args], **params)
+    on_values = value_impl_rules.get(prim)
+    if on_values is not None:
+        return on_values(*args, **params)
+    # Mutable values (Refs) are passed as they are: a call's body reads and writes them.
+    out = impl_rules[prim](
+        *[x if type(x) in by_reference_types else to_numpy(x) for x in args], **params
+    )
     if prim.multiple_results:
         return [_conform(v, a, prim) for v, a in zip(out, out_aval, strict=True)]  # type: ignore[arg-type]  # a sequence for multi-result primitives
     return _conform(out, out_aval, prim)  # type: ignore[arg-type]  # one aval for single-result primitives

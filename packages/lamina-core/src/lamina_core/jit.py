@@ -19,11 +19,17 @@ from typing import Any, Final
 from lamina_core import tree_util
 from lamina_core.api import argument_names, func_src_info
 from lamina_core.avals import AbstractValue
-from lamina_core.call import jit_p, jit_params, stage_call
+from lamina_core.call import jit_p, jit_params
 from lamina_core.config import config
 from lamina_core.interpreters.batching import axis_frame, bound_axis_names
+from lamina_core.interpreters.staging import trace_to_jaxpr
 from lamina_core.jaxpr import ClosedJaxpr, DebugInfo
-from lamina_core.tracing import NotAnArrayArgument
+from lamina_core.mutable_checks import (
+    check_no_aliased_args,
+    check_no_returned,
+    check_not_closed_over_and_passed,
+)
+from lamina_core.tracing import NotAnArrayArgument, Tracer
 from lamina_core.values import typeof
 
 
@@ -107,6 +113,9 @@ class Staged:
     jaxpr: ClosedJaxpr
     out_tree: Any
     donated_invars: tuple[bool, ...]
+    mutable_consts: tuple[Any, ...] = ()
+    """Mutable values (Refs) the function closes over, passed after the arguments (as JAX's
+    jit passes them): the callee's last inputs."""
 
 
 def _with_sorted_dicts(tree: Any) -> Any:
@@ -247,17 +256,34 @@ class Jitted:
         # trace depends on their sizes, `psum(1, 'i')` being one).
         axes = tuple((n, axis_frame(n).size) for n in bound_axis_names())
         signature = Signature(in_tree, in_avals, static, (*config.trace_context(), axes))
+        mutable_args = any(a.mutable for a in in_avals)
         staged = self._cache.get(signature)
         captured: list[Any] = []
         if staged is None:
+            if mutable_args:
+                check_no_aliased_args(self._debug(args, kwargs, static_nums), in_avals, leaves)
             staged, captured = self._trace(
                 args, kwargs, static_nums, dyn_args, dyn_kwargs, in_tree, in_avals, donated
             )
             # A trace that captured tracers of an enclosing trace is only valid inside it.
-            if not captured:
+            if not captured and not any(isinstance(c, Tracer) for c in staged.mutable_consts):
                 self.on_cache_miss(signature)
                 self._cache[signature] = staged
+        elif mutable_args:
+            check_no_aliased_args(staged.jaxpr.jaxpr.debug_info, in_avals, leaves)
+        if staged.mutable_consts:
+            check_not_closed_over_and_passed(
+                staged.jaxpr.jaxpr.debug_info, staged.mutable_consts, leaves
+            )
         return staged, captured, leaves
+
+    def _debug(
+        self, args: Sequence[Any], kwargs: dict[str, Any], static_nums: set[int]
+    ) -> DebugInfo:
+        # Named now, not lazily: a closure would keep the arguments alive with the trace.
+        return DebugInfo(
+            "jit", func_src_info(self.fun), argument_names(self.fun, args, kwargs, static_nums)
+        )
 
     def _not_an_array(
         self, args: Sequence[Any], kwargs: dict[str, Any], leaves: list[Any], static: set[int]
@@ -303,14 +329,23 @@ class Jitted:
             out_trees.append(out_tree)
             return out_leaves
 
-        # Named now, not lazily: a closure would keep the arguments alive with the trace.
-        debug = DebugInfo(
-            "jit", func_src_info(self.fun), argument_names(self.fun, args, kwargs, static_nums)
+        debug = self._debug(args, kwargs, static_nums)
+        closed = trace_to_jaxpr(flat_fun, in_avals, debug)
+        inner = closed.jaxpr
+        check_no_returned(debug, inner)
+        # Tracers closed over become leading inputs; mutable values (Refs) trailing ones, as
+        # JAX's jit passes them.
+        mutable = [typeof(c).mutable for c in closed.consts]
+        captured = [c for c, m in zip(closed.consts, mutable, strict=True) if not m]
+        refs = tuple(c for c, m in zip(closed.consts, mutable, strict=True) if m)
+        leading = [v for v, m in zip(inner.constvars, mutable, strict=True) if not m]
+        trailing = [v for v, m in zip(inner.constvars, mutable, strict=True) if m]
+        jaxpr = ClosedJaxpr(
+            inner.replace(constvars=(), invars=(*leading, *inner.invars, *trailing)), []
         )
-        jaxpr, captured = stage_call(flat_fun, in_avals, debug)
         donated_flags = self._donated_flags(dyn_args, dyn_kwargs, donated)
-        flags = (False,) * len(captured) + donated_flags
-        return Staged(jaxpr, out_trees[0], flags), captured
+        flags = (False,) * len(captured) + donated_flags + (False,) * len(refs)
+        return Staged(jaxpr, out_trees[0], flags, refs), captured
 
     def _donated_flags(
         self, dyn_args: tuple[Any, ...], dyn_kwargs: dict[str, Any], donated: set[int]
@@ -340,7 +375,7 @@ class Jitted:
             keep_unused=self.keep_unused,
             inline=self.inline,
         )
-        outs = jit_p.bind(*captured, *leaves, **params)
+        outs = jit_p.bind(*captured, *leaves, *staged.mutable_consts, **params)
         return tree_util.tree_unflatten(staged.out_tree, outs)
 
     def __get__(self, instance: Any, owner: type | None = None) -> Any:

@@ -26,6 +26,11 @@ abstract_eval_rules: RuleTable[AbstractEvalRule] = RuleTable("abstract evaluatio
 impl_rules: RuleTable[ImplRule] = RuleTable("NumPy reference evaluation")
 effects_rules: RuleTable[EffectsRule] = RuleTable("effects")
 
+value_impl_rules: RuleTable[ImplRule] = RuleTable("evaluation on values")
+"""Rules evaluating a primitive on the eager values as they are, not NumPy copies: for
+primitives on mutable values (a Ref's reads and writes), which must reach the value itself.
+Core's reference evaluator uses them first."""
+
 ConstFoldRule: TypeAlias = Callable[..., Any]
 """`rule(*constants, **params)`: the folded result for constant operands, or None to stage."""
 

@@ -311,6 +311,14 @@ def _method(name: str) -> Callable[..., Any]:
         ) from None
 
 
+def _immutable_error() -> TypeError:
+    return TypeError(
+        "JAX arrays are immutable and do not support in-place item assignment. Instead of "
+        "x[idx] = y, use x = x.at[idx].set(y) or another .at[] method: "
+        "https://docs.jax.dev/en/latest/_autosummary/jax.numpy.ndarray.at.html"
+    )
+
+
 class ArrayMethods:
     """NumPy-style operators and methods for array-like classes (tracers, device arrays).
 
@@ -328,6 +336,9 @@ class ArrayMethods:
 
     def __getitem__(self, index: Any) -> Any:
         return _method("getitem")(self, index)
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        raise _immutable_error()
 
     def __neg__(self) -> Any:
         return _method("negative")(self)
@@ -465,6 +476,19 @@ class Tracer(ArrayMethods):
     @property
     def aval(self) -> AbstractValue:
         raise NotImplementedError
+
+    def __getitem__(self, index: Any) -> Any:
+        # A type with its own indexing (a Ref's reads) answers first; arrays index as NumPy.
+        getitem = self.aval.tracer_getitem
+        if getitem is not None:
+            return getitem(self, index)
+        return _method("getitem")(self, index)
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        setitem = self.aval.tracer_setitem
+        if setitem is None:
+            raise _immutable_error()
+        setitem(self, index, value)
 
     @property
     def shape(self) -> tuple[int, ...]:

@@ -59,15 +59,29 @@ class ValueType:
 
 
 _value_types: dict[type, ValueType] = {}
+by_reference_types: set[type] = set()
+"""Registered types whose instances tracing captures by reference (as constvars, never
+literals): mutable values such as Refs, whose identity is their meaning."""
 
 
 def register_value_type(
-    cls: type, aval: Callable[[Any], AbstractValue], to_numpy: Callable[[Any], np.ndarray]
+    cls: type,
+    aval: Callable[[Any], AbstractValue],
+    to_numpy: Callable[[Any], np.ndarray],
+    *,
+    by_reference: bool = False,
 ) -> None:
-    """Let tracing and eager evaluation accept instances of `cls` (e.g. the runtime's Array)."""
+    """Let tracing and eager evaluation accept instances of `cls` (e.g. the runtime's Array).
+
+    With `by_reference`, a traced function closing over an instance takes the instance itself
+    as a constvar (a jitted function then passes it as an argument) instead of embedding its
+    current value as a literal.
+    """
     if cls in _value_types:
         raise ValueError(f"value type {cls.__name__} is already registered")
     _value_types[cls] = ValueType(aval, to_numpy)
+    if by_reference:
+        by_reference_types.add(cls)
 
 
 def is_registered_value(x: Any) -> bool:

@@ -14,19 +14,26 @@ from dataclasses import dataclass
 from typing import Any
 
 from lamina_consts import jaxpr_const_args
-from lamina_core import dtypes
+from lamina_core import dtypes, tree_util
 from lamina_core.avals import AbstractValue, ShapedArray
+from lamina_core.effects import no_effects
 from lamina_core.evaluate import reference_impl
-from lamina_core.jaxpr import Jaxpr, JaxprEqn, Var
+from lamina_core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var
+from lamina_core.jit import Staged
 from lamina_core.primitive import Primitive
-from lamina_core.rules import abstract_eval_rules
+from lamina_core.rules import abstract_eval_rules, effects_rules, value_impl_rules
 from lamina_core.tracing import EagerImpl
 from lamina_core.values import canonical_value, typeof
 from lamina_mlir import lower_jaxpr_to_module
+from lamina_refs import Ref, discharge_state, freeze_p, has_refs, new_ref_p
 from lamina_runtime import _bridge
 from lamina_runtime._lru import LRUCache
 from lamina_runtime.array import Array
 from lamina_runtime.executable import Executable, runtime, to_buffer
+from lamina_runtime.pipeline import CompiledCall, compile_staged
+
+REF_VALUE_PRIMITIVES = frozenset({new_ref_p, freeze_p})
+"""Ref primitives that make or consume a Ref object itself: evaluated on values, not compiled."""
 
 
 @dataclass(eq=False)
@@ -47,8 +54,10 @@ def single_equation_jaxpr(prim: Primitive, avals: Sequence[AbstractValue],
     out = abstract_eval_rules[prim](*avals, **params)
     out_avals: list[AbstractValue] = list(out) if prim.multiple_results else [out]  # type: ignore[arg-type, list-item]  # shape follows multiple_results
     outvars = [Var(a) for a in out_avals]
-    eqn = JaxprEqn(tuple(invars), tuple(outvars), prim, params)
-    return Jaxpr((), invars, outvars, [eqn])
+    effects_rule = effects_rules.get(prim)
+    effects = no_effects if effects_rule is None else effects_rule(*avals, **params)
+    eqn = JaxprEqn(tuple(invars), tuple(outvars), prim, params, effects)
+    return Jaxpr((), invars, outvars, [eqn], effects)
 
 
 class XlaEager:
@@ -57,6 +66,8 @@ class XlaEager:
     def __init__(self) -> None:
         self._programs: LRUCache[Hashable, EagerProgram] = LRUCache()
         self._by_aval_id: LRUCache[Hashable, tuple[EagerProgram, tuple[Any, ...]]] = LRUCache()
+        self._ref_calls: LRUCache[Hashable, CompiledCall] = LRUCache()
+        """Programs of primitives applied to eager Refs (see `_run_with_refs`)."""
         """Programs keyed by the identity of their operands' avals (device arrays made by one
         program share aval objects); the entry keeps those avals alive so ids stay unique."""
 
@@ -64,6 +75,7 @@ class XlaEager:
         """Forget every compiled program (they are compiled again when next needed)."""
         self._programs.clear()
         self._by_aval_id.clear()
+        self._ref_calls.clear()
 
     def _fast_program(
         self, prim: Primitive, args: Sequence[Any], params: dict[str, Any]
@@ -98,6 +110,37 @@ class XlaEager:
         except TypeError:
             pass
 
+    def _run_with_refs(self, prim: Primitive, args: Sequence[Any], params: dict[str, Any]) -> Any:
+        """`prim` on operands some of which are Refs: compiled with the Refs discharged, their
+        buffers updated in place (a write of an eager Ref is an in-place update too). A Ref
+        passed at several operands (a loop's condition and body both reading it) is one input
+        of the program."""
+        first: dict[int, int] = {}
+        slots = [first.setdefault(id(x), i) if type(x) is Ref else i for i, x in enumerate(args)]
+        distinct = [x for i, x in enumerate(args) if slots[i] == i]
+        avals = tuple(typeof(x) for x in args)
+        try:
+            key: Hashable | None = ("refs", prim, avals, tuple(slots), tuple(params.items()))
+            call = self._ref_calls.get(key)
+        except TypeError:
+            key, call = None, None
+        if call is None:
+            jaxpr = single_equation_jaxpr(prim, avals, params)
+            eqn = jaxpr.eqns[0]
+            eqn = eqn.replace(invars=tuple(eqn.invars[k] for k in slots))
+            invars = [v for i, v in enumerate(jaxpr.invars) if slots[i] == i]
+            jaxpr = jaxpr.replace(invars=invars, eqns=[eqn])
+            staged = Staged(
+                ClosedJaxpr(jaxpr, []),
+                tree_util.tree_structure([0] * len(jaxpr.outvars)),
+                (False,) * len(invars),
+            )
+            call = compile_staged(staged, prim.name, keep_unused=True)
+            if key is not None:
+                self._ref_calls[key] = call
+        outs = call(distinct)
+        return outs if prim.multiple_results else outs[0]
+
     def program(
         self, prim: Primitive, avals: tuple[AbstractValue, ...], params: dict[str, Any]
     ) -> EagerProgram:
@@ -111,6 +154,8 @@ class XlaEager:
         if known is not None:
             return known
         jaxpr = single_equation_jaxpr(prim, avals, params)
+        if has_refs(jaxpr):  # a call using Refs internally: pure, once they are values
+            jaxpr = discharge_state(jaxpr)
         const_args = jaxpr_const_args(jaxpr)
         lowered = lower_jaxpr_to_module(jaxpr, module_name=prim.name, const_args=const_args)
         executable = runtime().compile(lowered)
@@ -130,6 +175,11 @@ class XlaEager:
         if fast is not None:
             program, bufs = fast
         else:
+            on_values = value_impl_rules.get(prim)
+            if prim in REF_VALUE_PRIMITIVES and on_values is not None:
+                return on_values(*args, **params)
+            if any(type(x) is Ref for x in args):
+                return self._run_with_refs(prim, args, params)
             avals = tuple([x.aval if type(x) is Array else typeof(x) for x in args])
             if any(getattr(a, "dtype", None) == dtypes.float0 for a in avals):
                 # float0 (the tangent type of integers) has no device representation: such

@@ -23,6 +23,7 @@ from lamina_core.avals import ShapedArray
 from lamina_core.config import enable_x64
 from lamina_core.jit import NOT_SPECIFIED, Jitted, NotSpecified, Signature, Staged, jit_decorator
 from lamina_core.tracing import EVAL_TRACE, Tracer, current_trace, raise_escaped_tracer
+from lamina_refs import Ref
 from lamina_runtime import _bridge
 from lamina_runtime.array import Array
 from lamina_runtime.eager import clear_programs
@@ -61,7 +62,7 @@ class JitFunction(Jitted):
         """XLA options by name for every compilation of this function (JAX's argument)."""
         self._calls: dict[int, tuple[Staged, CompiledCall]] = {}
         self._seen: list[Signature] = []
-        self._fast: dict[tuple[Any, ...], FastEntry] = {}
+        self._fast: dict[tuple[Any, ...], FastEntry | RefEntry] = {}
         self._fast_ok = not (
             self.static_argnums
             or self.static_argnames
@@ -124,19 +125,27 @@ class JitFunction(Jitted):
         if self._fast_ok and not kwargs:
             leaves, key = fast_key(args)
             if key is not None:
-                entry = self._fast.get(key)
+                entry: FastEntry | RefEntry | None = self._fast.get(key)
                 if entry is None:
                     staged, _, leaves = self.stage(*args)
-                    entry = FastEntry(
-                        self._compiled(staged), tuple(x.aval for x in leaves if type(x) is Array)
-                    )
+                    call = self._compiled(staged)
+                    keepalive = tuple(x.aval for x in leaves if type(x) is Array)
+                    if call.ref_inputs or staged.mutable_consts:
+                        entry = RefEntry(call, staged.mutable_consts, keepalive)
+                    else:
+                        entry = FastEntry(call, keepalive)
                     self._fast[key] = entry
-                return entry(leaves), entry.call, leaves
+                out = entry(leaves)
+                if out is not _ALIASED:
+                    return out, entry.call, leaves
+                # A Ref passed twice (or passed and closed over): the general path says so.
         staged, _, leaves = self.stage(*args, **kwargs)
         for leaf in leaves:
             if isinstance(leaf, Tracer):  # no trace is active: it escaped the one that made it
                 raise_escaped_tracer(leaf, self.name)
         call = self._compiled(staged)
+        if staged.mutable_consts:
+            leaves = [*leaves, *staged.mutable_consts]
         return call(leaves), call, leaves
 
     def _cache_miss(self, *args: Any, **kwargs: Any) -> tuple[Any, Any, bool]:
@@ -159,6 +168,8 @@ class JitFunction(Jitted):
         C++ sees the arguments through jaxlib's tree registry and converts host values by JAX's
         x64 flag: both must agree with what Lamina did for this call.
         """
+        if call.ref_inputs:
+            return None  # Refs are updated in place by Python's path
         dyn_args, dyn_kwargs, *_ = self._split(args, kwargs)
         try:
             seen = _bridge.dispatch_leaves((dyn_args, dyn_kwargs))
@@ -235,6 +246,9 @@ def fast_key(args: tuple[Any, ...]) -> tuple[Sequence[Any], tuple[Any, ...] | No
     token = config.token()
     if all(type(x) is Array for x in args):
         return args, (token, None, *[id(x.aval) for x in args])
+    if all(type(x) is Array or type(x) is Ref for x in args):
+        # Ref avals are keyed by value: each Ref has its own aval object.
+        return args, (token, None, *[x.aval if type(x) is Ref else id(x.aval) for x in args])
     leaves, tree = tree_util.tree_flatten(args)
     key: list[Any] = [token, tree]
     for x in leaves:
@@ -243,6 +257,8 @@ def fast_key(args: tuple[Any, ...]) -> tuple[Sequence[Any], tuple[Any, ...] | No
             key.append(id(x.aval))
         elif kind is np.ndarray:
             key.append((x.shape, x.dtype))
+        elif kind is Ref:
+            key.append(x.aval)
         else:
             return leaves, None
     return leaves, tuple(key)
@@ -324,6 +340,72 @@ class FastEntry:
         return tree_util.tree_unflatten(
             self._out_tree, [wrap(o, a) for o, a in zip(outs, self._out_avals, strict=True)]
         )
+
+
+_ALIASED: Final = object()
+"""What `RefEntry` returns for a call it must not run: one Ref at two places."""
+
+
+class RefEntry:
+    """One compiled call with Refs among its inputs (arguments or closed over), reachable by
+    `fast_key`: the Refs' buffers go in, and the Refs take the aliased outputs, in place.
+    Identity is intended."""
+
+    __slots__ = (
+        "_closed",
+        "_keepalive",
+        "_n_out",
+        "_out_avals",
+        "_refs",
+        "_returns_none",
+        "_run",
+        "call",
+    )
+
+    def __init__(self, call: CompiledCall, closed: tuple[Any, ...], keepalive: tuple[Any, ...]):
+        self.call = call
+        self._closed = closed
+        self._keepalive = keepalive
+        executable = call.executable
+        self._run = _bridge.executor(executable.loaded, executable.handlers)
+        self._out_avals = executable.out_avals
+        self._refs = call.ref_inputs
+        self._n_out = len(executable.out_avals) - len(call.ref_inputs)
+        self._returns_none = call.out_tree == tree_util.tree_structure(None)
+
+    def __call__(self, leaves: Sequence[Any]) -> Any:
+        call = self.call
+        closed = self._closed
+        if closed:
+            leaves = [*leaves, *closed]
+        if call.kept is not None:
+            leaves = [leaves[i] for i in call.kept]
+        refs = [leaves[i] for i in self._refs]
+        if (len(refs) > 1 or closed) and (
+            len({id(r) for r in refs}) != len(refs)
+            or any(x is c for x in leaves[: len(leaves) - len(closed)] for c in closed)
+        ):
+            return _ALIASED
+        bufs = list(call.const_bufs)
+        for i, x in enumerate(leaves):
+            kind = type(x)
+            if kind is Ref:
+                bufs.append(x.value()._buf)
+            elif kind is Array:
+                bufs.append(x._buf)
+            else:
+                executable = call.executable
+                bufs.append(to_buffer(x, executable.in_avals[i], executable.device))
+        outs = self._run(bufs)
+        n_out = self._n_out
+        wrap = Array._wrap
+        avals = self._out_avals
+        for ref, buf, aval in zip(refs, outs[n_out:], avals[n_out:], strict=True):
+            ref._value = wrap(buf, aval)
+        if not n_out and self._returns_none:
+            return None
+        results = [wrap(o, a) for o, a in zip(outs[:n_out], avals[:n_out], strict=True)]
+        return tree_util.tree_unflatten(call.out_tree, results)
 
 
 def explain_miss(name: str, signature: Signature, seen: Sequence[Signature]) -> str:

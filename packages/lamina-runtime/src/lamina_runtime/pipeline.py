@@ -15,6 +15,7 @@ from lamina_core.config import use_simplified_jaxpr_constants
 from lamina_core.interpreters.dce import dce_jaxpr
 from lamina_core.jit import Staged
 from lamina_mlir import LoweredModule, LoweringParameters, lower_jaxpr_to_module
+from lamina_refs import Ref, discharge_state, has_refs
 from lamina_runtime.executable import Executable, runtime
 
 
@@ -47,6 +48,9 @@ class LoweredCall:
     module: LoweredModule
     kept: tuple[int, ...] | None
     """Positions of the flat inputs the module takes; None when it takes all of them."""
+    ref_inputs: tuple[int, ...] = ()
+    """Positions (among the inputs taken) of Refs: the module takes their values and returns
+    their final values after its own outputs, each aliased with its input (in place)."""
 
     def select(self, leaves: Sequence[Any]) -> Sequence[Any]:
         return leaves if self.kept is None else [leaves[i] for i in self.kept]
@@ -63,6 +67,13 @@ def lower_staged(staged: Staged, name: str, *, keep_unused: bool) -> LoweredCall
     donated = (
         staged.donated_invars if kept is None else tuple(staged.donated_invars[i] for i in kept)
     )
+    ref_inputs = tuple(i for i, v in enumerate(jaxpr.invars) if v.aval.mutable)
+    n_out = len(jaxpr.outvars)
+    if has_refs(jaxpr):
+        jaxpr = discharge_state(jaxpr)
+    aliases = _aliases(jaxpr.in_avals, jaxpr.out_avals[:n_out], donated)
+    for k, i in enumerate(ref_inputs):
+        aliases[i] = n_out + k  # a Ref's buffer is updated in place: always aliased
     hoist = use_simplified_jaxpr_constants.value
     const_args: ConstArgs = jaxpr_const_args(jaxpr) if hoist else EMPTY
     module = lower_jaxpr_to_module(
@@ -71,9 +82,9 @@ def lower_staged(staged: Staged, name: str, *, keep_unused: bool) -> LoweredCall
         const_args=const_args,
         lowering_parameters=LoweringParameters(hoist_constants_as_args=hoist),
         donated_args=donated,
-        input_output_aliases=_aliases(jaxpr.in_avals, jaxpr.out_avals, donated),
+        input_output_aliases=aliases,
     )
-    return LoweredCall(module, kept)
+    return LoweredCall(module, kept, ref_inputs)
 
 
 @dataclass(eq=False)
@@ -85,12 +96,28 @@ class CompiledCall:
     out_tree: Any
     kept: tuple[int, ...] | None
     """Positions of the flat inputs the executable takes (None: all)."""
+    ref_inputs: tuple[int, ...] = ()
+    """Positions (among the inputs taken) of Refs, updated in place by each call."""
 
     def __call__(self, leaves: Sequence[Any]) -> Any:
         if self.kept is not None:
             leaves = [leaves[i] for i in self.kept]
-        outs = self.executable.run(self.const_bufs, leaves)
-        return tree_util.tree_unflatten(self.out_tree, outs)
+        if not self.ref_inputs:
+            outs = self.executable.run(self.const_bufs, leaves)
+            return tree_util.tree_unflatten(self.out_tree, outs)
+        values = list(leaves)
+        refs: list[Ref] = []
+        for i in self.ref_inputs:
+            ref = leaves[i]
+            if type(ref) is not Ref:
+                raise TypeError(f"a Ref was expected at flat argument {i}, got {type(ref)}")
+            refs.append(ref)
+            values[i] = ref.value()
+        outs = self.executable.run(self.const_bufs, values)
+        n_out = len(outs) - len(refs)
+        for ref, final in zip(refs, outs[n_out:], strict=True):
+            ref.set_value(final)
+        return tree_util.tree_unflatten(self.out_tree, outs[:n_out])
 
 
 def compile_staged(
@@ -103,4 +130,4 @@ def compile_staged(
     lowered = lower_staged(staged, name, keep_unused=keep_unused)
     executable = runtime().compile(lowered.module, compiler_options=compiler_options)
     const_bufs = executable.put_consts(lowered.module.const_args.values)
-    return CompiledCall(executable, const_bufs, staged.out_tree, lowered.kept)
+    return CompiledCall(executable, const_bufs, staged.out_tree, lowered.kept, lowered.ref_inputs)

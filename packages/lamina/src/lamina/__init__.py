@@ -15,6 +15,7 @@ from lamina import (
     nn,
     numpy,
     random,
+    ref,
     tree,
     tree_util,
 )
@@ -42,6 +43,7 @@ from lamina_core import (
     vmap,
 )
 from lamina_core import source_info as _source_info
+from lamina_refs import Ref, freeze, new_ref
 from lamina_runtime import (
     Array,
     block_until_ready,
@@ -59,6 +61,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Array",
+    "Ref",
     "ShapeDtypeStruct",
     "__version__",
     "ad_checkpoint",
@@ -78,6 +81,7 @@ __all__ = [
     "dtypes",
     "errors",
     "eval_shape",
+    "freeze",
     "grad",
     "hessian",
     "jacfwd",
@@ -90,9 +94,11 @@ __all__ = [
     "linearize",
     "local_devices",
     "make_jaxpr",
+    "new_ref",
     "nn",
     "numpy",
     "random",
+    "ref",
     "remat",
     "tree",
     "tree_util",

@@ -179,6 +179,7 @@ def _run_fwd(
         )
     p_leaves, p_tree = tree_util.tree_flatten(out[0])
     res, res_tree = tree_util.tree_flatten(out[1])
+    _check_residual_refs(fwd_name, res, vals, single=tree_util.treedef_is_leaf(res_tree))
     call_jaxpr: ClosedJaxpr = params["call_jaxpr"]
     p_avals, f_avals = [typeof(p) for p in p_leaves], list(call_jaxpr.out_avals)
     first = f"{pair}the output of the custom_vjp-decorated function {primal_name}) {res_words}"
@@ -210,6 +211,22 @@ def _run_fwd(
         "bwd_fun": params["bwd_fun"],
     }
     return p_leaves, res, lin
+
+
+def _check_residual_refs(
+    fwd_name: str, res: Sequence[Any], args: Sequence[Any], single: bool
+) -> None:
+    """A fwd rule may return mutable values (Refs) among its residuals only if they are its
+    arguments: that shares them with bwd (JAX's rule and message)."""
+    for k, r in enumerate(res):
+        aval = typeof(r)
+        if aval.mutable and not any(r is a or getattr(a, "value", None) is r for a in args):
+            path = "[1]" if single else f"[1][{k}]"
+            raise ValueError(
+                f"custom_vjp fwd function {fwd_name} returned a mutable array reference of type "
+                f"{aval.str_short(short_dtypes=False)} at output tree path {path} that was not "
+                "an argument."
+            )
 
 
 def _custom_vjp_call_jvp(

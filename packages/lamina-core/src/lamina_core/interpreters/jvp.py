@@ -52,6 +52,10 @@ def not_differentiable(prim: Primitive) -> None:
 
 non_differentiable: set[Primitive] = set()
 
+differentiated_always: set[Primitive] = set()
+"""Primitives whose rule runs even when every tangent is zero: those creating mutable state
+(`new_ref`), whose result must carry a tangent for what is later written into it."""
+
 
 def jvp_rule(prim: Primitive) -> JVPRule:
     rule = jvp_rules.get(prim)
@@ -148,7 +152,7 @@ class JVPTrace(Trace):
             tangents.append(t)
         parent = self.parent
         assert parent is not None
-        if all(type(t) is Zero for t in tangents):
+        if all(type(t) is Zero for t in tangents) and prim not in differentiated_always:
             return bind_with_trace(parent, prim, primals, params)
         rule = jvp_rule(prim)
         with running_under(parent):

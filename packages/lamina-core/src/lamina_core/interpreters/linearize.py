@@ -16,7 +16,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, TypeAlias
 
-from lamina_core.interpreters.jvp import PrimalTangentTracer, jvp_rule, short
+from lamina_core.interpreters.jvp import (
+    PrimalTangentTracer,
+    differentiated_always,
+    jvp_rule,
+    short,
+)
 from lamina_core.interpreters.partial_eval import SplitTrace, TangentTrace, prune_residuals
 from lamina_core.interpreters.staging import StagingTracer
 from lamina_core.interpreters.zeros import Zero, is_float0, zero_of
@@ -83,7 +88,7 @@ class LinearizeTrace(Trace):
             tangents.append(t)
         parent = self.parent
         assert parent is not None
-        if all(type(t) is Zero for t in tangents):
+        if all(type(t) is Zero for t in tangents) and prim not in differentiated_always:
             return bind_with_trace(parent, prim, primals, params)
         rule = linearization_rules.get(prim)
         # Every equation the rule stages comes from the user's line that applied `prim`.

@@ -23,7 +23,7 @@ from lamina_core.tracing import (
     raise_escaped_tracer,
     set_current_trace,
 )
-from lamina_core.values import canonical_value
+from lamina_core.values import by_reference_types, canonical_value, typeof
 
 
 class StagingTracer(Tracer):
@@ -144,6 +144,8 @@ class StagingTrace(Trace):
             return x.jaxpr_var
         if isinstance(x, Tracer):
             return self._capture(x)
+        if type(x) in by_reference_types:
+            return self._capture_reference(x)
         key = id(x)
         known = self._constants.get(key)
         if known is not None and known[0] is x:
@@ -164,6 +166,15 @@ class StagingTrace(Trace):
             var = self._captured[id(tracer)] = Var(tracer.aval)
             self.constvars.append(var)
             self.consts.append(tracer)
+        return var
+
+    def _capture_reference(self, value: Any) -> Var:
+        """A mutable value (a Ref) closed over: a constvar whose const is the value itself."""
+        var = self._captured.get(id(value))
+        if var is None:
+            var = self._captured[id(value)] = Var(typeof(value))
+            self.constvars.append(var)
+            self.consts.append(value)
         return var
 
     def process_primitive(

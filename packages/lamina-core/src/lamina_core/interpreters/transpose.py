@@ -92,8 +92,15 @@ def backward_pass(
     `start_cts`, one per linear input, are what their cotangents accumulate onto (a loop's
     running sums), `Zero` by default.
     """
+    for prepare in transpose_preparers:
+        jaxpr = prepare(jaxpr)
     with replaying_equations():
         return _backward_pass(jaxpr, consts, args, cts_out, start_cts)
+
+
+transpose_preparers: list[Callable[[Jaxpr], Jaxpr]] = []
+"""Passes run on a linear jaxpr before it is transposed, registered by upper layers: Refs
+discharge the mutable state a linear program keeps internally (tangent Refs) into values."""
 
 
 def _backward_pass(

@@ -38,7 +38,7 @@ def kind_of(dtype: np.dtype) -> str:
 
 def array_aval(prim: str, aval: AbstractValue) -> ShapedArray:
     if not isinstance(aval, ShapedArray):
-        raise TypeError(f"{prim} takes arrays, got a value of type {aval.str_short()}")
+        raise aval.operand_error(prim)
     return aval
 
 

@@ -1,0 +1,346 @@
+"""State discharge: a jaxpr using Refs becomes a functional jaxpr (JAX's `discharge_state`).
+
+Each Ref is replaced by the value it holds: a Ref input becomes an input of its value type, and
+its final value is appended to the outputs; a Ref created inside lives only as a value. Reads
+become indexing, writes become indexed updates. Calls (`jit`, `closed_call`) are discharged by
+evaluating their callees inline; `scan` and `while` thread the values of the Refs their bodies
+use as extra carries, `cond` as extra outputs of every branch. The runtime runs this pass
+before lowering, so lamina-mlir lowers only Ref-free jaxprs, and aliases each Ref input with
+the output carrying its final value (an in-place update).
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from lamina_core.avals import AbstractValue
+from lamina_core.call import closed_call_p, jit_p
+from lamina_core.checkpoint import remat_p
+from lamina_core.control_flow.conditionals import cond_p
+from lamina_core.control_flow.loops import while_p
+from lamina_core.control_flow.scan import scan_p
+from lamina_core.custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
+from lamina_core.interpreters.staging import trace_to_jaxpr
+from lamina_core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, jaxprs_in_params
+from lamina_core.primitive import Primitive, RuleTable
+from lamina_core.values import typeof
+from lamina_refs.primitives import (
+    REF_PRIMITIVES,
+    addupdate_p,
+    addupdate_value,
+    freeze_p,
+    get_p,
+    get_value,
+    new_ref_p,
+    swap_p,
+    swap_value,
+)
+from lamina_refs.types import AbstractRef, RefEffect
+
+
+class Cell:
+    """A Ref during discharge: the value it holds now. Identity is intended."""
+
+    __slots__ = ("local", "value")
+
+    def __init__(self, value: Any, local: bool = False) -> None:
+        self.value = value
+        self.local = local
+        """Created by the jaxpr being discharged (so it may be frozen there)."""
+
+
+DischargeRule = Callable[[JaxprEqn, list[Any]], list[Any]]
+"""`rule(eqn, operands) -> outputs`: operands that are Refs arrive as `Cell`s, which the rule
+updates with the Refs' final values."""
+
+discharge_rules: RuleTable[DischargeRule] = RuleTable("state discharge")
+
+
+_uses: weakref.WeakKeyDictionary[Jaxpr, bool] = weakref.WeakKeyDictionary()
+
+
+def has_refs(jaxpr: Jaxpr) -> bool:
+    """True if `jaxpr` takes Refs or uses them inside, in sub-jaxprs too (it must then be
+    discharged to be lowered). Memoized per jaxpr."""
+    known = _uses.get(jaxpr)
+    if known is None:
+        known = _uses[jaxpr] = (
+            any(v.aval.mutable for v in (*jaxpr.constvars, *jaxpr.invars))
+            or any(isinstance(e, RefEffect) for e in jaxpr.effects)
+            or any(_eqn_uses_refs(e) for e in jaxpr.eqns)
+        )
+    return known
+
+
+def _eqn_uses_refs(eqn: JaxprEqn) -> bool:
+    return (
+        eqn.primitive in REF_PRIMITIVES
+        or any(v.aval.mutable for v in eqn.outvars)
+        or any(has_refs(j) for j in jaxprs_in_params(eqn.params))
+    )
+
+
+def _value_aval(aval: AbstractValue) -> AbstractValue:
+    return aval.inner_aval if isinstance(aval, AbstractRef) else aval
+
+
+_memo: dict[bool, weakref.WeakKeyDictionary[Jaxpr, Jaxpr]] = {
+    True: weakref.WeakKeyDictionary(),
+    False: weakref.WeakKeyDictionary(),
+}
+
+
+def discharge_state(jaxpr: Jaxpr, *, inputs: bool = True) -> Jaxpr:
+    """`jaxpr` (without constvars) with its Refs replaced by values.
+
+    Its Ref inputs become inputs of their value types; the final values of those Refs follow
+    the original outputs, in input order. With `inputs=False` only the Refs created inside are
+    discharged: Ref inputs stay Refs, read and written by the equations as before.
+    """
+    if jaxpr.constvars:
+        raise ValueError("discharge_state takes a jaxpr without constvars (open it first)")
+    known = _memo[inputs].get(jaxpr)
+    if known is not None:
+        return known
+    is_ref = [inputs and isinstance(v.aval, AbstractRef) for v in jaxpr.invars]
+
+    def run(*args: Any) -> list[Any]:
+        cells = [Cell(a) if r else a for a, r in zip(args, is_ref, strict=True)]
+        outs = interpret(jaxpr, cells)
+        return [*outs, *(c.value for c, r in zip(cells, is_ref, strict=True) if r)]
+
+    in_avals = [
+        _value_aval(v.aval) if r else v.aval for v, r in zip(jaxpr.invars, is_ref, strict=True)
+    ]
+    out = trace_to_jaxpr(run, in_avals, jaxpr.debug_info).jaxpr
+    _memo[inputs][jaxpr] = out
+    return out
+
+
+def interpret(jaxpr: Jaxpr, args: Sequence[Any], consts: Sequence[Any] = ()) -> list[Any]:
+    """Evaluate `jaxpr` under the current trace with its Refs as `Cell`s (binding functional
+    primitives for every read and write); returns the outputs."""
+    env: dict[Var, Any] = dict(zip(jaxpr.constvars, consts, strict=True))
+    env.update(zip(jaxpr.invars, args, strict=True))
+
+    def read(atom: Any) -> Any:
+        return atom.val if isinstance(atom, Literal) else env[atom]
+
+    for eqn in jaxpr.eqns:
+        ins = [read(a) for a in eqn.invars]
+        outs = _discharge_eqn(eqn, ins)
+        env.update(zip(eqn.outvars, outs, strict=True))
+    return [read(a) for a in jaxpr.outvars]
+
+
+_ON_A_REF = frozenset({get_p, swap_p, addupdate_p, freeze_p})
+
+
+def _creates_refs(eqn: JaxprEqn) -> bool:
+    """A `new_ref`, or a call whose callee makes Refs of its own (which must become values)."""
+    if eqn.primitive is new_ref_p:
+        return True
+    return any(_makes_refs(j) for j in jaxprs_in_params(eqn.params))
+
+
+_makes: weakref.WeakKeyDictionary[Jaxpr, bool] = weakref.WeakKeyDictionary()
+
+
+def _makes_refs(jaxpr: Jaxpr) -> bool:
+    known = _makes.get(jaxpr)
+    if known is None:
+        known = _makes[jaxpr] = any(_creates_refs(e) for e in jaxpr.eqns)
+    return known
+
+
+def _discharge_eqn(eqn: JaxprEqn, ins: list[Any]) -> list[Any]:
+    prim = eqn.primitive
+    if prim in _ON_A_REF:
+        needed = isinstance(ins[0], Cell)  # a Ref not discharged stays a Ref
+    else:
+        needed = any(isinstance(x, Cell) for x in ins) or _creates_refs(eqn)
+    if needed:
+        rule = discharge_rules.get(prim)
+        if rule is None:
+            raise NotImplementedError(
+                f"No state discharge rule implemented for primitive: {prim.name}"
+            )
+        return rule(eqn, ins)
+    out = prim.bind(*ins, **eqn.params)
+    return list(out) if prim.multiple_results else [out]
+
+
+def _rule(prim: Primitive) -> Callable[[DischargeRule], DischargeRule]:
+    return discharge_rules.register(prim)
+
+
+@_rule(new_ref_p)
+def _new_ref(eqn: JaxprEqn, ins: list[Any]) -> list[Any]:
+    return [Cell(ins[0], local=True)]
+
+
+@_rule(freeze_p)
+def _freeze(eqn: JaxprEqn, ins: list[Any]) -> list[Any]:
+    (cell,) = ins
+    if not cell.local:
+        raise ValueError(
+            f"a Ref of type {eqn.invars[0].aval.str_short(short_dtypes=False)} that the "
+            "function did not create was frozen: a Ref can only be frozen in the scope that "
+            f"created it (freeze at {eqn.source_info.summary()})"
+        )
+    return [cell.value]
+
+
+@_rule(get_p)
+def _get(eqn: JaxprEqn, ins: list[Any]) -> list[Any]:
+    cell, *idx = ins
+    return [get_value(cell.value, tuple(idx), eqn.params["tree"])]
+
+
+@_rule(swap_p)
+def _swap(eqn: JaxprEqn, ins: list[Any]) -> list[Any]:
+    cell, val, *idx = ins
+    cell.value, old = swap_value(cell.value, val, tuple(idx), eqn.params["tree"])
+    return [old]
+
+
+@_rule(addupdate_p)
+def _addupdate(eqn: JaxprEqn, ins: list[Any]) -> list[Any]:
+    cell, val, *idx = ins
+    cell.value = addupdate_value(cell.value, val, tuple(idx), eqn.params["tree"])
+    return []
+
+
+def _inline_call(param: str) -> DischargeRule:
+    def rule(eqn: JaxprEqn, ins: list[Any]) -> list[Any]:
+        callee: ClosedJaxpr = eqn.params[param]
+        return interpret(callee.jaxpr, ins, callee.consts)
+
+    return rule
+
+
+discharge_rules.set(jit_p, _inline_call("jaxpr"))
+discharge_rules.set(closed_call_p, _inline_call("call_jaxpr"))
+discharge_rules.set(remat_p, _inline_call("jaxpr"))
+# A custom rule's primal function, discharged: its rules apply to values, before discharge.
+discharge_rules.set(custom_jvp_call_p, _inline_call("call_jaxpr"))
+discharge_rules.set(custom_vjp_call_p, _inline_call("call_jaxpr"))
+
+
+def _distinct_cells(values: Sequence[Any]) -> list[Cell]:
+    cells: list[Cell] = []
+    for x in values:
+        if isinstance(x, Cell) and all(x is not c for c in cells):
+            cells.append(x)
+    return cells
+
+
+def _body_with_values(
+    closed: ClosedJaxpr, ins: Sequence[Any], cells: Sequence[Cell]
+) -> tuple[Callable[..., list[Any]], list[AbstractValue]]:
+    """The callee `closed`, called with operands `ins` of which some are `cells`, as a function
+    of `[*values of cells, *non-Ref operands]` returning `[*final values of cells, *outputs]`;
+    and the types of those arguments."""
+    slots = [next(k for k, c in enumerate(cells) if c is x) if isinstance(x, Cell) else None
+             for x in ins]  # fmt: skip
+    n = len(cells)
+
+    def fun(*args: Any) -> list[Any]:
+        local = [Cell(v) for v in args[:n]]
+        others = iter(args[n:])
+        operands = [local[k] if k is not None else next(others) for k in slots]
+        outs = interpret(closed.jaxpr, operands, closed.consts)
+        return [*(c.value for c in local), *outs]
+
+    others = [v.aval for k, v in zip(slots, closed.jaxpr.invars, strict=True) if k is None]
+    return fun, [*(typeof(c.value) for c in cells), *others]
+
+
+def _stage(fun: Callable[..., list[Any]], avals: Sequence[AbstractValue], like: ClosedJaxpr
+           ) -> ClosedJaxpr:  # fmt: skip
+    return trace_to_jaxpr(fun, avals, like.jaxpr.debug_info)
+
+
+@_rule(scan_p)
+def _scan(eqn: JaxprEqn, ins: list[Any]) -> list[Any]:
+    params = dict(eqn.params)
+    num_consts, num_carry = params["num_consts"], params["num_carry"]
+    if any(isinstance(x, Cell) for x in ins[num_consts:]):
+        raise ValueError("a scan cannot carry or scan over Refs; close over them instead")
+    cells = _distinct_cells(ins[:num_consts])
+    n = len(cells)
+    fun, avals = _body_with_values(params["jaxpr"], ins, cells)
+    n_consts = num_consts - sum(isinstance(x, Cell) for x in ins[:num_consts])
+
+    def body(*args: Any) -> list[Any]:
+        # The loop's layout: [*consts, *Ref values (carried), *carry, *xs].
+        consts, refs, rest = args[:n_consts], args[n_consts : n_consts + n], args[n_consts + n :]
+        return fun(*refs, *consts, *rest)
+
+    body_avals = [*avals[n : n + n_consts], *avals[:n], *avals[n + n_consts :]]  # as `body`
+    params.update(jaxpr=_stage(body, body_avals, params["jaxpr"]),
+                  num_consts=n_consts, num_carry=num_carry + n)  # fmt: skip
+    if "linear" in params:
+        params["linear"] = (False,) * len(body_avals)
+    consts = [x for x in ins[:num_consts] if not isinstance(x, Cell)]
+    outs = scan_p.bind(*consts, *(c.value for c in cells), *ins[num_consts:], **params)
+    for c, v in zip(cells, outs[:n], strict=True):
+        c.value = v
+    return list(outs[n:])
+
+
+@_rule(while_p)
+def _while(eqn: JaxprEqn, ins: list[Any]) -> list[Any]:
+    params = dict(eqn.params)
+    nc, nb = params["cond_nconsts"], params["body_nconsts"]
+    if any(isinstance(x, Cell) for x in ins[nc + nb :]):
+        raise ValueError("a while loop cannot carry Refs; close over them instead")
+    cells = _distinct_cells(ins[: nc + nb])
+    n = len(cells)
+    carry = ins[nc + nb :]
+    cond_fun, cond_avals = _body_with_values(params["cond_jaxpr"], [*ins[:nc], *carry], cells)
+    body_fun, body_avals = _body_with_values(params["body_jaxpr"], ins[nc:], cells)
+    n_cc = nc - sum(isinstance(x, Cell) for x in ins[:nc])
+    n_bc = nb - sum(isinstance(x, Cell) for x in ins[nc : nc + nb])
+
+    def cond(*args: Any) -> list[Any]:
+        consts, refs, rest = args[:n_cc], args[n_cc : n_cc + n], args[n_cc + n :]
+        return cond_fun(*refs, *consts, *rest)[n:]  # a read-only use: writes are dropped
+
+    def body(*args: Any) -> list[Any]:
+        consts, refs, rest = args[:n_bc], args[n_bc : n_bc + n], args[n_bc + n :]
+        return body_fun(*refs, *consts, *rest)
+
+    def layout(avals: list[AbstractValue], k: int) -> list[AbstractValue]:
+        return [*avals[n : n + k], *avals[:n], *avals[n + k :]]
+
+    params.update(
+        cond_jaxpr=_stage(cond, layout(cond_avals, n_cc), params["cond_jaxpr"]),
+        body_jaxpr=_stage(body, layout(body_avals, n_bc), params["body_jaxpr"]),
+        cond_nconsts=n_cc,
+        body_nconsts=n_bc,
+    )
+    cond_consts = [x for x in ins[:nc] if not isinstance(x, Cell)]
+    body_consts = [x for x in ins[nc : nc + nb] if not isinstance(x, Cell)]
+    outs = while_p.bind(*cond_consts, *body_consts, *(c.value for c in cells), *carry, **params)
+    for c, v in zip(cells, outs[:n], strict=True):
+        c.value = v
+    return list(outs[n:])
+
+
+@_rule(cond_p)
+def _cond(eqn: JaxprEqn, ins: list[Any]) -> list[Any]:
+    index, *ops = ins
+    cells = _distinct_cells(ops)
+    n = len(cells)
+    branches = []
+    for branch in eqn.params["branches"]:
+        fun, avals = _body_with_values(branch, ops, cells)
+        branches.append(_stage(fun, avals, branch))
+    others = [x for x in ops if not isinstance(x, Cell)]
+    outs = cond_p.bind(index, *(c.value for c in cells), *others, branches=tuple(branches))
+    for c, v in zip(cells, outs[:n], strict=True):
+        c.value = v
+    return list(outs[n:])

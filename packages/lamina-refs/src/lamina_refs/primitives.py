@@ -1,0 +1,327 @@
+"""The Ref primitives, as JAX prints them: `new_ref`, `freeze`, `get`, `swap`, `addupdate`.
+
+Each registers its abstract evaluation, effects and printing into core's tables, and its
+evaluation on values (`value_impl_rules`): a read or write of an eager `Ref` applies the
+primitive's discharge rule (`lamina_refs.discharge`) to the value the Ref holds. The user
+functions (`new_ref`, `freeze`, `ref_get`, `ref_set`, `ref_swap`, `ref_addupdate`) are JAX's.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+import numpy as np
+
+from lamina_core import lax, pp
+from lamina_core.avals import AbstractValue, ShapedArray
+from lamina_core.dtypes import issubdtype
+from lamina_core.effects import Effects
+from lamina_core.jaxpr import JaxprEqn, Literal
+from lamina_core.jit import jit
+from lamina_core.numpy._index_update import at
+from lamina_core.numpy._indexing import getitem
+from lamina_core.pretty import PpContext, PpSettings, literal_text, pp_eqn_rules, pp_vars
+from lamina_core.primitive import Primitive
+from lamina_core.rules import abstract_eval_rules, effects_rules, value_impl_rules
+from lamina_core.values import typeof
+from lamina_refs import indexing
+from lamina_refs.indexing import NDIndexer, Slice, Transforms, make_indexer, transformed_aval
+from lamina_refs.types import ACCUM, INTERNAL, READ, WRITE, AbstractRef, Ref, ref_aval
+
+new_ref_p: Final = Primitive("new_ref")
+freeze_p: Final = Primitive("freeze")
+get_p: Final = Primitive("get")
+swap_p: Final = Primitive("swap")
+addupdate_p: Final = Primitive("addupdate", multiple_results=True)
+
+REF_PRIMITIVES: Final = frozenset({new_ref_p, freeze_p, get_p, swap_p, addupdate_p})
+
+
+def _ref_type(aval: AbstractValue, what: str) -> AbstractRef:
+    if not isinstance(aval, AbstractRef):
+        raise ValueError(f"`{what}` must be called on `Ref` types: {aval}.")
+    return aval
+
+
+# --- abstract evaluation and effects ---------------------------------------------------------
+
+
+@abstract_eval_rules.register(new_ref_p)
+def _new_ref_abstract_eval(x: AbstractValue, *, kind: str | None, memory_space: Any) -> AbstractRef:
+    return ref_aval(x, kind)
+
+
+@abstract_eval_rules.register(freeze_p)
+def _freeze_abstract_eval(ref: AbstractValue) -> AbstractValue:
+    return _ref_type(ref, "freeze").inner_aval
+
+
+@abstract_eval_rules.register(get_p)
+def _get_abstract_eval(ref: AbstractValue, *idx: AbstractValue, tree: Transforms) -> AbstractValue:
+    return transformed_aval(tree, _ref_type(ref, "get").inner_aval)
+
+
+def _check_value(
+    what: str, ref: AbstractRef, val: AbstractValue, tree: Transforms
+) -> AbstractValue:
+    expected = transformed_aval(tree, ref.inner_aval)
+    if isinstance(expected, ShapedArray):
+        if not isinstance(val, ShapedArray):
+            raise ValueError(f"`{what}` of a value of type {val.str_short()} into {ref}")
+        if expected.shape != val.shape:
+            raise ValueError(
+                f"Invalid shape for `{what}`. Ref shape: {ref.shape}. Expected shape: "
+                f"{expected.shape}. Value shape: {val.shape}. Transforms: {tree}. "
+            )
+        if expected.dtype != val.dtype:
+            raise ValueError(
+                f"Invalid dtype for `{what}`. Ref dtype: {expected.dtype}. Value dtype: "
+                f"{val.dtype}. "
+            )
+    return expected
+
+
+@abstract_eval_rules.register(swap_p)
+def _swap_abstract_eval(
+    ref: AbstractValue, val: AbstractValue, *idx: AbstractValue, tree: Transforms
+) -> AbstractValue:
+    return _check_value("swap", _ref_type(ref, "swap"), val, tree)
+
+
+@abstract_eval_rules.register(addupdate_p)
+def _addupdate_abstract_eval(
+    ref: AbstractValue, val: AbstractValue, *idx: AbstractValue, tree: Transforms
+) -> list[AbstractValue]:
+    _check_value("addupdate", _ref_type(ref, "addupdate"), val, tree)
+    return []
+
+
+def _effects(effect: Any) -> Any:
+    frozen: Effects = frozenset({effect})
+    return lambda *avals, **params: frozen
+
+
+effects_rules.set(new_ref_p, _effects(INTERNAL))
+effects_rules.set(freeze_p, _effects(INTERNAL))
+effects_rules.set(get_p, _effects(READ))
+effects_rules.set(swap_p, _effects(WRITE))
+effects_rules.set(addupdate_p, _effects(ACCUM))
+
+
+# --- printing: `b:f32[] <- a[1]`, `d:f32[], a[1] <- a[1], c`, `a[...] += b` ----------------
+
+
+def _pp_slice(s: Slice, dim: int) -> str:
+    start = "" if s.start == 0 else str(s.start)
+    end = s.start + s.size * s.stride
+    stop = "" if end == dim else str(end)
+    return f"{start}:{stop}" if s.stride == 1 else f"{start}:{stop}:{s.stride}"
+
+
+def _pp_indexed(eqn: JaxprEqn, ref_at: int, ctx: PpContext) -> str:
+    ref = eqn.invars[ref_at]
+    name = ctx.name(ref) if not isinstance(ref, Literal) else literal_text(ref)
+    tree: Transforms = eqn.params["tree"]
+    if not tree:
+        return f"{name}[...]"
+    (indexer,) = tree
+    operands = eqn.invars[ref_at + (1 if eqn.primitive is get_p else 2) :]
+    parts = []
+    for i, dim in zip(indexer.indices, indexer.shape, strict=True):
+        if isinstance(i, Slice):
+            parts.append(_pp_slice(i, dim))
+        else:
+            atom = operands[i.position]
+            parts.append(
+                literal_text(atom, print_dtype=False)
+                if isinstance(atom, Literal)
+                else ctx.name(atom)
+            )
+    return f"{name}[{','.join(parts)}]"
+
+
+def _atom(eqn: JaxprEqn, k: int, ctx: PpContext) -> str:
+    atom = eqn.invars[k]
+    return literal_text(atom) if isinstance(atom, Literal) else ctx.name(atom)
+
+
+def _get_pp(eqn: JaxprEqn, ctx: PpContext, settings: PpSettings) -> pp.Doc:
+    lhs = pp_vars(eqn.outvars, ctx, print_shapes=settings.print_shapes)
+    annotation = eqn.source_info.summary() if settings.source_info else None
+    return pp.concat([lhs, pp.text(" <- ", annotation), pp.text(_pp_indexed(eqn, 0, ctx))])
+
+
+def _swap_pp(eqn: JaxprEqn, ctx: PpContext, settings: PpSettings) -> pp.Doc:
+    annotation = eqn.source_info.summary() if settings.source_info else None
+    target = _pp_indexed(eqn, 0, ctx)
+    value = _atom(eqn, 1, ctx)
+    if ctx.name(eqn.outvars[0]) == "_":
+        return pp.concat([pp.text(target), pp.text(" <- ", annotation), pp.text(value)])
+    lhs = pp_vars(eqn.outvars, ctx, print_shapes=settings.print_shapes)
+    return pp.concat(
+        [lhs, pp.text(f", {target}"), pp.text(" <- ", annotation), pp.text(f"{target}, {value}")]
+    )
+
+
+def _addupdate_pp(eqn: JaxprEqn, ctx: PpContext, settings: PpSettings) -> pp.Doc:
+    annotation = eqn.source_info.summary() if settings.source_info else None
+    return pp.concat(
+        [
+            pp.text(_pp_indexed(eqn, 0, ctx)),
+            pp.text(" += ", annotation),
+            pp.text(_atom(eqn, 1, ctx)),
+        ]
+    )
+
+
+pp_eqn_rules.set(get_p, _get_pp)
+pp_eqn_rules.set(swap_p, _swap_pp)
+pp_eqn_rules.set(addupdate_p, _addupdate_pp)
+
+
+# --- functional meaning (used eagerly here, and by the discharge pass) -----------------------
+
+
+def get_value(value: Any, idx: tuple[Any, ...], tree: Transforms) -> Any:
+    """`value[index]`: what `get` reads from a Ref holding `value`."""
+    if not tree:
+        return value
+    return getitem(value, tree[0].numpy_index(idx))
+
+
+def swap_value(value: Any, val: Any, idx: tuple[Any, ...], tree: Transforms) -> tuple[Any, Any]:
+    """The Ref's new value and the old value at the index, for `swap`."""
+    if not tree:
+        return val, value
+    index = tree[0].numpy_index(idx)
+    # A write through integer arrays names distinct elements (a Ref is written in place; which
+    # of two writes to one element wins is unspecified, as in JAX), so its scatter has unique
+    # indices, which also makes it transposable.
+    return at(value)[index].set(val, unique_indices=True), getitem(value, index)
+
+
+def addupdate_value(value: Any, val: Any, idx: tuple[Any, ...], tree: Transforms) -> Any:
+    if not tree:
+        return lax.add(value, val)
+    return at(value)[tree[0].numpy_index(idx)].add(val)
+
+
+_copy = jit(lambda v: v)
+"""A copy of an array: a compiled identity returns a new buffer (the Ref must not share its
+initial value's buffer, which an in-place update would overwrite)."""
+
+
+def _as_array(x: Any) -> Any:
+    from lamina_core import numpy as jnp
+
+    return jnp.asarray(x)
+
+
+@value_impl_rules.register(new_ref_p)
+def _new_ref_impl(x: Any, *, kind: str | None, memory_space: Any) -> Ref:
+    return Ref(ref_aval(typeof(x), kind), _copy(_as_array(x)))
+
+
+@value_impl_rules.register(freeze_p)
+def _freeze_impl(ref: Ref) -> Any:
+    value = ref.value()
+    ref.invalidate()
+    return value
+
+
+@value_impl_rules.register(get_p)
+def _get_impl(ref: Ref, *idx: Any, tree: Transforms) -> Any:
+    return get_value(ref.value(), idx, tree)
+
+
+@value_impl_rules.register(swap_p)
+def _swap_impl(ref: Ref, val: Any, *idx: Any, tree: Transforms) -> Any:
+    new, old = swap_value(ref.value(), val, idx, tree)
+    ref.set_value(new)
+    return old
+
+
+@value_impl_rules.register(addupdate_p)
+def _addupdate_impl(ref: Ref, val: Any, *idx: Any, tree: Transforms) -> list[Any]:
+    ref.set_value(addupdate_value(ref.value(), val, idx, tree))
+    return []
+
+
+# --- the user functions ----------------------------------------------------------------------
+
+
+def new_ref(init: Any, *, memory_space: Any = None, kind: str | None = None) -> Any:
+    """A new Ref holding (a copy of) `init`: `jax.new_ref`."""
+    if kind not in (None, "no_grad_no_remat"):
+        raise ValueError(f"new_ref: kind must be None or 'no_grad_no_remat', got {kind!r}")
+    return new_ref_p.bind(init, kind=kind, memory_space=memory_space)
+
+
+def freeze(ref: Any) -> Any:
+    """The final value of `ref`, which becomes invalid: `jax.freeze`."""
+    return freeze_p.bind(ref)
+
+
+def _ref_and_indexer(ref: Any, idx: Any, what: str) -> tuple[Transforms, list[Any]]:
+    aval = typeof(ref)
+    if not isinstance(aval, AbstractRef):
+        raise ValueError(f"Can only call `{what}` on a `Ref`: {ref}.")
+    return make_indexer(idx, aval.shape)
+
+
+def ref_get(ref: Any, idx: Any = None) -> Any:
+    """`ref[idx]`: the indexed part of the Ref's value, as a new array."""
+    tree, operands = _ref_and_indexer(ref, idx, "ref_get")
+    return get_p.bind(ref, *operands, tree=tree)
+
+
+def _implicit_cast(dtype: Any, value: Any) -> Any:
+    # As JAX: weak floats and any integers are converted to the Ref's dtype.
+    aval = typeof(value)
+    if not isinstance(aval, ShapedArray):
+        return value
+    floats = issubdtype(dtype, np.floating) and issubdtype(aval.dtype, np.floating)
+    ints = issubdtype(dtype, np.integer) and issubdtype(aval.dtype, np.integer)
+    if (aval.weak_type and floats) or ints:
+        return lax.convert_element_type(value, dtype)
+    return value
+
+
+def ref_swap(ref: Any, idx: Any, value: Any, _function_name: str = "ref_swap") -> Any:
+    """Write `value` at `ref[idx]` and return what was there."""
+    tree, operands = _ref_and_indexer(ref, idx, _function_name)
+    value = _implicit_cast(typeof(ref).dtype, value)  # type: ignore[attr-defined]  # a Ref
+    return swap_p.bind(ref, value, *operands, tree=tree)
+
+
+def ref_set(ref: Any, idx: Any, value: Any) -> None:
+    """`ref[idx] = value`."""
+    ref_swap(ref, idx, value, _function_name="ref_set")
+
+
+def ref_addupdate(ref: Any, idx: Any, value: Any) -> None:
+    """`ref[idx] += value` as one accumulation (what reverse mode emits)."""
+    tree, operands = _ref_and_indexer(ref, idx, "ref_addupdate")
+    value = _implicit_cast(typeof(ref).dtype, value)  # type: ignore[attr-defined]  # a Ref
+    addupdate_p.bind(ref, value, *operands, tree=tree)
+
+
+AbstractRef.tracer_getitem = staticmethod(ref_get)
+AbstractRef.tracer_setitem = staticmethod(ref_set)
+
+__all__ = [
+    "REF_PRIMITIVES",
+    "NDIndexer",
+    "addupdate_p",
+    "freeze",
+    "freeze_p",
+    "get_p",
+    "indexing",
+    "new_ref",
+    "new_ref_p",
+    "ref_addupdate",
+    "ref_get",
+    "ref_set",
+    "ref_swap",
+    "swap_p",
+]
