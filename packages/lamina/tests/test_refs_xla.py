@@ -308,3 +308,37 @@ def test_loops_and_calls_read_and_write_closed_over_refs() -> None:
     np.testing.assert_array_equal(r[...], [2.0, 2.0])
     z = lamina.new_ref(lamina.numpy.arange(3.0))
     np.testing.assert_array_equal(lamina.vmap(lambda i: z[i])(lamina.numpy.arange(3)), [0, 1, 2])
+
+
+_RSS_PROBE = """
+import resource
+import lamina as jax
+import lamina.numpy as jnp
+
+@jax.jit
+def bump(r):
+    r[...] += 1.0
+
+big = jax.new_ref(jnp.zeros(32 * 1024 * 1024))  # 128 MB
+bump(big)  # compiled; the first update
+jax.block_until_ready(big[:1])
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+for _ in range(4):
+    bump(big)
+jax.block_until_ready(big[:1])
+after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print((after - before) / 1024, float(big[0]))
+"""
+
+
+@pytest.mark.slow
+def test_in_place_update_of_128mb_moves_no_memory() -> None:
+    import subprocess
+    import sys
+
+    out = subprocess.run(
+        [sys.executable, "-c", _RSS_PROBE], capture_output=True, text=True, check=True
+    )
+    growth_mb, first = map(float, out.stdout.split())
+    assert first == 5.0
+    assert growth_mb < 10.0, f"peak RSS grew by {growth_mb:.1f} MB"

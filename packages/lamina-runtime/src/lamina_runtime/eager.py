@@ -31,6 +31,7 @@ from lamina_runtime._lru import LRUCache
 from lamina_runtime.array import Array
 from lamina_runtime.executable import Executable, runtime, to_buffer
 from lamina_runtime.pipeline import CompiledCall, compile_staged
+from lamina_runtime.structural_key import holds_jaxprs, params_key
 
 REF_VALUE_PRIMITIVES = frozenset({new_ref_p, freeze_p})
 """Ref primitives that make or consume a Ref object itself: evaluated on values, not compiled."""
@@ -120,7 +121,7 @@ class XlaEager:
         distinct = [x for i, x in enumerate(args) if slots[i] == i]
         avals = tuple(typeof(x) for x in args)
         try:
-            key: Hashable | None = ("refs", prim, avals, tuple(slots), tuple(params.items()))
+            key: Hashable | None = ("refs", prim, avals, tuple(slots), _key_of(params))
             call = self._ref_calls.get(key)
         except TypeError:
             key, call = None, None
@@ -147,7 +148,7 @@ class XlaEager:
         # Params arrive in the same keyword order from the same call site, so their items
         # (unsorted) make a good key; unhashable params (rare) are compiled every time.
         try:
-            key: Hashable | None = (prim, avals, tuple(params.items()))
+            key: Hashable | None = (prim, avals, _key_of(params))
             known = self._programs.get(key)
         except TypeError:
             key, known = None, None
@@ -198,6 +199,14 @@ class XlaEager:
         if not program.multiple_results:
             return wrap(outs[0], executable.out_avals[0])
         return [wrap(o, a) for o, a in zip(outs, executable.out_avals, strict=True)]
+
+
+def _key_of(params: dict[str, Any]) -> Hashable:
+    """Params as a program-cache key: bodies of control flow by structure (a fresh lambda's
+    body equal to an earlier one reuses its program), other params as they are."""
+    if holds_jaxprs(params):
+        return params_key(params)
+    return tuple(params.items())
 
 
 def _to_device(x: Any, aval: AbstractValue, device: Any) -> Any:

@@ -152,7 +152,7 @@ class JitFunction(Jitted):
         """C++ dispatch found no entry: run in Python, and say how C++ may repeat the call."""
         self.dispatch_misses += 1
         outs, call, leaves = self._call(args, kwargs)
-        if call is None:
+        if call is None or call.ref_inputs:  # Refs are updated in place by Python's path
             return outs, None, False
         return outs, self._fast_path(call, args, kwargs, leaves), False
 
@@ -168,8 +168,6 @@ class JitFunction(Jitted):
         C++ sees the arguments through jaxlib's tree registry and converts host values by JAX's
         x64 flag: both must agree with what Lamina did for this call.
         """
-        if call.ref_inputs:
-            return None  # Refs are updated in place by Python's path
         dyn_args, dyn_kwargs, *_ = self._split(args, kwargs)
         try:
             seen = _bridge.dispatch_leaves((dyn_args, dyn_kwargs))
@@ -390,7 +388,8 @@ class RefEntry:
         for i, x in enumerate(leaves):
             kind = type(x)
             if kind is Ref:
-                bufs.append(x.value()._buf)
+                value = x._value
+                bufs.append((value if value is not None else x.value())._buf)
             elif kind is Array:
                 bufs.append(x._buf)
             else:
