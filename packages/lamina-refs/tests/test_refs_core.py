@@ -17,6 +17,8 @@ from lamina_refs import (
     AbstractRef,
     Ref,
     discharge_state,
+    empty_ref,
+    free_ref,
     freeze,
     has_refs,
     new_ref,
@@ -55,7 +57,7 @@ def test_new_ref_copies_its_initial_value() -> None:
 def test_freeze_invalidates() -> None:
     r = new_ref(jnp.arange(3.0))
     np.testing.assert_array_equal(freeze(r), [0.0, 1.0, 2.0])
-    with pytest.raises(ValueError, match="was frozen"):
+    with pytest.raises(ValueError, match="was frozen or freed"):
         r[...]
 
 
@@ -254,3 +256,27 @@ def test_random_programs_discharged_equal_numpy(ops: list[Any]) -> None:
     for e, g, h in zip(expected, got, eager, strict=True):
         np.testing.assert_allclose(np.asarray(g), e, rtol=1e-6)
         np.testing.assert_allclose(np.asarray(h), e, rtol=1e-6)
+
+
+def test_empty_and_free_ref() -> None:
+    def f(x: Any) -> Any:
+        r = empty_ref(lc.ShapeDtypeStruct((3,), np.float32))
+        r[...] = x * 2
+        v = r[...]
+        free_ref(r)
+        return v
+
+    text = str(lc.make_jaxpr(f)(jnp.ones(3)))
+    assert "b:Ref{f32[3]} = empty_ref[memory_space=None ty=float32[3]] \n" in text
+    assert "    free_ref b\n" in text
+    np.testing.assert_array_equal(f(jnp.ones(3)), [2.0, 2.0, 2.0])
+    jaxpr = lc.make_jaxpr(f)(jnp.ones(3)).jaxpr
+    np.testing.assert_array_equal(
+        eval_jaxpr(discharge_state(jaxpr), (), np.ones(3, np.float32))[0], 2.0
+    )
+    np.testing.assert_array_equal(lc.grad(lambda x: f(x).sum())(jnp.ones(3)), [2.0, 2.0, 2.0])
+    np.testing.assert_array_equal(lc.vmap(f)(jnp.ones((2, 3))), np.full((2, 3), 2.0))
+    r = empty_ref(np.zeros(2, np.int32))
+    free_ref(r)
+    with pytest.raises(ValueError, match="was frozen or freed"):
+        r[...]

@@ -342,3 +342,27 @@ def test_in_place_update_of_128mb_moves_no_memory() -> None:
     growth_mb, first = map(float, out.stdout.split())
     assert first == 5.0
     assert growth_mb < 10.0, f"peak RSS grew by {growth_mb:.1f} MB"
+
+
+def _ref_misuses(L: Any) -> list[Callable[[], Any]]:
+    lax, jnp = L.lax, L.numpy
+    r = L.new_ref(0.0)
+    return [
+        lambda: lax.scan(lambda c, x: (c, r), 0.0, jnp.arange(3.0)),
+        lambda: lax.scan(lambda c, x: ((c, r), x), (0.0, 1.0), jnp.arange(3.0)),
+        lambda: lax.cond(True, lambda: r, lambda: r),
+        lambda: lax.while_loop(lambda c: False, lambda c: c, r),
+        lambda: lax.scan(lambda c, x: (c, x), (r, r), jnp.arange(3.0)),
+        lambda: lax.cond(True, lambda a, b: 1.0, lambda a, b: 1.0, r, r),
+        lambda: L.jit(lambda a, b: None)(r, r),
+        lambda: L.jit(lambda a: a)(r),
+    ]
+
+
+def test_control_flow_and_jit_ref_errors_are_jaxs() -> None:
+    for ours, theirs in zip(_ref_misuses(lamina), _ref_misuses(jax), strict=True):
+        with pytest.raises(ValueError) as expected:
+            theirs()
+        with pytest.raises(ValueError) as got:
+            ours()
+        assert str(got.value) == str(expected.value)

@@ -7,7 +7,7 @@ and never twice; and it cannot be returned. These checks ask only the aval proto
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from lamina_core.avals import AbstractValue
@@ -74,15 +74,19 @@ def check_not_closed_over_and_passed(
 
 
 def check_no_returned(
-    debug: DebugInfo | None, jaxpr: Jaxpr, result_paths: Sequence[str] | None = None
+    debug: DebugInfo | None,
+    jaxpr: Jaxpr,
+    result_paths: Callable[[], Sequence[str]] | None = None,
 ) -> None:
-    """A traced function returning a mutable value is an error (`err1`), saying where the
-    value came from: an argument, or the line that created it."""
+    """A traced function returning a mutable value is an error (`err1`), saying where in the
+    result it is (`result_paths()` names each output, `""` for none) and where the value came
+    from: an argument, or the line that created it."""
     for i, out in enumerate(jaxpr.outvars):
         aval = out.aval
         if not aval.mutable:
             continue
-        path = result_paths[i] if result_paths is not None and i < len(result_paths) else ""
+        paths = result_paths() if result_paths is not None else ()
+        path = paths[i] if i < len(paths) else ""
         loc = f" at output tree path {path}" if path else ""
         origin = ""
         maker = next((e for e in jaxpr.eqns if out in e.outvars), None)

@@ -20,7 +20,15 @@ from lamina_core.interpreters.zeros import Zero, instantiate_zeros
 from lamina_core.jaxpr import Jaxpr
 from lamina_core.values import typeof
 from lamina_refs.discharge import discharge_state, has_refs
-from lamina_refs.primitives import addupdate_p, freeze_p, get_p, new_ref_p, swap_p
+from lamina_refs.primitives import (
+    addupdate_p,
+    empty_ref_p,
+    free_ref_p,
+    freeze_p,
+    get_p,
+    new_ref_p,
+    swap_p,
+)
 from lamina_refs.types import AbstractRef
 
 NO_GRAD = "no_grad_no_remat"
@@ -52,6 +60,31 @@ def _new_ref_linearization(
         return new_ref_p.bind(instantiate_zeros(t), kind=kind, memory_space=memory_space)
 
     return out, kind != NO_GRAD, [], linearized
+
+
+def _empty_ref_jvp(
+    primals: Sequence[Any], tangents: Sequence[Any], *, ty: Any, memory_space: Any
+) -> tuple[Any, Any]:
+    out = empty_ref_p.bind(ty=ty, memory_space=memory_space)
+    return out, empty_ref_p.bind(ty=ty.to_tangent_aval(), memory_space=memory_space)
+
+
+def _empty_ref_linearization(
+    nonzeros: Sequence[bool], *, ty: Any, memory_space: Any
+) -> tuple[Any, bool, list[Any], Any]:
+    out = empty_ref_p.bind(ty=ty, memory_space=memory_space)
+
+    def linearized(residuals: Sequence[Any]) -> Any:
+        return empty_ref_p.bind(ty=ty.to_tangent_aval(), memory_space=memory_space)
+
+    return out, True, [], linearized
+
+
+def _free_ref_jvp(primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[list[Any], list[Any]]:
+    free_ref_p.bind(primals[0])
+    if type(tangents[0]) is not Zero:
+        free_ref_p.bind(tangents[0])
+    return [], []
 
 
 def _freeze_jvp(primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
@@ -105,6 +138,10 @@ def _addupdate_jvp(
 
 
 differentiated_always.add(new_ref_p)
+differentiated_always.add(empty_ref_p)
+jvp_rules.set(empty_ref_p, _empty_ref_jvp)
+linearization_rules.set(empty_ref_p, _empty_ref_linearization)
+jvp_rules.set(free_ref_p, _free_ref_jvp)
 jvp_rules.set(new_ref_p, _new_ref_jvp)
 linearization_rules.set(new_ref_p, _new_ref_linearization)
 jvp_rules.set(freeze_p, _freeze_jvp)

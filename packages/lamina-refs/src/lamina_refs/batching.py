@@ -21,6 +21,8 @@ from lamina_refs.indexing import IntIndex, NDIndexer, Slice, Transforms
 from lamina_refs.primitives import (
     addupdate_p,
     addupdate_value,
+    empty_ref_p,
+    free_ref_p,
     freeze_p,
     get_p,
     get_value,
@@ -69,6 +71,19 @@ def _new_ref_batched(
     if d is None:  # defensively batched, as JAX: a write of a batched value may follow
         x, d = broadcast_batched(x, axis.size, 0), 0
     return new_ref_p.bind(x, **params), d
+
+
+def _empty_ref_batched(
+    axis: AxisData, vals: Sequence[Any], dims: Sequence[BatchDim], *, ty: Any, memory_space: Any
+) -> tuple[Any, BatchDim]:
+    return empty_ref_p.bind(ty=ty.inc_rank(axis.size, 0), memory_space=memory_space), 0
+
+
+def _free_ref_batched(
+    axis: AxisData, vals: Sequence[Any], dims: Sequence[BatchDim]
+) -> tuple[list[Any], list[BatchDim]]:
+    free_ref_p.bind(vals[0])
+    return [], []
 
 
 def _freeze_batched(
@@ -139,6 +154,9 @@ def _addupdate_batched(
 
 
 needs_axis_rule.add(new_ref_p)
+needs_axis_rule.add(empty_ref_p)
+batching_rules.set(empty_ref_p, _empty_ref_batched)
+batching_rules.set(free_ref_p, _free_ref_batched)
 batching_rules.set(new_ref_p, _new_ref_batched)
 batching_rules.set(freeze_p, _freeze_batched)
 batching_rules.set(get_p, _get_batched)

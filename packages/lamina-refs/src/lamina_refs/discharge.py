@@ -23,6 +23,7 @@ from lamina_core.control_flow.loops import while_p
 from lamina_core.control_flow.scan import scan_p
 from lamina_core.custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
 from lamina_core.interpreters.staging import trace_to_jaxpr
+from lamina_core.interpreters.zeros import zeros_like_aval
 from lamina_core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, jaxprs_in_params
 from lamina_core.primitive import Primitive, RuleTable
 from lamina_core.values import typeof
@@ -30,6 +31,8 @@ from lamina_refs.primitives import (
     REF_PRIMITIVES,
     addupdate_p,
     addupdate_value,
+    empty_ref_p,
+    free_ref_p,
     freeze_p,
     get_p,
     get_value,
@@ -135,12 +138,12 @@ def interpret(jaxpr: Jaxpr, args: Sequence[Any], consts: Sequence[Any] = ()) -> 
     return [read(a) for a in jaxpr.outvars]
 
 
-_ON_A_REF = frozenset({get_p, swap_p, addupdate_p, freeze_p})
+_ON_A_REF = frozenset({get_p, swap_p, addupdate_p, freeze_p, free_ref_p})
 
 
 def _creates_refs(eqn: JaxprEqn) -> bool:
     """A `new_ref`, or a call whose callee makes Refs of its own (which must become values)."""
-    if eqn.primitive is new_ref_p:
+    if eqn.primitive is new_ref_p or eqn.primitive is empty_ref_p:
         return True
     return any(_makes_refs(j) for j in jaxprs_in_params(eqn.params))
 
@@ -179,6 +182,16 @@ def _rule(prim: Primitive) -> Callable[[DischargeRule], DischargeRule]:
 @_rule(new_ref_p)
 def _new_ref(eqn: JaxprEqn, ins: list[Any]) -> list[Any]:
     return [Cell(ins[0], local=True)]
+
+
+@_rule(empty_ref_p)
+def _empty_ref(eqn: JaxprEqn, ins: list[Any]) -> list[Any]:
+    return [Cell(zeros_like_aval(eqn.params["ty"]), local=True)]
+
+
+@_rule(free_ref_p)
+def _free_ref(eqn: JaxprEqn, ins: list[Any]) -> list[Any]:
+    return []
 
 
 @_rule(freeze_p)

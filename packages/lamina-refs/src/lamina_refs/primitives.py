@@ -16,6 +16,7 @@ from lamina_core import lax, pp
 from lamina_core.avals import AbstractValue, ShapedArray
 from lamina_core.dtypes import issubdtype
 from lamina_core.effects import Effects
+from lamina_core.interpreters.zeros import zeros_like_aval
 from lamina_core.jaxpr import JaxprEqn, Literal
 from lamina_core.jit import jit
 from lamina_core.numpy._index_update import at
@@ -33,8 +34,12 @@ freeze_p: Final = Primitive("freeze")
 get_p: Final = Primitive("get")
 swap_p: Final = Primitive("swap")
 addupdate_p: Final = Primitive("addupdate", multiple_results=True)
+empty_ref_p: Final = Primitive("empty_ref")
+free_ref_p: Final = Primitive("free_ref", multiple_results=True)
 
-REF_PRIMITIVES: Final = frozenset({new_ref_p, freeze_p, get_p, swap_p, addupdate_p})
+REF_PRIMITIVES: Final = frozenset(
+    {new_ref_p, freeze_p, get_p, swap_p, addupdate_p, empty_ref_p, free_ref_p}
+)
 
 
 def _ref_type(aval: AbstractValue, what: str) -> AbstractRef:
@@ -49,6 +54,17 @@ def _ref_type(aval: AbstractValue, what: str) -> AbstractRef:
 @abstract_eval_rules.register(new_ref_p)
 def _new_ref_abstract_eval(x: AbstractValue, *, kind: str | None, memory_space: Any) -> AbstractRef:
     return ref_aval(x, kind)
+
+
+@abstract_eval_rules.register(empty_ref_p)
+def _empty_ref_abstract_eval(*, ty: AbstractValue, memory_space: Any) -> AbstractRef:
+    return AbstractRef(ref_aval(ty).inner_aval, memory_space)
+
+
+@abstract_eval_rules.register(free_ref_p)
+def _free_ref_abstract_eval(ref: AbstractValue) -> list[AbstractValue]:
+    _ref_type(ref, "free_ref")
+    return []
 
 
 @abstract_eval_rules.register(freeze_p)
@@ -103,6 +119,8 @@ def _effects(effect: Any) -> Any:
 
 effects_rules.set(new_ref_p, _effects(INTERNAL))
 effects_rules.set(freeze_p, _effects(INTERNAL))
+effects_rules.set(empty_ref_p, _effects(INTERNAL))
+effects_rules.set(free_ref_p, _effects(INTERNAL))
 effects_rules.set(get_p, _effects(READ))
 effects_rules.set(swap_p, _effects(WRITE))
 effects_rules.set(addupdate_p, _effects(ACCUM))
@@ -222,6 +240,19 @@ def _new_ref_impl(x: Any, *, kind: str | None, memory_space: Any) -> Ref:
     return Ref(ref_aval(typeof(x), kind), _copy(_as_array(x)))
 
 
+@value_impl_rules.register(empty_ref_p)
+def _empty_ref_impl(*, ty: AbstractValue, memory_space: Any) -> Ref:
+    # Its contents are unspecified until written; zeros, so that reads are deterministic.
+    aval = AbstractRef(ref_aval(ty).inner_aval, memory_space)
+    return Ref(aval, zeros_like_aval(ty))
+
+
+@value_impl_rules.register(free_ref_p)
+def _free_ref_impl(ref: Ref) -> list[Any]:
+    ref.invalidate()
+    return []
+
+
 @value_impl_rules.register(freeze_p)
 def _freeze_impl(ref: Ref) -> Any:
     value = ref.value()
@@ -255,6 +286,21 @@ def new_ref(init: Any, *, memory_space: Any = None, kind: str | None = None) -> 
     if kind not in (None, "no_grad_no_remat"):
         raise ValueError(f"new_ref: kind must be None or 'no_grad_no_remat', got {kind!r}")
     return new_ref_p.bind(init, kind=kind, memory_space=memory_space)
+
+
+def empty_ref(ty: Any, memory_space: Any = None) -> Any:
+    """A new Ref of type `ty` (an array, a `ShapeDtypeStruct` or an aval) whose contents are
+    unspecified until written: `jax.empty_ref`."""
+    aval = typeof(ty)
+    if isinstance(aval, ShapedArray) and aval.weak_type:
+        aval = aval.normalize()
+    return empty_ref_p.bind(ty=aval, memory_space=memory_space)
+
+
+def free_ref(ref: Any) -> tuple[()]:
+    """Invalidate `ref` without reading it: `jax.free_ref`."""
+    free_ref_p.bind(ref)
+    return ()
 
 
 def freeze(ref: Any) -> Any:
@@ -313,6 +359,10 @@ __all__ = [
     "REF_PRIMITIVES",
     "NDIndexer",
     "addupdate_p",
+    "empty_ref",
+    "empty_ref_p",
+    "free_ref",
+    "free_ref_p",
     "freeze",
     "freeze_p",
     "get_p",

@@ -147,8 +147,8 @@ class Ref(metaclass=_RefMeta):
         """The array the Ref holds now (the eager evaluator's own, not a copy)."""
         if self._value is None:
             raise ValueError(
-                f"the Ref of type {self._aval.str_short(short_dtypes=False)} was frozen: it "
-                "holds no value any more (freeze invalidates the reference)"
+                f"the Ref of type {self._aval.str_short(short_dtypes=False)} was frozen or "
+                "freed: it holds no value any more (freeze and free_ref invalidate it)"
             )
         return self._value
 

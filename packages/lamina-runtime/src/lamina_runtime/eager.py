@@ -25,7 +25,15 @@ from lamina_core.rules import abstract_eval_rules, effects_rules, value_impl_rul
 from lamina_core.tracing import EagerImpl
 from lamina_core.values import canonical_value, typeof
 from lamina_mlir import lower_jaxpr_to_module
-from lamina_refs import Ref, discharge_state, freeze_p, has_refs, new_ref_p
+from lamina_refs import (
+    Ref,
+    discharge_state,
+    empty_ref_p,
+    free_ref_p,
+    freeze_p,
+    has_refs,
+    new_ref_p,
+)
 from lamina_runtime import _bridge
 from lamina_runtime._lru import LRUCache
 from lamina_runtime.array import Array
@@ -33,7 +41,7 @@ from lamina_runtime.executable import Executable, runtime, to_buffer
 from lamina_runtime.pipeline import CompiledCall, compile_staged
 from lamina_runtime.structural_key import holds_jaxprs, params_key
 
-REF_VALUE_PRIMITIVES = frozenset({new_ref_p, freeze_p})
+REF_VALUE_PRIMITIVES = frozenset({new_ref_p, freeze_p, empty_ref_p, free_ref_p})
 """Ref primitives that make or consume a Ref object itself: evaluated on values, not compiled."""
 
 

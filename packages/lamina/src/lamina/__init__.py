@@ -43,7 +43,7 @@ from lamina_core import (
     vmap,
 )
 from lamina_core import source_info as _source_info
-from lamina_refs import Ref, freeze, new_ref
+from lamina_refs import Ref, empty_ref, free_ref, freeze, new_ref
 from lamina_runtime import (
     Array,
     block_until_ready,
@@ -79,8 +79,10 @@ __all__ = [
     "device_put",
     "devices",
     "dtypes",
+    "empty_ref",
     "errors",
     "eval_shape",
+    "free_ref",
     "freeze",
     "grad",
     "hessian",

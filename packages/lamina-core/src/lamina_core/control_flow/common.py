@@ -20,6 +20,7 @@ from lamina_core.avals import AbstractValue, ShapedArray, types_match
 from lamina_core.config import config
 from lamina_core.interpreters.staging import trace_to_jaxpr
 from lamina_core.jaxpr import ClosedJaxpr, DebugInfo, Jaxpr, Var
+from lamina_core.mutable_checks import check_no_aliased_args, check_no_returned
 from lamina_core.tracing import Tracer
 
 _Cache = weakref.WeakKeyDictionary[Any, dict[Any, Any]]
@@ -56,6 +57,15 @@ class Traced:
 _trace_cache: _Cache = weakref.WeakKeyDictionary()
 
 
+def result_paths(out_tree: Any) -> list[str]:
+    """Each output leaf's place in the result, as JAX names it (`result[1]`; `""` for a
+    result that is one leaf)."""
+    n = out_tree.num_leaves
+    placed = tree_util.tree_unflatten(out_tree, list(range(n)))
+    paths = ["result" + tree_util.keystr(p) for p, _ in tree_util.tree_flatten_with_path(placed)[0]]
+    return [""] if paths == ["result"] else paths
+
+
 def trace_body(
     what: str,
     fun: Callable[..., Any],
@@ -86,7 +96,10 @@ def trace_body(
     debug = DebugInfo(
         what, func_src_info(fun), lambda: argument_names(fun, example_args, {}, set())
     )
+    if any(a.mutable for a in in_avals):
+        check_no_aliased_args(debug, in_avals, tree_util.tree_leaves(example_args))
     closed = trace_to_jaxpr(flat, in_avals, debug)
+    check_no_returned(debug, closed.jaxpr, lambda: result_paths(out_trees[0]))
     jaxpr = closed.jaxpr
     if jaxpr.constvars:
         jaxpr = jaxpr.replace(constvars=(), invars=(*jaxpr.constvars, *jaxpr.invars))
