@@ -366,3 +366,28 @@ def test_control_flow_and_jit_ref_errors_are_jaxs() -> None:
         with pytest.raises(ValueError) as got:
             ours()
         assert str(got.value) == str(expected.value)
+
+
+def test_aot_stages_update_refs_in_place() -> None:
+    @lamina.jit
+    def f(r: Any, x: Any) -> None:
+        r[...] += x
+
+    r = lamina.new_ref(lamina.numpy.zeros(3))
+    compiled = f.lower(r, 1.0).compile()
+    p0 = r.unsafe_buffer_pointer()
+    compiled(r, 2.0)
+    compiled(r, 2.0)
+    np.testing.assert_array_equal(r[...], [4.0, 4.0, 4.0])
+    assert r.unsafe_buffer_pointer() == p0
+    with pytest.raises(ValueError, match="can't serialize"):
+        compiled.serialize()
+    closed = lamina.new_ref(lamina.numpy.zeros(2))
+
+    @lamina.jit
+    def g(x: Any) -> Any:
+        closed[...] += x
+        return x * 2
+
+    np.testing.assert_allclose(g.lower(1.0).compile()(3.0), 6.0)
+    np.testing.assert_array_equal(closed[...], [3.0, 3.0])

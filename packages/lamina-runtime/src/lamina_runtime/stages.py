@@ -18,11 +18,10 @@ from lamina_core.avals import ShapedArray
 from lamina_core.jaxpr import ClosedJaxpr
 from lamina_core.jit import Staged
 from lamina_core.values import ShapeDtypeStruct, typeof
-from lamina_mlir import LoweredModule
 from lamina_runtime import _bridge, artifact
 from lamina_runtime._version import __version__
 from lamina_runtime.executable import Executable, runtime
-from lamina_runtime.pipeline import lower_staged
+from lamina_runtime.pipeline import CompiledCall, LoweredCall, lower_staged
 from lamina_runtime.tree_codec import encode_treedef
 
 if TYPE_CHECKING:
@@ -75,7 +74,7 @@ class Traced:
             self._staged,
             # The stages keep every input, so a Compiled takes the arguments it was lowered for
             # (dead equations are still dropped).
-            lower_staged(self._staged, self._fun.name, keep_unused=True).module,
+            lower_staged(self._staged, self._fun.name, keep_unused=True),
             self.in_tree,
             compiler_options=self._fun.compiler_options,
         )
@@ -84,11 +83,12 @@ class Traced:
 class Lowered:
     """A lowered jitted function: the StableHLO module and the constants it takes."""
 
-    def __init__(self, name: str, staged: Staged, module: LoweredModule, in_tree: Any, *,
+    def __init__(self, name: str, staged: Staged, lowered: LoweredCall, in_tree: Any, *,
                  compiler_options: Mapping[str, Any] | None = None) -> None:  # fmt: skip
         self.name = name
         self._staged = staged
-        self._module = module
+        self._module = lowered.module
+        self._ref_inputs = lowered.ref_inputs
         self.in_tree = in_tree
         self._compiler_options = dict(compiler_options or {})
 
@@ -139,6 +139,8 @@ class Lowered:
             self.in_tree,
             self._staged.out_tree,
             donated=tuple(self._staged.donated_invars),
+            ref_inputs=self._ref_inputs,
+            mutable_consts=self._staged.mutable_consts,
         )
 
 
@@ -150,31 +152,41 @@ class Compiled:
     """
 
     def __init__(self, name: str, executable: Executable, const_bufs: list[Any], in_tree: Any,
-                 out_tree: Any, *, donated: tuple[bool, ...] = ()) -> None:  # fmt: skip
+                 out_tree: Any, *, donated: tuple[bool, ...] = (), ref_inputs: tuple[int, ...] = (),
+                 mutable_consts: tuple[Any, ...] = ()) -> None:  # fmt: skip
         self.name = name
         self._executable = executable
         self._const_bufs = const_bufs
         self.in_tree = in_tree
         self.out_tree = out_tree
-        self._donated = donated or (False,) * len(executable.in_avals)
+        n_args = len(executable.in_avals) - len(mutable_consts)
+        self._donated = donated[:n_args] or (False,) * n_args
+        self._mutable_consts = mutable_consts
+        """Refs the function closes over: passed after the arguments, updated in place."""
+        self._call = CompiledCall(executable, const_bufs, out_tree, None, ref_inputs)
+        self._n_out = len(executable.out_avals) - len(ref_inputs)
 
     @property
     def in_avals(self) -> Any:
         """The flat arguments' types, in the input tree's structure."""
-        return tree_util.tree_unflatten(self.in_tree, self._executable.in_avals)
+        return tree_util.tree_unflatten(self.in_tree, self._arg_avals)
 
     @property
     def args_info(self) -> Any:
         infos = [
             ArgInfo(a.shape, a.dtype, a.weak_type, donated)
-            for a, donated in zip(self._executable.in_avals, self._donated, strict=True)
+            for a, donated in zip(self._arg_avals, self._donated, strict=True)
         ]
         return tree_util.tree_unflatten(self.in_tree, infos)
 
     @property
+    def _arg_avals(self) -> tuple[Any, ...]:
+        return self._executable.in_avals[: len(self._donated)]
+
+    @property
     def out_info(self) -> Any:
         return tree_util.tree_unflatten(
-            self.out_tree, [_shape_dtype(a) for a in self._executable.out_avals]
+            self.out_tree, [_shape_dtype(a) for a in self._executable.out_avals[: self._n_out]]
         )
 
     def serialize(self) -> bytes:
@@ -184,6 +196,11 @@ class Compiled:
             TreeCodecError: an argument or result is in a container other than tuple, list,
                 dict or None.
         """
+        if self._call.ref_inputs:
+            raise ValueError(
+                f"can't serialize {self.name}: it takes mutable array refs (Refs), whose in-place "
+                "updates a saved function cannot carry"
+            )
         executable = self._executable
         options = executable.options or _bridge.compile_options()
         return artifact.encode(
@@ -234,7 +251,7 @@ class Compiled:
                  for path, _ in tree_util.tree_flatten_with_path(arg)[0]]  # fmt: skip
         names += [f"{key}{tree_util.keystr(path)}" for key, value in kwargs.items()
                   for path, _ in tree_util.tree_flatten_with_path(value)[0]]  # fmt: skip
-        for name, leaf, expected in zip(names, leaves, self._executable.in_avals, strict=True):
+        for name, leaf, expected in zip(names, leaves, self._arg_avals, strict=True):
             got = typeof(leaf)
             if (
                 getattr(got, "shape", None) != expected.shape
@@ -248,5 +265,4 @@ class Compiled:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         leaves = self._check(args, kwargs)
-        outs = self._executable.run(self._const_bufs, leaves)
-        return tree_util.tree_unflatten(self.out_tree, outs)
+        return self._call([*leaves, *self._mutable_consts])
