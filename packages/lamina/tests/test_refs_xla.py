@@ -391,3 +391,26 @@ def test_aot_stages_update_refs_in_place() -> None:
 
     np.testing.assert_allclose(g.lower(1.0).compile()(3.0), 6.0)
     np.testing.assert_array_equal(closed[...], [3.0, 3.0])
+
+
+def test_checkpoint_of_a_function_with_internal_refs_is_jaxs() -> None:
+    def program(L: Any) -> Callable[[Any], Any]:
+        def f(x: Any) -> Any:
+            r = L.new_ref(x)
+            r[...] = L.numpy.sin(r[...]) * 2
+            return r[...]
+
+        return L.checkpoint(f)
+
+    want = jax.grad(program(jax))(1.0)
+    np.testing.assert_allclose(lamina.grad(program(lamina))(1.0), want, rtol=1e-6)
+    np.testing.assert_allclose(lamina.jit(lamina.grad(program(lamina)))(1.0), want, rtol=1e-6)
+    # A Ref that is neither differentiated nor rematerialized is written once.
+    k = lamina.new_ref(0.0, kind="no_grad_no_remat")
+
+    def impure(x: Any) -> Any:
+        k[...] += lamina.lax.stop_gradient(x)
+        return x * 2
+
+    np.testing.assert_allclose(lamina.grad(lamina.checkpoint(impure))(1.0), 2.0)
+    assert float(k[...]) == 1.0

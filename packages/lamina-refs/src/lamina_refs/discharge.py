@@ -228,8 +228,10 @@ def _addupdate(eqn: JaxprEqn, ins: list[Any]) -> list[Any]:
 
 def _inline_call(param: str) -> DischargeRule:
     def rule(eqn: JaxprEqn, ins: list[Any]) -> list[Any]:
-        callee: ClosedJaxpr = eqn.params[param]
-        return interpret(callee.jaxpr, ins, callee.consts)
+        callee = eqn.params[param]
+        if isinstance(callee, ClosedJaxpr):
+            return interpret(callee.jaxpr, ins, callee.consts)
+        return interpret(callee, ins)
 
     return rule
 
