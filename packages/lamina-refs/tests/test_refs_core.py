@@ -280,3 +280,12 @@ def test_empty_and_free_ref() -> None:
     free_ref(r)
     with pytest.raises(ValueError, match="was frozen or freed"):
         r[...]
+
+
+def test_a_ref_iterates_over_its_leading_axis() -> None:
+    r = new_ref(jnp.arange(3.0))
+    assert [float(x) for x in r] == [0.0, 1.0, 2.0]
+    with pytest.raises(TypeError, match="0-d Ref"):
+        iter(new_ref(1.0))
+    with pytest.raises(ValueError, match="must be called on `Ref` types"):
+        freeze(jnp.zeros(2))

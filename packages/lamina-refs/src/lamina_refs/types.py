@@ -206,6 +206,13 @@ class Ref(metaclass=_RefMeta):
             raise TypeError("len() of unsized object")
         return self.shape[0]
 
+    def __iter__(self) -> Any:
+        # Without it Python would iterate by indexing until an IndexError, which clamped
+        # reads never raise.
+        if not self.shape:
+            raise TypeError("iteration over a 0-d Ref")
+        return (self[i] for i in range(self.shape[0]))
+
     def __hash__(self) -> int:
         return id(self)
 

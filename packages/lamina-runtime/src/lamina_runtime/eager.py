@@ -186,6 +186,7 @@ class XlaEager:
         else:
             on_values = value_impl_rules.get(prim)
             if prim in REF_VALUE_PRIMITIVES and on_values is not None:
+                abstract_eval_rules[prim](*[typeof(x) for x in args], **params)  # the checks
                 return on_values(*args, **params)
             if any(type(x) is Ref for x in args):
                 return self._run_with_refs(prim, args, params)
