@@ -105,6 +105,9 @@ WITH_ARRAY: list[tuple[str, Callable[[Any, Any, Any], Any], np.ndarray]] = [
     ("permutation_int", lambda r, k, x: r.permutation(k, 10), _X),
     ("permutation_axis1", lambda r, k, x: r.permutation(k, x, axis=1), _X),
     ("permutation_independent", lambda r, k, x: r.permutation(k, x, 1, independent=True), _X),
+    ("choice_int", lambda r, k, x: r.choice(k, 10, (5,)), _X),
+    ("choice_axis1", lambda r, k, x: r.choice(k, x, (2,), axis=1), _X),
+    ("choice_no_replace", lambda r, k, x: r.choice(k, x, (2,), replace=False), _X),
 ]
 
 

@@ -89,6 +89,14 @@ SAMPLERS: list[tuple[str, Callable[[Any, Any], Any]]] = [
     ("poisson", lambda r, k: r.poisson(k, np.array([0.0, 0.5, 3.0, 20.0, 100.0], np.float32))),
     ("poisson_shape_i16", lambda r, k: r.poisson(k, 12.0, (2, 3), np.int16)),
     ("poisson_small", lambda r, k: r.poisson(k, 0.1, (6,))),
+    ("choice", lambda r, k: r.choice(k, np.arange(20.0), (4, 3))),
+    ("choice_p", lambda r, k: r.choice(k, 5, (7,), p=np.array([0.1, 0.2, 0.3, 0.1, 0.3]))),
+    (
+        "choice_p_no_replace",
+        lambda r, k: r.choice(
+            k, np.arange(5) * 10, (3,), False, np.array([0.1, 0.2, 0.3, 0.1, 0.3])
+        ),
+    ),
 ]
 
 

@@ -19,6 +19,7 @@ from lamina_core.numpy import (
     _loops,
     _reductions,
     _scalar_types,
+    _searchsorted,
     _shape,
     _sorting,
     _ufuncs,
@@ -31,6 +32,7 @@ from lamina_core.numpy._linalg import *  # noqa: F403
 from lamina_core.numpy._loops import *  # noqa: F403
 from lamina_core.numpy._reductions import *  # noqa: F403
 from lamina_core.numpy._scalar_types import *  # noqa: F403
+from lamina_core.numpy._searchsorted import *  # noqa: F403
 from lamina_core.numpy._shape import *  # noqa: F403
 from lamina_core.numpy._sorting import *  # noqa: F403
 from lamina_core.numpy._ufuncs import *  # noqa: F403
@@ -61,6 +63,7 @@ __all__ += _loops.__all__
 __all__ += _reductions.__all__
 __all__ += _shape.__all__
 __all__ += _sorting.__all__
+__all__ += _searchsorted.__all__
 __all__ += _ufuncs.__all__
 __all__ += _ufuncs_composite.__all__
 

@@ -40,7 +40,7 @@ from lamina_core.random._primitives import (
     threefry_prng_impl,
 )
 from lamina_core.random._samplers import bernoulli, normal, uniform
-from lamina_core.random._samplers_discrete import categorical, permutation
+from lamina_core.random._samplers_discrete import categorical, choice, permutation
 from lamina_core.random._samplers_gamma import (
     ball,
     beta,
@@ -86,6 +86,7 @@ __all__ = [
     "categorical",
     "cauchy",
     "chisquare",
+    "choice",
     "clone",
     "default_prng_impl",
     "dirichlet",

@@ -16,9 +16,11 @@ from lamina_core import lax
 from lamina_core import numpy as jnp
 from lamina_core.jit import Jitted
 from lamina_core.lax._shape import canonical_shape, canonicalize_axis
+from lamina_core.numpy._promote import promote_dtypes_inexact
 from lamina_core.random._keys import check_prng_key, random_bits, split_typed, unstack
-from lamina_core.random._samplers import _check_shape
-from lamina_core.random._samplers_more import gumbel
+from lamina_core.random._samplers import _check_shape, uniform
+from lamina_core.random._samplers_more import gumbel, randint
+from lamina_core.tracing import ConcretizationTypeError
 from lamina_core.values import typeof
 
 Array = Any
@@ -83,6 +85,75 @@ def _categorical(
     _, indices = lax.top_k(jnp.moveaxis(logits, axis, -1), k)
     rank = len(_shape_of(indices))
     return lax.reshape(indices, shape, (rank - 1, *range(rank - 1)))
+
+
+def choice(
+    key: Any,
+    a: Any,
+    shape: Sequence[int] = (),
+    replace: bool = True,
+    p: Any = None,
+    axis: int = 0,
+    mode: str | None = None,
+) -> Array:
+    """Samples of `a` (an array along `axis`, or `arange(a)` for an int): uniformly or with
+    probabilities `p`, with or without replacement, as `jax.random.choice`."""
+    typed, _ = check_prng_key("choice", key)
+    if not isinstance(shape, Sequence):
+        raise TypeError(f"shape argument of jax.random.choice must be a sequence, got {shape}")
+    arr = jnp.asarray(a)
+    arr_shape = _shape_of(arr)
+    if not arr_shape:
+        n_inputs = _concrete_int(a)
+    else:
+        axis = canonicalize_axis(axis, len(arr_shape), "choice")
+        n_inputs = arr_shape[axis]
+    shape = canonical_shape(shape)
+    n_draws = math.prod(shape)
+    if n_draws == 0:
+        return jnp.zeros(shape, dtype=typeof(arr).dtype)  # type: ignore[attr-defined]  # array
+    if n_inputs <= 0:
+        raise ValueError("a must be greater than 0 unless no samples are taken")
+    if not replace and n_draws > n_inputs:
+        raise ValueError(
+            f"Cannot take a larger sample (size {n_draws}) than population (size {n_inputs}) "
+            "when 'replace=False'"
+        )
+    if p is None:
+        if replace:
+            ind = randint(typed, shape, 0, n_inputs)
+            result = ind if not arr_shape else jnp.take(arr, ind, axis)
+        else:
+            slices = (slice(None),) * axis + (slice(n_draws),)
+            result = permutation(typed, n_inputs if not arr_shape else arr, axis)[slices]
+    else:
+        (p_arr,) = promote_dtypes_inexact(p)
+        if _shape_of(p_arr) != (n_inputs,):
+            raise ValueError(
+                "p must be None or a 1D vector with the same size as a.shape[axis]. "
+                f"p has shape {_shape_of(p_arr)} and a.shape[axis] is {n_inputs}."
+            )
+        p_dtype = typeof(p_arr).dtype  # type: ignore[attr-defined]  # an array
+        if replace:
+            p_cuml = jnp.cumsum(p_arr)
+            r = p_cuml[-1] * (1 - uniform(typed, shape, dtype=p_dtype))
+            ind = jnp.searchsorted(p_cuml, r).astype(int)
+        else:
+            # The Gumbel-top-k trick, as JAX's.
+            g = gumbel(typed, (n_inputs,), dtype=p_dtype, mode=mode) + jnp.log(p_arr)
+            ind = lax.top_k(g, k=n_draws)[1].astype(int)
+        result = ind if not arr_shape else jnp.take(arr, ind, axis)
+    out_shape = shape if not arr_shape else (*arr_shape[:axis], *shape, *arr_shape[axis + 1 :])
+    return result.reshape(out_shape)
+
+
+def _concrete_int(a: Any) -> int:
+    try:
+        return int(a)
+    except ConcretizationTypeError as err:
+        raise ConcretizationTypeError(
+            f"{str(err).split(chr(10))[0]}\nThe error occurred in jax.random.choice()"
+        ) from None
 
 
 def permutation(key: Any, x: Any, axis: int = 0, independent: bool = False) -> Array:
