@@ -11,12 +11,16 @@ from typing import Any
 import numpy as _np
 
 from lamina_core.numpy import (
+    _array_compare,
     _creation,
     _cumulative,
+    _grids,
     _index_update,
     _indexing,
     _linalg,
     _loops,
+    _matrix_parts,
+    _nan_reductions,
     _reductions,
     _scalar_types,
     _searchsorted,
@@ -25,11 +29,15 @@ from lamina_core.numpy import (
     _ufuncs,
     _ufuncs_composite,
 )
+from lamina_core.numpy._array_compare import *  # noqa: F403
 from lamina_core.numpy._creation import *  # noqa: F403
 from lamina_core.numpy._cumulative import *  # noqa: F403
+from lamina_core.numpy._grids import *  # noqa: F403
 from lamina_core.numpy._indexing import *  # noqa: F403
 from lamina_core.numpy._linalg import *  # noqa: F403
 from lamina_core.numpy._loops import *  # noqa: F403
+from lamina_core.numpy._matrix_parts import *  # noqa: F403
+from lamina_core.numpy._nan_reductions import *  # noqa: F403
 from lamina_core.numpy._reductions import *  # noqa: F403
 from lamina_core.numpy._scalar_types import *  # noqa: F403
 from lamina_core.numpy._searchsorted import *  # noqa: F403
@@ -63,6 +71,10 @@ __all__ += _loops.__all__
 __all__ += _reductions.__all__
 __all__ += _shape.__all__
 __all__ += _sorting.__all__
+__all__ += _array_compare.__all__
+__all__ += _matrix_parts.__all__
+__all__ += _nan_reductions.__all__
+__all__ += _grids.__all__
 __all__ += _searchsorted.__all__
 __all__ += _ufuncs.__all__
 __all__ += _ufuncs_composite.__all__

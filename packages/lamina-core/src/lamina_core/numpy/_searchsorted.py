@@ -110,4 +110,24 @@ def searchsorted(
     return _lax.reshape(found, query_shape)
 
 
-__all__ = ["searchsorted"]
+def digitize(
+    x: ArrayLike, bins: ArrayLike, right: bool = False, *, method: str | None = None
+) -> Array:
+    """The index of the bin each element of `x` falls in (`bins` increasing or decreasing;
+    `right` puts a value equal to an edge in the bin to its left), as `jnp.digitize`."""
+    x, bins = ensure_arraylike("digitize", x, bins)
+    if len(shape_of(bins)) != 1:
+        raise ValueError(f"digitize: bins must be a 1-dimensional array; got {bins.shape}")
+    n = shape_of(bins)[0]
+    if n == 0:
+        return _lax.full(shape_of(x), 0, np.int32)
+    side = "left" if right else "right"
+    how = "scan" if method is None else method
+    rising = searchsorted(bins, x, side=side, method=how)
+    falling = _lax.sub(np.int32(n), searchsorted(bins[::-1], x, side=side, method=how))
+    return _lax.select(
+        _lax.broadcast_in_dim(_lax.ge(bins[-1], bins[0]), shape_of(x), ()), rising, falling
+    )
+
+
+__all__ = ["digitize", "searchsorted"]

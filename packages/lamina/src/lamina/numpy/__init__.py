@@ -6,11 +6,15 @@ checkers see every name.
 
 from lamina.numpy import linalg as linalg
 from lamina_core.numpy import Array, ArrayLike, DTypeLike, e, inf, nan, pi  # noqa: F401
+from lamina_core.numpy._array_compare import *  # noqa: F403
 from lamina_core.numpy._creation import *  # noqa: F403
 from lamina_core.numpy._cumulative import *  # noqa: F403
+from lamina_core.numpy._grids import *  # noqa: F403
 from lamina_core.numpy._indexing import *  # noqa: F403
 from lamina_core.numpy._linalg import *  # noqa: F403
 from lamina_core.numpy._loops import *  # noqa: F403
+from lamina_core.numpy._matrix_parts import *  # noqa: F403
+from lamina_core.numpy._nan_reductions import *  # noqa: F403
 from lamina_core.numpy._reductions import *  # noqa: F403
 from lamina_core.numpy._scalar_types import *  # noqa: F403
 from lamina_core.numpy._searchsorted import *  # noqa: F403

@@ -1,0 +1,150 @@
+"""Parts of matrices: `tri`, `tril`, `triu`, `diag`, `diagonal`, `trace`, and differences
+along an axis (`diff`, `ediff1d`), with `jax.numpy`'s semantics and errors."""
+
+from __future__ import annotations
+
+import operator
+from typing import Any
+
+import numpy as np
+
+import lamina_core.numpy as jnp
+from lamina_core import lax as _lax
+from lamina_core.numpy._index_update import at
+from lamina_core.numpy._reductions import canonicalize_axis, ensure_arraylike
+from lamina_core.numpy._util import Array, ArrayLike, DTypeLike, shape_of
+
+
+def _tri_mask(n: int, m: int, k: int) -> Array:
+    rows = _lax.broadcasted_iota(np.int32, (n, m), 0)
+    cols = _lax.broadcasted_iota(np.int32, (n, m), 1)
+    return _lax.ge(_lax.add(rows, np.int32(k)), cols)
+
+
+def tri(N: int, M: int | None = None, k: int = 0, dtype: DTypeLike | None = None) -> Array:
+    """Ones on and below the `k`-th diagonal of an `N x M` matrix, zeros above."""
+    n = operator.index(N)
+    m = n if M is None else operator.index(M)
+    mask = _tri_mask(n, m, operator.index(k))
+    return mask.astype(jnp.float32 if dtype is None else dtype)
+
+
+def _at_least_2d(name: str, m: Any) -> Any:
+    (m,) = ensure_arraylike(name, m)
+    if len(shape_of(m)) < 2:
+        raise ValueError(f"Argument to jax.numpy.{name} must be at least 2D")
+    return m
+
+
+def tril(m: ArrayLike, k: int = 0) -> Array:
+    """`m` with the elements above its `k`-th diagonal zeroed (the last two axes)."""
+    m = _at_least_2d("tril", m)
+    n, cols = shape_of(m)[-2:]
+    return jnp.where(_tri_mask(n, cols, k), m, jnp.zeros_like(m))
+
+
+def triu(m: ArrayLike, k: int = 0) -> Array:
+    """`m` with the elements below its `k`-th diagonal zeroed (the last two axes)."""
+    m = _at_least_2d("triu", m)
+    n, cols = shape_of(m)[-2:]
+    return jnp.where(_tri_mask(n, cols, k - 1), jnp.zeros_like(m), m)
+
+
+def diagonal(a: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Array:
+    """The `offset`-th diagonal of the matrices on axes `axis1` and `axis2`, as the last axis."""
+    (a,) = ensure_arraylike("diagonal", a)
+    ndim = len(shape_of(a))
+    if ndim < 2:
+        raise ValueError("diagonal requires an array of at least two dimensions.")
+    offset = operator.index(offset)
+    axis1 = canonicalize_axis(axis1, ndim)
+    axis2 = canonicalize_axis(axis2, ndim)
+    if axis1 == axis2:
+        raise ValueError("axis1 and axis2 must not be equal")
+    a = jnp.moveaxis(a, (axis1, axis2), (-2, -1))
+    n, m = shape_of(a)[-2:]
+    size = max(0, min(n + min(offset, 0), m - max(offset, 0)))
+    rows = np.arange(size) + max(-offset, 0)
+    cols = np.arange(size) + max(offset, 0)
+    return a[..., rows, cols]
+
+
+def diag(v: ArrayLike, k: int = 0) -> Array:
+    """The `k`-th diagonal of a 2-D `v`, or a square matrix with the 1-D `v` on it."""
+    (v,) = ensure_arraylike("diag", v)
+    shape = shape_of(v)
+    k = operator.index(k)
+    if len(shape) == 1:
+        n = shape[0] + abs(k)
+        rows = np.arange(shape[0]) + max(-k, 0)
+        cols = np.arange(shape[0]) + max(k, 0)
+        return at(jnp.zeros((n, n), v.dtype))[rows, cols].set(v)
+    if len(shape) == 2:
+        return diagonal(v, offset=k)
+    raise ValueError("diag input must be 1d or 2d")
+
+
+def trace(
+    a: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1,
+    dtype: DTypeLike | None = None, out: None = None,
+) -> Array:  # fmt: skip
+    """The sum along the `offset`-th diagonal."""
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.trace is not supported.")
+    return jnp.sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
+
+
+def diff(
+    a: ArrayLike, n: int = 1, axis: int = -1, prepend: ArrayLike | None = None,
+    append: ArrayLike | None = None,
+) -> Array:  # fmt: skip
+    """The `n`-th discrete difference along `axis` (`not_equal` for booleans)."""
+    (arr,) = ensure_arraylike("diff", a)
+    n = operator.index(n)
+    if n < 0:
+        raise ValueError(f"order must be non-negative but got {n}")
+    if n == 0:
+        return arr
+    ndim = len(shape_of(arr))
+    if ndim == 0:
+        raise ValueError(f"diff requires input that is at least one dimensional; got {a}")
+    axis = canonicalize_axis(axis, ndim)
+    pieces = []
+    for extra in (prepend, arr, append):
+        if extra is None:
+            continue
+        if extra is not arr:
+            (extra,) = ensure_arraylike("diff", extra)
+            if not shape_of(extra):
+                shape = list(shape_of(arr))
+                shape[axis] = 1
+                extra = jnp.broadcast_to(extra, tuple(shape))
+        pieces.append(extra)
+    if len(pieces) > 1:
+        arr = jnp.concatenate(pieces, axis)
+    subtract = jnp.not_equal if arr.dtype == np.bool_ else jnp.subtract
+    for _ in range(n):
+        size = shape_of(arr)[axis]
+        upper = _lax.slice_in_dim(arr, 1, size, axis=axis)
+        lower = _lax.slice_in_dim(arr, 0, size - 1, axis=axis)
+        arr = subtract(upper, lower)
+    return arr
+
+
+def ediff1d(
+    ary: ArrayLike, to_end: ArrayLike | None = None, to_begin: ArrayLike | None = None
+) -> Array:
+    """Differences of consecutive elements of the flattened `ary`, with optional ends."""
+    (arr,) = ensure_arraylike("ediff1d", ary)
+    flat = jnp.ravel(arr)
+    result = _lax.sub(flat[1:], flat[:-1])
+    parts = []
+    if to_begin is not None:
+        parts.append(jnp.ravel(jnp.asarray(to_begin)).astype(result.dtype))
+    parts.append(result)
+    if to_end is not None:
+        parts.append(jnp.ravel(jnp.asarray(to_end)).astype(result.dtype))
+    return jnp.concatenate(parts) if len(parts) > 1 else result
+
+
+__all__ = ["diag", "diagonal", "diff", "ediff1d", "trace", "tri", "tril", "triu"]

@@ -1,0 +1,126 @@
+"""`jax.numpy` functions added for breadth, against JAX 0.10.2: values, dtypes and shapes on
+ordinary and edge inputs (NaNs, infinities, empty, integer and complex arrays), and errors."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+import lamina_core as lc
+import lamina_core.numpy as lnp
+
+jax = pytest.importorskip("jax")
+pytestmark = pytest.mark.oracle
+jnp = jax.numpy
+
+_X = np.array([[1.0, np.nan, 3.0], [np.nan, np.nan, np.nan], [-2.0, np.inf, 0.0]], np.float32)
+_M = np.arange(12.0, dtype=np.float32).reshape(3, 4)
+_T = np.arange(24.0, dtype=np.float32).reshape(2, 3, 4)
+_A = np.array([1.0, np.inf, -np.inf, np.nan, 1e-9, 3.0], np.float32)
+_B = np.array([1.0 + 1e-6, np.inf, np.inf, np.nan, 0.0, 3.1], np.float32)
+_EDGES = np.array([0.0, 1.0, 2.5, 4.0, 10.0], np.float32)
+
+CASES: list[tuple[str, Callable[[Any], Any]]] = [
+    ("isclose", lambda n: n.isclose(_A, _B)),
+    ("isclose_equal_nan", lambda n: n.isclose(_A, _B, equal_nan=True)),
+    ("isclose_tolerances", lambda n: n.isclose(_A, _B, rtol=0.1, atol=0.01)),
+    ("isclose_ints", lambda n: n.isclose(np.arange(3), np.array([0, 2, 2]))),
+    ("isclose_complex", lambda n: n.isclose(_A + 1j, _B + 1j)),
+    ("allclose", lambda n: n.allclose(_M, _M + 1e-7)),
+    ("array_equal", lambda n: n.array_equal(_A, _A)),
+    ("array_equal_nan", lambda n: n.array_equal(_A, _A, equal_nan=True)),
+    ("array_equal_shapes", lambda n: n.array_equal(_M, _M[:2])),
+    ("array_equiv", lambda n: n.array_equiv(np.ones(3), np.ones((2, 3)))),
+    ("fmax", lambda n: n.fmax(_A, _B)),
+    ("fmin", lambda n: n.fmin(_A, _B)),
+    ("tri", lambda n: n.tri(3, 5, 1)),
+    ("tri_int", lambda n: n.tri(4, dtype=np.int32, k=-1)),
+    ("tril", lambda n: n.tril(_T, 1)),
+    ("triu", lambda n: n.triu(_M, -1)),
+    ("diagonal", lambda n: n.diagonal(_T, 1, 1, 2)),
+    ("diagonal_below", lambda n: n.diagonal(_M, -1)),
+    ("diag_of_vector", lambda n: n.diag(np.array([1.0, 2.0, 3.0], np.float32), 1)),
+    ("diag_of_matrix", lambda n: n.diag(_M, -2)),
+    ("trace", lambda n: n.trace(_T, 0, 0, 2)),
+    ("trace_int", lambda n: n.trace(np.arange(9).reshape(3, 3))),
+    ("diff", lambda n: n.diff(_M, 2)),
+    ("diff_prepend", lambda n: n.diff(_M, axis=0, prepend=0.0)),
+    ("diff_bool", lambda n: n.diff(np.array([True, False, False, True]))),
+    ("diff_append", lambda n: n.diff(np.arange(5), append=np.array([9, 10]))),
+    ("ediff1d", lambda n: n.ediff1d(_M, to_end=np.array([7.0]), to_begin=0.0)),
+    ("nansum", lambda n: n.nansum(_X, axis=1)),
+    ("nanprod", lambda n: n.nanprod(_X, axis=0)),
+    ("nanmax", lambda n: n.nanmax(_X, axis=1)),
+    ("nanmin_keepdims", lambda n: n.nanmin(_X, axis=0, keepdims=True)),
+    ("nanmean", lambda n: n.nanmean(_X, axis=1)),
+    ("nanmean_int", lambda n: n.nanmean(np.arange(6).reshape(2, 3), axis=0)),
+    ("count_nonzero", lambda n: n.count_nonzero(np.array([[0, 1, 2], [0, 0, 3]]), axis=0)),
+    ("ptp", lambda n: n.ptp(np.arange(12).reshape(3, 4), axis=1)),
+    ("nan_to_num", lambda n: n.nan_to_num(_X)),
+    ("nan_to_num_values", lambda n: n.nan_to_num(_X, nan=-1.0, posinf=9.0)),
+    (
+        "nan_to_num_complex",
+        lambda n: n.nan_to_num(np.array([complex(np.nan, np.inf)], np.complex64)),
+    ),
+    ("digitize", lambda n: n.digitize(np.array([0.2, 6.4, 3.0, 1.6], np.float32), _EDGES)),
+    (
+        "digitize_right",
+        lambda n: n.digitize(np.array([1.0, 2.5, 11.0], np.float32), _EDGES, right=True),
+    ),
+    ("digitize_decreasing", lambda n: n.digitize(np.array([0.2, 6.4], np.float32), _EDGES[::-1])),
+    ("logspace", lambda n: n.logspace(0, 2, 5)),
+    ("logspace_base", lambda n: n.logspace(1.0, 3.0, 4, endpoint=False, base=2.0)),
+    ("geomspace", lambda n: n.geomspace(1, 1000, 4)),
+    ("geomspace_negative", lambda n: n.geomspace(-1.0, -100.0, 3)),
+]
+
+
+@pytest.mark.parametrize(("name", "call"), CASES, ids=[c[0] for c in CASES])
+def test_values_are_jaxs(name: str, call: Callable[[Any], Any]) -> None:
+    got, want = call(lnp), call(jnp)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)
+
+
+GRIDS: list[tuple[str, Callable[[Any], Any]]] = [
+    ("xy", lambda n: n.meshgrid(np.arange(3.0), np.arange(4.0))),
+    ("ij", lambda n: n.meshgrid(np.arange(3.0), np.arange(4.0), np.arange(2), indexing="ij")),
+    ("sparse", lambda n: n.meshgrid(np.arange(3.0), np.arange(4.0), sparse=True)),
+]
+
+
+@pytest.mark.parametrize(("name", "call"), GRIDS, ids=[g[0] for g in GRIDS])
+def test_meshgrid_is_jaxs(name: str, call: Callable[[Any], Any]) -> None:
+    got, want = call(lnp), call(jnp)
+    assert len(got) == len(want)
+    for g, w in zip(got, want, strict=True):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
+
+
+ERRORS: list[Callable[[Any], Any]] = [
+    lambda n: n.tril(np.ones(3)),
+    lambda n: n.diag(np.ones((2, 2, 2))),
+    lambda n: n.diff(np.ones(3), -1),
+    lambda n: n.meshgrid(np.ones((2, 2))),
+]
+
+
+@pytest.mark.parametrize("call", ERRORS)
+def test_errors_are_jaxs(call: Callable[[Any], Any]) -> None:
+    with pytest.raises(ValueError) as expected:
+        call(jnp)
+    with pytest.raises(ValueError) as got:
+        call(lnp)
+    assert str(got.value) == str(expected.value)
+
+
+def test_under_jit_and_grad() -> None:
+    f = lc.jit(lambda x: lnp.nansum(lnp.tril(x)) + lnp.trace(x))
+    np.testing.assert_allclose(f(_M), jnp.nansum(jnp.tril(_M)) + jnp.trace(_M))
+    g = lc.grad(lambda x: lnp.nanmean(lnp.diff(x) ** 2))(np.array([1.0, 4.0, 2.0], np.float32))
+    want = jax.grad(lambda x: jnp.nanmean(jnp.diff(x) ** 2))(np.array([1.0, 4.0, 2.0], np.float32))
+    np.testing.assert_allclose(g, want, rtol=1e-6)
