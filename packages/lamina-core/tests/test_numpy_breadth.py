@@ -85,6 +85,57 @@ def test_values_are_jaxs(name: str, call: Callable[[Any], Any]) -> None:
     np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)
 
 
+CASES_SHAPES: list[tuple[str, Callable[[Any], Any]]] = [
+    ("iscomplex", lambda n: n.iscomplex(np.array([1 + 1j, 2 + 0j, 3], np.complex64))),
+    ("isreal", lambda n: n.isreal(np.array([1 + 1j, 2 + 0j], np.complex64))),
+    ("iscomplex_of_reals", lambda n: n.iscomplex(_M)),
+    ("rot90", lambda n: n.rot90(_M)),
+    ("rot90_three_times", lambda n: n.rot90(_T, 3, (0, 2))),
+    ("rot90_twice_back", lambda n: n.rot90(_M, -2)),
+    ("permute_dims", lambda n: n.permute_dims(_T, (2, 0, 1))),
+    ("matrix_transpose", lambda n: n.matrix_transpose(_T)),
+    ("rollaxis", lambda n: n.rollaxis(_T, 2)),
+    ("rollaxis_start", lambda n: n.rollaxis(_T, 0, 2)),
+    ("append", lambda n: n.append(_M, _M)),
+    ("append_axis", lambda n: n.append(_M, _M[:1], axis=0)),
+    ("column_stack", lambda n: n.column_stack([np.arange(3.0), np.ones((3, 2))])),
+    ("kron", lambda n: n.kron(np.eye(2, dtype=np.float32), _M)),
+    ("kron_1d", lambda n: n.kron(np.arange(3), np.arange(1, 3))),
+    ("cross", lambda n: n.cross(np.arange(6.0).reshape(2, 3), np.ones((2, 3)))),
+    ("cross_2d", lambda n: n.cross(np.array([1.0, 2.0]), np.array([3.0, 4.0]))),
+    ("vander", lambda n: n.vander(np.arange(1.0, 4.0))),
+    ("vander_increasing", lambda n: n.vander(np.arange(3), 4, increasing=True)),
+    ("select", lambda n: n.select([_M > 6, _M > 2], [_M, -_M], 0.5)),
+    ("sinc", lambda n: n.sinc(np.array([0.0, 0.5, 1.5, -2.0], np.float32))),
+]
+
+
+@pytest.mark.parametrize(("name", "call"), CASES_SHAPES, ids=[c[0] for c in CASES_SHAPES])
+def test_shape_functions_are_jaxs(name: str, call: Callable[[Any], Any]) -> None:
+    test_values_are_jaxs(name, call)
+
+
+def test_predicates_and_sizes_are_jaxs() -> None:
+    for n_ in (lnp, jnp):
+        assert n_.ndim(_T) == 3 and n_.shape(_M) == (3, 4)
+        assert n_.size(_T, 1) == 3 and n_.size(_T) == 24
+    for value in (1.0, _M, np.float32(1), np.array(1.0), "a"):
+        assert lnp.isscalar(value) == jnp.isscalar(value)
+    for value in (_M, _M + 1j):
+        assert lnp.iscomplexobj(value) == jnp.iscomplexobj(value)
+        assert lnp.isrealobj(value) == jnp.isrealobj(value)
+
+
+SPLITS: list[tuple[str, Callable[[Any], Any]]] = [
+    ("unstack", lambda n: n.unstack(_M, axis=1)),
+    ("hsplit", lambda n: n.hsplit(_M, 2)),
+    ("vsplit", lambda n: n.vsplit(_M, [1])),
+    ("dsplit", lambda n: n.dsplit(_T, 2)),
+    ("hsplit_1d", lambda n: n.hsplit(np.arange(6.0), 3)),
+    ("modf", lambda n: n.modf(np.array([-1.5, 2.25, 3.0], np.float32))),
+]
+
+
 GRIDS: list[tuple[str, Callable[[Any], Any]]] = [
     ("xy", lambda n: n.meshgrid(np.arange(3.0), np.arange(4.0))),
     ("ij", lambda n: n.meshgrid(np.arange(3.0), np.arange(4.0), np.arange(2), indexing="ij")),
@@ -92,7 +143,7 @@ GRIDS: list[tuple[str, Callable[[Any], Any]]] = [
 ]
 
 
-@pytest.mark.parametrize(("name", "call"), GRIDS, ids=[g[0] for g in GRIDS])
+@pytest.mark.parametrize(("name", "call"), GRIDS + SPLITS, ids=[g[0] for g in GRIDS + SPLITS])
 def test_meshgrid_is_jaxs(name: str, call: Callable[[Any], Any]) -> None:
     got, want = call(lnp), call(jnp)
     assert len(got) == len(want)
@@ -102,6 +153,9 @@ def test_meshgrid_is_jaxs(name: str, call: Callable[[Any], Any]) -> None:
 
 
 ERRORS: list[Callable[[Any], Any]] = [
+    lambda n: n.rot90(np.ones(3)),
+    lambda n: n.vander(np.ones((2, 2))),
+    lambda n: n.select([True], [1, 2]),
     lambda n: n.tril(np.ones(3)),
     lambda n: n.diag(np.ones((2, 2, 2))),
     lambda n: n.diff(np.ones(3), -1),

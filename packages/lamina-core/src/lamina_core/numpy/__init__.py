@@ -25,6 +25,7 @@ from lamina_core.numpy import (
     _scalar_types,
     _searchsorted,
     _shape,
+    _shape_more,
     _sorting,
     _ufuncs,
     _ufuncs_composite,
@@ -42,6 +43,7 @@ from lamina_core.numpy._reductions import *  # noqa: F403
 from lamina_core.numpy._scalar_types import *  # noqa: F403
 from lamina_core.numpy._searchsorted import *  # noqa: F403
 from lamina_core.numpy._shape import *  # noqa: F403
+from lamina_core.numpy._shape_more import *  # noqa: F403
 from lamina_core.numpy._sorting import *  # noqa: F403
 from lamina_core.numpy._ufuncs import *  # noqa: F403
 from lamina_core.numpy._ufuncs_composite import *  # noqa: F403
@@ -75,6 +77,7 @@ __all__ += _array_compare.__all__
 __all__ += _matrix_parts.__all__
 __all__ += _nan_reductions.__all__
 __all__ += _grids.__all__
+__all__ += _shape_more.__all__
 __all__ += _searchsorted.__all__
 __all__ += _ufuncs.__all__
 __all__ += _ufuncs_composite.__all__

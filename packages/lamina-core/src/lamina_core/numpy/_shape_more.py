@@ -1,0 +1,290 @@
+"""More shape functions and type predicates of `jax.numpy`: `ndim`, `shape`, `size`,
+`isscalar`, `iscomplexobj`, `isrealobj`, `iscomplex`, `isreal`, `rot90`, `permute_dims`,
+`matrix_transpose`, `rollaxis`, `unstack`, `append`, `column_stack`, `hsplit`, `vsplit`,
+`dsplit`, `kron`, `cross`, `vander`, `select`, `sinc`, `modf`."""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+import lamina_core.numpy as jnp
+from lamina_core import dtypes as _dtypes
+from lamina_core.numpy._promote import promote_dtypes, promote_dtypes_inexact
+from lamina_core.numpy._reductions import canonicalize_axis, ensure_arraylike
+from lamina_core.numpy._util import Array, ArrayLike, shape_of
+from lamina_core.values import typeof
+
+
+def ndim(a: ArrayLike) -> int:
+    """The number of dimensions of `a` (an array, scalar or nested sequence)."""
+    return len(shape(a))
+
+
+def shape(a: ArrayLike) -> tuple[int, ...]:
+    """The shape of `a`."""
+    if isinstance(a, (list, tuple)):
+        return tuple(np.shape(np.asarray(a, dtype=object)))  # nested sequences, as NumPy's
+    try:
+        return tuple(typeof(a).shape)  # type: ignore[attr-defined]  # arrays
+    except TypeError:
+        return tuple(np.shape(a))
+
+
+def size(a: ArrayLike, axis: int | None = None) -> int:
+    """The number of elements of `a` (along `axis`)."""
+    dims = shape(a)
+    if axis is None:
+        return int(np.prod(dims, dtype=np.int64))
+    return dims[canonicalize_axis(axis, len(dims))]
+
+
+def isscalar(element: Any) -> bool:
+    """True for 0-d arrays and for what NumPy calls scalars (numbers, strings, ...)."""
+    if isinstance(element, np.ndarray) or not np.isscalar(element):
+        try:
+            return len(tuple(typeof(element).shape)) == 0  # type: ignore[attr-defined]
+        except TypeError:
+            return False
+    return True
+
+
+def _dtype(x: Any) -> np.dtype:
+    return np.dtype(typeof(x).dtype)  # type: ignore[attr-defined]  # arrays
+
+
+def iscomplexobj(x: Any) -> bool:
+    """Whether `x`'s dtype is complex (whatever its values)."""
+    try:
+        return bool(_dtypes.issubdtype(_dtype(x), np.complexfloating))
+    except TypeError:
+        return bool(np.iscomplexobj(x))
+
+
+def isrealobj(x: Any) -> bool:
+    """Whether `x`'s dtype is not complex."""
+    return not iscomplexobj(x)
+
+
+def iscomplex(x: ArrayLike) -> Array:
+    """Elementwise: a nonzero imaginary part."""
+    (x,) = ensure_arraylike("iscomplex", x)
+    return jnp.not_equal(jnp.imag(x), 0) if iscomplexobj(x) else jnp.zeros(shape_of(x), bool)
+
+
+def isreal(x: ArrayLike) -> Array:
+    """Elementwise: a zero imaginary part."""
+    (x,) = ensure_arraylike("isreal", x)
+    return jnp.equal(jnp.imag(x), 0) if iscomplexobj(x) else jnp.ones(shape_of(x), bool)
+
+
+def rot90(m: ArrayLike, k: int = 1, axes: tuple[int, int] = (0, 1)) -> Array:
+    """`m` rotated by 90 degrees `k` times in the plane of `axes` (first towards second)."""
+    (m,) = ensure_arraylike("rot90", m)
+    nd = len(shape_of(m))
+    if nd < 2:
+        raise ValueError(
+            "rot90 requires its first argument to have ndim at least two, but got first "
+            f"argument of shape {shape_of(m)}, which has ndim {nd}"
+        )
+    if len(axes) != 2:
+        raise ValueError(f"rot90 requires that axes has length 2, got {axes}")
+    ax1, ax2 = canonicalize_axis(axes[0], nd), canonicalize_axis(axes[1], nd)
+    if ax1 == ax2:
+        raise ValueError(f"rot90 requires that axes are different, got {axes}")
+    k = operator.index(k) % 4
+    if k == 0:
+        return m
+    if k == 2:
+        return jnp.flip(jnp.flip(m, ax1), ax2)
+    perm = list(range(nd))
+    perm[ax1], perm[ax2] = perm[ax2], perm[ax1]
+    if k == 1:
+        return jnp.transpose(jnp.flip(m, ax2), perm)
+    return jnp.flip(jnp.transpose(m, perm), ax2)
+
+
+def permute_dims(a: ArrayLike, /, axes: tuple[int, ...]) -> Array:
+    """The array API's name for `transpose(a, axes)`."""
+    return jnp.transpose(a, axes)
+
+
+def matrix_transpose(x: ArrayLike, /) -> Array:
+    """The last two axes of `x` swapped."""
+    (x,) = ensure_arraylike("matrix_transpose", x)
+    nd = len(shape_of(x))
+    if nd < 2:
+        raise ValueError(f"x must be at least two-dimensional for matrix_transpose; got {nd=}")
+    return jnp.swapaxes(x, -1, -2)
+
+
+def rollaxis(a: ArrayLike, axis: int, start: int = 0) -> Array:
+    """NumPy's older `moveaxis`: `axis` moved to stand before `start`."""
+    (a,) = ensure_arraylike("rollaxis", a)
+    nd = len(shape_of(a))
+    axis = canonicalize_axis(axis, nd)
+    if not -nd <= start <= nd:
+        raise ValueError(f"{start=} must satisfy {-nd}<=start<={nd}")
+    start = start + nd if start < 0 else start
+    if start > axis:
+        start -= 1
+    return jnp.moveaxis(a, axis, start)
+
+
+def unstack(x: ArrayLike, /, *, axis: int = 0) -> tuple[Array, ...]:
+    """The slices of `x` along `axis`, as a tuple."""
+    (x,) = ensure_arraylike("unstack", x)
+    if not shape_of(x):
+        raise ValueError(
+            "Unstack requires arrays with rank > 0, however a scalar array was passed."
+        )
+    axis = canonicalize_axis(axis, len(shape_of(x)))
+    return tuple(jnp.moveaxis(x, axis, 0))
+
+
+def append(arr: ArrayLike, values: ArrayLike, axis: int | None = None) -> Array:
+    """`values` appended to `arr` along `axis` (both flattened when `axis` is None)."""
+    if axis is None:
+        return jnp.concatenate([jnp.ravel(arr), jnp.ravel(values)], 0)
+    return jnp.concatenate([arr, values], axis=axis)
+
+
+def column_stack(tup: Sequence[ArrayLike]) -> Array:
+    """1-D arrays as columns (2-D arrays as they are), side by side."""
+    cols = [jnp.asarray(x) for x in tup]
+    cols = [jnp.reshape(c, (-1, 1)) if len(shape_of(c)) < 2 else c for c in cols]
+    return jnp.concatenate(cols, axis=1)
+
+
+def _split_on(name: str, axis: int, least: int) -> Any:
+    def split(ary: ArrayLike, indices_or_sections: Any) -> list[Array]:
+        (a,) = ensure_arraylike(name, ary)
+        nd = len(shape_of(a))
+        if nd < least:
+            raise ValueError(f"{name} only works on arrays of {least} or more dimensions")
+        where = 0 if name == "hsplit" and nd == 1 else axis
+        return jnp.split(a, indices_or_sections, axis=where)
+
+    split.__name__ = name
+    split.__doc__ = f"`split` along axis {axis} ({name})."
+    return split
+
+
+hsplit = _split_on("hsplit", 1, 1)
+vsplit = _split_on("vsplit", 0, 2)
+dsplit = _split_on("dsplit", 2, 3)
+
+
+def kron(a: ArrayLike, b: ArrayLike) -> Array:
+    """The Kronecker product: blocks of `b` scaled by each element of `a`."""
+    a, b = promote_dtypes(*ensure_arraylike("kron", a, b))
+    na, nb = len(shape_of(a)), len(shape_of(b))
+    if na < nb:
+        a = jnp.reshape(a, (1,) * (nb - na) + shape_of(a))
+    elif nb < na:
+        b = jnp.reshape(b, (1,) * (na - nb) + shape_of(b))
+    a_exp = jnp.reshape(a, tuple(d for s in shape_of(a) for d in (s, 1)))
+    b_exp = jnp.reshape(b, tuple(d for s in shape_of(b) for d in (1, s)))
+    out_shape = tuple(x * y for x, y in zip(shape_of(a), shape_of(b), strict=True))
+    return jnp.reshape(jnp.multiply(a_exp, b_exp), out_shape)
+
+
+def cross(
+    a: ArrayLike, b: ArrayLike, axisa: int = -1, axisb: int = -1, axisc: int = -1,
+    axis: int | None = None,
+) -> Array:  # fmt: skip
+    """The cross product of 2- or 3-vectors along the given axes."""
+    a, b = promote_dtypes(*ensure_arraylike("cross", a, b))
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    a = jnp.moveaxis(a, axisa, -1)
+    b = jnp.moveaxis(b, axisb, -1)
+    if shape_of(a)[-1] not in (2, 3) or shape_of(b)[-1] not in (2, 3):
+        raise ValueError("Dimension must be either 2 or 3 for cross product")
+    if shape_of(a)[-1] == 2 and shape_of(b)[-1] == 2:
+        return a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
+    a0, a1 = a[..., 0], a[..., 1]
+    a2 = a[..., 2] if shape_of(a)[-1] == 3 else jnp.zeros_like(a0)
+    b0, b1 = b[..., 0], b[..., 1]
+    b2 = b[..., 2] if shape_of(b)[-1] == 3 else jnp.zeros_like(b0)
+    c = jnp.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
+    return jnp.moveaxis(c, -1, axisc)
+
+
+def vander(x: ArrayLike, N: int | None = None, increasing: bool = False) -> Array:
+    """The Vandermonde matrix of the 1-D `x`: columns are powers of `x`."""
+    (x,) = ensure_arraylike("vander", x)
+    if len(shape_of(x)) != 1:
+        raise ValueError("x must be a one-dimensional array")
+    n = shape_of(x)[0] if N is None else operator.index(N)
+    if n < 0:
+        raise ValueError("N must be nonnegative")
+    powers = jnp.arange(n, dtype=_dtype(x))
+    if not increasing:
+        powers = jnp.flip(powers)
+    return jnp.power(jnp.expand_dims(x, 1), powers)
+
+
+def select(
+    condlist: Sequence[ArrayLike], choicelist: Sequence[ArrayLike], default: ArrayLike = 0
+) -> Array:
+    """Elementwise, the choice of the first true condition (`default` where none is)."""
+    if len(condlist) != len(choicelist):
+        raise ValueError(
+            f"condlist must have length equal to choicelist ({len(condlist)} vs {len(choicelist)})"
+        )
+    if not condlist:
+        raise ValueError("condlist must be non-empty")
+    out = jnp.asarray(default)
+    for cond, choice in zip(reversed(condlist), reversed(choicelist), strict=True):
+        out = jnp.where(cond, choice, out)
+    return out
+
+
+def sinc(x: ArrayLike, /) -> Array:
+    """`sin(pi x) / (pi x)`, one at zero."""
+    (x,) = promote_dtypes_inexact(*ensure_arraylike("sinc", x))
+    zero = jnp.equal(x, 0)
+    safe = jnp.where(zero, jnp.ones_like(x), x)
+    pi_x = jnp.multiply(np.pi, safe)
+    return jnp.where(zero, jnp.ones_like(x), jnp.divide(jnp.sin(pi_x), pi_x))
+
+
+def modf(x: ArrayLike, /, out: None = None) -> tuple[Array, Array]:
+    """The fractional and integral parts of `x`, both with `x`'s sign."""
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.modf is not supported.")
+    (x,) = promote_dtypes_inexact(*ensure_arraylike("modf", x))
+    whole = jnp.trunc(x)
+    return jnp.subtract(x, whole), whole
+
+
+__all__ = [
+    "append",
+    "column_stack",
+    "cross",
+    "dsplit",
+    "hsplit",
+    "iscomplex",
+    "iscomplexobj",
+    "isreal",
+    "isrealobj",
+    "isscalar",
+    "kron",
+    "matrix_transpose",
+    "modf",
+    "ndim",
+    "permute_dims",
+    "rollaxis",
+    "rot90",
+    "select",
+    "shape",
+    "sinc",
+    "size",
+    "unstack",
+    "vander",
+    "vsplit",
+]
