@@ -178,3 +178,45 @@ def test_under_jit_and_grad() -> None:
     g = lc.grad(lambda x: lnp.nanmean(lnp.diff(x) ** 2))(np.array([1.0, 4.0, 2.0], np.float32))
     want = jax.grad(lambda x: jnp.nanmean(jnp.diff(x) ** 2))(np.array([1.0, 4.0, 2.0], np.float32))
     np.testing.assert_allclose(g, want, rtol=1e-6)
+
+
+_RNG = np.random.default_rng(0)
+_Q = _RNG.standard_normal((4, 5, 6)).astype(np.float32)
+_QN = _Q.copy()
+_QN[0, 1, 2] = np.nan
+_QN[1, :, 3] = np.nan
+_LEVELS = np.array([0.1, 0.5, 0.9], np.float32)
+QUANTILES: list[tuple[str, Callable[[Any], Any]]] = [
+    *[
+        (f"quantile_{m}", lambda n, m=m: n.quantile(_Q, 0.3, axis=1, method=m))
+        for m in ("linear", "lower", "higher", "midpoint", "nearest")
+    ],
+    *[
+        (f"quantile_levels_{m}", lambda n, m=m: n.quantile(_Q, _LEVELS, (0, 2), method=m))
+        for m in ("linear", "nearest")
+    ],
+    ("nanquantile", lambda n: n.nanquantile(_QN, 0.7, axis=2)),
+    ("median", lambda n: n.median(_Q)),
+    ("median_keepdims", lambda n: n.median(_Q, axis=0, keepdims=True)),
+    ("median_with_nans", lambda n: n.median(_QN, axis=2)),
+    ("nanmedian", lambda n: n.nanmedian(_QN, axis=1)),
+    ("percentile", lambda n: n.percentile(_Q, 25.0, axis=-1)),
+    ("nanpercentile", lambda n: n.nanpercentile(_QN, np.array([10.0, 90.0]), 1, keepdims=True)),
+    ("quantile_ints", lambda n: n.quantile(np.arange(10), 0.33)),
+]
+
+
+@pytest.mark.parametrize(("name", "call"), QUANTILES, ids=[c[0] for c in QUANTILES])
+def test_quantiles_are_jaxs(name: str, call: Callable[[Any], Any]) -> None:
+    got, want = call(lnp), call(jnp)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6, atol=1e-6)
+
+
+def test_quantile_errors() -> None:
+    with pytest.raises(ValueError, match="method can only be"):
+        lnp.quantile(_Q, 0.5, method="closest")
+    with pytest.raises(ValueError, match="complex input"):
+        lnp.median(_Q + 1j)
+    with pytest.raises(ValueError, match="rank <= 1"):
+        lnp.quantile(_Q, np.ones((2, 2)))

@@ -21,6 +21,7 @@ from lamina_core.numpy import (
     _loops,
     _matrix_parts,
     _nan_reductions,
+    _quantiles,
     _reductions,
     _scalar_types,
     _searchsorted,
@@ -39,6 +40,7 @@ from lamina_core.numpy._linalg import *  # noqa: F403
 from lamina_core.numpy._loops import *  # noqa: F403
 from lamina_core.numpy._matrix_parts import *  # noqa: F403
 from lamina_core.numpy._nan_reductions import *  # noqa: F403
+from lamina_core.numpy._quantiles import *  # noqa: F403
 from lamina_core.numpy._reductions import *  # noqa: F403
 from lamina_core.numpy._scalar_types import *  # noqa: F403
 from lamina_core.numpy._searchsorted import *  # noqa: F403
@@ -78,6 +80,7 @@ __all__ += _matrix_parts.__all__
 __all__ += _nan_reductions.__all__
 __all__ += _grids.__all__
 __all__ += _shape_more.__all__
+__all__ += _quantiles.__all__
 __all__ += _searchsorted.__all__
 __all__ += _ufuncs.__all__
 __all__ += _ufuncs_composite.__all__
