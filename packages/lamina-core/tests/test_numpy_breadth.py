@@ -220,3 +220,51 @@ def test_quantile_errors() -> None:
         lnp.median(_Q + 1j)
     with pytest.raises(ValueError, match="rank <= 1"):
         lnp.quantile(_Q, np.ones((2, 2)))
+
+
+_S = _RNG.standard_normal((3, 5)).astype(np.float32)
+_SN = _S.copy()
+_SN[0, 1] = np.nan
+_SN[2, :] = np.nan
+_W = _RNG.random(5).astype(np.float32)
+STATS: list[tuple[str, Callable[[Any], Any]]] = [
+    ("average", lambda n: n.average(_S)),
+    ("average_weights", lambda n: n.average(_S, axis=1, weights=_W)),
+    ("average_full_weights", lambda n: n.average(_S, weights=np.abs(_S))),
+    ("nanvar", lambda n: n.nanvar(_SN, axis=1)),
+    ("nanstd_ddof", lambda n: n.nanstd(_SN, axis=0, ddof=1)),
+    ("nanvar_all", lambda n: n.nanvar(_SN)),
+    ("nanargmax", lambda n: n.nanargmax(_SN[:2], axis=1)),
+    ("nanargmin", lambda n: n.nanargmin(_SN[:2])),
+    ("nancumsum", lambda n: n.nancumsum(_SN, axis=1)),
+    ("nancumprod", lambda n: n.nancumprod(_SN[:2])),
+    ("cumulative_sum", lambda n: n.cumulative_sum(_S, axis=1, include_initial=True)),
+    ("cumulative_prod", lambda n: n.cumulative_prod(np.arange(1, 5))),
+    ("trapezoid", lambda n: n.trapezoid(_S)),
+    ("trapezoid_x", lambda n: n.trapezoid(_S, np.linspace(0, 1, 5), axis=1)),
+    ("trapezoid_dx", lambda n: n.trapezoid(_S, dx=0.5, axis=0)),
+    ("cov", lambda n: n.cov(_S)),
+    ("cov_columns_biased", lambda n: n.cov(_S, rowvar=False, bias=True)),
+    ("cov_two", lambda n: n.cov(_S[0], _S[1])),
+    ("cov_one", lambda n: n.cov(_S[0])),
+    ("corrcoef", lambda n: n.corrcoef(_S)),
+    ("corrcoef_two", lambda n: n.corrcoef(_S[0], _S[1])),
+]
+
+
+@pytest.mark.parametrize(("name", "call"), STATS, ids=[c[0] for c in STATS])
+def test_statistics_are_jaxs(name: str, call: Callable[[Any], Any]) -> None:
+    got, want = call(lnp), call(jnp)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-5, atol=1e-6)
+
+
+def test_average_returned_and_errors() -> None:
+    got = lnp.average(_S, axis=0, returned=True)
+    want = jnp.average(_S, axis=0, returned=True)
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_allclose(g, w, rtol=1e-6)
+    with pytest.raises(ValueError, match="Axis must be specified"):
+        lnp.average(_S, weights=_W)
+    with pytest.raises(ValueError, match="non-scalar"):
+        lnp.cumulative_sum(np.float32(1.0))

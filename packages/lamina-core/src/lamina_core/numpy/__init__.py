@@ -28,6 +28,7 @@ from lamina_core.numpy import (
     _shape,
     _shape_more,
     _sorting,
+    _statistics,
     _ufuncs,
     _ufuncs_composite,
 )
@@ -47,6 +48,7 @@ from lamina_core.numpy._searchsorted import *  # noqa: F403
 from lamina_core.numpy._shape import *  # noqa: F403
 from lamina_core.numpy._shape_more import *  # noqa: F403
 from lamina_core.numpy._sorting import *  # noqa: F403
+from lamina_core.numpy._statistics import *  # noqa: F403
 from lamina_core.numpy._ufuncs import *  # noqa: F403
 from lamina_core.numpy._ufuncs_composite import *  # noqa: F403
 from lamina_core.numpy._util import Array, ArrayLike, DTypeLike
@@ -81,6 +83,7 @@ __all__ += _nan_reductions.__all__
 __all__ += _grids.__all__
 __all__ += _shape_more.__all__
 __all__ += _quantiles.__all__
+__all__ += _statistics.__all__
 __all__ += _searchsorted.__all__
 __all__ += _ufuncs.__all__
 __all__ += _ufuncs_composite.__all__

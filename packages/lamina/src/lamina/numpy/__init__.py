@@ -22,5 +22,6 @@ from lamina_core.numpy._searchsorted import *  # noqa: F403
 from lamina_core.numpy._shape import *  # noqa: F403
 from lamina_core.numpy._shape_more import *  # noqa: F403
 from lamina_core.numpy._sorting import *  # noqa: F403
+from lamina_core.numpy._statistics import *  # noqa: F403
 from lamina_core.numpy._ufuncs import *  # noqa: F403
 from lamina_core.numpy._ufuncs_composite import *  # noqa: F403
