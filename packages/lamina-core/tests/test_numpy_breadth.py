@@ -268,3 +268,68 @@ def test_average_returned_and_errors() -> None:
         lnp.average(_S, weights=_W)
     with pytest.raises(ValueError, match="non-scalar"):
         lnp.cumulative_sum(np.float32(1.0))
+
+
+_SQ = np.arange(9.0, dtype=np.float32).reshape(3, 3)
+_TWO = (np.array([1, 2]), np.array([3, 0]))
+HELPERS: list[tuple[str, Callable[[Any], Any]]] = [
+    ("indices", lambda n: n.indices((2, 3))),
+    ("indices_sparse", lambda n: n.indices((2, 3), sparse=True)),
+    ("indices_dtype", lambda n: n.indices((2, 2), dtype=np.int16)),
+    ("tril_indices", lambda n: n.tril_indices(3)),
+    ("triu_indices", lambda n: n.triu_indices(3, 1, 4)),
+    ("tril_indices_from", lambda n: n.tril_indices_from(_M, -1)),
+    ("triu_indices_from", lambda n: n.triu_indices_from(_M)),
+    ("diag_indices", lambda n: n.diag_indices(3, 3)),
+    ("diag_indices_from", lambda n: n.diag_indices_from(_SQ)),
+    ("unravel_index", lambda n: n.unravel_index(np.array([0, 5, 11, -1, 20]), (3, 4))),
+]
+ARRAYS: list[tuple[str, Callable[[Any], Any]]] = [
+    ("diagflat", lambda n: n.diagflat(np.array([[1.0, 2.0], [3.0, 4.0]]), 1)),
+    ("fill_diagonal", lambda n: n.fill_diagonal(_M, 5.0, inplace=False)),
+    ("fill_diagonal_values", lambda n: n.fill_diagonal(_SQ, np.array([7.0, 8.0]), inplace=False)),
+    ("ravel_multi_index", lambda n: n.ravel_multi_index(_TWO, (3, 4))),
+    ("ravel_multi_index_f", lambda n: n.ravel_multi_index(_TWO, (3, 4), order="F")),
+    ("ravel_multi_index_clip", lambda n: n.ravel_multi_index(_TWO, (2, 2), mode="clip")),
+    ("bartlett", lambda n: n.bartlett(5)),
+    ("blackman", lambda n: n.blackman(6)),
+    ("hamming", lambda n: n.hamming(7)),
+    ("hanning", lambda n: n.hanning(4)),
+    ("hamming_one", lambda n: n.hamming(1)),
+    ("polyadd", lambda n: n.polyadd(np.array([1.0, 2.0]), np.array([3.0, 4.0, 5.0]))),
+    ("polysub", lambda n: n.polysub(np.array([1, 2, 3]), np.array([1]))),
+    ("polyder", lambda n: n.polyder(np.array([1.0, 2.0, 3.0, 4.0]), 2)),
+    ("polyint", lambda n: n.polyint(np.array([3.0, 2.0, 1.0]))),
+    ("polyint_constants", lambda n: n.polyint(np.array([1.0, 1.0]), 2, k=np.array([1.0, 2.0]))),
+    ("copy", lambda n: n.copy(_M)),
+    ("concat", lambda n: n.concat([_M, _M], axis=1)),
+    ("ldexp", lambda n: n.ldexp(np.array([1.0, 2.5], np.float32), np.array([2, -1]))),
+]
+
+
+@pytest.mark.parametrize(("name", "call"), HELPERS, ids=[c[0] for c in HELPERS])
+def test_index_helpers_are_jaxs(name: str, call: Callable[[Any], Any]) -> None:
+    got, want = call(lnp), call(jnp)
+    got = got if isinstance(got, tuple) else (got,)
+    want = want if isinstance(want, tuple) else (want,)
+    assert len(got) == len(want)
+    for g, w in zip(got, want, strict=True):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
+
+
+@pytest.mark.parametrize(("name", "call"), ARRAYS, ids=[c[0] for c in ARRAYS])
+def test_array_helpers_are_jaxs(name: str, call: Callable[[Any], Any]) -> None:
+    test_values_are_jaxs(name, call)
+
+
+def test_dtype_predicates_are_jaxs() -> None:
+    kinds: list[Any] = ["bool", "integral", "real floating", ("complex floating", "bool")]
+    for kind in [*kinds, "numeric", "signed integer", "unsigned integer"]:
+        for dtype in (np.int32, np.float32, np.bool_, np.complex64, np.uint8):
+            assert lnp.isdtype(dtype, kind) == jnp.isdtype(dtype, kind)
+    assert lnp.can_cast(np.int32, np.float32) == jnp.can_cast(np.int32, np.float32)
+    assert lnp.can_cast(np.float32, np.int32) == jnp.can_cast(np.float32, np.int32)
+    assert lnp.iterable([1]) and not lnp.iterable(1)
+    with pytest.raises(NotImplementedError, match="inplace=False"):
+        lnp.fill_diagonal(_M, 1.0)

@@ -15,6 +15,7 @@ from lamina_core.numpy import (
     _creation,
     _cumulative,
     _grids,
+    _index_helpers,
     _index_update,
     _indexing,
     _linalg,
@@ -36,6 +37,7 @@ from lamina_core.numpy._array_compare import *  # noqa: F403
 from lamina_core.numpy._creation import *  # noqa: F403
 from lamina_core.numpy._cumulative import *  # noqa: F403
 from lamina_core.numpy._grids import *  # noqa: F403
+from lamina_core.numpy._index_helpers import *  # noqa: F403
 from lamina_core.numpy._indexing import *  # noqa: F403
 from lamina_core.numpy._linalg import *  # noqa: F403
 from lamina_core.numpy._loops import *  # noqa: F403
@@ -84,6 +86,7 @@ __all__ += _grids.__all__
 __all__ += _shape_more.__all__
 __all__ += _quantiles.__all__
 __all__ += _statistics.__all__
+__all__ += _index_helpers.__all__
 __all__ += _searchsorted.__all__
 __all__ += _ufuncs.__all__
 __all__ += _ufuncs_composite.__all__

@@ -10,6 +10,7 @@ from lamina_core.numpy._array_compare import *  # noqa: F403
 from lamina_core.numpy._creation import *  # noqa: F403
 from lamina_core.numpy._cumulative import *  # noqa: F403
 from lamina_core.numpy._grids import *  # noqa: F403
+from lamina_core.numpy._index_helpers import *  # noqa: F403
 from lamina_core.numpy._indexing import *  # noqa: F403
 from lamina_core.numpy._linalg import *  # noqa: F403
 from lamina_core.numpy._loops import *  # noqa: F403

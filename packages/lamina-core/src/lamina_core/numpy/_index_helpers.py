@@ -1,0 +1,351 @@
+"""Index helpers, windows and small utilities of `jax.numpy`: `indices`, `tril_indices`,
+`triu_indices` (and `_from`), `diag_indices` (and `_from`), `diagflat`, `fill_diagonal`,
+`ravel_multi_index`, `unravel_index`, the windows `bartlett`, `blackman`, `hamming`,
+`hanning`, the polynomial helpers `polyadd`, `polysub`, `polyder`, `polyint`, and `copy`,
+`concat`, `ldexp`, `spacing`, `isdtype`, `can_cast`, `iterable`."""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+import lamina_core.numpy as jnp
+from lamina_core import dtypes as _dtypes
+from lamina_core import lax as _lax
+from lamina_core.numpy._index_update import at
+from lamina_core.numpy._promote import promote_dtypes, promote_dtypes_inexact
+from lamina_core.numpy._reductions import ensure_arraylike
+from lamina_core.numpy._util import Array, ArrayLike, DTypeLike, shape_of
+
+
+def indices(
+    dimensions: Sequence[int], dtype: DTypeLike | None = None, sparse: bool = False
+) -> Array | tuple[Array, ...]:
+    """The index of each position of a grid of shape `dimensions`, one array per axis."""
+    dims = tuple(operator.index(d) for d in dimensions)
+    dt = _dtypes.canonicalize_dtype(np.int64 if dtype is None else dtype)
+    out = []
+    for i, n in enumerate(dims):
+        shape = [1] * len(dims)
+        shape[i] = n
+        idx = _lax.broadcasted_iota(dt, tuple(shape), i)
+        out.append(idx if sparse else jnp.broadcast_to(idx, dims))
+    return tuple(out) if sparse else jnp.stack(out) if out else jnp.zeros((0,), dt)
+
+
+def _tri_indices(n: int, k: int, m: int | None, lower: bool) -> tuple[Array, Array]:
+    cols = n if m is None else m
+    mask = np.tri(n, cols, k, dtype=bool) if lower else ~np.tri(n, cols, k - 1, dtype=bool)
+    i, j = np.nonzero(mask)
+    dt = _dtypes.canonicalize_dtype(np.int64)
+    return jnp.asarray(i.astype(dt)), jnp.asarray(j.astype(dt))
+
+
+def tril_indices(n: int, k: int = 0, m: int | None = None) -> tuple[Array, Array]:
+    """The row and column indices of the lower triangle (on and below diagonal `k`)."""
+    return _tri_indices(operator.index(n), operator.index(k), m, lower=True)
+
+
+def triu_indices(n: int, k: int = 0, m: int | None = None) -> tuple[Array, Array]:
+    """The row and column indices of the upper triangle (on and above diagonal `k`)."""
+    return _tri_indices(operator.index(n), operator.index(k), m, lower=False)
+
+
+def _matrix_shape(name: str, arr: ArrayLike) -> tuple[int, int]:
+    shape = shape_of(jnp.asarray(arr))
+    if len(shape) != 2:
+        raise ValueError(f"{name} requires a 2-dimensional array; got {len(shape)} dimensions")
+    return shape[0], shape[1]
+
+
+def tril_indices_from(arr: ArrayLike, k: int = 0) -> tuple[Array, Array]:
+    """`tril_indices` for the shape of the 2-D `arr`."""
+    n, m = _matrix_shape("tril_indices_from", arr)
+    return tril_indices(n, k, m)
+
+
+def triu_indices_from(arr: ArrayLike, k: int = 0) -> tuple[Array, Array]:
+    """`triu_indices` for the shape of the 2-D `arr`."""
+    n, m = _matrix_shape("triu_indices_from", arr)
+    return triu_indices(n, k, m)
+
+
+def diag_indices(n: int, ndim: int = 2) -> tuple[Array, ...]:
+    """The indices of the main diagonal of an `n`-sided `ndim`-dimensional array."""
+    n, ndim = operator.index(n), operator.index(ndim)
+    if n < 0:
+        raise ValueError(f"n argument to diag_indices must be nonnegative, got {n}")
+    if ndim < 0:
+        raise ValueError(f"ndim argument to diag_indices must be nonnegative, got {ndim}")
+    return (_lax.iota(_dtypes.canonicalize_dtype(np.int64), n),) * ndim
+
+
+def diag_indices_from(arr: ArrayLike) -> tuple[Array, ...]:
+    """`diag_indices` for `arr`, whose sides must all be equal."""
+    shape = shape_of(jnp.asarray(arr))
+    if len(shape) < 2:
+        raise ValueError("input array must be at least 2-d")
+    if len(set(shape)) != 1:
+        raise ValueError("All dimensions of input must be of equal length")
+    return diag_indices(shape[0], len(shape))
+
+
+def diagflat(v: ArrayLike, k: int = 0) -> Array:
+    """A square matrix with the flattened `v` on its `k`-th diagonal."""
+    return jnp.diag(jnp.ravel(jnp.asarray(v)), k)
+
+
+def fill_diagonal(
+    a: ArrayLike, val: ArrayLike, wrap: bool = False, *, inplace: bool = True
+) -> Array:
+    """`a` with its main diagonal set to `val` (JAX's functional form: `inplace=False`)."""
+    if inplace:
+        raise NotImplementedError(
+            "JAX arrays are immutable, so jnp.fill_diagonal cannot perform an in-place update. "
+            "Pass inplace=False to instead return an updated array."
+        )
+    (a,) = ensure_arraylike("fill_diagonal", a)
+    shape = shape_of(a)
+    if len(shape) < 2:
+        raise ValueError("array must be at least 2-d")
+    if wrap:
+        raise NotImplementedError("jnp.fill_diagonal with wrap=True is not supported yet")
+    if len(shape) != 2 and len(set(shape)) != 1:
+        raise ValueError("All dimensions of input must be of equal length")
+    n = min(shape)
+    idx = np.arange(n)
+    values = jnp.ravel(jnp.asarray(val)).astype(a.dtype)
+    values = jnp.tile(values, n)[:n]  # repeated as needed, as NumPy's
+    return at(a)[(idx,) * len(shape)].set(values)
+
+
+def ravel_multi_index(
+    multi_index: Sequence[ArrayLike], dims: Sequence[int], mode: str = "raise",
+    order: str = "C",
+) -> Array:  # fmt: skip
+    """Flat indices of the coordinates `multi_index` in an array of shape `dims` (`mode`
+    `clip` or `wrap`; `raise` checks concrete indices)."""
+    dims = tuple(operator.index(d) for d in dims)
+    if len(multi_index) != len(dims):
+        raise ValueError(f"parameter multi_index must be a sequence of length {len(dims)}")
+    if order not in ("C", "F"):
+        raise ValueError("only 'C' or 'F' order is permitted")
+    coords = [jnp.asarray(i) for i in multi_index]
+    for c in coords:
+        if not _dtypes.issubdtype(c.dtype, np.integer):
+            raise TypeError("only int indices permitted")
+    if mode == "raise":
+        for c, d in zip(coords, dims, strict=True):
+            concrete = np.asarray(c)
+            if np.any((concrete < 0) | (concrete >= d)):
+                raise ValueError("invalid entry in coordinates array")
+    elif mode == "clip":
+        coords = [jnp.clip(c, 0, d - 1) for c, d in zip(coords, dims, strict=True)]
+    elif mode == "wrap":
+        coords = [jnp.mod(c, d) for c, d in zip(coords, dims, strict=True)]
+    else:
+        raise ValueError(f"invalid mode={mode!r}. Expected 'raise', 'wrap', or 'clip'")
+    order_dims = dims if order == "C" else dims[::-1]
+    order_coords = coords if order == "C" else coords[::-1]
+    strides = np.cumprod((1, *order_dims[::-1][:-1]))[::-1]
+    total = jnp.zeros((), coords[0].dtype) if coords else jnp.zeros((), np.int32)
+    for c, s in zip(order_coords, strides, strict=True):
+        total = jnp.add(total, jnp.multiply(c, int(s)))
+    return total
+
+
+def unravel_index(indices: ArrayLike, shape: Sequence[int]) -> tuple[Array, ...]:
+    """The coordinates, in an array of `shape`, of the flat `indices` (clipped into range,
+    negative ones counted from the end, as JAX's)."""
+    (idx,) = ensure_arraylike("unravel_index", indices)
+    dims = tuple(operator.index(d) for d in shape)
+    if not _dtypes.issubdtype(idx.dtype, np.integer):
+        raise TypeError("only int indices permitted")
+    size = int(np.prod(dims, dtype=np.int64))
+    idx = jnp.where(idx < 0, idx + size, idx)
+    idx = jnp.clip(idx, 0, max(size - 1, 0))
+    out = []
+    for d in dims[::-1]:
+        out.append(jnp.mod(idx, d) if d else idx)
+        idx = jnp.floor_divide(idx, d) if d else idx
+    return tuple(out[::-1])
+
+
+def _window(m: int) -> Any:
+    m = operator.index(m)
+    dt = _dtypes.canonicalize_dtype(np.float64)
+    if m <= 1:
+        return m, dt, None
+    return m, dt, jnp.arange(m, dtype=dt)
+
+
+def bartlett(M: int) -> Array:
+    """The Bartlett (triangular) window of `M` points."""
+    m, dt, n = _window(M)
+    if n is None:
+        return jnp.ones(max(m, 0), dt)
+    return 1 - jnp.abs(2 * n + 1 - m) / (m - 1)
+
+
+def _cosine_window(M: int, coeffs: Sequence[float]) -> Array:
+    m, dt, n = _window(M)
+    if n is None:
+        return jnp.ones(max(m, 0), dt)
+    out = jnp.zeros((m,), dt)
+    for k, c in enumerate(coeffs):
+        out = out + c * jnp.cos(2 * np.pi * k * n / (m - 1))
+    return out
+
+
+def blackman(M: int) -> Array:
+    """The Blackman window of `M` points."""
+    return _cosine_window(M, (0.42, -0.5, 0.08))
+
+
+def hamming(M: int) -> Array:
+    """The Hamming window of `M` points."""
+    return _cosine_window(M, (0.54, -0.46))
+
+
+def hanning(M: int) -> Array:
+    """The Hann window of `M` points."""
+    return _cosine_window(M, (0.5, -0.5))
+
+
+def polyadd(a1: ArrayLike, a2: ArrayLike) -> Array:
+    """The sum of two polynomials (coefficients highest power first)."""
+    a1, a2 = promote_dtypes(*ensure_arraylike("polyadd", a1, a2))
+    n1, n2 = shape_of(a1)[0], shape_of(a2)[0]
+    if n1 < n2:
+        a1 = jnp.concatenate([jnp.zeros((n2 - n1,), a1.dtype), a1])
+    elif n2 < n1:
+        a2 = jnp.concatenate([jnp.zeros((n1 - n2,), a2.dtype), a2])
+    return jnp.add(a1, a2)
+
+
+def polysub(a1: ArrayLike, a2: ArrayLike) -> Array:
+    """The difference of two polynomials (coefficients highest power first)."""
+    a1, a2 = promote_dtypes(*ensure_arraylike("polysub", a1, a2))
+    return polyadd(a1, jnp.negative(a2))
+
+
+def polyder(p: ArrayLike, m: int = 1) -> Array:
+    """The `m`-th derivative of the polynomial `p`."""
+    (p,) = promote_dtypes_inexact(*ensure_arraylike("polyder", p))
+    m = operator.index(m)
+    if m < 0:
+        raise ValueError("Order of derivative must be positive")
+    for _ in range(m):
+        n = shape_of(p)[0]
+        if n <= 1:
+            return jnp.zeros((0,), p.dtype)
+        p = jnp.multiply(p[:-1], jnp.arange(n - 1, 0, -1, dtype=p.dtype))
+    return p
+
+
+def polyint(p: ArrayLike, m: int = 1, k: ArrayLike | None = None) -> Array:
+    """The `m`-th antiderivative of `p`, with integration constants `k` (zeros by default)."""
+    (p,) = promote_dtypes_inexact(*ensure_arraylike("polyint", p))
+    m = operator.index(m)
+    if m < 0:
+        raise ValueError("Order of integral must be positive (see polyder)")
+    consts = jnp.zeros((m,), p.dtype) if k is None else jnp.ravel(jnp.asarray(k, p.dtype))
+    if shape_of(consts)[0] == 1 and m > 1:
+        consts = jnp.broadcast_to(consts, (m,))
+    if shape_of(consts)[0] != m:
+        raise ValueError("k must be a scalar or a rank-1 array of length 1 or m.")
+    for i in range(m):
+        n = shape_of(p)[0]
+        scaled = jnp.true_divide(p, jnp.arange(n, 0, -1, dtype=p.dtype))
+        p = jnp.concatenate([scaled, consts[i : i + 1]])
+    return p
+
+
+def copy(a: ArrayLike, order: str | None = None) -> Array:
+    """A copy of `a`."""
+    return jnp.array(a, copy=True, order=order)
+
+
+def concat(arrays: Sequence[ArrayLike], /, *, axis: int | None = 0) -> Array:
+    """The array API's name for `concatenate`."""
+    return jnp.concatenate(arrays, axis=axis)
+
+
+def ldexp(x1: ArrayLike, x2: ArrayLike, /) -> Array:
+    """`x1 * 2 ** x2` (`x2` integer)."""
+    x1, x2 = ensure_arraylike("ldexp", x1, x2)
+    if not _dtypes.issubdtype(x2.dtype, np.integer):
+        raise ValueError(f"x2 argument to ldexp must be of integer type, got {x2.dtype}")
+    (x1,) = promote_dtypes_inexact(x1)
+    return x1 * jnp.power(jnp.asarray(2, x1.dtype), x2.astype(x1.dtype))
+
+
+def isdtype(dtype: DTypeLike, kind: Any) -> bool:
+    """The array API's dtype-kind test (`'bool'`, `'integral'`, `'real floating'`, ...)."""
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    dt = np.dtype(dtype)
+    groups = {
+        "bool": lambda: dt == np.bool_,
+        "signed integer": lambda: _dtypes.issubdtype(dt, np.signedinteger),
+        "unsigned integer": lambda: _dtypes.issubdtype(dt, np.unsignedinteger),
+        "integral": lambda: _dtypes.issubdtype(dt, np.integer),
+        "real floating": lambda: _dtypes.issubdtype(dt, np.floating),
+        "complex floating": lambda: _dtypes.issubdtype(dt, np.complexfloating),
+        "numeric": lambda: dt != np.bool_ and _dtypes.issubdtype(dt, np.number),
+    }
+    for k in kinds:
+        if isinstance(k, str):
+            if k not in groups:
+                raise ValueError(f"Unrecognized {k=!r}")
+            if groups[k]():
+                return True
+        elif np.dtype(k) == dt:
+            return True
+    return False
+
+
+def can_cast(from_: Any, to: DTypeLike, casting: str = "safe") -> bool:
+    """NumPy's `can_cast` on dtypes."""
+    source = from_ if isinstance(from_, (type, np.dtype, str)) else from_.dtype
+    return bool(np.can_cast(np.dtype(source), np.dtype(to), casting=casting))  # type: ignore[arg-type]
+
+
+def iterable(y: Any) -> bool:
+    """Whether `y` can be iterated over."""
+    try:
+        iter(y)
+    except TypeError:
+        return False
+    return True
+
+
+__all__ = [
+    "bartlett",
+    "blackman",
+    "can_cast",
+    "concat",
+    "copy",
+    "diag_indices",
+    "diag_indices_from",
+    "diagflat",
+    "fill_diagonal",
+    "hamming",
+    "hanning",
+    "indices",
+    "isdtype",
+    "iterable",
+    "ldexp",
+    "polyadd",
+    "polyder",
+    "polyint",
+    "polysub",
+    "ravel_multi_index",
+    "tril_indices",
+    "tril_indices_from",
+    "triu_indices",
+    "triu_indices_from",
+    "unravel_index",
+]
