@@ -333,3 +333,43 @@ def test_dtype_predicates_are_jaxs() -> None:
     assert lnp.iterable([1]) and not lnp.iterable(1)
     with pytest.raises(NotImplementedError, match="inplace=False"):
         lnp.fill_diagonal(_M, 1.0)
+
+
+_NZ = np.array([[0, 3, 0], [1, 0, 2]], np.int32)
+_DUP = np.array([3.0, 1.0, np.nan, 1.0, 2.0, np.nan, 3.0], np.float32)
+SELECTIONS: list[tuple[str, Callable[[Any], Any]]] = [
+    ("nonzero", lambda n: n.nonzero(_NZ)),
+    ("nonzero_size", lambda n: n.nonzero(_NZ, size=5)),
+    ("nonzero_fill", lambda n: n.nonzero(_NZ, size=5, fill_value=-1)),
+    ("nonzero_truncated", lambda n: n.nonzero(_NZ, size=2)),
+    ("flatnonzero", lambda n: n.flatnonzero(_NZ)),
+    ("argwhere", lambda n: n.argwhere(_NZ)),
+    ("argwhere_size", lambda n: n.argwhere(_NZ, size=4, fill_value=9)),
+    ("unique", lambda n: n.unique(_DUP)),
+    ("unique_ints", lambda n: n.unique(_NZ)),
+    ("unique_everything", lambda n: n.unique(_DUP, True, True, True)),
+    ("unique_size", lambda n: n.unique(_DUP, size=6)),
+    ("unique_size_fill", lambda n: n.unique(_DUP, size=6, fill_value=-1.0)),
+    ("unique_truncated", lambda n: n.unique(_DUP, size=2, return_counts=True)),
+    ("unique_nans_distinct", lambda n: n.unique(_DUP, equal_nan=False)),
+    ("unique_values", lambda n: n.unique_values(_DUP)),
+    ("unique_counts", lambda n: tuple(n.unique_counts(_NZ))),
+    ("unique_inverse", lambda n: tuple(n.unique_inverse(_NZ))),
+    ("unique_all", lambda n: tuple(n.unique_all(_DUP))),
+    ("isin", lambda n: n.isin(_NZ, np.array([1, 2]))),
+    ("isin_invert", lambda n: n.isin(_DUP, np.array([1.0, np.nan]), invert=True)),
+]
+
+
+@pytest.mark.parametrize(("name", "call"), SELECTIONS, ids=[c[0] for c in SELECTIONS])
+def test_selections_are_jaxs(name: str, call: Callable[[Any], Any]) -> None:
+    test_index_helpers_are_jaxs(name, call)
+
+
+def test_selections_under_jit_need_a_size() -> None:
+    f = lc.jit(lambda x: lnp.unique(x, size=4, fill_value=0.0, return_counts=True))
+    got, want = f(_DUP), jnp.unique(_DUP, size=4, fill_value=0.0, return_counts=True)
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
+    with pytest.raises(lc.ConcretizationTypeError, match=r"size argument of jnp\.nonzero"):
+        lc.jit(lnp.nonzero)(_NZ)

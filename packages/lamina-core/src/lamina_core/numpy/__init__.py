@@ -26,6 +26,7 @@ from lamina_core.numpy import (
     _reductions,
     _scalar_types,
     _searchsorted,
+    _setops,
     _shape,
     _shape_more,
     _sorting,
@@ -47,6 +48,7 @@ from lamina_core.numpy._quantiles import *  # noqa: F403
 from lamina_core.numpy._reductions import *  # noqa: F403
 from lamina_core.numpy._scalar_types import *  # noqa: F403
 from lamina_core.numpy._searchsorted import *  # noqa: F403
+from lamina_core.numpy._setops import *  # noqa: F403
 from lamina_core.numpy._shape import *  # noqa: F403
 from lamina_core.numpy._shape_more import *  # noqa: F403
 from lamina_core.numpy._sorting import *  # noqa: F403
@@ -87,6 +89,7 @@ __all__ += _shape_more.__all__
 __all__ += _quantiles.__all__
 __all__ += _statistics.__all__
 __all__ += _index_helpers.__all__
+__all__ += _setops.__all__
 __all__ += _searchsorted.__all__
 __all__ += _ufuncs.__all__
 __all__ += _ufuncs_composite.__all__

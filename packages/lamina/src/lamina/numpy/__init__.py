@@ -20,6 +20,7 @@ from lamina_core.numpy._quantiles import *  # noqa: F403
 from lamina_core.numpy._reductions import *  # noqa: F403
 from lamina_core.numpy._scalar_types import *  # noqa: F403
 from lamina_core.numpy._searchsorted import *  # noqa: F403
+from lamina_core.numpy._setops import *  # noqa: F403
 from lamina_core.numpy._shape import *  # noqa: F403
 from lamina_core.numpy._shape_more import *  # noqa: F403
 from lamina_core.numpy._sorting import *  # noqa: F403
