@@ -336,6 +336,8 @@ def test_dtype_predicates_are_jaxs() -> None:
 
 
 _NZ = np.array([[0, 3, 0], [1, 0, 2]], np.int32)
+_SA = np.array([5, 1, 3, 3, 7, 1], np.int32)
+_SB = np.array([3, 9, 1, 8, 8], np.int32)
 _DUP = np.array([3.0, 1.0, np.nan, 1.0, 2.0, np.nan, 3.0], np.float32)
 SELECTIONS: list[tuple[str, Callable[[Any], Any]]] = [
     ("nonzero", lambda n: n.nonzero(_NZ)),
@@ -358,6 +360,15 @@ SELECTIONS: list[tuple[str, Callable[[Any], Any]]] = [
     ("unique_all", lambda n: tuple(n.unique_all(_DUP))),
     ("isin", lambda n: n.isin(_NZ, np.array([1, 2]))),
     ("isin_invert", lambda n: n.isin(_DUP, np.array([1.0, np.nan]), invert=True)),
+    ("union1d", lambda n: n.union1d(_SA, _SB)),
+    ("union1d_size", lambda n: n.union1d(_SA, _SB, size=9, fill_value=-1)),
+    ("setdiff1d", lambda n: n.setdiff1d(_SA, _SB)),
+    ("setdiff1d_size", lambda n: n.setdiff1d(_SA, _SB, size=4, fill_value=0)),
+    ("intersect1d", lambda n: n.intersect1d(_SA, _SB)),
+    ("intersect1d_indices", lambda n: n.intersect1d(_SA, _SB, return_indices=True)),
+    ("intersect1d_size", lambda n: n.intersect1d(_SA, _SB, size=3, fill_value=-2)),
+    ("setxor1d", lambda n: n.setxor1d(_SA, _SB)),
+    ("setxor1d_size", lambda n: n.setxor1d(_SA, _SB, size=6, fill_value=0)),
 ]
 
 

@@ -226,3 +226,85 @@ __all__ = [
     "unique_inverse",
     "unique_values",
 ]
+
+
+def _selected(values: Any, keep: Any, size: int | None, fill_value: ArrayLike | None) -> Array:
+    """`values[keep]`: concrete, or padded to `size` with `fill_value` (default the first
+    selected value, as JAX's)."""
+    n = _static_count(keep, "setops") if size is None else operator.index(size)
+    (where,) = nonzero(keep, size=n)
+    out = values[where] if shape_of(values)[0] else jnp.zeros((n,), values.dtype)
+    if size is not None:
+        valid = jnp.less(jnp.arange(n), jnp.sum(keep))
+        fill = (
+            out[0]
+            if fill_value is None and n
+            else jnp.asarray(0 if fill_value is None else fill_value, values.dtype)
+        )
+        out = jnp.where(valid, out, fill)
+    return out
+
+
+def union1d(
+    ar1: ArrayLike, ar2: ArrayLike, *, size: int | None = None, fill_value: ArrayLike | None = None
+) -> Array:
+    """The sorted unique values in either array."""
+    a, b = promote_dtypes(*ensure_arraylike("union1d", ar1, ar2))
+    both = jnp.concatenate([jnp.ravel(a), jnp.ravel(b)])
+    return unique(both, size=size, fill_value=fill_value)
+
+
+def setdiff1d(
+    ar1: ArrayLike, ar2: ArrayLike, assume_unique: bool = False, *, size: int | None = None,
+    fill_value: ArrayLike | None = None,
+) -> Array:  # fmt: skip
+    """The sorted unique values of `ar1` that are not in `ar2`."""
+    a, b = promote_dtypes(*ensure_arraylike("setdiff1d", ar1, ar2))
+    a = jnp.ravel(a) if assume_unique else unique(jnp.ravel(a))
+    return _selected(a, isin(a, b, invert=True), size, fill_value)
+
+
+def intersect1d(
+    ar1: ArrayLike, ar2: ArrayLike, assume_unique: bool = False, return_indices: bool = False,
+    *, size: int | None = None, fill_value: ArrayLike | None = None,
+) -> Any:  # fmt: skip
+    """The sorted unique values in both arrays (and, with `return_indices`, where each first
+    occurs in each array)."""
+    a, b = promote_dtypes(*ensure_arraylike("intersect1d", ar1, ar2))
+    a, b = jnp.ravel(a), jnp.ravel(b)
+    if assume_unique:
+        ia, ib = jnp.arange(shape_of(a)[0]), jnp.arange(shape_of(b)[0])
+    else:
+        a, ia = unique(a, return_index=True)
+        b, ib = unique(b, return_index=True)
+    both = jnp.concatenate([a, b])
+    order = jnp.argsort(both, stable=True)
+    ordered = both[order]
+    same = jnp.equal(ordered[1:], ordered[:-1])
+    values = _selected(ordered[:-1], same, size, fill_value)
+    if not return_indices:
+        return values
+    n_a = shape_of(a)[0]
+    first = _selected(order[:-1], same, size, 0)
+    second = jnp.subtract(_selected(order[1:], same, size, n_a), n_a)
+    return values, ia[first], ib[second]
+
+
+def setxor1d(
+    ar1: ArrayLike, ar2: ArrayLike, assume_unique: bool = False, *, size: int | None = None,
+    fill_value: ArrayLike | None = None,
+) -> Array:  # fmt: skip
+    """The sorted unique values in exactly one of the arrays."""
+    a, b = promote_dtypes(*ensure_arraylike("setxor1d", ar1, ar2))
+    a, b = jnp.ravel(a), jnp.ravel(b)
+    if not assume_unique:
+        a, b = unique(a), unique(b)
+    ordered = jnp.sort(jnp.concatenate([a, b]))
+    if not shape_of(ordered)[0]:
+        return ordered
+    new = jnp.concatenate([jnp.ones((1,), bool), jnp.not_equal(ordered[1:], ordered[:-1]),
+                           jnp.ones((1,), bool)])  # fmt: skip
+    return _selected(ordered, jnp.logical_and(new[1:], new[:-1]), size, fill_value)
+
+
+__all__ += ["intersect1d", "setdiff1d", "setxor1d", "union1d"]
