@@ -400,7 +400,8 @@ def test_checkpoint_of_a_function_with_internal_refs_is_jaxs() -> None:
             r[...] = L.numpy.sin(r[...]) * 2
             return r[...]
 
-        return L.checkpoint(f)
+        remat: Callable[[Any], Any] = L.checkpoint(f)
+        return remat
 
     want = jax.grad(program(jax))(1.0)
     np.testing.assert_allclose(lamina.grad(program(lamina))(1.0), want, rtol=1e-6)

@@ -20,10 +20,10 @@ def jit_inplace_update(side: Side) -> Timed:
     api = side.api()
     r = api.new_ref(api.numpy.zeros(16))
 
-    @api.jit
-    def bump(ref: Any) -> None:
+    def add_one(ref: Any) -> None:
         ref[...] += 1.0
 
+    bump = api.jit(add_one)
     bump(r)
     return lambda: bump(r)
 
@@ -54,12 +54,11 @@ def _foreach_program(api: Any) -> Any:
     def run() -> Any:
         r = api.new_ref(0)
 
-        @foreach(xs)
-        def ys(x: Any) -> Any:
+        def body(x: Any) -> Any:
             r[...] += x
             return x * 2
 
-        return ys
+        return foreach(xs)(body)  # the seed's `@foreach(xs) def ys(x): ...`
 
     return run
 
