@@ -184,10 +184,9 @@ class XlaEager:
         if fast is not None:
             program, bufs = fast
         else:
-            on_values = value_impl_rules.get(prim)
-            if prim in REF_VALUE_PRIMITIVES and on_values is not None:
+            if prim in REF_VALUE_PRIMITIVES:
                 abstract_eval_rules[prim](*[typeof(x) for x in args], **params)  # the checks
-                return on_values(*args, **params)
+                return value_impl_rules[prim](*args, **params)
             if any(type(x) is Ref for x in args):
                 return self._run_with_refs(prim, args, params)
             avals = tuple([x.aval if type(x) is Array else typeof(x) for x in args])

@@ -161,18 +161,17 @@ class StagingTrace(Trace):
     def _capture(self, tracer: Tracer) -> Var:
         if not self._open or not self.encloses(tracer._trace) or tracer._trace is self:
             raise_escaped_tracer(tracer)
-        var = self._captured.get(id(tracer))
-        if var is None:
-            var = self._captured[id(tracer)] = Var(tracer.aval)
-            self.constvars.append(var)
-            self.consts.append(tracer)
-        return var
+        return self._constvar_for(tracer, tracer.aval)
 
     def _capture_reference(self, value: Any) -> Var:
         """A mutable value (a Ref) closed over: a constvar whose const is the value itself."""
+        return self._constvar_for(value, typeof(value))
+
+    def _constvar_for(self, value: Any, aval: AbstractValue) -> Var:
+        """The constvar standing for `value` (one per object), made on first use."""
         var = self._captured.get(id(value))
         if var is None:
-            var = self._captured[id(value)] = Var(typeof(value))
+            var = self._captured[id(value)] = Var(aval)
             self.constvars.append(var)
             self.consts.append(value)
         return var

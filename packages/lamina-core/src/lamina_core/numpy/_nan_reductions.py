@@ -20,16 +20,22 @@ def _inexact(a: Any) -> bool:
     return bool(_dtypes.issubdtype(a.dtype, np.inexact))
 
 
+def nan_as(a: Any, identity: float) -> Any:
+    """`a` with its NaNs replaced by `identity` (a reduction's neutral value); `a` itself
+    for integer and boolean arrays, which hold no NaNs."""
+    if not _inexact(a):
+        return a
+    return jnp.where(jnp.isnan(a), jnp.full_like(a, identity), a)
+
+
 def nansum(
     a: ArrayLike, axis: Axis = None, dtype: DTypeLike | None = None, out: None = None,
     keepdims: bool = False, initial: ArrayLike | None = None, where: ArrayLike | None = None,
 ) -> Array:  # fmt: skip
     """The sum, NaNs counted as zero."""
     (a,) = ensure_arraylike("nansum", a)
-    if _inexact(a):
-        a = jnp.where(jnp.isnan(a), jnp.zeros_like(a), a)
-    return jnp.sum(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims, initial=initial,
-                   where=where)  # fmt: skip
+    return jnp.sum(nan_as(a, 0), axis=axis, dtype=dtype, out=out, keepdims=keepdims,
+                   initial=initial, where=where)  # fmt: skip
 
 
 def nanprod(
@@ -38,10 +44,8 @@ def nanprod(
 ) -> Array:  # fmt: skip
     """The product, NaNs counted as one."""
     (a,) = ensure_arraylike("nanprod", a)
-    if _inexact(a):
-        a = jnp.where(jnp.isnan(a), jnp.ones_like(a), a)
-    return jnp.prod(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims, initial=initial,
-                    where=where)  # fmt: skip
+    return jnp.prod(nan_as(a, 1), axis=axis, dtype=dtype, out=out, keepdims=keepdims,
+                    initial=initial, where=where)  # fmt: skip
 
 
 def _nan_extremum(

@@ -12,6 +12,7 @@ import numpy as np
 import lamina_core.numpy as jnp
 from lamina_core import dtypes as _dtypes
 from lamina_core import lax as _lax
+from lamina_core.numpy._nan_reductions import nan_as
 from lamina_core.numpy._promote import promote_dtypes_inexact
 from lamina_core.numpy._reductions import canonicalize_axis, ensure_arraylike
 from lamina_core.numpy._util import Array, ArrayLike, DTypeLike, shape_of
@@ -129,9 +130,7 @@ def nancumsum(
 ) -> Array:
     """The cumulative sum, NaNs counted as zero."""
     (a,) = ensure_arraylike("nancumsum", a)
-    if _dtypes.issubdtype(a.dtype, np.inexact):
-        a = jnp.where(jnp.isnan(a), jnp.zeros_like(a), a)
-    return jnp.cumsum(a, axis=axis, dtype=dtype, out=out)
+    return jnp.cumsum(nan_as(a, 0), axis=axis, dtype=dtype, out=out)
 
 
 def nancumprod(
@@ -139,9 +138,7 @@ def nancumprod(
 ) -> Array:
     """The cumulative product, NaNs counted as one."""
     (a,) = ensure_arraylike("nancumprod", a)
-    if _dtypes.issubdtype(a.dtype, np.inexact):
-        a = jnp.where(jnp.isnan(a), jnp.ones_like(a), a)
-    return jnp.cumprod(a, axis=axis, dtype=dtype, out=out)
+    return jnp.cumprod(nan_as(a, 1), axis=axis, dtype=dtype, out=out)
 
 
 def _cumulative(name: str, what: str, op_name: str, initial: int) -> Any:
