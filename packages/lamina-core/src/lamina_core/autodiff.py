@@ -155,7 +155,11 @@ def _is_transient(x: Tracer) -> bool:
 
 
 def _linearize_tree(
-    what: str, fun: Callable[..., Any], primals: tuple[Any, ...], has_aux: bool
+    what: str,
+    fun: Callable[..., Any],
+    primals: tuple[Any, ...],
+    has_aux: bool,
+    for_vjp: bool = True,
 ) -> tuple[list[Any], Any, list[Any], list[bool], ClosedJaxpr, list[Any], list[Any]]:
     """Linearize `fun` at the pytree `primals`: flat primals, their tree, primal outputs,
     nonzero flags, the linear jaxpr, the output trees and the auxiliary outputs seen."""
@@ -168,14 +172,14 @@ def _linearize_tree(
         _flat_fun_aux(fun, p_tree, out_trees, aux) if has_aux else _flat_fun(fun, p_tree, out_trees)
     )
     debug = DebugInfo(what, func_src_info(fun))
-    primals_out, nonzeros, linear = linearize_flat(flat, p_leaves, debug)
+    primals_out, nonzeros, linear = linearize_flat(flat, p_leaves, debug, for_vjp=for_vjp)
     return p_leaves, p_tree, primals_out, nonzeros, linear, out_trees, aux
 
 
 def linearize(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[Any, ...]:
     """`fun(*primals)` and a function applying its Jacobian at `primals` to tangents."""
     p_leaves, p_tree, primals_out, nonzeros, linear, out_trees, aux = _linearize_tree(
-        "linearize", fun, primals, has_aux
+        "linearize", fun, primals, has_aux, for_vjp=False
     )
     in_avals = [typeof(p) for p in p_leaves]
     out_avals = [typeof(p).to_tangent_aval() for p in primals_out]

@@ -65,6 +65,15 @@ class AbstractValue:
         """The type with a new axis of `size` at `axis` (batching adds a mapped axis)."""
         raise _must_override(self, "inc_rank", "vmap")
 
+    def leading_axis_spec(self) -> Any:
+        """The mapped-axis description `scan` slices and stacks values of this type along:
+        axis 0 for arrays; hi types answer with their own mapping spec."""
+        return 0
+
+    def lo_ty(self) -> list[AbstractValue]:
+        """The array types a value of this type lowers to (itself, for a lojax type)."""
+        return [self]
+
 
 _MAX_EXTENT = 2**63 - 1
 """The largest element count, byte size or dimension XLA represents (its sizes are int64)."""

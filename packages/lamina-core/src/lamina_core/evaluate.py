@@ -8,7 +8,7 @@ eager evaluator core installs; lamina-runtime replaces it with XLA execution thr
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -34,12 +34,29 @@ def _conform(value: Any, aval: AbstractValue, prim: Primitive) -> Any:
     return array.astype(aval.dtype, copy=False)
 
 
+HighImpl = Callable[[Primitive, Sequence[Any], dict[str, Any]], Any]
+_high_impl: HighImpl | None = None
+
+
+def install_high_impl(impl: HighImpl) -> None:
+    """How the reference evaluator applies a primitive to hi-typed values or producing them:
+    lamina-hijax installs one evaluating the primitive's lowering to arrays."""
+    global _high_impl
+    _high_impl = impl
+
+
 def reference_impl(prim: Primitive, args: Sequence[Any], params: dict[str, Any]) -> Any:
     """Apply `prim` to concrete values with its NumPy rule; results are NumPy arrays."""
-    out_aval = abstract_eval_rules[prim](*[typeof(x) for x in args], **params)
+    in_avals = [typeof(x) for x in args]
+    out_aval = abstract_eval_rules[prim](*in_avals, **params)
     on_values = value_impl_rules.get(prim)
     if on_values is not None:
         return on_values(*args, **params)
+    if _high_impl is not None and any(
+        a.is_high
+        for a in (*in_avals, *(out_aval if prim.multiple_results else [out_aval]))  # type: ignore[misc]  # a sequence for multiple results
+    ):
+        return _high_impl(prim, args, params)
     # Mutable values (Refs) are passed as they are: a call's body reads and writes them.
     out = impl_rules[prim](
         *[x if type(x) in by_reference_types else to_numpy(x) for x in args], **params

@@ -11,7 +11,7 @@ from typing import Any, TypeAlias
 
 from lamina_core.avals import AbstractValue
 from lamina_core.effects import Effects
-from lamina_core.primitive import RuleTable
+from lamina_core.primitive import Primitive, RuleTable
 
 AbstractEvalRule: TypeAlias = Callable[..., AbstractValue | Sequence[AbstractValue]]
 """`rule(*in_avals, **params)`: the output aval, or a sequence for multiple-result primitives."""
@@ -30,6 +30,11 @@ value_impl_rules: RuleTable[ImplRule] = RuleTable("evaluation on values")
 """Rules evaluating a primitive on the eager values as they are, not NumPy copies: for
 primitives on mutable values (a Ref's reads and writes), which must reach the value itself.
 Core's reference evaluator uses them first."""
+
+evaluated_on_values: set[Primitive] = set()
+"""Primitives an eager evaluator always applies with their `value_impl_rules` rule, in
+Python, never as a compiled program: those making or consuming a Ref object itself, and hi
+primitives (whose eager meaning is their `expand`, run operation by operation)."""
 
 ConstFoldRule: TypeAlias = Callable[..., Any]
 """`rule(*constants, **params)`: the folded result for constant operands, or None to stage."""

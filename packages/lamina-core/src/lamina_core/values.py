@@ -84,6 +84,23 @@ def register_value_type(
         by_reference_types.add(cls)
 
 
+_hi_value_types: dict[type, Callable[[Any], AbstractValue]] = {}
+
+
+def register_hi_value_type(cls: type, typeof_fn: Callable[[Any], AbstractValue]) -> None:
+    """Let instances of `cls` be values of a hi type (`typeof_fn(value)` gives it): tracing,
+    `jit`, `grad` and `vmap` then take them as leaves, as they take arrays. They are never
+    converted to arrays: only the primitives of their type take them apart."""
+    if cls in _value_types or cls in _hi_value_types:
+        raise ValueError(f"value type {cls.__name__} is already registered")
+    _hi_value_types[cls] = typeof_fn
+
+
+def is_hi_value(x: Any) -> bool:
+    """True for an instance of a class registered with `register_hi_value_type`."""
+    return type(x) in _hi_value_types
+
+
 def is_registered_value(x: Any) -> bool:
     """True for instances of an upper layer's registered array type (device arrays)."""
     return type(x) in _value_types
@@ -133,6 +150,9 @@ def canonical_value(x: Any) -> tuple[Any, AbstractValue]:
     registered = _value_types.get(kind)
     if registered is not None:
         return x, registered.aval(x)
+    hi_type = _hi_value_types.get(kind)
+    if hi_type is not None:
+        return x, hi_type(x)
     if isinstance(x, Tracer):
         raise TypeError(f"canonical_value got a tracer {x!r}; tracers are not constants")
     if hasattr(x, "__jax_array__"):
@@ -163,6 +183,11 @@ def to_numpy(x: Any) -> np.ndarray | np.generic:
     registered = _value_types.get(kind)
     if registered is not None:
         return registered.to_numpy(x)
+    if kind in _hi_value_types:
+        raise TypeError(
+            f"a value of the hi type {_hi_value_types[kind](x).str_short()} is not an array; "
+            "only the primitives of its type take it apart"
+        )
     val, aval = canonical_value(x)
     if isinstance(val, (np.ndarray, np.generic)):
         return val
@@ -170,8 +195,9 @@ def to_numpy(x: Any) -> np.ndarray | np.generic:
 
 
 def is_concrete_value(x: Any) -> bool:
-    """True for values tracing would accept as constants (not tracers)."""
-    if isinstance(x, Tracer):
+    """True for arrays and scalars tracing would accept as constants (not tracers, not hi
+    values: those are taken apart only by their own primitives)."""
+    if isinstance(x, Tracer) or type(x) in _hi_value_types:
         return False
     try:
         canonical_value(x)

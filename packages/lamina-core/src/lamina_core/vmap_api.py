@@ -16,7 +16,7 @@ import numpy as np
 
 from lamina_core import tree_util
 from lamina_core._tree_registry import keystr
-from lamina_core.interpreters.batching import AxisData, SpecMatchError, batch_flat
+from lamina_core.interpreters.batching import AxisData, MappingSpec, SpecMatchError, batch_flat
 from lamina_core.tracing import Tracer
 from lamina_core.values import canonical_value, typeof
 
@@ -27,7 +27,9 @@ def _is_axis_leaf(x: Any) -> bool:
 
 def _check_axes_leaves(name: str, axes: Any) -> None:
     leaves = tree_util.tree_leaves(axes, is_leaf=_is_axis_leaf)
-    if not all(type(leaf) is int or leaf is None for leaf in leaves):
+    if not all(
+        type(leaf) is int or leaf is None or isinstance(leaf, MappingSpec) for leaf in leaves
+    ):
         raise TypeError(
             f"vmap {name} must be an int, None, or (nested) container with those types as "
             f"leaves, but got {axes}."
@@ -101,8 +103,8 @@ def _mapped_axis_size(
         )
     sizes: list[int | None] = []
     for x, d in zip(vals, dims, strict=True):
-        if d is None:
-            sizes.append(None)
+        if d is None or isinstance(d, MappingSpec):
+            sizes.append(None)  # a hi type's spec does not say its size: JAX asks for it
             continue
         shape = _shape(x)
         try:
@@ -190,7 +192,9 @@ def vmap(
         raise TypeError(f"Expected a callable value, got {fun}")
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)  # lists and tuples are interchangeable here, as in JAX
-    if not (in_axes is None or type(in_axes) in (int, tuple, dict)):
+    if not (
+        in_axes is None or type(in_axes) in (int, tuple, dict) or isinstance(in_axes, MappingSpec)
+    ):
         raise TypeError(
             "vmap in_axes must be an int, None, or a tuple of entries corresponding to the "
             f"positional arguments passed to the function, but got {in_axes}."
@@ -213,7 +217,7 @@ def vmap(
         size = _mapped_axis_size(fun, in_tree, leaves, dims, axis_size)
         leaves = [_canonical(x) for x in leaves]
         dims = [
-            d if d is None or d >= 0 else d + len(_shape(x))
+            d if d is None or isinstance(d, MappingSpec) or d >= 0 else d + len(_shape(x))
             for x, d in zip(leaves, dims, strict=True)
         ]
         out_trees: list[Any] = []

@@ -23,7 +23,12 @@ from lamina_core.numpy._index_update import at
 from lamina_core.numpy._indexing import getitem
 from lamina_core.pretty import PpContext, PpSettings, literal_text, pp_eqn_rules, pp_vars
 from lamina_core.primitive import Primitive
-from lamina_core.rules import abstract_eval_rules, effects_rules, value_impl_rules
+from lamina_core.rules import (
+    abstract_eval_rules,
+    effects_rules,
+    evaluated_on_values,
+    value_impl_rules,
+)
 from lamina_core.values import typeof
 from lamina_refs import indexing
 from lamina_refs.indexing import NDIndexer, Slice, Transforms, make_indexer, transformed_aval
@@ -258,6 +263,10 @@ def _freeze_impl(ref: Ref) -> Any:
     value = ref.value()
     ref.invalidate()
     return value
+
+
+# These make or consume the Ref object itself: an eager evaluator runs them on values.
+evaluated_on_values.update({new_ref_p, empty_ref_p, free_ref_p, freeze_p})
 
 
 @value_impl_rules.register(get_p)

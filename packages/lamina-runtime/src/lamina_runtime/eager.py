@@ -21,28 +21,23 @@ from lamina_core.evaluate import reference_impl
 from lamina_core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var
 from lamina_core.jit import Staged
 from lamina_core.primitive import Primitive
-from lamina_core.rules import abstract_eval_rules, effects_rules, value_impl_rules
-from lamina_core.tracing import EagerImpl
-from lamina_core.values import canonical_value, typeof
-from lamina_mlir import lower_jaxpr_to_module
-from lamina_refs import (
-    Ref,
-    discharge_state,
-    empty_ref_p,
-    free_ref_p,
-    freeze_p,
-    has_refs,
-    new_ref_p,
+from lamina_core.rules import (
+    abstract_eval_rules,
+    effects_rules,
+    evaluated_on_values,
+    value_impl_rules,
 )
+from lamina_core.tracing import EagerImpl
+from lamina_core.values import canonical_value, is_hi_value, typeof
+from lamina_hijax import is_high, to_lojax
+from lamina_mlir import lower_jaxpr_to_module
+from lamina_refs import Ref, discharge_state, has_refs
 from lamina_runtime import _bridge
 from lamina_runtime._lru import LRUCache
 from lamina_runtime.array import Array
 from lamina_runtime.executable import Executable, runtime, to_buffer
 from lamina_runtime.pipeline import CompiledCall, compile_staged
 from lamina_runtime.structural_key import holds_jaxprs, params_key
-
-REF_VALUE_PRIMITIVES = frozenset({new_ref_p, freeze_p, empty_ref_p, free_ref_p})
-"""Ref primitives that make or consume a Ref object itself: evaluated on values, not compiled."""
 
 
 @dataclass(eq=False)
@@ -119,9 +114,10 @@ class XlaEager:
         except TypeError:
             pass
 
-    def _run_with_refs(self, prim: Primitive, args: Sequence[Any], params: dict[str, Any]) -> Any:
-        """`prim` on operands some of which are Refs: compiled with the Refs discharged, their
-        buffers updated in place (a write of an eager Ref is an in-place update too). A Ref
+    def _run_staged(self, prim: Primitive, args: Sequence[Any], params: dict[str, Any]) -> Any:
+        """`prim` on operands some of which are Refs or hi values, compiled as a jitted call:
+        Refs discharged, their buffers updated in place (a write of an eager Ref is an
+        in-place update too); hi values lowered to their arrays and results raised. A Ref
         passed at several operands (a loop's condition and body both reading it) is one input
         of the program."""
         first: dict[int, int] = {}
@@ -152,7 +148,9 @@ class XlaEager:
 
     def program(
         self, prim: Primitive, avals: tuple[AbstractValue, ...], params: dict[str, Any]
-    ) -> EagerProgram:
+    ) -> EagerProgram | None:
+        """The compiled program of `prim` on values of types `avals` (None: its results are
+        hi-typed, see `_run_staged`)."""
         # Params arrive in the same keyword order from the same call site, so their items
         # (unsorted) make a good key; unhashable params (rare) are compiled every time.
         try:
@@ -163,6 +161,10 @@ class XlaEager:
         if known is not None:
             return known
         jaxpr = single_equation_jaxpr(prim, avals, params)
+        if is_high(jaxpr):
+            if any(v.aval.is_high for v in jaxpr.outvars):
+                return None  # hi results: run as a staged call, which raises them
+            jaxpr = to_lojax(jaxpr)  # hi types used inside only: arrays in and out
         if has_refs(jaxpr):  # a call using Refs internally: pure, once they are values
             jaxpr = discharge_state(jaxpr)
         const_args = jaxpr_const_args(jaxpr)
@@ -184,17 +186,20 @@ class XlaEager:
         if fast is not None:
             program, bufs = fast
         else:
-            if prim in REF_VALUE_PRIMITIVES:
+            if prim in evaluated_on_values:
                 abstract_eval_rules[prim](*[typeof(x) for x in args], **params)  # the checks
                 return value_impl_rules[prim](*args, **params)
-            if any(type(x) is Ref for x in args):
-                return self._run_with_refs(prim, args, params)
+            if any(type(x) is Ref or is_hi_value(x) for x in args):
+                return self._run_staged(prim, args, params)
             avals = tuple([x.aval if type(x) is Array else typeof(x) for x in args])
             if any(getattr(a, "dtype", None) == dtypes.float0 for a in avals):
                 # float0 (the tangent type of integers) has no device representation: such
                 # values stay host values, as in JAX, computed by the NumPy reference.
                 return reference_impl(prim, args, params)
-            program = self.program(prim, avals, params)
+            found = self.program(prim, avals, params)
+            if found is None:
+                return self._run_staged(prim, args, params)
+            program = found
             device = program.executable.device
             bufs = program.const_bufs.copy()
             for x, aval in zip(args, avals, strict=True):

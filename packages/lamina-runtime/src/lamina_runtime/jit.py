@@ -62,7 +62,7 @@ class JitFunction(Jitted):
         """XLA options by name for every compilation of this function (JAX's argument)."""
         self._calls: dict[int, tuple[Staged, CompiledCall]] = {}
         self._seen: list[Signature] = []
-        self._fast: dict[tuple[Any, ...], FastEntry | RefEntry] = {}
+        self._fast: dict[tuple[Any, ...], FastEntry | RefEntry | CallEntry] = {}
         self._fast_ok = not (
             self.static_argnums
             or self.static_argnames
@@ -125,12 +125,14 @@ class JitFunction(Jitted):
         if self._fast_ok and not kwargs:
             leaves, key = fast_key(args)
             if key is not None:
-                entry: FastEntry | RefEntry | None = self._fast.get(key)
+                entry: FastEntry | RefEntry | CallEntry | None = self._fast.get(key)
                 if entry is None:
                     staged, _, leaves = self.stage(*args)
                     call = self._compiled(staged)
                     keepalive = tuple(x.aval for x in leaves if type(x) is Array)
-                    if call.ref_inputs or staged.mutable_consts:
+                    if call.hi is not None:
+                        entry = CallEntry(call, staged.mutable_consts)
+                    elif call.ref_inputs or staged.mutable_consts:
                         entry = RefEntry(call, staged.mutable_consts, keepalive)
                     else:
                         entry = FastEntry(call, keepalive)
@@ -152,7 +154,8 @@ class JitFunction(Jitted):
         """C++ dispatch found no entry: run in Python, and say how C++ may repeat the call."""
         self.dispatch_misses += 1
         outs, call, leaves = self._call(args, kwargs)
-        if call is None or call.ref_inputs:  # Refs are updated in place by Python's path
+        if call is None or call.ref_inputs or call.hi is not None:
+            # Refs are updated in place, hi values lowered and raised, by Python's path.
             return outs, None, False
         return outs, self._fast_path(call, args, kwargs, leaves), False
 
@@ -338,6 +341,20 @@ class FastEntry:
         return tree_util.tree_unflatten(
             self._out_tree, [wrap(o, a) for o, a in zip(outs, self._out_avals, strict=True)]
         )
+
+
+class CallEntry:
+    """One compiled call taking or returning hi-typed values, reachable by `fast_key`: the
+    compiled call lowers and raises them. Identity is intended."""
+
+    __slots__ = ("_closed", "call")
+
+    def __init__(self, call: CompiledCall, closed: tuple[Any, ...]) -> None:
+        self.call = call
+        self._closed = closed
+
+    def __call__(self, leaves: Sequence[Any]) -> Any:
+        return self.call([*leaves, *self._closed] if self._closed else leaves)
 
 
 _ALIASED: Final = object()

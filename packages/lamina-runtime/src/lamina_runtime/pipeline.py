@@ -14,6 +14,8 @@ from lamina_core import tree_util
 from lamina_core.config import use_simplified_jaxpr_constants
 from lamina_core.interpreters.dce import dce_jaxpr
 from lamina_core.jit import Staged
+from lamina_hijax import HiSignature, is_high, to_lojax
+from lamina_hijax.to_lojax import expand_per_value
 from lamina_mlir import LoweredModule, LoweringParameters, lower_jaxpr_to_module
 from lamina_refs import Ref, discharge_state, has_refs
 from lamina_runtime.executable import Executable, runtime
@@ -51,6 +53,9 @@ class LoweredCall:
     ref_inputs: tuple[int, ...] = ()
     """Positions (among the inputs taken) of Refs: the module takes their values and returns
     their final values after its own outputs, each aliased with its input (in place)."""
+    hi: HiSignature | None = None
+    """For a call taking or returning hi-typed values: how they map to the module's arrays
+    (`kept` and `ref_inputs` count arrays)."""
 
     def select(self, leaves: Sequence[Any]) -> Sequence[Any]:
         return leaves if self.kept is None else [leaves[i] for i in self.kept]
@@ -59,14 +64,22 @@ class LoweredCall:
 def lower_staged(staged: Staged, name: str, *, keep_unused: bool) -> LoweredCall:
     """Lower one trace of a jitted function, as `jax.jit` does.
 
-    Dead equations are dropped first, and unused inputs too unless `keep_unused`; constants
-    are hoisted as const args when simplified mode is on.
+    Hi types are expanded into arrays first (to-lojax); then dead equations are dropped, and
+    unused inputs too unless `keep_unused`; Refs are discharged; constants are hoisted as
+    const args when simplified mode is on.
     """
-    jaxpr, used = dce_jaxpr(staged.jaxpr.jaxpr, prune_invars=not keep_unused)
+    jaxpr = staged.jaxpr.jaxpr
+    donated_invars = staged.donated_invars
+    hi = None
+    if is_high(jaxpr):
+        hi = HiSignature(tuple(jaxpr.in_avals), tuple(jaxpr.out_avals))
+        if not any(a.is_high for a in (*hi.in_avals, *hi.out_avals)):
+            hi = None  # hi inside only: the call takes and returns arrays
+        donated_invars = expand_per_value(donated_invars, jaxpr.in_avals)
+        jaxpr = to_lojax(jaxpr)
+    jaxpr, used = dce_jaxpr(jaxpr, prune_invars=not keep_unused)
     kept = None if keep_unused or all(used) else tuple(i for i, u in enumerate(used) if u)
-    donated = (
-        staged.donated_invars if kept is None else tuple(staged.donated_invars[i] for i in kept)
-    )
+    donated = donated_invars if kept is None else tuple(donated_invars[i] for i in kept)
     ref_inputs = tuple(i for i, v in enumerate(jaxpr.invars) if v.aval.mutable)
     n_out = len(jaxpr.outvars)
     if has_refs(jaxpr):
@@ -84,7 +97,7 @@ def lower_staged(staged: Staged, name: str, *, keep_unused: bool) -> LoweredCall
         donated_args=donated,
         input_output_aliases=aliases,
     )
-    return LoweredCall(module, kept, ref_inputs)
+    return LoweredCall(module, kept, ref_inputs, hi)
 
 
 @dataclass(eq=False)
@@ -98,13 +111,22 @@ class CompiledCall:
     """Positions of the flat inputs the executable takes (None: all)."""
     ref_inputs: tuple[int, ...] = ()
     """Positions (among the inputs taken) of Refs, updated in place by each call."""
+    hi: HiSignature | None = None
+    """How hi-typed arguments and results map to the executable's arrays, if any."""
 
     def __call__(self, leaves: Sequence[Any]) -> Any:
+        hi = self.hi
+        if hi is not None:
+            outs = self._run(hi.lower_args(leaves))
+            return tree_util.tree_unflatten(self.out_tree, hi.raise_outs(outs))
+        return tree_util.tree_unflatten(self.out_tree, self._run(leaves))
+
+    def _run(self, leaves: Sequence[Any]) -> Sequence[Any]:
+        """The flat outputs for the flat array (and Ref) inputs `leaves`."""
         if self.kept is not None:
             leaves = [leaves[i] for i in self.kept]
         if not self.ref_inputs:
-            outs = self.executable.run(self.const_bufs, leaves)
-            return tree_util.tree_unflatten(self.out_tree, outs)
+            return self.executable.run(self.const_bufs, leaves)
         values = list(leaves)
         refs: list[Ref] = []
         for i in self.ref_inputs:
@@ -117,7 +139,7 @@ class CompiledCall:
         n_out = len(outs) - len(refs)
         for ref, final in zip(refs, outs[n_out:], strict=True):
             ref.set_value(final)
-        return tree_util.tree_unflatten(self.out_tree, outs[:n_out])
+        return outs[:n_out]
 
 
 def compile_staged(
@@ -130,4 +152,6 @@ def compile_staged(
     lowered = lower_staged(staged, name, keep_unused=keep_unused)
     executable = runtime().compile(lowered.module, compiler_options=compiler_options)
     const_bufs = executable.put_consts(lowered.module.const_args.values)
-    return CompiledCall(executable, const_bufs, staged.out_tree, lowered.kept, lowered.ref_inputs)
+    return CompiledCall(
+        executable, const_bufs, staged.out_tree, lowered.kept, lowered.ref_inputs, lowered.hi
+    )

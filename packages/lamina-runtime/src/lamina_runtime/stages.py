@@ -18,6 +18,7 @@ from lamina_core.avals import ShapedArray
 from lamina_core.jaxpr import ClosedJaxpr
 from lamina_core.jit import Staged
 from lamina_core.values import ShapeDtypeStruct, typeof
+from lamina_hijax import HiSignature
 from lamina_runtime import _bridge, artifact
 from lamina_runtime._version import __version__
 from lamina_runtime.executable import Executable, runtime
@@ -61,7 +62,8 @@ class Traced:
     @property
     def out_info(self) -> Any:
         return tree_util.tree_unflatten(
-            self._staged.out_tree, [_shape_dtype(a) for a in self._staged.jaxpr.out_avals]
+            self._staged.out_tree,
+            [a if a.is_high else _shape_dtype(a) for a in self._staged.jaxpr.out_avals],
         )
 
     @property
@@ -89,6 +91,7 @@ class Lowered:
         self._staged = staged
         self._module = lowered.module
         self._ref_inputs = lowered.ref_inputs
+        self._hi = lowered.hi
         self.in_tree = in_tree
         self._compiler_options = dict(compiler_options or {})
 
@@ -105,7 +108,9 @@ class Lowered:
     def args_info(self) -> Any:
         avals = self._staged.jaxpr.in_avals
         infos = [
-            ArgInfo(a.shape, a.dtype, a.weak_type, donated)  # type: ignore[attr-defined]  # array avals
+            a
+            if a.is_high  # a hi type is its own description
+            else ArgInfo(a.shape, a.dtype, a.weak_type, donated)  # type: ignore[attr-defined]  # array avals
             for a, donated in zip(avals, self._staged.donated_invars, strict=True)
         ]
         return tree_util.tree_unflatten(self.in_tree, infos)
@@ -141,6 +146,7 @@ class Lowered:
             donated=tuple(self._staged.donated_invars),
             ref_inputs=self._ref_inputs,
             mutable_consts=self._staged.mutable_consts,
+            hi=self._hi,
         )
 
 
@@ -153,17 +159,21 @@ class Compiled:
 
     def __init__(self, name: str, executable: Executable, const_bufs: list[Any], in_tree: Any,
                  out_tree: Any, *, donated: tuple[bool, ...] = (), ref_inputs: tuple[int, ...] = (),
-                 mutable_consts: tuple[Any, ...] = ()) -> None:  # fmt: skip
+                 mutable_consts: tuple[Any, ...] = (),
+                 hi: HiSignature | None = None) -> None:  # fmt: skip
         self.name = name
         self._executable = executable
         self._const_bufs = const_bufs
         self.in_tree = in_tree
         self.out_tree = out_tree
-        n_args = len(executable.in_avals) - len(mutable_consts)
+        self._hi = hi
+        """How hi-typed arguments and results map to the executable's arrays, if any."""
+        in_avals = executable.in_avals if hi is None else hi.in_avals
+        n_args = len(in_avals) - len(mutable_consts)
         self._donated = donated[:n_args] or (False,) * n_args
         self._mutable_consts = mutable_consts
         """Refs the function closes over: passed after the arguments, updated in place."""
-        self._call = CompiledCall(executable, const_bufs, out_tree, None, ref_inputs)
+        self._call = CompiledCall(executable, const_bufs, out_tree, None, ref_inputs, hi)
         self._n_out = len(executable.out_avals) - len(ref_inputs)
 
     @property
@@ -174,17 +184,23 @@ class Compiled:
     @property
     def args_info(self) -> Any:
         infos = [
-            ArgInfo(a.shape, a.dtype, a.weak_type, donated)
+            a if a.is_high else ArgInfo(a.shape, a.dtype, a.weak_type, donated)
             for a, donated in zip(self._arg_avals, self._donated, strict=True)
         ]
         return tree_util.tree_unflatten(self.in_tree, infos)
 
     @property
     def _arg_avals(self) -> tuple[Any, ...]:
-        return self._executable.in_avals[: len(self._donated)]
+        avals = self._executable.in_avals if self._hi is None else self._hi.in_avals
+        return tuple(avals[: len(self._donated)])
 
     @property
     def out_info(self) -> Any:
+        if self._hi is not None:
+            avals: Sequence[Any] = self._hi.out_avals
+            return tree_util.tree_unflatten(
+                self.out_tree, [a if a.is_high else _shape_dtype(a) for a in avals]
+            )
         return tree_util.tree_unflatten(
             self.out_tree, [_shape_dtype(a) for a in self._executable.out_avals[: self._n_out]]
         )
@@ -196,6 +212,11 @@ class Compiled:
             TreeCodecError: an argument or result is in a container other than tuple, list,
                 dict or None.
         """
+        if self._hi is not None:
+            raise ValueError(
+                f"can't serialize {self.name}: it takes or returns hi-typed values, whose Python "
+                "classes a saved function cannot carry"
+            )
         if self._call.ref_inputs:
             raise ValueError(
                 f"can't serialize {self.name}: it takes mutable array refs (Refs), whose in-place "
@@ -224,12 +245,12 @@ class Compiled:
     @property
     def input_shardings(self) -> Any:
         sharding = _bridge.single_device_sharding(self._executable.device)
-        return tree_util.tree_unflatten(self.in_tree, [sharding] * len(self._executable.in_avals))
+        return tree_util.tree_unflatten(self.in_tree, [sharding] * self.in_tree.num_leaves)
 
     @property
     def output_shardings(self) -> Any:
         sharding = _bridge.single_device_sharding(self._executable.device)
-        return tree_util.tree_unflatten(self.out_tree, [sharding] * len(self._executable.out_avals))
+        return tree_util.tree_unflatten(self.out_tree, [sharding] * self.out_tree.num_leaves)
 
     def as_text(self) -> str:
         return _bridge.compiled_text(self._executable.loaded)
@@ -253,6 +274,13 @@ class Compiled:
                   for path, _ in tree_util.tree_flatten_with_path(value)[0]]  # fmt: skip
         for name, leaf, expected in zip(names, leaves, self._arg_avals, strict=True):
             got = typeof(leaf)
+            if expected.is_high:
+                if got != expected:
+                    raise TypeError(
+                        f"Argument {name} of compiled {self.name} has type {got.str_short()}, "
+                        f"but it was compiled for {expected.str_short()}"
+                    )
+                continue
             if (
                 getattr(got, "shape", None) != expected.shape
                 or getattr(got, "dtype", None) != expected.dtype

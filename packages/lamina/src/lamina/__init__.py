@@ -11,6 +11,7 @@ from lamina import (
     custom_derivatives,
     dtypes,
     errors,
+    experimental,
     lax,
     nn,
     numpy,
@@ -43,6 +44,7 @@ from lamina_core import (
     vmap,
 )
 from lamina_core import source_info as _source_info
+from lamina_core.partition_spec import P, PartitionSpec
 from lamina_refs import Ref, empty_ref, free_ref, freeze, new_ref
 from lamina_runtime import (
     Array,
@@ -61,6 +63,8 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Array",
+    "P",
+    "PartitionSpec",
     "Ref",
     "ShapeDtypeStruct",
     "__version__",
@@ -82,6 +86,7 @@ __all__ = [
     "empty_ref",
     "errors",
     "eval_shape",
+    "experimental",
     "free_ref",
     "freeze",
     "grad",

@@ -90,13 +90,13 @@ def _scan_abstract_eval(
             f"scan jaxpr takes input carry types\n{avals_short(in_carry)},\ncalled with "
             f"initial carry of type\n{avals_short(args[num_consts:n_head])}"
         )
-    xs = [a.dec_rank(length, 0) for a in args[n_head:]]
+    xs = [a.dec_rank(length, a.leading_axis_spec()) for a in args[n_head:]]
     if not _all_match(jaxpr.in_avals[n_head:], xs):
         raise TypeError(
             f"scan jaxpr takes input sequence types\n{avals_short(jaxpr.in_avals[n_head:])},"
             f"\ncalled with sequence whose items have type\n{avals_short(xs)}"
         )
-    return [*carry_out, *(a.inc_rank(length, 0) for a in ys)]
+    return [*carry_out, *(a.inc_rank(length, a.leading_axis_spec()) for a in ys)]
 
 
 @effects_rules.register(scan_p)
@@ -175,8 +175,11 @@ def promote_weak_init(
 
 
 def _scan_length(xs: Sequence[Any], length: Any) -> int:
+    if length is None and any(typeof(x).is_high for x in xs):
+        # A hi type's leading axis is its own business: JAX asks for the length.
+        raise ValueError("must provide `length` to `scan`")
     try:
-        lengths = [x.shape[0] for x in xs]
+        lengths = [x.shape[0] for x in xs if not typeof(x).is_high]
     except (AttributeError, IndexError) as err:
         bad = ", ".join(str(x) for x in xs if not np.shape(x))
         raise ValueError(f"scan got value with no leading axis to scan over: {bad}.") from err
@@ -234,7 +237,7 @@ def scan(
     xs_leaves, xs_tree = tree_util.tree_flatten(xs)
     n = _scan_length(xs_leaves, length)
     init_avals = [typeof(x) for x in init_leaves]
-    x_avals = [typeof(x).dec_rank(n, 0) for x in xs_leaves]
+    x_avals = [typeof(x).dec_rank(n, typeof(x).leading_axis_spec()) for x in xs_leaves]
     pair = (
         tree_util.tree_unflatten(init_tree, init_leaves),
         tree_util.tree_unflatten(xs_tree, xs_leaves),

@@ -302,7 +302,7 @@ def _scan_transpose(
     extensive = [*ct_ys, *eres]
     trans_avals = (
         *(typeof(x) for x in intensive),
-        *(typeof(x).dec_rank(length, 0) for x in extensive),
+        *(typeof(x).dec_rank(length, typeof(x).leading_axis_spec()) for x in extensive),
     )
     counts = (n_ires, n_cdot, num_carry, n_xdot, n_eres)
     transposed = _transpose_body(body, counts, ys_nonzero, trans_avals)

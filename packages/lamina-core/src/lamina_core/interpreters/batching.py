@@ -32,8 +32,26 @@ from lamina_core.tracing import (
 )
 from lamina_core.values import typeof
 
+
+class MappingSpec:
+    """How a value of a hi type is mapped by `vmap`, where an array's mapped axis is an int.
+
+    Hi types define subclasses (hashable and comparable, e.g. frozen dataclasses) and answer
+    `dec_rank(size, spec)`/`inc_rank(size, spec)`; users pass instances in `in_axes` and
+    `out_axes`. A spec never tells `vmap` the axis size: that comes from an array argument or
+    `axis_size`.
+    """
+
+    __slots__ = ()
+
+
+def is_mapping_spec(dim: Any) -> bool:
+    return isinstance(dim, MappingSpec)
+
+
 BatchDim: TypeAlias = int | None
-"""Where a value's mapped axis is; `None`: the value is not mapped (the same for every element)."""
+"""Where a value's mapped axis is; `None`: the value is not mapped (the same for every element).
+A hi-typed value's is a `MappingSpec` instead: only its own primitives' rules see it."""
 
 not_mapped: None = None
 
@@ -63,7 +81,7 @@ class BatchTracer(Tracer):
     def short_repr(self) -> str:
         return f"VmapTracer(aval={self.aval}, batched={typeof(self.val)})"
 
-    def __init__(self, trace: BatchTrace, val: Any, batch_dim: int) -> None:
+    def __init__(self, trace: BatchTrace, val: Any, batch_dim: Any) -> None:
         self._trace = trace
         self.val = val
         self.batch_dim = batch_dim
@@ -230,7 +248,8 @@ def batch_flat(
                 if d == dst:
                     results.append(v)
                     continue
-                if dst is None:
+                if dst is None or is_mapping_spec(d) or is_mapping_spec(dst):
+                    # A hi type's values move between specs only through its own primitives.
                     raise SpecMatchError(i, d, dst)
                 results.append(match_axis(axis_data, d, dst, v))
     return results, list(dests)
@@ -242,6 +261,7 @@ __all__ = [
     "BatchRule",
     "BatchTrace",
     "BatchTracer",
+    "MappingSpec",
     "SpecMatchError",
     "axis_frame",
     "batch_flat",

@@ -14,6 +14,7 @@ operations touching a tangent to the tangent trace. So tangent-independent work 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from contextvars import ContextVar
 from typing import Any, TypeAlias
 
 from lamina_core.interpreters.jvp import (
@@ -49,6 +50,15 @@ Runs under the parent trace; `linearized` then runs under the tangent trace.
 
 linearization_rules: RuleTable[LinearizationRule] = RuleTable("linearization")
 
+_for_vjp: ContextVar[bool] = ContextVar("lamina_linearizing_for_vjp", default=True)
+
+
+def linearizing_for_vjp() -> bool:
+    """For a linearization rule: True when the linear function it stages will only be
+    transposed (`grad`, `vjp`), False for `linearize`, whose linear function is evaluated
+    forward. A rule with a custom reverse rule (hi primitives' `vjp_fwd`) uses it only then."""
+    return _for_vjp.get()
+
 
 class LinearizeTracer(PrimalTangentTracer):
     """A primal value with a nonzero tangent staged in the tangent trace."""
@@ -64,11 +74,13 @@ class LinearizeTracer(PrimalTangentTracer):
 class LinearizeTrace(Trace):
     """Primal work on `parent`, tangent work staged into `tangent_trace`. Identity intended."""
 
-    __slots__ = ("tangent_trace",)
+    __slots__ = ("for_vjp", "tangent_trace")
 
-    def __init__(self, parent: Trace, tangent_trace: TangentTrace) -> None:
+    def __init__(self, parent: Trace, tangent_trace: TangentTrace, for_vjp: bool = True) -> None:
         super().__init__(parent)
         self.tangent_trace = tangent_trace
+        self.for_vjp = for_vjp
+        """False for `linearize`: the tangent jaxpr is run forward, not only transposed."""
 
     def describe(self) -> str:
         return "LinearizeTrace"
@@ -98,8 +110,12 @@ class LinearizeTrace(Trace):
                 primal_out, tangent_out = self._linearize_from_jvp(prim, primals, tangents, params)
             else:
                 nonzeros = [type(t) is not Zero for t in tangents]
-                with running_under(parent):
-                    primal_out, _, residuals, linearized = rule(nonzeros, *primals, **params)
+                mode = _for_vjp.set(self.for_vjp)
+                try:
+                    with running_under(parent):
+                        primal_out, _, residuals, linearized = rule(nonzeros, *primals, **params)
+                finally:
+                    _for_vjp.reset(mode)
                 with running_under(self.tangent_trace):
                     tangent_out = linearized(residuals, *tangents)
         finally:
@@ -147,8 +163,11 @@ def linearize_flat(
     fun: Callable[..., Sequence[Any]],
     primals: Sequence[Any],
     debug_info: DebugInfo | None = None,
+    *,
+    for_vjp: bool = True,
 ) -> tuple[list[Any], list[bool], ClosedJaxpr]:
-    """Run `fun` (flat in, flat out) once on `primals`, linearizing it.
+    """Run `fun` (flat in, flat out) once on `primals`, linearizing it (`for_vjp`: the linear
+    jaxpr will only be transposed, see `linearizing_for_vjp`).
 
     Returns the primal outputs, which outputs have a nonzero tangent, and the linear jaxpr
     from every input's tangent to the nonzero output tangents, closed over its residuals.
@@ -156,7 +175,7 @@ def linearize_flat(
     """
     parent = current_trace()
     tangent_trace = TangentTrace(parent, debug_info)
-    trace = LinearizeTrace(parent, tangent_trace)
+    trace = LinearizeTrace(parent, tangent_trace, for_vjp)
     tangent_args = [tangent_trace.new_arg(typeof(p).to_tangent_aval()) for p in primals]
     args = [
         p if is_float0(t.aval) else LinearizeTracer(trace, p, t)
@@ -184,5 +203,6 @@ __all__ = [
     "TangentTrace",
     "linearization_rules",
     "linearize_flat",
+    "linearizing_for_vjp",
     "prune_residuals",
 ]

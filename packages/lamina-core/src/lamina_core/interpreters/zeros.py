@@ -56,6 +56,9 @@ def add_tangents(x: Any, y: Any) -> Any:
         return y
     if type(y) is Zero:
         return x
+    aval = typeof(x)
+    if aval.is_high:  # a hi tangent type adds its own way
+        return aval.vspace_add(x, y)  # type: ignore[attr-defined]  # HiType's protocol
     return add_any_p.bind(x, y)
 
 
@@ -71,6 +74,8 @@ def register_zeros_maker(aval_type: type, make: ZerosMaker) -> None:
 def zeros_like_aval(aval: AbstractValue) -> Any:
     """A concrete or staged array of zeros of type `aval`."""
     make = _zeros_makers.get(type(aval))
+    if make is None and aval.is_high:  # a hi tangent type builds its own zero
+        return aval.vspace_zero()  # type: ignore[attr-defined]  # HiType's protocol
     if make is None:
         raise TypeError(f"no zeros can be built for values of type {aval.str_short()}")
     return make(aval)

@@ -1,0 +1,35 @@
+"""`jax.experimental.hijax`: user-defined types and primitives (seed 003).
+
+Everything JAX 0.10.2 exports here that Lamina implements, and `MappingSpec`, which the seed
+imports from here (JAX exports it from 0.11 on).
+"""
+
+from lamina_core.avals import AbstractValue, ShapedArray
+from lamina_core.interpreters.transpose import is_undefined as is_undefined_primal
+from lamina_core.interpreters.zeros import Zero, instantiate_zeros
+from lamina_hijax import (
+    GradAccum,
+    HiPspec,
+    HiType,
+    MappingSpec,
+    NullAccum,
+    VJPHiPrimitive,
+    register_hitype,
+)
+from lamina_refs import AbstractRef
+
+__all__ = [
+    "AbstractRef",
+    "AbstractValue",
+    "GradAccum",
+    "HiPspec",
+    "HiType",
+    "MappingSpec",
+    "NullAccum",
+    "ShapedArray",
+    "VJPHiPrimitive",
+    "Zero",
+    "instantiate_zeros",
+    "is_undefined_primal",
+    "register_hitype",
+]
