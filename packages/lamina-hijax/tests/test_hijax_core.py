@@ -17,6 +17,7 @@ import lamina_core as lc
 import lamina_core.numpy as jnp
 from lamina_core.avals import ShapedArray
 from lamina_hijax import (
+    HiPrimitive,
     HiType,
     MappingSpec,
     VJPHiPrimitive,
@@ -120,6 +121,9 @@ class Dequantize(VJPHiPrimitive):
 
     def vjp_bwd_retval(self, res: Any, g: Any) -> Any:
         return (g,)
+
+    def jvp(self, primals: Any, tangents: Any) -> Any:
+        return self(*primals), tangents[0]  # tangents of q8 arrays are f32 arrays
 
     def batch(self, axis_data: Any, args: Any, dims: Any) -> Any:
         (qx,), (d,) = args, dims
@@ -424,3 +428,50 @@ def test_roundtrip_error_is_at_most_half_a_step(values: list[float]) -> None:
     qx = quantize(x)
     err = np.abs(np.asarray(dequantize(qx)) - x)
     assert np.all(err <= np.asarray(qx.scale)[:, None] * 0.5 + 1e-5 * np.abs(x))
+
+
+# --- an old-style hi primitive -----------------------------------------------------------------
+
+
+class QScale(HiPrimitive):
+    """`qx` with its scales multiplied by `c` (the represented array times `c`)."""
+
+    def abstract_eval(self, q_aval: Any, c_aval: Any) -> tuple[Any, Any]:
+        if not isinstance(q_aval, QArrayTy) or c_aval.shape != ():
+            raise TypeError(f"qscale takes a q8 array and a scalar, got {q_aval}, {c_aval}")
+        return q_aval, set()
+
+    def to_lojax(self, qx: Any, c: Any) -> QArray:
+        return QArray(qx.qvalue, qx.scale * c)
+
+    def jvp(self, primals: Any, tangents: Any) -> Any:
+        (qx, c), (tq, tc) = primals, tangents
+        from lamina_core.interpreters.zeros import instantiate_zeros
+
+        out = self.bind(qx, c)
+        return out, instantiate_zeros(tq) * c + dequantize(qx) * instantiate_zeros(tc)
+
+
+qscale_p = QScale("qscale")
+
+
+def test_old_style_hi_primitive() -> None:
+    qx = quantize(X)
+    out = qscale_p.bind(qx, np.float32(2.0))
+    np.testing.assert_allclose(np.asarray(dequantize(out)), 2 * _np_roundtrip(X), rtol=1e-6)
+    text = str(lc.make_jaxpr(lambda q, c: dequantize(qscale_p.bind(q, c)))(qx, np.float32(2.0)))
+    assert text == (
+        "{ lambda ; a:q8[2,3] b:f32[]. let\n"
+        "    c:q8[2,3] = qscale a b\n"
+        "    d:f32[2,3] = call_hi_primitive[_prim=Dequantize[{}]] c\n"
+        "  in (d,) }"
+    )
+    lo = to_lojax(lc.make_jaxpr(lambda q: dequantize(qscale_p.bind(q, 3.0)))(qx).jaxpr)
+    assert "qscale" not in str(lo)
+    # d/dc sum(dequantize(qscale(qx, c))) = sum(dequantize(qx))
+    g = lc.grad(lambda c: jnp.sum(dequantize(qscale_p.bind(qx, c))))(np.float32(2.0))
+    np.testing.assert_allclose(float(g), float(np.sum(_np_roundtrip(X))), rtol=1e-5)
+    _, t = lc.jvp(
+        lambda c: dequantize(qscale_p.bind(qx, c)), (np.float32(2.0),), (np.float32(1.0),)
+    )
+    np.testing.assert_allclose(np.asarray(t), _np_roundtrip(X), rtol=1e-6)

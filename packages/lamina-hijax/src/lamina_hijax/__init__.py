@@ -8,6 +8,7 @@ how `vmap` maps them. `to_lojax` expands all of it into arrays before lowering (
 
 from lamina_hijax.primitives import (
     GradAccum,
+    HiPrimitive,
     NullAccum,
     VJPHiPrimitive,
     call_hi_primitive_linearized_p,
@@ -29,6 +30,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "GradAccum",
+    "HiPrimitive",
     "HiPspec",
     "HiSignature",
     "HiType",

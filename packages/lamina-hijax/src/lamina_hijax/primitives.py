@@ -12,7 +12,7 @@ whose transpose is `vjp_bwd`), batching and DCE.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any, ClassVar, Final
 
 from lamina_core import tree_util
@@ -189,7 +189,50 @@ class NullAccum(GradAccum):
         return None
 
 
+def _missing_method(name: str, feature: str) -> Any:
+    def method(self: HiPrimitive, *args: Any, **params: Any) -> Any:
+        raise NotImplementedError(
+            f"for {feature}, hi primitive {self.name} must implement `{name}`"
+        )
+
+    return method
+
+
+class HiPrimitive(Primitive):
+    """Base class of "old-style" hi primitives: a primitive of its own (printed by its name),
+    defined by methods a subclass overrides — `abstract_eval(*avals, **params)` returning
+    `(out_aval(s), effects)`, `to_lojax(*args, **params)` (its meaning in array operations,
+    on hi values), `jvp(primals, tangents, **params)`, and `transpose(cts, *args, **params)`
+    where it is linear, `batch(axis_data, args, dims, **params)` for vmap. Instantiating one
+    registers those methods in core's rule tables."""
+
+    def __init__(self, name: str, *, multiple_results: bool = False) -> None:
+        super().__init__(name, multiple_results=multiple_results)
+        abstract_eval_rules.set(self, lambda *avals, **p: self.abstract_eval(*avals, **p)[0])
+        effects_rules.set(self, lambda *avals, **p: frozenset(self.abstract_eval(*avals, **p)[1]))
+        value_impl_rules.set(self, self._expand)
+        evaluated_on_values.add(self)
+        jvp_rules.set(self, lambda primals, tangents, **p: self.jvp(primals, tangents, **p))
+        transpose_rules.set(self, lambda cts, *args, **p: self.transpose(cts, *args, **p))
+        if type(self).batch is not HiPrimitive.batch:
+            batching_rules.set(self, lambda ad, vals, dims, **p: self.batch(ad, vals, dims, **p))
+        hi_primitives.add(self)
+
+    def _expand(self, *args: Any, **params: Any) -> Any:
+        out = self.to_lojax(*args, **params)
+        return list(out) if self.multiple_results else out
+
+    # Overridden by subclasses with their own signatures (typed loosely here for that).
+    abstract_eval: Callable[..., tuple[Any, Any]] = _missing_method("abstract_eval", "tracing")
+    to_lojax: Callable[..., Any] = _missing_method("to_lojax", "evaluation and lowering")
+    jvp: Callable[..., Any] = _missing_method("jvp", "jvp support")
+    transpose: Callable[..., Any] = _missing_method("transpose", "transpose support")
+    batch: Callable[..., Any] = _missing_method("batch", "vmap support")
+
+
 call_hi_primitive_p: Final = Primitive("call_hi_primitive", multiple_results=True)
+hi_primitives: set[Primitive] = {call_hi_primitive_p}
+"""The primitives the to-lojax pass expands (each means its `expand`/`to_lojax`)."""
 call_hi_primitive_linearized_p: Final = Primitive(
     "call_hi_primitive_linearized", multiple_results=True
 )
@@ -376,8 +419,10 @@ dce_rules.set(call_hi_primitive_p, _dce)
 
 __all__ = [
     "GradAccum",
+    "HiPrimitive",
     "NullAccum",
     "VJPHiPrimitive",
     "call_hi_primitive_linearized_p",
     "call_hi_primitive_p",
+    "hi_primitives",
 ]

@@ -35,10 +35,8 @@ from lamina_core.jaxpr import (
     jaxprs_in_params,
 )
 from lamina_core.primitive import Primitive, RuleTable
-from lamina_hijax.primitives import call_hi_primitive_p
+from lamina_hijax.primitives import HiPrimitive, call_hi_primitive_p, hi_primitives
 from lamina_hijax.types import lo_avals
-
-_HI_PRIMITIVES: set[Primitive] = {call_hi_primitive_p}
 
 _high: weakref.WeakKeyDictionary[Jaxpr, bool] = weakref.WeakKeyDictionary()
 
@@ -58,7 +56,7 @@ def is_high(jaxpr: Jaxpr) -> bool:
 
 def _eqn_is_high(eqn: JaxprEqn) -> bool:
     return (
-        eqn.primitive in _HI_PRIMITIVES
+        eqn.primitive in hi_primitives
         or any(v.aval.is_high for v in eqn.outvars)
         or any(is_high(j) for j in jaxprs_in_params(eqn.params))
     )
@@ -200,16 +198,20 @@ def interpret(jaxpr: Jaxpr, args: Sequence[Any], consts: Sequence[Any] = ()) -> 
 
     for eqn in jaxpr.eqns:
         ins = [read(a) for a in eqn.invars]
-        rule = to_lojax_rules.get(eqn.primitive)
-        if rule is not None and _eqn_is_high(eqn):
+        prim = eqn.primitive
+        rule = to_lojax_rules.get(prim)
+        if isinstance(prim, HiPrimitive):
+            out = prim.to_lojax(*ins, **eqn.params)
+            outs = list(out) if prim.multiple_results else [out]
+        elif rule is not None and _eqn_is_high(eqn):
             outs = rule(eqn, ins)
         else:
             if _eqn_is_high(eqn):
                 raise NotImplementedError(
                     f"to_lojax: no rule for '{eqn.primitive.name}' with hi-typed values"
                 )
-            out = eqn.primitive.bind(*ins, **eqn.params)
-            outs = out if eqn.primitive.multiple_results else [out]
+            out = prim.bind(*ins, **eqn.params)
+            outs = out if prim.multiple_results else [out]
         env.update(zip(eqn.outvars, outs, strict=True))
     return [read(a) for a in jaxpr.outvars]
 

@@ -87,6 +87,12 @@ def lower_staged(staged: Staged, name: str, *, keep_unused: bool) -> LoweredCall
     aliases = _aliases(jaxpr.in_avals, jaxpr.out_avals[:n_out], donated)
     for k, i in enumerate(ref_inputs):
         aliases[i] = n_out + k  # a Ref's buffer is updated in place: always aliased
+    result_names = None
+    if hi is not None and not ref_inputs:
+        # Each array of a hi result is named after the result, as JAX names them.
+        n = len(hi.out_avals)
+        names = ["result"] if n == 1 else [f"result[{i}]" for i in range(n)]
+        result_names = list(expand_per_value(names, hi.out_avals))
     hoist = use_simplified_jaxpr_constants.value
     const_args: ConstArgs = jaxpr_const_args(jaxpr) if hoist else EMPTY
     module = lower_jaxpr_to_module(
@@ -96,6 +102,7 @@ def lower_staged(staged: Staged, name: str, *, keep_unused: bool) -> LoweredCall
         lowering_parameters=LoweringParameters(hoist_constants_as_args=hoist),
         donated_args=donated,
         input_output_aliases=aliases,
+        result_names=result_names,
     )
     return LoweredCall(module, kept, ref_inputs, hi)
 

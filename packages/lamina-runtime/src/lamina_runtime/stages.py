@@ -18,7 +18,7 @@ from lamina_core.avals import ShapedArray
 from lamina_core.jaxpr import ClosedJaxpr
 from lamina_core.jit import Staged
 from lamina_core.values import ShapeDtypeStruct, typeof
-from lamina_hijax import HiSignature
+from lamina_hijax import HiSignature, to_lojax
 from lamina_runtime import _bridge, artifact
 from lamina_runtime._version import __version__
 from lamina_runtime.executable import Executable, runtime
@@ -47,6 +47,13 @@ def _shape_dtype(aval: Any) -> ShapeDtypeStruct:
     return ShapeDtypeStruct(aval.shape, aval.dtype, weak_type=aval.weak_type)
 
 
+@dataclass(frozen=True, slots=True)
+class LoJax:
+    """A traced function after the to-lojax pass (`Traced.lojax`): arrays only."""
+
+    jaxpr: ClosedJaxpr
+
+
 class Traced:
     """A traced jitted function: its jaxpr and output types."""
 
@@ -69,6 +76,12 @@ class Traced:
     @property
     def out_tree(self) -> Any:
         return self._staged.out_tree
+
+    @property
+    def lojax(self) -> LoJax:
+        """The traced program with its hi types expanded into arrays, as it is lowered."""
+        closed = self._staged.jaxpr
+        return LoJax(ClosedJaxpr(to_lojax(closed.jaxpr), closed.consts))
 
     def lower(self) -> Lowered:
         return Lowered(

@@ -9,6 +9,7 @@ from lamina_core.interpreters.transpose import is_undefined as is_undefined_prim
 from lamina_core.interpreters.zeros import Zero, instantiate_zeros
 from lamina_hijax import (
     GradAccum,
+    HiPrimitive,
     HiPspec,
     HiType,
     MappingSpec,
@@ -22,6 +23,7 @@ __all__ = [
     "AbstractRef",
     "AbstractValue",
     "GradAccum",
+    "HiPrimitive",
     "HiPspec",
     "HiType",
     "MappingSpec",
