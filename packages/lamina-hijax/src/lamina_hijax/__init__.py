@@ -16,7 +16,6 @@ from lamina_hijax.primitives import (
 )
 from lamina_hijax.to_lojax import (
     HiSignature,
-    interpret,
     is_high,
     lower_values,
     raise_values,
@@ -40,7 +39,6 @@ __all__ = [
     "__version__",
     "call_hi_primitive_linearized_p",
     "call_hi_primitive_p",
-    "interpret",
     "is_high",
     "lo_avals",
     "lower_values",

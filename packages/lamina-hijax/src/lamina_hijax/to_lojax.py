@@ -26,6 +26,7 @@ from lamina_core.custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
 from lamina_core.evaluate import install_high_impl
 from lamina_core.interpreters.staging import trace_to_jaxpr
 from lamina_core.jaxpr import (
+    Atom,
     ClosedJaxpr,
     DebugInfo,
     Jaxpr,
@@ -35,7 +36,9 @@ from lamina_core.jaxpr import (
     jaxprs_in_params,
 )
 from lamina_core.primitive import Primitive, RuleTable
-from lamina_hijax.primitives import HiPrimitive, call_hi_primitive_p, hi_primitives
+from lamina_core.rules import value_impl_rules
+from lamina_core.values import canonical_value
+from lamina_hijax.primitives import HiPrimitive, hi_primitives
 from lamina_hijax.types import lo_avals
 
 _high: weakref.WeakKeyDictionary[Jaxpr, bool] = weakref.WeakKeyDictionary()
@@ -125,6 +128,10 @@ class HiSignature:
 
 _memo: weakref.WeakKeyDictionary[Jaxpr, Jaxpr] = weakref.WeakKeyDictionary()
 
+Parts = list[Atom]
+"""One value of the hi jaxpr as atoms of the lo jaxpr: one atom for an array, one per
+component (`lo_ty` order) for a hi value."""
+
 
 def _lo_debug_info(jaxpr: Jaxpr) -> DebugInfo | None:
     debug = jaxpr.debug_info
@@ -144,7 +151,13 @@ def _lo_debug_info(jaxpr: Jaxpr) -> DebugInfo | None:
 def to_lojax(jaxpr: Jaxpr) -> Jaxpr:
     """`jaxpr` (without constvars) over arrays only: hi inputs and outputs are split into their
     arrays (`lo_ty` order), hi primitives expanded. A jaxpr without hi parts is returned as it
-    is. Memoized per jaxpr."""
+    is. Memoized per jaxpr.
+
+    The pass rewrites equations rather than tracing the program again: an equation of arrays
+    is kept as it is (the same object), a hi primitive is replaced by the equations of its
+    expansion (traced once per primitive and input types, then copied with fresh variables),
+    and primitives holding jaxprs by their `to_lojax_rules` rule.
+    """
     if jaxpr.constvars:
         raise ValueError("to_lojax takes a jaxpr without constvars (open it first)")
     if not is_high(jaxpr):
@@ -152,18 +165,108 @@ def to_lojax(jaxpr: Jaxpr) -> Jaxpr:
     known = _memo.get(jaxpr)
     if known is not None:
         return known
-    in_avals = jaxpr.in_avals
-    out_avals = jaxpr.out_avals
+    invars: list[Var] = []
+    env: dict[Var, Parts] = {}
+    for v in jaxpr.invars:
+        parts = [Var(a) for a in v.aval.lo_ty()] if v.aval.is_high else [v]
+        env[v] = parts  # type: ignore[assignment]  # Vars are atoms
+        invars.extend(parts)
+    eqns: list[JaxprEqn] = []
+    rewrite_into(eqns, jaxpr.eqns, env)
+    outvars = [a for atom in jaxpr.outvars for a in _parts(env, atom)]
+    lowered = Jaxpr((), invars, outvars, eqns, jaxpr.effects, _lo_debug_info(jaxpr))
+    _memo[jaxpr] = lowered
+    return lowered
 
-    def run(*lo_args: Any) -> list[Any]:
-        outs = interpret(jaxpr, raise_values(in_avals, lo_args))
+
+def _parts(env: dict[Var, Parts], atom: Atom) -> Parts:
+    if isinstance(atom, Literal):
+        if not atom.aval.is_high:
+            return [atom]
+        return [Literal(*canonical_value(x)) for x in lower_values([atom.aval], [atom.val])]
+    if atom.aval.is_high:
+        return env[atom]
+    return env.get(atom, [atom])  # an array variable stands for itself
+
+
+def rewrite_into(out: list[JaxprEqn], eqns: Sequence[JaxprEqn], env: dict[Var, Parts]) -> None:
+    """Append the lojax equations of `eqns` to `out`; `env` maps each hi variable (and each
+    renamed array variable) to its parts, and is extended with the equations' results."""
+    for eqn in eqns:
+        if not _eqn_is_high(eqn):
+            if any(isinstance(a, Var) and a in env for a in eqn.invars):
+                eqn = eqn.replace(invars=tuple(_parts(env, a)[0] for a in eqn.invars))
+            out.append(eqn)
+            continue
+        in_parts = [_parts(env, a) for a in eqn.invars]
+        prim = eqn.primitive
+        if prim in hi_primitives:
+            outs = _inline(out, _expansion(eqn), [a for p in in_parts for a in p])
+            results = _split(outs, [v.aval for v in eqn.outvars])
+        else:
+            rule = to_lojax_rules.get(prim)
+            if rule is None:
+                raise NotImplementedError(
+                    f"to_lojax: no rule for '{prim.name}' with hi-typed values"
+                )
+            results = rule(out, eqn, in_parts)
+        env.update(zip(eqn.outvars, results, strict=True))
+
+
+def _split(atoms: Sequence[Atom], avals: Sequence[AbstractValue]) -> list[Parts]:
+    it = iter(atoms)
+    return [[next(it) for _ in range(n)] for n in _counts(avals)]
+
+
+def _inline(out: list[JaxprEqn], callee: Jaxpr, args: Sequence[Atom]) -> list[Atom]:
+    """Append `callee`'s equations to `out`, reading `args` for its inputs, with fresh
+    variables (it may be inlined many times); returns what its outputs became."""
+    sub: dict[Var, Atom] = dict(zip(callee.invars, args, strict=True))
+    for eqn in callee.eqns:
+        outvars = tuple(type(v)(v.aval) for v in eqn.outvars)  # a DropVar stays one
+        invars = tuple(sub.get(a, a) if isinstance(a, Var) else a for a in eqn.invars)
+        sub.update(zip(eqn.outvars, outvars, strict=True))
+        out.append(eqn.replace(invars=invars, outvars=outvars))
+    return [sub.get(a, a) if isinstance(a, Var) else a for a in callee.outvars]
+
+
+_expansions: dict[tuple[Any, ...], Jaxpr] = {}
+
+
+def _expansion(eqn: JaxprEqn) -> Jaxpr:
+    """The lojax jaxpr of one hi-primitive application, traced once per primitive, params and
+    input types (equal primitives of different types expand differently)."""
+    prim = eqn.primitive
+    in_avals = tuple(a.aval for a in eqn.invars)
+    out_avals = tuple(v.aval for v in eqn.outvars)
+    try:
+        key: tuple[Any, ...] | None = (prim, tuple(eqn.params.items()), in_avals, out_avals)
+        known = _expansions.get(key)  # type: ignore[arg-type]
+    except TypeError:  # unhashable params: traced every time
+        key, known = None, None
+    if known is not None:
+        return known
+
+    def expand(*lo: Any) -> list[Any]:
+        args = raise_values(in_avals, lo)
+        if isinstance(prim, HiPrimitive):
+            result = prim.to_lojax(*args, **eqn.params)
+            outs = list(result) if prim.multiple_results else [result]
+        else:
+            outs = value_impl_rules[prim](*args, **eqn.params)
         return lower_values(out_avals, outs)
 
-    closed = trace_to_jaxpr(run, lo_avals(in_avals), _lo_debug_info(jaxpr))
-    if closed.consts:  # tracers of an enclosing trace cannot appear: the jaxpr is closed
-        raise AssertionError("to_lojax: the lowered jaxpr captured values")
-    _memo[jaxpr] = closed.jaxpr
-    return closed.jaxpr
+    closed = trace_to_jaxpr(expand, lo_avals(in_avals))
+    if closed.consts:
+        raise ValueError(
+            f"the expansion of {eqn.params.get('_prim', prim)} closes over traced values"
+        )
+    expansion = to_lojax(closed.jaxpr)  # an expansion may use other hi primitives
+    if key is not None:
+        if len(_expansions) > 4096:
+            _expansions.clear()
+        _expansions[key] = expansion
+    return expansion
 
 
 def to_lojax_closed(closed: ClosedJaxpr) -> ClosedJaxpr:
@@ -180,109 +283,96 @@ def to_lojax_closed(closed: ClosedJaxpr) -> ClosedJaxpr:
     return ClosedJaxpr(lo, closed.consts)
 
 
-LojaxRule = Callable[[JaxprEqn, list[Any]], list[Any]]
-"""`rule(eqn, operands) -> outputs`: operands and outputs are values of the equation's types
-(hi ones as hi values made of tracers); the rule binds array primitives only."""
+LojaxRule = Callable[[list[JaxprEqn], JaxprEqn, list[Parts]], list[Parts]]
+"""`rule(out, eqn, in_parts) -> out_parts`: append the lojax equations of `eqn` (a primitive
+holding jaxprs with hi parts) to `out`, given each operand's parts; return each result's."""
 
 to_lojax_rules: RuleTable[LojaxRule] = RuleTable("to-lojax")
 
 
-def interpret(jaxpr: Jaxpr, args: Sequence[Any], consts: Sequence[Any] = ()) -> list[Any]:
-    """Evaluate `jaxpr` under the current trace, hi primitives by their `expand` and hi values
-    as the Python objects their types raise; returns the outputs."""
-    env: dict[Var, Any] = dict(zip(jaxpr.constvars, consts, strict=True))
-    env.update(zip(jaxpr.invars, args, strict=True))
-
-    def read(atom: Any) -> Any:
-        return atom.val if isinstance(atom, Literal) else env[atom]
-
-    for eqn in jaxpr.eqns:
-        ins = [read(a) for a in eqn.invars]
-        prim = eqn.primitive
-        rule = to_lojax_rules.get(prim)
-        if isinstance(prim, HiPrimitive):
-            out = prim.to_lojax(*ins, **eqn.params)
-            outs = list(out) if prim.multiple_results else [out]
-        elif rule is not None and _eqn_is_high(eqn):
-            outs = rule(eqn, ins)
+def _fresh_outvars(eqn: JaxprEqn) -> tuple[list[Var], list[Parts]]:
+    """New binders for `eqn`'s results, a hi result split into its components."""
+    flat: list[Var] = []
+    parts: list[Parts] = []
+    for v in eqn.outvars:
+        if v.aval.is_high:
+            new = [type(v)(a) for a in v.aval.lo_ty()]
+            flat.extend(new)
+            parts.append(new)  # type: ignore[arg-type]  # Vars are atoms
         else:
-            if _eqn_is_high(eqn):
-                raise NotImplementedError(
-                    f"to_lojax: no rule for '{eqn.primitive.name}' with hi-typed values"
-                )
-            out = prim.bind(*ins, **eqn.params)
-            outs = out if prim.multiple_results else [out]
-        env.update(zip(eqn.outvars, outs, strict=True))
-    return [read(a) for a in jaxpr.outvars]
+            flat.append(v)
+            parts.append([v])
+    return flat, parts
 
 
-def _expand_hi_primitive(eqn: JaxprEqn, ins: list[Any]) -> list[Any]:
-    from lamina_core.rules import value_impl_rules
+def _rebind(
+    out: list[JaxprEqn], eqn: JaxprEqn, in_parts: list[Parts], params: dict[str, Any]
+) -> list[Parts]:
+    outvars, parts = _fresh_outvars(eqn)
+    invars = tuple(a for p in in_parts for a in p)
+    out.append(eqn.replace(invars=invars, outvars=tuple(outvars), params=params))
+    return parts
 
-    outs: list[Any] = value_impl_rules[call_hi_primitive_p](*ins, **eqn.params)
-    return outs
 
-
-to_lojax_rules.set(call_hi_primitive_p, _expand_hi_primitive)
-
-
-def _inline(eqn: JaxprEqn, ins: list[Any]) -> list[Any]:
-    """A call whose callee uses hi types runs its callee in place (derivative rules of custom
-    calls were used before lowering; lowering needs only the primal computation)."""
+def _inline_call(out: list[JaxprEqn], eqn: JaxprEqn, in_parts: list[Parts]) -> list[Parts]:
+    """A call whose callee uses hi types is inlined (derivative rules of custom calls were used
+    before lowering; lowering needs only the primal computation)."""
     key = "call_jaxpr" if "call_jaxpr" in eqn.params else "jaxpr"
     callee = eqn.params[key]
+    consts: list[Atom] = []
     if isinstance(callee, ClosedJaxpr):
-        return interpret(callee.jaxpr, ins, callee.consts)
-    return interpret(callee, ins)
+        consts = [Literal(*canonical_value(c)) for c in callee.consts]
+        callee = callee.jaxpr
+    n = len(callee.constvars)
+    lo = to_lojax(callee.replace(constvars=(), invars=(*callee.constvars, *callee.invars)))
+    args = [*consts[:n], *(a for p in in_parts for a in p)]
+    outs = _inline(out, lo, args)
+    return _split(outs, [v.aval for v in eqn.outvars])
 
 
 for _call in (closed_call_p, remat_p, custom_jvp_call_p, custom_vjp_call_p):
-    to_lojax_rules.set(_call, _inline)
+    to_lojax_rules.set(_call, _inline_call)
 
 
-def _lower_jit(eqn: JaxprEqn, ins: list[Any]) -> list[Any]:
+def _lower_jit(out: list[JaxprEqn], eqn: JaxprEqn, in_parts: list[Parts]) -> list[Parts]:
     params = eqn.params
     callee: ClosedJaxpr = params["jaxpr"]
     in_avals, out_avals = callee.in_avals, callee.out_avals
-    lo_callee = to_lojax_closed(callee)
-    new = dict(params, jaxpr=lo_callee)
+    new = dict(params, jaxpr=to_lojax_closed(callee))
     for name in ("in_shardings", "in_layouts", "donated_invars"):
         if name in params:
             new[name] = expand_per_value(params[name], in_avals)
     for name in ("out_shardings", "out_layouts"):
         if name in params:
             new[name] = expand_per_value(params[name], out_avals)
-    outs = jit_p.bind(*lower_values(in_avals, ins), **new)
-    return raise_values(out_avals, outs)
+    return _rebind(out, eqn, in_parts, new)
 
 
 to_lojax_rules.set(jit_p, _lower_jit)
 
 
-def _lower_scan(eqn: JaxprEqn, ins: list[Any]) -> list[Any]:
+def _lower_scan(out: list[JaxprEqn], eqn: JaxprEqn, in_parts: list[Parts]) -> list[Parts]:
     params = eqn.params
     body: ClosedJaxpr = params["jaxpr"]
     n_consts, n_carry = params["num_consts"], params["num_carry"]
-    length = params["length"]
-    op_avals = [a.aval for a in eqn.invars]
-    out_avals = [v.aval for v in eqn.outvars]
-    _check_stacking(op_avals[n_consts + n_carry :], body.in_avals[n_consts + n_carry :], length)
-    lo_body = to_lojax_closed(body)
+    n_head = n_consts + n_carry
+    stacked = [a.aval for a in eqn.invars[n_head:]]
+    _check_stacking(stacked, body.in_avals[n_head:], params["length"])
     counts = _counts(body.in_avals)
-    linear = params.get("linear")
     new = dict(
         params,
-        jaxpr=lo_body,
+        jaxpr=to_lojax_closed(body),
         num_consts=sum(counts[:n_consts]),
-        num_carry=sum(counts[n_consts : n_consts + n_carry]),
+        num_carry=sum(counts[n_consts:n_head]),
     )
-    if linear is not None:
-        new["linear"] = expand_per_value(linear, body.in_avals)
-    outs = scan_p.bind(*lower_values(op_avals, ins), **new)
-    return raise_values(out_avals, outs)
+    if params.get("linear") is not None:
+        new["linear"] = expand_per_value(params["linear"], body.in_avals)
+    return _rebind(out, eqn, in_parts, new)
 
 
-def _check_stacking(stacked: Sequence[Any], elements: Sequence[AbstractValue], length: int) -> None:
+def _check_stacking(
+    stacked: Sequence[AbstractValue], elements: Sequence[AbstractValue], length: int
+) -> None:
     """A hi value scanned over must lower to its elements' arrays, each with a leading axis
     of `length` (what slicing and stacking the arrays one by one means)."""
     for whole, elt in zip(stacked, elements, strict=True):
@@ -303,35 +393,26 @@ def _check_stacking(stacked: Sequence[Any], elements: Sequence[AbstractValue], l
 to_lojax_rules.set(scan_p, _lower_scan)
 
 
-def _lower_while(eqn: JaxprEqn, ins: list[Any]) -> list[Any]:
+def _lower_while(out: list[JaxprEqn], eqn: JaxprEqn, in_parts: list[Parts]) -> list[Parts]:
     params = eqn.params
-    cond: ClosedJaxpr = params["cond_jaxpr"]
-    body: ClosedJaxpr = params["body_jaxpr"]
     nc, nb = params["cond_nconsts"], params["body_nconsts"]
-    op_avals = [a.aval for a in eqn.invars]
-    out_avals = [v.aval for v in eqn.outvars]
-    outs = while_p.bind(
-        *lower_values(op_avals, ins),
-        cond_jaxpr=to_lojax_closed(cond),
-        body_jaxpr=to_lojax_closed(body),
-        cond_nconsts=sum(_counts(op_avals[:nc])),
-        body_nconsts=sum(_counts(op_avals[nc : nc + nb])),
+    new = dict(
+        params,
+        cond_jaxpr=to_lojax_closed(params["cond_jaxpr"]),
+        body_jaxpr=to_lojax_closed(params["body_jaxpr"]),
+        cond_nconsts=sum(len(p) for p in in_parts[:nc]),
+        body_nconsts=sum(len(p) for p in in_parts[nc : nc + nb]),
     )
-    return raise_values(out_avals, outs)
+    return _rebind(out, eqn, in_parts, new)
 
 
 to_lojax_rules.set(while_p, _lower_while)
 
 
-def _lower_cond(eqn: JaxprEqn, ins: list[Any]) -> list[Any]:
+def _lower_cond(out: list[JaxprEqn], eqn: JaxprEqn, in_parts: list[Parts]) -> list[Parts]:
     branches: tuple[ClosedJaxpr, ...] = eqn.params["branches"]
-    op_avals = [a.aval for a in eqn.invars]
-    out_avals = [v.aval for v in eqn.outvars]
-    outs = cond_p.bind(
-        *lower_values(op_avals, ins),
-        **dict(eqn.params, branches=tuple(to_lojax_closed(b) for b in branches)),
-    )
-    return raise_values(out_avals, outs)
+    new = dict(eqn.params, branches=tuple(to_lojax_closed(b) for b in branches))
+    return _rebind(out, eqn, in_parts, new)
 
 
 to_lojax_rules.set(cond_p, _lower_cond)
@@ -359,10 +440,10 @@ install_high_impl(_evaluate_lowered)
 
 __all__ = [
     "HiSignature",
-    "interpret",
     "is_high",
     "lower_values",
     "raise_values",
+    "rewrite_into",
     "to_lojax",
     "to_lojax_closed",
     "to_lojax_rules",

@@ -30,10 +30,14 @@ from lamina_core.values import is_concrete_value
 
 def check_arraylike(name: str, *args: Any) -> None:
     for i, arg in enumerate(args):
-        if not (isinstance(arg, Tracer) or is_concrete_value(arg)) or isinstance(arg, str):
-            raise TypeError(
-                f"{name} requires ndarray or scalar arguments, got {type(arg)} at position {i}."
-            )
+        if isinstance(arg, Tracer):
+            if not arg.aval.is_high:  # a hi value is no array, traced or not
+                continue
+        elif is_concrete_value(arg) and not isinstance(arg, str):
+            continue
+        raise TypeError(
+            f"{name} requires ndarray or scalar arguments, got {type(arg)} at position {i}."
+        )
 
 
 def asarray(x: Any) -> Any:
