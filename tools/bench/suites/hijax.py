@@ -19,13 +19,9 @@ CHAIN = 250  # (quantize, dequantize, mul, add) per link: 1,000 equations
 
 
 def _hijax(side: Side) -> Any:
-    if side is Side.LAMINA:
-        import lamina.experimental.hijax as hijax
+    import importlib
 
-        return hijax
-    import jax.experimental.hijax as hijax
-
-    return hijax
+    return importlib.import_module(f"{side.api().__name__}.experimental.hijax")
 
 
 def _qarray(side: Side) -> tuple[Any, Any]:
