@@ -475,3 +475,13 @@ def test_old_style_hi_primitive() -> None:
         lambda c: dequantize(qscale_p.bind(qx, c)), (np.float32(2.0),), (np.float32(1.0),)
     )
     np.testing.assert_allclose(np.asarray(t), _np_roundtrip(X), rtol=1e-6)
+
+
+def test_vmap_of_array_rules_over_spec_mapped_values_says_so() -> None:
+    qxs = quantize(XS)
+
+    def total(qx: Any) -> Any:
+        return lc.lax.scan(lambda c, r: (c + dequantize(r), None), jnp.zeros(3), qx, length=2)[0]
+
+    with pytest.raises(NotImplementedError, match="vmap of 'scan' with a hi-typed operand"):
+        lc.vmap(total, in_axes=QArraySpec(), axis_size=4)(qxs)

@@ -153,7 +153,22 @@ class BatchTrace(Trace):
         if all(d is None for d in dims) and prim not in needs_axis_rule:
             return bind_with_trace(parent, prim, vals, params)
         with running_under(parent):
-            out, out_dims = rule(self.axis_data, vals, dims, **params)
+            try:
+                out, out_dims = rule(self.axis_data, vals, dims, **params)
+            except (
+                TypeError,
+                ValueError,
+                AttributeError,
+                AssertionError,
+                NotImplementedError,
+            ) as err:
+                spec = next((d for d in dims if is_mapping_spec(d)), None)
+                if spec is None:
+                    raise
+                raise NotImplementedError(
+                    f"vmap of '{prim.name}' with a hi-typed operand mapped by {spec!r} is not "
+                    "supported: its batching rule handles array axes only"
+                ) from err
         if prim.multiple_results:
             return [self.wrap(v, d) for v, d in zip(out, out_dims, strict=True)]
         return self.wrap(out, out_dims)
