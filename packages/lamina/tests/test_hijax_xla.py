@@ -170,6 +170,7 @@ def _programs(api: Any, d: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
         "scan": (scan_sum, qxs),
         "while": (loop, qx),
         "cond": (branch, qx),
+        "closed_over_qarray": (lambda y: dq(qx) + y, x),  # a constvar in both modes
     }
 
 
@@ -189,7 +190,8 @@ def _flat(tree: Any) -> list[np.ndarray]:
 @pytest.mark.parametrize(
     "name",
     ["roundtrip", "quantize", "dequantize", "grad_straight_through", "grad_wrt_qarray",
-     "nested_jit", "vmap_out_spec", "vmap_in_spec", "vmap_grad", "scan", "while", "cond"],
+     "nested_jit", "vmap_out_spec", "vmap_in_spec", "vmap_grad", "scan", "while", "cond",
+     "closed_over_qarray"],
 )  # fmt: skip
 def test_jaxprs_and_values_match_jax(both: Any, name: str) -> None:
     (J, jd), (L, ld) = both

@@ -10,9 +10,18 @@ import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from lamina_consts.forms import hoist
+from lamina_consts.forms import hoist, is_hi_literal
 from lamina_core import make_jaxpr as _core_make_jaxpr
 from lamina_core.config import use_simplified_jaxpr_constants
+from lamina_core.jaxpr import Jaxpr, Literal
+
+
+def _has_hi_literal(jaxpr: Jaxpr) -> bool:
+    return any(
+        isinstance(a, Literal) and a.aval.is_high
+        for atoms in (jaxpr.outvars, *(e.invars for e in jaxpr.eqns))
+        for a in atoms
+    )
 
 
 def make_jaxpr(
@@ -28,7 +37,12 @@ def make_jaxpr(
     def make_jaxpr_f(*args: Any, **kwargs: Any) -> Any:
         out = traced(*args, **kwargs)
         if use_simplified_jaxpr_constants.value:
-            return out
+            # Values of hi types are never literals, in either mode (as JAX's).
+            closed = out[0] if return_shape else out
+            if not _has_hi_literal(closed.jaxpr):
+                return out
+            hoisted = hoist(closed, is_hi_literal)
+            return (hoisted, out[1]) if return_shape else hoisted
         if return_shape:
             closed, shapes = out
             return hoist(closed), shapes

@@ -29,14 +29,24 @@ hoist_rules: RuleTable[HoistRule] = RuleTable("constants hoisting")
 
 
 def becomes_constvar(literal: Literal) -> bool:
-    """What JAX's previous mode turns into a constvar: every non-scalar, and device arrays."""
-    return bool(np.ndim(literal.val) > 0) or is_registered_value(literal.val)
+    """What JAX's previous mode turns into a constvar: every non-scalar, device arrays, and
+    values of hi types."""
+    return (
+        bool(np.ndim(literal.val) > 0) or is_registered_value(literal.val) or literal.aval.is_high
+    )
+
+
+def is_hi_literal(literal: Literal) -> bool:
+    """What JAX's simplified mode still makes a constvar: a value of a hi type."""
+    return literal.aval.is_high
 
 
 class ConstBinder:
     """Collects the constvars of one jaxpr being hoisted, one per constant value."""
 
-    def __init__(self) -> None:
+    def __init__(self, which: Callable[[Literal], bool] = becomes_constvar) -> None:
+        self.which = which
+        """Which literals become constvars."""
         self._vars: dict[int, Var] = {}
         self.constvars: list[Var] = []
         self.consts: list[Any] = []
@@ -50,18 +60,21 @@ class ConstBinder:
         return var
 
     def atom(self, atom: Atom) -> Atom:
-        if isinstance(atom, Literal) and becomes_constvar(atom):
+        if isinstance(atom, Literal) and self.which(atom):
             return self.var(atom)
         return atom
 
 
-def hoist(jaxpr: Jaxpr | ClosedJaxpr) -> ClosedJaxpr:
-    """The constvars form of `jaxpr`: its non-scalar literals become constvars."""
+def hoist(
+    jaxpr: Jaxpr | ClosedJaxpr, which: Callable[[Literal], bool] = becomes_constvar
+) -> ClosedJaxpr:
+    """The constvars form of `jaxpr`: its non-scalar literals (those `which` picks) become
+    constvars."""
     existing_vars: Sequence[Var] = ()
     existing_consts: Sequence[Any] = ()
     if isinstance(jaxpr, ClosedJaxpr):
         existing_vars, existing_consts, jaxpr = jaxpr.jaxpr.constvars, jaxpr.consts, jaxpr.jaxpr
-    binder = ConstBinder()
+    binder = ConstBinder(which)
     eqns = []
     for eqn in jaxpr.eqns:
         rule = hoist_rules.get(eqn.primitive)
