@@ -241,6 +241,14 @@ def test_aot_stages_with_hi_arguments_and_results(both: Any) -> None:
     assert isinstance(identity(qx), d["QArray"]) and isinstance(identity(qx), d["QArray"])
 
 
+def test_eval_shape_gives_hi_types_as_jax(both: Any) -> None:
+    for api, d in both:
+        x = api.numpy.asarray(X)
+        assert repr(api.eval_shape(d["q"], x)) == "q8[2,3]"
+        assert repr(api.jit(d["q"]).eval_shape(x)) == "q8[2,3]"
+        assert api.eval_shape(d["dq"], d["q"](x)).shape == (2, 3)
+
+
 def test_roundtrip_runs_as_the_array_program(both: Any) -> None:
     """After to-lojax, `jit(dequantize . quantize)` is the hand-written array program: the same
     StableHLO, so the same executable."""

@@ -53,7 +53,9 @@ def argument_names(
     return tuple(names)
 
 
-def _shape_dtype(aval: AbstractValue) -> ShapeDtypeStruct:
+def _shape_dtype(aval: AbstractValue) -> ShapeDtypeStruct | AbstractValue:
+    if aval.is_high:  # a hi type describes itself, as in JAX
+        return aval
     if not isinstance(aval, ShapedArray):
         raise TypeError(f"return_shape needs array outputs, got {aval.str_short()}")
     return ShapeDtypeStruct(aval.shape, aval.dtype, weak_type=aval.weak_type)
