@@ -15,6 +15,7 @@ from lamina_core.numpy import (
     _creation,
     _cumulative,
     _grids,
+    _host_io,
     _index_helpers,
     _index_update,
     _indexing,
@@ -38,6 +39,7 @@ from lamina_core.numpy._array_compare import *  # noqa: F403
 from lamina_core.numpy._creation import *  # noqa: F403
 from lamina_core.numpy._cumulative import *  # noqa: F403
 from lamina_core.numpy._grids import *  # noqa: F403
+from lamina_core.numpy._host_io import *  # noqa: F403
 from lamina_core.numpy._index_helpers import *  # noqa: F403
 from lamina_core.numpy._indexing import *  # noqa: F403
 from lamina_core.numpy._linalg import *  # noqa: F403
@@ -85,6 +87,7 @@ __all__ += _array_compare.__all__
 __all__ += _matrix_parts.__all__
 __all__ += _nan_reductions.__all__
 __all__ += _grids.__all__
+__all__ += _host_io.__all__
 __all__ += _shape_more.__all__
 __all__ += _quantiles.__all__
 __all__ += _statistics.__all__

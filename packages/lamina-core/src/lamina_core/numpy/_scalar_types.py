@@ -6,6 +6,7 @@ dtype, `np.dtype(jnp.float32)` works, and `x.dtype == jnp.float32` compares dtyp
 
 from __future__ import annotations
 
+import builtins
 from typing import Any
 
 import numpy as np
@@ -22,15 +23,15 @@ class _ScalarMeta(type):
 
         return asarray(x, dtype=cls.dtype)
 
-    def __eq__(cls, other: object) -> bool:
+    def __eq__(cls, other: object) -> builtins.bool:
         if cls is other:
             return True
         try:
-            return bool(cls.dtype == np.dtype(other))  # type: ignore[call-overload]  # any dtype-like
+            return builtins.bool(cls.dtype == np.dtype(other))  # type: ignore[call-overload]  # any dtype-like
         except TypeError:
             return False
 
-    def __ne__(cls, other: object) -> bool:
+    def __ne__(cls, other: object) -> builtins.bool:
         return not cls == other
 
     def __hash__(cls) -> int:
@@ -39,7 +40,7 @@ class _ScalarMeta(type):
     def __repr__(cls) -> str:
         return f"<class 'lamina.numpy.{cls.__name__}'>"
 
-    def __instancecheck__(cls, instance: object) -> bool:
+    def __instancecheck__(cls, instance: object) -> builtins.bool:
         return isinstance(instance, cls.dtype.type)
 
 
@@ -47,7 +48,8 @@ def _scalar_type(name: str, dtype: np.dtype) -> _ScalarMeta:
     return _ScalarMeta(name, (), {"dtype": dtype, "__doc__": f"The {dtype.name} scalar type."})
 
 
-bool_ = _scalar_type("bool_", dtypes.bool_)
+bool_ = _scalar_type("bool", dtypes.bool_)  # JAX's `bool_` is its `bool`
+bool = bool_
 int8 = _scalar_type("int8", dtypes.int8)
 int16 = _scalar_type("int16", dtypes.int16)
 int32 = _scalar_type("int32", dtypes.int32)
@@ -66,6 +68,23 @@ float8_e4m3fn = _scalar_type("float8_e4m3fn", dtypes.float8_e4m3fn)
 float8_e5m2 = _scalar_type("float8_e5m2", dtypes.float8_e5m2)
 int4 = _scalar_type("int4", dtypes.int4)
 uint4 = _scalar_type("uint4", dtypes.uint4)
+int1 = _scalar_type("int1", dtypes.int1)
+int2 = _scalar_type("int2", dtypes.int2)
+uint1 = _scalar_type("uint1", dtypes.uint1)
+uint2 = _scalar_type("uint2", dtypes.uint2)
+float4_e2m1fn = _scalar_type("float4_e2m1fn", dtypes.float4_e2m1fn)
+float6_e2m3fn = _scalar_type("float6_e2m3fn", dtypes.float6_e2m3fn)
+float6_e3m2fn = _scalar_type("float6_e3m2fn", dtypes.float6_e3m2fn)
+float8_e3m4 = _scalar_type("float8_e3m4", dtypes.float8_e3m4)
+float8_e4m3 = _scalar_type("float8_e4m3", dtypes.float8_e4m3)
+float8_e4m3b11fnuz = _scalar_type("float8_e4m3b11fnuz", dtypes.float8_e4m3b11fnuz)
+float8_e4m3fnuz = _scalar_type("float8_e4m3fnuz", dtypes.float8_e4m3fnuz)
+float8_e5m2fnuz = _scalar_type("float8_e5m2fnuz", dtypes.float8_e5m2fnuz)
+float8_e8m0fnu = _scalar_type("float8_e8m0fnu", dtypes.float8_e8m0fnu)
+# NumPy's C-style names, as JAX aliases them.
+single, double = float32, float64
+csingle, cdouble = complex64, complex128
+uint = uint64
 float_ = _scalar_type("float_", dtypes.float64)
 int_ = _scalar_type("int_", dtypes.int64)
 complex_ = _scalar_type("complex_", dtypes.complex128)
@@ -81,15 +100,28 @@ complexfloating = np.complexfloating
 
 __all__ = [
     "bfloat16",
+    "bool",
     "bool_",
+    "cdouble",
     "complex64",
     "complex128",
     "complex_",
     "complexfloating",
+    "csingle",
+    "double",
     "dtype",
     "finfo",
+    "float4_e2m1fn",
+    "float6_e2m3fn",
+    "float6_e3m2fn",
+    "float8_e3m4",
+    "float8_e4m3",
+    "float8_e4m3b11fnuz",
     "float8_e4m3fn",
+    "float8_e4m3fnuz",
     "float8_e5m2",
+    "float8_e5m2fnuz",
+    "float8_e8m0fnu",
     "float16",
     "float32",
     "float64",
@@ -97,6 +129,8 @@ __all__ = [
     "floating",
     "iinfo",
     "inexact",
+    "int1",
+    "int2",
     "int4",
     "int8",
     "int16",
@@ -109,6 +143,10 @@ __all__ = [
     "promote_types",
     "result_type",
     "signedinteger",
+    "single",
+    "uint",
+    "uint1",
+    "uint2",
     "uint4",
     "uint8",
     "uint16",
