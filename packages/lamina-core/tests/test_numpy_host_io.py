@@ -36,7 +36,7 @@ def test_scalar_types_are_jaxs(name: str) -> None:
 
 def test_aliases_and_constants() -> None:
     assert [lnp.single, lnp.uint, lnp.cdouble] == [lnp.float32, lnp.uint64, lnp.complex128]
-    assert lnp.newaxis is None and lnp.euler_gamma == jnp.euler_gamma
+    assert [lnp.newaxis, lnp.euler_gamma] == [jnp.newaxis, jnp.euler_gamma]
     for name in ("generic", "character", "flexible", "object_", "ComplexWarning"):
         assert getattr(lnp, name) is getattr(jnp, name)
     assert lnp.array_str(np.arange(3)) == jnp.array_str(np.arange(3))
