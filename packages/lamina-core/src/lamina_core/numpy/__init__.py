@@ -15,6 +15,7 @@ from lamina_core.numpy import (
     _creation,
     _cumulative,
     _grids,
+    _histograms,
     _host_io,
     _index_helpers,
     _index_update,
@@ -30,6 +31,7 @@ from lamina_core.numpy import (
     _setops,
     _shape,
     _shape_more,
+    _signal,
     _sorting,
     _statistics,
     _ufuncs,
@@ -39,6 +41,7 @@ from lamina_core.numpy._array_compare import *  # noqa: F403
 from lamina_core.numpy._creation import *  # noqa: F403
 from lamina_core.numpy._cumulative import *  # noqa: F403
 from lamina_core.numpy._grids import *  # noqa: F403
+from lamina_core.numpy._histograms import *  # noqa: F403
 from lamina_core.numpy._host_io import *  # noqa: F403
 from lamina_core.numpy._index_helpers import *  # noqa: F403
 from lamina_core.numpy._indexing import *  # noqa: F403
@@ -53,6 +56,7 @@ from lamina_core.numpy._searchsorted import *  # noqa: F403
 from lamina_core.numpy._setops import *  # noqa: F403
 from lamina_core.numpy._shape import *  # noqa: F403
 from lamina_core.numpy._shape_more import *  # noqa: F403
+from lamina_core.numpy._signal import *  # noqa: F403
 from lamina_core.numpy._sorting import *  # noqa: F403
 from lamina_core.numpy._statistics import *  # noqa: F403
 from lamina_core.numpy._ufuncs import *  # noqa: F403
@@ -87,6 +91,8 @@ __all__ += _array_compare.__all__
 __all__ += _matrix_parts.__all__
 __all__ += _nan_reductions.__all__
 __all__ += _grids.__all__
+__all__ += _histograms.__all__
+__all__ += _signal.__all__
 __all__ += _host_io.__all__
 __all__ += _shape_more.__all__
 __all__ += _quantiles.__all__

@@ -10,6 +10,7 @@ from lamina_core.numpy._array_compare import *  # noqa: F403
 from lamina_core.numpy._creation import *  # noqa: F403
 from lamina_core.numpy._cumulative import *  # noqa: F403
 from lamina_core.numpy._grids import *  # noqa: F403
+from lamina_core.numpy._histograms import *  # noqa: F403
 from lamina_core.numpy._host_io import *  # noqa: F403
 from lamina_core.numpy._index_helpers import *  # noqa: F403
 from lamina_core.numpy._indexing import *  # noqa: F403
@@ -24,6 +25,7 @@ from lamina_core.numpy._searchsorted import *  # noqa: F403
 from lamina_core.numpy._setops import *  # noqa: F403
 from lamina_core.numpy._shape import *  # noqa: F403
 from lamina_core.numpy._shape_more import *  # noqa: F403
+from lamina_core.numpy._signal import *  # noqa: F403
 from lamina_core.numpy._sorting import *  # noqa: F403
 from lamina_core.numpy._statistics import *  # noqa: F403
 from lamina_core.numpy._ufuncs import *  # noqa: F403
