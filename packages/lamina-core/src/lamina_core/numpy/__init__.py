@@ -24,6 +24,7 @@ from lamina_core.numpy import (
     _loops,
     _matrix_parts,
     _nan_reductions,
+    _pad,
     _quantiles,
     _reductions,
     _scalar_types,
@@ -49,6 +50,7 @@ from lamina_core.numpy._linalg import *  # noqa: F403
 from lamina_core.numpy._loops import *  # noqa: F403
 from lamina_core.numpy._matrix_parts import *  # noqa: F403
 from lamina_core.numpy._nan_reductions import *  # noqa: F403
+from lamina_core.numpy._pad import *  # noqa: F403
 from lamina_core.numpy._quantiles import *  # noqa: F403
 from lamina_core.numpy._reductions import *  # noqa: F403
 from lamina_core.numpy._scalar_types import *  # noqa: F403
@@ -91,6 +93,7 @@ __all__ += _array_compare.__all__
 __all__ += _matrix_parts.__all__
 __all__ += _nan_reductions.__all__
 __all__ += _grids.__all__
+__all__ += _pad.__all__
 __all__ += _histograms.__all__
 __all__ += _signal.__all__
 __all__ += _host_io.__all__

@@ -1,0 +1,383 @@
+"""`jax.numpy.pad`: every NumPy padding mode (constant, edge, wrap, reflect, symmetric,
+linear_ramp, the statistics maximum/minimum/mean/median, empty) and a callable mode.
+
+As in JAX, the widths are static Python values and the string modes are staged in a nested
+`jit` named `_pad` whose static arguments are the widths, the mode, `stat_length`,
+`end_values` and `reflect_type`; `constant_values` stays a traced argument.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+import numpy as np
+
+import lamina_core.numpy as jnp
+from lamina_core import dtypes as _dtypes
+from lamina_core import lax as _lax
+from lamina_core import tree_util as _tree_util
+from lamina_core.jit import Jitted
+from lamina_core.lax._structural import _convert_element_type
+from lamina_core.numpy._reductions import ensure_arraylike
+from lamina_core.numpy._util import Array, ArrayLike, dtype_of, shape_of
+from lamina_core.tracing import ConcretizationTypeError, Tracer
+from lamina_core.vmap_api import vmap
+
+Pairs = tuple[tuple[Any, Any], ...]
+
+# The keyword arguments each string mode understands (others are rejected, as in JAX).
+_MODE_KWARGS: dict[str, tuple[str, ...]] = {
+    "constant": ("constant_values",),
+    "edge": (),
+    "empty": (),
+    "wrap": (),
+    "linear_ramp": ("end_values",),
+    "maximum": ("stat_length",),
+    "minimum": ("stat_length",),
+    "mean": ("stat_length",),
+    "median": ("stat_length",),
+    "reflect": ("reflect_type",),
+    "symmetric": ("reflect_type",),
+}
+
+
+def _concrete_leaf(x: Any, name: str) -> Any:
+    if isinstance(x, Tracer):
+        raise ConcretizationTypeError(
+            "Abstract tracer value encountered where concrete value is expected: "
+            f"{x._error_repr()}\n{name} argument of jnp.pad{x._origin_msg()}\n"
+        )
+    return x
+
+
+def _scalar_entry(v: Any, name: str, original: Any) -> Any:
+    if np.shape(v):
+        raise TypeError(f"`{name}` entries must be the same shape: {original}")
+    return v
+
+
+def _as_pairs(values: Any, nd: int, name: str) -> Pairs:
+    """`values` (a scalar, `(v,)`, `(before, after)`, `((before, after),)` or one pair per
+    axis) as one `(before, after)` pair of NumPy scalars for each of `nd` axes."""
+    concrete = _tree_util.tree_map(lambda x: _concrete_leaf(x, name), values)
+    try:
+        arr = np.asarray(concrete)
+    except ValueError as err:
+        if "inhomogeneous" in str(err):
+            raise TypeError(f"`{name}` entries must be the same shape: {concrete}") from err
+        raise
+
+    def entry(v: Any) -> Any:
+        return _scalar_entry(v, name, concrete)
+
+    if arr.shape == (nd, 2):
+        return tuple((entry(row[0]), entry(row[1])) for row in arr)
+    if arr.shape == (1, 2):
+        pair = (entry(arr[0, 0]), entry(arr[0, 1]))
+    elif arr.shape == (2,):
+        pair = (entry(arr[0]), entry(arr[1]))
+    elif arr.shape in ((1,), ()):
+        v = entry(arr.reshape(-1)[0])
+        pair = (v, v)
+    else:
+        raise ValueError(
+            f"jnp.pad: {name} with nd={nd} has unsupported shape {arr.shape}. "
+            f"Valid shapes are ({nd}, 2), (1, 2), (2,), (1,), or ()."
+        )
+    return tuple(pair for _ in range(nd))
+
+
+def _is_integral(v: Any) -> bool:
+    try:
+        operator.index(v)
+    except TypeError:
+        return False
+    return True
+
+
+def _no_padding_on_empty(width: tuple[int, int], mode: str) -> None:
+    if width[0] > 0 or width[1] > 0:
+        raise ValueError(f"Cannot apply '{mode}' padding to empty axis")
+
+
+def _weak(x: Array) -> bool:
+    return _dtypes.is_weakly_typed(x)
+
+
+def _cut(x: Array, start: int, stop: int, axis: int) -> Array:
+    return _lax.slice_in_dim(x, start, stop, axis=axis)
+
+
+def _join(pieces: list[Array], axis: int) -> Array:
+    kept = [p for p in pieces if shape_of(p)[axis] > 0] or pieces
+    return kept[0] if len(kept) == 1 else _lax.concatenate(kept, axis)
+
+
+def _spread(block: Array, count: int, axis: int) -> Array:
+    """A size-1 slab along `axis` repeated `count` times along it."""
+    shape = list(shape_of(block))
+    shape[axis] = count
+    return jnp.broadcast_to(block, tuple(shape))
+
+
+# --- modes -----------------------------------------------------------------------------------
+
+
+def _pad_constant(x: Array, widths: Pairs, values: Array) -> Array:
+    nd = len(shape_of(x))
+    values = _convert_element_type(jnp.asarray(values), dtype_of(x), _weak(x))
+    vshape = shape_of(values)
+    if len(vshape) == 1 and vshape[0] == 1:
+        values = _lax.reshape(values, ())
+        vshape = ()
+    if not vshape:
+        return _lax.pad(x, values, [(lo, hi, 0) for lo, hi in widths])
+    if len(vshape) == 1 and vshape[0] != 2:
+        raise ValueError(
+            f"jnp.pad: constant_values has unsupported shape {vshape}. If the shape is 1D or "
+            "2D, the last dimension must be of size 1 or 2."
+        )
+    table = jnp.broadcast_to(values, (nd, 2))
+    for axis in range(nd):
+        for side in (0, 1):
+            if widths[axis][side] == 0:
+                continue
+            fill = _lax.reshape(_lax.slice(table, (axis, side), (axis + 1, side + 1)), ())
+            config = [(0, 0, 0)] * nd
+            config[axis] = (widths[axis][0], 0, 0) if side == 0 else (0, widths[axis][1], 0)
+            x = _lax.pad(x, fill, config)
+    return x
+
+
+def _pad_wrap(x: Array, widths: Pairs) -> Array:
+    for axis, (before, after) in enumerate(widths):
+        n = shape_of(x)[axis]
+        if n == 0:
+            _no_padding_on_empty((before, after), "wrap")
+            continue
+        if before == 0 and after == 0:
+            continue
+        # Whole copies of the axis, enough to cover both pads, then the window that starts
+        # `before` elements ahead of the copy holding the original.
+        copies_before = -(-before // n)
+        copies_after = -(-after // n)
+        tiled = _join([x] * (copies_before + 1 + copies_after), axis)
+        start = copies_before * n - before
+        x = _cut(tiled, start, start + before + n + after, axis)
+    return x
+
+
+def _pad_edge(x: Array, widths: Pairs) -> Array:
+    for axis, (before, after) in enumerate(widths):
+        n = shape_of(x)[axis]
+        if n == 0:
+            _no_padding_on_empty((before, after), "edge")
+            continue
+        head = _spread(_cut(x, 0, 1, axis), before, axis)
+        tail = _spread(_cut(x, n - 1, n, axis), after, axis)
+        x = _join([head, x, tail], axis)
+    return x
+
+
+def _mirror_side(
+    x: Array, axis: int, n: int, width: int, leading: bool, mode: str, odd: bool
+) -> Array:
+    """One side of a reflect/symmetric pad along `axis` (original size `n`), mirroring the
+    already padded array again whenever `width` exceeds what one mirror image provides."""
+    skip = 1 if mode == "reflect" and n > 1 else 0
+    size = shape_of(x)[axis]
+    pivot = _cut(x, 0, 1, axis) if leading else _cut(x, size - 1, size, axis)
+    while width > 0:
+        step = min(width, n - skip)
+        size = shape_of(x)[axis]
+        if leading:
+            image = _cut(x, skip, skip + step, axis)
+        else:
+            image = _cut(x, size - skip - step, size - skip, axis)
+        image = _lax.rev(image, (axis,))
+        if odd:
+            image = jnp.subtract(jnp.multiply(2, pivot), image)
+            if n > 1:
+                # The next image is mirrored about the new outermost value.
+                outer = 0 if leading else shape_of(image)[axis] - 1
+                pivot = _cut(image, outer, outer + 1, axis)
+        x = _lax.concatenate([image, x] if leading else [x, image], axis)
+        width -= step
+    return x
+
+
+def _pad_mirror(x: Array, widths: Pairs, mode: str, reflect_type: str) -> Array:
+    if reflect_type not in ("even", "odd"):
+        raise AssertionError(f"reflect_type must be 'even' or 'odd', got {reflect_type!r}")
+    odd = reflect_type == "odd"
+    for axis, (before, after) in enumerate(widths):
+        n = shape_of(x)[axis]
+        if n == 0:
+            _no_padding_on_empty((before, after), mode)
+            continue
+        x = _mirror_side(x, axis, n, before, True, mode, odd)
+        x = _mirror_side(x, axis, n, after, False, mode, odd)
+    return x
+
+
+def _pad_linear_ramp(x: Array, widths: Pairs, ends: Pairs) -> Array:
+    dtype = dtype_of(x)
+    weak = _weak(x)
+    for axis, (before, after) in enumerate(widths):
+        n = shape_of(x)[axis]
+        first = _lax.squeeze(_cut(x, 0, 1, axis), (axis,))
+        last = _lax.squeeze(_cut(x, n - 1, n, axis), (axis,))
+        ramps = []
+        for end, edge, count in ((ends[axis][0], first, before), (ends[axis][1], last, after)):
+            ramp = jnp.linspace(end, edge, count, endpoint=False, dtype=dtype, axis=axis)
+            ramps.append(_convert_element_type(ramp, dtype, weak))
+        x = _join([ramps[0], x, _lax.rev(ramps[1], (axis,))], axis)
+    return x
+
+
+_STATISTICS: dict[str, str] = {
+    "maximum": "amax",
+    "minimum": "amin",
+    "mean": "mean",
+    "median": "median",
+}
+"""The reduction of each statistic mode, by name (looked up when called: this module is
+imported while `lamina_core.numpy` is still being built)."""
+
+
+def _pad_statistic(x: Array, widths: Pairs, stat_length: Pairs | None, mode: str) -> Array:
+    stat: Callable[..., Array] = getattr(jnp, _STATISTICS[mode])
+    dtype = dtype_of(x)
+    weak = _weak(x)
+    for axis, (before, after) in enumerate(widths):
+        if stat_length is None:
+            low = high = stat(x, axis=axis, keepdims=True)
+        else:
+            n = shape_of(x)[axis]
+            count_low, count_high = stat_length[axis]
+            if count_low == 0 or count_high == 0:
+                raise ValueError("stat_length of 0 yields no value for padding")
+            count_low, count_high = min(count_low, n), min(count_high, n)
+            head = _lax.slice_in_dim(x, 0, count_low, axis=axis)
+            tail = _lax.slice_in_dim(x, -count_high, None, axis=axis)
+            low = stat(head, axis=axis, keepdims=True)
+            high = stat(tail, axis=axis, keepdims=True)
+        if np.issubdtype(dtype, np.integer):
+            # Integer arrays take the statistic rounded half to even, not truncated.
+            low, high = jnp.round(low), jnp.round(high)
+        low = _convert_element_type(low, dtype, weak)
+        high = _convert_element_type(high, dtype, weak)
+        x = _join([_spread(low, before, axis), x, _spread(high, after, axis)], axis)
+    return x
+
+
+def _pad_empty(x: Array, widths: Pairs) -> Array:
+    # JAX's "empty" padding is zeros.
+    for axis, (before, after) in enumerate(widths):
+        shape = list(shape_of(x))
+        pieces = []
+        for count in (before, after):
+            shape[axis] = count
+            pieces.append(jnp.zeros_like(x, shape=tuple(shape)))
+        x = _join([pieces[0], x, pieces[1]], axis)
+    return x
+
+
+def _pad_with_function(
+    x: Array, widths: Pairs, func: Callable[..., Any], kwargs: dict[str, Any]
+) -> Array:
+    """Zero-pad, then give each 1-D run along each axis in turn to `func(row, (before, after),
+    axis, kwargs)`, vmapped over the other axes; its returned row replaces the run."""
+    # JAX re-reads the widths here, which rejects a 0-d array (its widths are an empty tuple).
+    _as_pairs(widths, len(shape_of(x)), "pad_width")
+    out = _pad_constant(x, widths, 0)
+    nd = len(shape_of(out))
+    for axis in range(nd):
+        pair = widths[axis]
+
+        def per_row(row: Array, pair: tuple[int, int] = pair, axis: int = axis) -> Array:
+            return func(row, pair, axis, kwargs)
+
+        moved = jnp.moveaxis(out, axis, -1)
+        batch = shape_of(moved)[:-1]
+        rows = _lax.reshape(moved, (int(np.prod(batch)), shape_of(moved)[-1]))
+        done = vmap(per_row)(rows)
+        done = _lax.reshape(done, (*batch, *shape_of(done)[1:]))
+        out = jnp.moveaxis(done, -1, axis)
+    return out
+
+
+@partial(Jitted, static_argnums=(1, 2, 4, 5, 6))
+def _pad(
+    array: Array,
+    pad_width: Pairs,
+    mode: str,
+    constant_values: Array,
+    stat_length: Any,
+    end_values: Any,
+    reflect_type: str,
+) -> Array:
+    x = jnp.asarray(array)
+    nd = len(shape_of(x))
+    if nd == 0:
+        return x
+    if any(lo < 0 or hi < 0 for lo, hi in pad_width):
+        raise ValueError("index can't contain negative values")
+    if mode == "constant":
+        return _pad_constant(x, pad_width, constant_values)
+    if mode == "wrap":
+        return _pad_wrap(x, pad_width)
+    if mode in ("reflect", "symmetric"):
+        return _pad_mirror(x, pad_width, mode, reflect_type)
+    if mode == "edge":
+        return _pad_edge(x, pad_width)
+    if mode == "linear_ramp":
+        return _pad_linear_ramp(x, pad_width, _as_pairs(end_values, nd, "end_values"))
+    if mode in _STATISTICS:
+        lengths = None if stat_length is None else _as_pairs(stat_length, nd, "stat_length")
+        return _pad_statistic(x, pad_width, lengths, mode)
+    return _pad_empty(x, pad_width)
+
+
+def pad(
+    array: ArrayLike,
+    pad_width: Any,
+    mode: str | Callable[..., Any] = "constant",
+    **kwargs: Any,
+) -> Array:
+    """`array` padded by `pad_width` (per axis `(before, after)` counts) as `mode` says.
+
+    Raises:
+        TypeError: non-integral or ragged `pad_width`.
+        ValueError: negative widths, a `pad_width` of the wrong shape, or a keyword argument
+            the mode does not take.
+        NotImplementedError: an unknown mode.
+    """
+    (x,) = ensure_arraylike("pad", array)
+    nd = len(shape_of(x))
+    pairs = _as_pairs(pad_width, nd, "pad_width")
+    if not all(_is_integral(lo) and _is_integral(hi) for lo, hi in pairs):
+        raise TypeError("`pad_width` must be of integral type.")
+    widths: Pairs = tuple((operator.index(lo), operator.index(hi)) for lo, hi in pairs)
+    if callable(mode):
+        return _pad_with_function(x, widths, mode, kwargs)
+    if mode not in _MODE_KWARGS:
+        raise NotImplementedError(f"Unimplemented padding mode '{mode}' for np.pad.")
+    unsupported = set(kwargs) - set(_MODE_KWARGS[mode])
+    if unsupported:
+        raise ValueError(f"unsupported keyword arguments for mode '{mode}': {unsupported}")
+    return _pad(
+        x,
+        widths,
+        mode,
+        kwargs.get("constant_values", 0),
+        kwargs.get("stat_length"),
+        kwargs.get("end_values", 0),
+        kwargs.get("reflect_type", "even"),
+    )
+
+
+__all__ = ["pad"]
