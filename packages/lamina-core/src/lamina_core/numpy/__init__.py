@@ -12,8 +12,10 @@ import numpy as _np
 
 from lamina_core.numpy import (
     _array_compare,
+    _bits_sorts,
     _creation,
     _cumulative,
+    _functional,
     _grids,
     _histograms,
     _host_io,
@@ -39,8 +41,10 @@ from lamina_core.numpy import (
     _ufuncs_composite,
 )
 from lamina_core.numpy._array_compare import *  # noqa: F403
+from lamina_core.numpy._bits_sorts import *  # noqa: F403
 from lamina_core.numpy._creation import *  # noqa: F403
 from lamina_core.numpy._cumulative import *  # noqa: F403
+from lamina_core.numpy._functional import *  # noqa: F403
 from lamina_core.numpy._grids import *  # noqa: F403
 from lamina_core.numpy._histograms import *  # noqa: F403
 from lamina_core.numpy._host_io import *  # noqa: F403
@@ -93,6 +97,8 @@ __all__ += _array_compare.__all__
 __all__ += _matrix_parts.__all__
 __all__ += _nan_reductions.__all__
 __all__ += _grids.__all__
+__all__ += _bits_sorts.__all__
+__all__ += _functional.__all__
 __all__ += _pad.__all__
 __all__ += _histograms.__all__
 __all__ += _signal.__all__

@@ -7,8 +7,10 @@ checkers see every name.
 from lamina.numpy import linalg as linalg
 from lamina_core.numpy import Array, ArrayLike, DTypeLike, e, inf, nan, pi  # noqa: F401
 from lamina_core.numpy._array_compare import *  # noqa: F403
+from lamina_core.numpy._bits_sorts import *  # noqa: F403
 from lamina_core.numpy._creation import *  # noqa: F403
 from lamina_core.numpy._cumulative import *  # noqa: F403
+from lamina_core.numpy._functional import *  # noqa: F403
 from lamina_core.numpy._grids import *  # noqa: F403
 from lamina_core.numpy._histograms import *  # noqa: F403
 from lamina_core.numpy._host_io import *  # noqa: F403
