@@ -20,6 +20,7 @@ from lamina_core.numpy import (
     _histograms,
     _host_io,
     _index_helpers,
+    _index_tricks,
     _index_update,
     _indexing,
     _linalg,
@@ -49,6 +50,7 @@ from lamina_core.numpy._grids import *  # noqa: F403
 from lamina_core.numpy._histograms import *  # noqa: F403
 from lamina_core.numpy._host_io import *  # noqa: F403
 from lamina_core.numpy._index_helpers import *  # noqa: F403
+from lamina_core.numpy._index_tricks import *  # noqa: F403
 from lamina_core.numpy._indexing import *  # noqa: F403
 from lamina_core.numpy._linalg import *  # noqa: F403
 from lamina_core.numpy._loops import *  # noqa: F403
@@ -97,6 +99,7 @@ __all__ += _array_compare.__all__
 __all__ += _matrix_parts.__all__
 __all__ += _nan_reductions.__all__
 __all__ += _grids.__all__
+__all__ += _index_tricks.__all__
 __all__ += _bits_sorts.__all__
 __all__ += _functional.__all__
 __all__ += _pad.__all__

@@ -15,6 +15,7 @@ from lamina_core.numpy._grids import *  # noqa: F403
 from lamina_core.numpy._histograms import *  # noqa: F403
 from lamina_core.numpy._host_io import *  # noqa: F403
 from lamina_core.numpy._index_helpers import *  # noqa: F403
+from lamina_core.numpy._index_tricks import *  # noqa: F403
 from lamina_core.numpy._indexing import *  # noqa: F403
 from lamina_core.numpy._linalg import *  # noqa: F403
 from lamina_core.numpy._loops import *  # noqa: F403
