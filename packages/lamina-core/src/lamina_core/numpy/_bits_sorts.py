@@ -40,6 +40,7 @@ __all__ = [
     "matvec",
     "packbits",
     "partition",
+    "poly",
     "polydiv",
     "polymul",
     "sort_complex",
@@ -565,6 +566,29 @@ def polymul(a1: ArrayLike, a2: ArrayLike, *, trim_leading_zeros: bool = False) -
     if len(shape_of(p)) != 1 or len(shape_of(q)) != 1:
         raise ValueError("convolve() only support 1-dimensional inputs.")
     return _convolve_full(p, q)
+
+
+def poly(seq_of_zeros: ArrayLike) -> Array:
+    """The coefficients (highest power first) of the monic polynomial with the given roots."""
+    (zeros_,) = promote_dtypes_inexact(*ensure_arraylike("poly", seq_of_zeros))
+    zeros_ = jnp.atleast_1d(zeros_)
+    shape = shape_of(zeros_)
+    if len(shape) == 2 and shape[0] == shape[1] and shape[0] != 0:
+        # JAX takes a square matrix's eigenvalues as the roots.
+        raise NotImplementedError(
+            "poly of a square matrix needs its eigenvalues (jax.numpy.linalg.eigvals), which "
+            "Lamina does not have yet; pass the roots as a 1-D array"
+        )
+    if len(shape) != 1:
+        raise ValueError("input must be 1d or non-empty square 2d array.")
+    dtype = dtype_of(zeros_)
+    if shape[0] == 0:
+        return jnp.ones((), dtype=dtype)
+    coeffs = jnp.ones((1,), dtype=dtype)
+    for k in range(shape[0]):
+        factor = jnp.stack([jnp.ones((), dtype=dtype), jnp.negative(zeros_[k])])
+        coeffs = _convolve_full(coeffs, factor)
+    return coeffs
 
 
 def polydiv(u: ArrayLike, v: ArrayLike, *, trim_leading_zeros: bool = False) -> tuple[Array, Array]:
