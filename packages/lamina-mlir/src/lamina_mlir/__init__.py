@@ -10,6 +10,7 @@ from lamina_core import source_info as _source_info
 _source_info.register_internal_path(__file__)
 
 from lamina_mlir import (  # noqa: E402, F401  (importing the rule modules registers them)
+    _rules_barrier,
     _rules_call,
     _rules_checkpoint,
     _rules_collectives,

@@ -9,11 +9,14 @@ defines the primitives, their core rules, and the `lax` functions over them.
 # Control flow lives in its own subpackage; `lax` is where users find it (as in JAX).
 from lamina_core.control_flow import __all__ as _control_flow_all
 from lamina_core.control_flow import cond as cond
+from lamina_core.control_flow import cond_p as cond_p
 from lamina_core.control_flow import fori_loop as fori_loop
 from lamina_core.control_flow import map as map
 from lamina_core.control_flow import scan as scan
+from lamina_core.control_flow import scan_p as scan_p
 from lamina_core.control_flow import switch as switch
 from lamina_core.control_flow import while_loop as while_loop
+from lamina_core.control_flow import while_p as while_p
 from lamina_core.lax import _cumulative_ad as _cumulative_ad
 from lamina_core.lax import _cumulative_batching as _cumulative_batching
 from lamina_core.lax import _elementwise_ad as _elementwise_ad
@@ -38,6 +41,8 @@ from lamina_core.lax import _structural_ad as _structural_ad
 from lamina_core.lax import _transcendental_ad as _transcendental_ad
 from lamina_core.lax._associative_scan import *  # noqa: F403
 from lamina_core.lax._associative_scan import __all__ as _associative_scan_all
+from lamina_core.lax._barrier import *  # noqa: F403
+from lamina_core.lax._barrier import __all__ as _barrier_all
 from lamina_core.lax._collectives import *  # noqa: F403
 from lamina_core.lax._collectives import __all__ as _collectives_all
 from lamina_core.lax._collectives_layout import *  # noqa: F403
@@ -70,7 +75,11 @@ from lamina_core.lax._transcendental import *  # noqa: F403
 from lamina_core.lax._transcendental import __all__ as _transcendental_all
 
 __all__ = [
+    "cond_p",
+    "scan_p",
+    "while_p",
     *_associative_scan_all,
+    *_barrier_all,
     *_collectives_all,
     *_collectives_layout_all,
     *(n for n in _control_flow_all if not n.endswith("_p") and not n.startswith("bind")),

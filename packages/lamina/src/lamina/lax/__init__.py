@@ -5,12 +5,16 @@ checkers see every name.
 """
 
 from lamina_core.control_flow import cond as cond
+from lamina_core.control_flow import cond_p as cond_p
 from lamina_core.control_flow import fori_loop as fori_loop
 from lamina_core.control_flow import map as map
 from lamina_core.control_flow import scan as scan
+from lamina_core.control_flow import scan_p as scan_p
 from lamina_core.control_flow import switch as switch
 from lamina_core.control_flow import while_loop as while_loop
+from lamina_core.control_flow import while_p as while_p
 from lamina_core.lax._associative_scan import *  # noqa: F403
+from lamina_core.lax._barrier import *  # noqa: F403
 from lamina_core.lax._collectives import *  # noqa: F403
 from lamina_core.lax._collectives_layout import *  # noqa: F403
 from lamina_core.lax._cumulative import *  # noqa: F403
