@@ -15,6 +15,7 @@ from lamina_mlir import (  # noqa: E402, F401  (importing the rule modules regis
     _rules_checkpoint,
     _rules_collectives,
     _rules_control_flow,
+    _rules_conv,
     _rules_custom,
     _rules_elementwise,
     _rules_gather_scatter,

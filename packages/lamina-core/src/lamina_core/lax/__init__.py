@@ -17,6 +17,8 @@ from lamina_core.control_flow import scan_p as scan_p
 from lamina_core.control_flow import switch as switch
 from lamina_core.control_flow import while_loop as while_loop
 from lamina_core.control_flow import while_p as while_p
+from lamina_core.lax import _conv_ad as _conv_ad
+from lamina_core.lax import _conv_batching as _conv_batching
 from lamina_core.lax import _cumulative_ad as _cumulative_ad
 from lamina_core.lax import _cumulative_batching as _cumulative_batching
 from lamina_core.lax import _elementwise_ad as _elementwise_ad
@@ -47,6 +49,12 @@ from lamina_core.lax._collectives import *  # noqa: F403
 from lamina_core.lax._collectives import __all__ as _collectives_all
 from lamina_core.lax._collectives_layout import *  # noqa: F403
 from lamina_core.lax._collectives_layout import __all__ as _collectives_layout_all
+from lamina_core.lax._conv import *  # noqa: F403
+from lamina_core.lax._conv import __all__ as _conv_all
+from lamina_core.lax._conv_patches import *  # noqa: F403
+from lamina_core.lax._conv_patches import __all__ as _conv_patches_all
+from lamina_core.lax._conv_shapes import *  # noqa: F403
+from lamina_core.lax._conv_shapes import __all__ as _conv_shapes_all
 from lamina_core.lax._cumulative import *  # noqa: F403
 from lamina_core.lax._cumulative import __all__ as _cumulative_all
 from lamina_core.lax._elementwise import *  # noqa: F403
@@ -83,6 +91,9 @@ __all__ = [
     *_collectives_all,
     *_collectives_layout_all,
     *(n for n in _control_flow_all if not n.endswith("_p") and not n.startswith("bind")),
+    *_conv_all,
+    *_conv_patches_all,
+    *_conv_shapes_all,
     *_cumulative_all,
     *_elementwise_all,
     *_gather_scatter_all,

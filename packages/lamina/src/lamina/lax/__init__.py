@@ -17,6 +17,9 @@ from lamina_core.lax._associative_scan import *  # noqa: F403
 from lamina_core.lax._barrier import *  # noqa: F403
 from lamina_core.lax._collectives import *  # noqa: F403
 from lamina_core.lax._collectives_layout import *  # noqa: F403
+from lamina_core.lax._conv import *  # noqa: F403
+from lamina_core.lax._conv_patches import *  # noqa: F403
+from lamina_core.lax._conv_shapes import *  # noqa: F403
 from lamina_core.lax._cumulative import *  # noqa: F403
 from lamina_core.lax._elementwise import *  # noqa: F403
 from lamina_core.lax._gather_scatter import *  # noqa: F403
