@@ -154,3 +154,29 @@ def test_python_control_flow_on_a_differentiated_value_uses_the_primal() -> None
     assert float(lamina_core.grad(relu)(2.0)) == 1.0
     assert float(lamina_core.grad(relu)(-2.0)) == 0.0
     assert float(lamina_core.jvp(relu, (3.0,), (2.0,))[1]) == 2.0
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16", "float8_e4m3fn"])
+def test_grad_accepts_ml_dtypes_floats_as_jax(dtype: str) -> None:
+    # ml_dtypes' floats have NumPy kind "V": the input and output checks must ask the dtype
+    # lattice, not the kind letter.
+    import ml_dtypes
+
+    jax = pytest.importorskip("jax")
+    x = np.array(1.5, getattr(ml_dtypes, dtype, dtype))
+
+    def f(np_: Any) -> Callable[[Any], Any]:
+        return lambda x: np_.sin(x) * x
+
+    ours, theirs = f(lamina_core.numpy), f(jax.numpy)
+    assert str(lamina_core.make_jaxpr(lamina_core.grad(ours))(x)) == str(
+        jax.make_jaxpr(jax.grad(theirs))(x)
+    )
+    for mine, want in [
+        (lamina_core.grad(ours)(x), jax.grad(theirs)(x)),
+        (lamina_core.jacfwd(ours)(x), jax.jacfwd(theirs)(x)),
+    ]:
+        assert np.asarray(mine).dtype == np.asarray(want).dtype
+        np.testing.assert_array_equal(np.asarray(mine), np.asarray(want))
+    with pytest.raises(TypeError, match="requires real-valued outputs"):
+        lamina_core.grad(lambda x: x.astype(np.int32))(x)

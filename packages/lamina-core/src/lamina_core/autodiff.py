@@ -306,20 +306,21 @@ def _check_input_dtype(name: str, holomorphic: bool, allow_int: bool, x: Any) ->
     aval = typeof(x)
     if not isinstance(aval, ShapedArray):
         return
-    kind = aval.dtype.kind
-    if holomorphic and kind != "c":
+    # `kind` is "V" for ml_dtypes' floats (bfloat16, float8_*): ask the dtype lattice instead.
+    inexact = dtypes.issubdtype(aval.dtype, np.inexact)
+    if holomorphic and aval.dtype.kind != "c":
         raise TypeError(
             f"{name} with holomorphic=True requires inputs with complex dtype, but got "
             f"{aval.dtype.name}."
         )
-    if kind in "biu" or aval.dtype == dtypes.float0:
+    if aval.dtype.kind in "biu" or aval.dtype == dtypes.float0:
         if not allow_int:
             raise TypeError(
                 f"{name} requires real- or complex-valued inputs (input dtype that is a "
                 f"sub-dtype of np.inexact), but got {aval.dtype.name}. If you want to use "
                 "Boolean- or integer-valued inputs, use vjp or set allow_int to True."
             )
-    elif kind not in "fc":
+    elif not inexact:
         raise TypeError(
             f"{name} requires numerical-valued inputs (input dtype that is a sub-dtype of "
             f"np.bool_ or np.number), but got {aval.dtype.name}."
@@ -342,7 +343,7 @@ def _check_output_dtype(name: str, holomorphic: bool, x: Any) -> None:
             "holomorphic=True. For differentiation of non-holomorphic functions involving "
             "complex outputs, use jax.vjp directly."
         )
-    elif dtype.kind != "f":
+    elif not dtypes.issubdtype(dtype, np.floating):
         raise TypeError(
             f"{name} requires real-valued outputs (output dtype that is a sub-dtype of "
             f"np.floating), but got {dtype.name}. For differentiation of functions with "
@@ -472,8 +473,8 @@ def linear_transpose(
     out_avals = closed.out_avals
     in_dtypes = [getattr(a, "dtype", None) for a in in_avals]
     out_dtypes = [getattr(a, "dtype", None) for a in out_avals]
-    in_kinds = {np.dtype(d).kind in "fc" for d in in_dtypes if d is not None}
-    out_kinds = {np.dtype(d).kind in "fc" for d in out_dtypes if d is not None}
+    in_kinds = {dtypes.issubdtype(d, np.inexact) for d in in_dtypes if d is not None}
+    out_kinds = {dtypes.issubdtype(d, np.inexact) for d in out_dtypes if d is not None}
     if in_kinds | out_kinds not in ({True}, {False}, set()):
         raise TypeError(
             "linear_transpose only supports [float or complex] -> [float or complex], and "

@@ -125,7 +125,7 @@ def _check_input_dtype_jacfwd(holomorphic: bool, x: Any) -> None:
                 "jacfwd with holomorphic=True requires inputs with complex dtype, but got "
                 f"{aval.dtype.name}."
             )
-    elif aval.dtype.kind != "f":
+    elif not dtypes.issubdtype(aval.dtype, np.floating):
         raise TypeError(
             "jacfwd requires real-valued inputs (input dtype that is a sub-dtype of "
             f"np.floating), but got {aval.dtype.name}. For holomorphic differentiation, pass "
