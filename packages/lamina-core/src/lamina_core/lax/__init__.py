@@ -41,6 +41,8 @@ from lamina_core.lax import _sorting_ad as _sorting_ad
 from lamina_core.lax import _sorting_batching as _sorting_batching
 from lamina_core.lax import _structural_ad as _structural_ad
 from lamina_core.lax import _transcendental_ad as _transcendental_ad
+from lamina_core.lax import _windowed_ad as _windowed_ad
+from lamina_core.lax import _windowed_batching as _windowed_batching
 from lamina_core.lax._associative_scan import *  # noqa: F403
 from lamina_core.lax._associative_scan import __all__ as _associative_scan_all
 from lamina_core.lax._barrier import *  # noqa: F403
@@ -65,8 +67,12 @@ from lamina_core.lax._joining import *  # noqa: F403
 from lamina_core.lax._joining import __all__ as _joining_all
 from lamina_core.lax._linalg import *  # noqa: F403
 from lamina_core.lax._linalg import __all__ as _linalg_all
+from lamina_core.lax._reduce_generic import *  # noqa: F403
+from lamina_core.lax._reduce_generic import __all__ as _reduce_generic_all
 from lamina_core.lax._reductions import *  # noqa: F403
 from lamina_core.lax._reductions import __all__ as _reductions_all
+from lamina_core.lax._select_and_scatter import *  # noqa: F403
+from lamina_core.lax._select_and_scatter import __all__ as _select_and_scatter_all
 from lamina_core.lax._selection import *  # noqa: F403
 from lamina_core.lax._selection import __all__ as _selection_all
 from lamina_core.lax._shape import *  # noqa: F403
@@ -81,6 +87,8 @@ from lamina_core.lax._structural import *  # noqa: F403
 from lamina_core.lax._structural import __all__ as _structural_all
 from lamina_core.lax._transcendental import *  # noqa: F403
 from lamina_core.lax._transcendental import __all__ as _transcendental_all
+from lamina_core.lax._windowed import *  # noqa: F403
+from lamina_core.lax._windowed import __all__ as _windowed_all
 
 __all__ = [
     "cond_p",
@@ -99,12 +107,16 @@ __all__ = [
     *_gather_scatter_all,
     *_joining_all,
     *_linalg_all,
+    *_reduce_generic_all,
     *_reductions_all,
     *_selection_all,
+    *_select_and_scatter_all,
     *_shape_all,
     *_slicing_all,
     *_sorting_all,
     *_stop_gradient_all,
     *_structural_all,
     *_transcendental_all,
+    *_windowed_all,
 ]
+

@@ -25,7 +25,9 @@ from lamina_core.lax._elementwise import *  # noqa: F403
 from lamina_core.lax._gather_scatter import *  # noqa: F403
 from lamina_core.lax._joining import *  # noqa: F403
 from lamina_core.lax._linalg import *  # noqa: F403
+from lamina_core.lax._reduce_generic import *  # noqa: F403
 from lamina_core.lax._reductions import *  # noqa: F403
+from lamina_core.lax._select_and_scatter import *  # noqa: F403
 from lamina_core.lax._selection import *  # noqa: F403
 from lamina_core.lax._shape import *  # noqa: F403
 from lamina_core.lax._slicing import *  # noqa: F403
@@ -33,3 +35,4 @@ from lamina_core.lax._sorting import *  # noqa: F403
 from lamina_core.lax._stop_gradient import *  # noqa: F403
 from lamina_core.lax._structural import *  # noqa: F403
 from lamina_core.lax._transcendental import *  # noqa: F403
+from lamina_core.lax._windowed import *  # noqa: F403
