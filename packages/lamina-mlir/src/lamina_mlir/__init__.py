@@ -11,6 +11,7 @@ _source_info.register_internal_path(__file__)
 
 from lamina_mlir import (  # noqa: E402, F401  (importing the rule modules registers them)
     _rules_barrier,
+    _rules_bessel,
     _rules_call,
     _rules_checkpoint,
     _rules_collectives,
@@ -18,6 +19,7 @@ from lamina_mlir import (  # noqa: E402, F401  (importing the rule modules regis
     _rules_conv,
     _rules_custom,
     _rules_elementwise,
+    _rules_fft,
     _rules_gather_scatter,
     _rules_linalg,
     _rules_random,

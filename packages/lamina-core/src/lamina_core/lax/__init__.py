@@ -17,6 +17,8 @@ from lamina_core.control_flow import scan_p as scan_p
 from lamina_core.control_flow import switch as switch
 from lamina_core.control_flow import while_loop as while_loop
 from lamina_core.control_flow import while_p as while_p
+from lamina_core.lax import _bessel_ad as _bessel_ad
+from lamina_core.lax import _bessel_batching as _bessel_batching
 from lamina_core.lax import _conv_ad as _conv_ad
 from lamina_core.lax import _conv_batching as _conv_batching
 from lamina_core.lax import _cumulative_ad as _cumulative_ad
@@ -24,6 +26,8 @@ from lamina_core.lax import _cumulative_batching as _cumulative_batching
 from lamina_core.lax import _elementwise_ad as _elementwise_ad
 from lamina_core.lax import _elementwise_batching as _elementwise_batching
 from lamina_core.lax import _empty as _empty
+from lamina_core.lax import _fft_ad as _fft_ad
+from lamina_core.lax import _fft_batching as _fft_batching
 from lamina_core.lax import _gather_scatter_ad as _gather_scatter_ad
 from lamina_core.lax import _gather_scatter_batching as _gather_scatter_batching
 from lamina_core.lax import _joining_ad as _joining_ad
@@ -47,6 +51,8 @@ from lamina_core.lax._associative_scan import *  # noqa: F403
 from lamina_core.lax._associative_scan import __all__ as _associative_scan_all
 from lamina_core.lax._barrier import *  # noqa: F403
 from lamina_core.lax._barrier import __all__ as _barrier_all
+from lamina_core.lax._bessel import *  # noqa: F403
+from lamina_core.lax._bessel import __all__ as _bessel_all
 from lamina_core.lax._collectives import *  # noqa: F403
 from lamina_core.lax._collectives import __all__ as _collectives_all
 from lamina_core.lax._collectives_layout import *  # noqa: F403
@@ -61,6 +67,8 @@ from lamina_core.lax._cumulative import *  # noqa: F403
 from lamina_core.lax._cumulative import __all__ as _cumulative_all
 from lamina_core.lax._elementwise import *  # noqa: F403
 from lamina_core.lax._elementwise import __all__ as _elementwise_all
+from lamina_core.lax._fft import *  # noqa: F403
+from lamina_core.lax._fft import __all__ as _fft_all
 from lamina_core.lax._gather_scatter import *  # noqa: F403
 from lamina_core.lax._gather_scatter import __all__ as _gather_scatter_all
 from lamina_core.lax._joining import *  # noqa: F403
@@ -96,6 +104,7 @@ __all__ = [
     "while_p",
     *_associative_scan_all,
     *_barrier_all,
+    *_bessel_all,
     *_collectives_all,
     *_collectives_layout_all,
     *(n for n in _control_flow_all if not n.endswith("_p") and not n.startswith("bind")),
@@ -104,6 +113,7 @@ __all__ = [
     *_conv_shapes_all,
     *_cumulative_all,
     *_elementwise_all,
+    *_fft_all,
     *_gather_scatter_all,
     *_joining_all,
     *_linalg_all,
@@ -119,4 +129,3 @@ __all__ = [
     *_transcendental_all,
     *_windowed_all,
 ]
-

@@ -179,4 +179,5 @@ for _name, _fn in _TRACER_METHODS.items():
     register_tracer_method(_name, _fn)
 
 # The submodule last: it builds on the families above.
+from lamina_core.numpy import fft as fft  # noqa: E402
 from lamina_core.numpy import linalg as linalg  # noqa: E402

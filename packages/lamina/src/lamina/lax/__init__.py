@@ -15,6 +15,7 @@ from lamina_core.control_flow import while_loop as while_loop
 from lamina_core.control_flow import while_p as while_p
 from lamina_core.lax._associative_scan import *  # noqa: F403
 from lamina_core.lax._barrier import *  # noqa: F403
+from lamina_core.lax._bessel import *  # noqa: F403
 from lamina_core.lax._collectives import *  # noqa: F403
 from lamina_core.lax._collectives_layout import *  # noqa: F403
 from lamina_core.lax._conv import *  # noqa: F403
@@ -22,6 +23,7 @@ from lamina_core.lax._conv_patches import *  # noqa: F403
 from lamina_core.lax._conv_shapes import *  # noqa: F403
 from lamina_core.lax._cumulative import *  # noqa: F403
 from lamina_core.lax._elementwise import *  # noqa: F403
+from lamina_core.lax._fft import *  # noqa: F403
 from lamina_core.lax._gather_scatter import *  # noqa: F403
 from lamina_core.lax._joining import *  # noqa: F403
 from lamina_core.lax._linalg import *  # noqa: F403

@@ -4,6 +4,7 @@ The public alias of `lamina_core.numpy`, re-exported family by family so that ty
 checkers see every name.
 """
 
+from lamina.numpy import fft as fft
 from lamina.numpy import linalg as linalg
 from lamina_core.numpy import Array, ArrayLike, DTypeLike, e, inf, nan, pi  # noqa: F401
 from lamina_core.numpy._array_compare import *  # noqa: F403
