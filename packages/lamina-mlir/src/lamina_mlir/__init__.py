@@ -22,6 +22,7 @@ from lamina_mlir import (  # noqa: E402, F401  (importing the rule modules regis
     _rules_fft,
     _rules_gather_scatter,
     _rules_linalg,
+    _rules_linalg_lapack,
     _rules_random,
     _rules_reductions,
     _rules_shape,

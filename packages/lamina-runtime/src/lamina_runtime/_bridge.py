@@ -206,8 +206,29 @@ def compile_options(num_replicas: int = 1, num_partitions: int = 1,
     return options
 
 
+@functools.cache
+def register_lapack_kernels() -> None:
+    """Register jaxlib's LAPACK FFI kernels (`lapack_spotrf_ffi`, ...) for the CPU client
+    and load the LAPACK routines they call (SciPy's), once: linalg lowerings call them.
+    [private]"""
+    from jaxlib import lapack  # [semi] the kernels' registrations
+    from jaxlib.cpu import _lapack  # [private] the kernels' module
+
+    for name, target, api_version in lapack.registrations()["cpu"]:
+        xc.register_custom_call_target(name, target, "cpu", api_version)  # [semi]
+    _lapack.initialize()  # binds the kernels to SciPy's LAPACK routines
+
+
+def _needs_lapack(code: bytes | str) -> None:
+    # Loading SciPy's LAPACK takes about half a second: only programs that call it pay.
+    found = b"lapack_" in code if isinstance(code, bytes) else "lapack_" in code
+    if found:
+        register_lapack_kernels()
+
+
 def compile(code: bytes | str, device_list: Sequence[Any], options: Any) -> Any:
     """Compile StableHLO (bytecode or text) for `device_list`. [semi]"""
+    _needs_lapack(code)
     client = device_list[0].client
     try:
         return client.compile_and_load(code, xc.DeviceList(tuple(device_list)), options)
@@ -309,6 +330,7 @@ def serialize_executable(executable: Any) -> bytes:
 
 
 def deserialize_executable(blob: bytes, device_list: Sequence[Any], options: Any) -> Any:
+    _needs_lapack(blob)
     client = device_list[0].client  # [semi]
     return client.deserialize_executable(blob, xc.DeviceList(tuple(device_list)), options)
 

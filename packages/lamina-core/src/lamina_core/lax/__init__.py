@@ -129,3 +129,6 @@ __all__ = [
     *_transcendental_all,
     *_windowed_all,
 ]
+
+# `lax.linalg`, a submodule as in JAX (imported last: it builds on the families above).
+from lamina_core.lax import linalg as linalg

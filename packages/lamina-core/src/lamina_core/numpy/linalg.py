@@ -1,7 +1,9 @@
 """`lamina.numpy.linalg`: linear algebra as `jax.numpy.linalg`. So far the norms: `norm`
 (vector norms of every order; matrix norms `fro`, 1, -1, inf, -inf) and `vector_norm`, each
-JAX's formula, `norm` jitted as JAX's is. The decompositions (and with them the matrix norms
-`nuc`, 2 and -2, which need singular values) are not there yet."""
+JAX's formula, `norm` jitted as JAX's is; and, on the `lax.linalg` factorizations, `cholesky`,
+`det` and `slogdet` (in `_linalg_lu`). `solve` and `inv` are not there yet (JAX builds them on
+`custom_linear_solve`), nor the other decompositions (and with them the matrix norms `nuc`, 2
+and -2, which need singular values)."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ import numpy as np
 from lamina_core import dtypes
 from lamina_core.jit import Jitted
 from lamina_core.numpy import _reductions, _ufuncs, _ufuncs_composite
+from lamina_core.numpy._linalg_lu import SlogdetResult, cholesky, det, slogdet
 from lamina_core.numpy._promote import promote_dtypes_inexact
 from lamina_core.numpy._reductions import canonicalize_axis
 from lamina_core.numpy._util import Array, lax_const, shape_of
@@ -104,4 +107,4 @@ def norm(
     raise ValueError(f"Invalid order '{ord}' for matrix norm.")
 
 
-__all__ = ["norm", "vector_norm"]
+__all__ = ["SlogdetResult", "cholesky", "det", "norm", "slogdet", "vector_norm"]

@@ -4,6 +4,7 @@ The public alias of `lamina_core.lax`, re-exported family by family so that type
 checkers see every name.
 """
 
+from lamina.lax import linalg as linalg
 from lamina_core.control_flow import cond as cond
 from lamina_core.control_flow import cond_p as cond_p
 from lamina_core.control_flow import fori_loop as fori_loop

@@ -1,5 +1,12 @@
 """`lamina.numpy.linalg`: linear algebra as `jax.numpy.linalg` (see `lamina_core.numpy.linalg`)."""
 
-from lamina_core.numpy.linalg import norm, vector_norm
+from lamina_core.numpy.linalg import (
+    SlogdetResult,
+    cholesky,
+    det,
+    norm,
+    slogdet,
+    vector_norm,
+)
 
-__all__ = ["norm", "vector_norm"]
+__all__ = ["SlogdetResult", "cholesky", "det", "norm", "slogdet", "vector_norm"]
