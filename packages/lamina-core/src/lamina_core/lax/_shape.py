@@ -77,6 +77,8 @@ def canonical_shape(shape: Any) -> tuple[int, ...]:
 
 def check_shapelike(fun: str, arg: str, obj: Any) -> None:
     """`obj` must be a tuple, list or 1-D array of non-negative integers."""
+    if type(obj) in (tuple, list) and all(type(d) is int and d >= 0 for d in obj):
+        return  # the usual case, without NumPy's `ndim` (which builds an array)
     if not isinstance(obj, (tuple, list, np.ndarray)):
         raise TypeError(f"{fun} {arg} must be of type tuple/list/ndarray, got {type(obj)}.")
     if not len(obj):

@@ -394,6 +394,19 @@ def take_along_axis(
 
 def getitem(arr: Array, idx: Any) -> Array:
     """`arr[idx]` for tracers and device arrays."""
+    if type(idx) is int:  # the commonest index (`keys[i]`, `xs[0]`): no parsing
+        shape = shape_of(arr)
+        if shape:
+            size = shape[0]
+            i = idx + size if idx < 0 else idx
+            if 0 <= i < size:  # out of bounds: the general path's dynamic slice or error
+                # What `rewriting_take` stages for it: a slice (none when it keeps the whole
+                # axis) and a squeeze of the axis.
+                result = arr
+                if size != 1:
+                    rest = list(shape[1:])
+                    result = _lax.slice(arr, [i] + [0] * len(rest), [i + 1, *rest])
+                return _lax.squeeze(result, (0,))
     return rewriting_take(arr, idx)
 
 
