@@ -17,6 +17,7 @@ from lamina import (
     numpy,
     random,
     ref,
+    scipy,
     tree,
     tree_util,
 )
@@ -107,6 +108,7 @@ __all__ = [
     "random",
     "ref",
     "remat",
+    "scipy",
     "tree",
     "tree_util",
     "typeof",

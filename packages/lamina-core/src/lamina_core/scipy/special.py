@@ -1,0 +1,78 @@
+"""`jax.scipy.special` for Lamina: the special functions JAX 0.10.2 builds from primitives
+Lamina has (see the `_special_*` modules), staged as JAX stages them.
+
+Not here, for want of primitives: betainc, gammainc, gammaincc (igamma, betainc), zeta,
+polygamma, bessel_jn, erfcx, dawsn, wofz, expi,
+exp1, expn, sici, fresnel, hyp1f1, hyp2f1, owens_t, lpmn, sph_harm_y, bernoulli; the complex
+branches of gamma and loggamma.
+"""
+
+from lamina_core.scipy._special_bessel import i0, i0e, i1, i1e
+from lamina_core.scipy._special_gamma import (
+    beta,
+    betaln,
+    comb,
+    digamma,
+    erf,
+    erfc,
+    erfinv,
+    factorial,
+    gamma,
+    gammaln,
+    gammasgn,
+    loggamma,
+    multigammaln,
+    poch,
+)
+from lamina_core.scipy._special_log import (
+    boxcox,
+    boxcox1p,
+    entr,
+    expit,
+    kl_div,
+    log_softmax,
+    logit,
+    logsumexp,
+    rel_entr,
+    softmax,
+    xlog1py,
+    xlogy,
+)
+from lamina_core.scipy._special_ndtr import log_ndtr, ndtr, ndtri, spence
+
+__all__ = [
+    "beta",
+    "betaln",
+    "boxcox",
+    "boxcox1p",
+    "comb",
+    "digamma",
+    "entr",
+    "erf",
+    "erfc",
+    "erfinv",
+    "expit",
+    "factorial",
+    "gamma",
+    "gammaln",
+    "gammasgn",
+    "i0",
+    "i0e",
+    "i1",
+    "i1e",
+    "kl_div",
+    "log_ndtr",
+    "log_softmax",
+    "loggamma",
+    "logit",
+    "logsumexp",
+    "multigammaln",
+    "ndtr",
+    "ndtri",
+    "poch",
+    "rel_entr",
+    "softmax",
+    "spence",
+    "xlog1py",
+    "xlogy",
+]
