@@ -223,6 +223,14 @@ def bench(session: nox.Session) -> None:
     session.run("python", "-m", "tools.bench", *session.posargs, env={"PYTHONPATH": str(ROOT)})
 
 
+@nox.session(python=PY, default=False)
+def api_coverage(session: nox.Session) -> None:
+    """Which of JAX 0.10.2's public names Lamina lacks, per module (`docs/api-coverage.md`)."""
+    install_all(session, "oracle")
+    session.run("python", "-m", "tools.api_coverage", "--missing", *session.posargs,
+                env={"PYTHONPATH": str(ROOT)})  # fmt: skip
+
+
 @nox.session(python=PY, tags=["ci"])
 def fuzz(session: nox.Session) -> None:
     """The fuzz table's fast subset (issue 21): malformed calls, Lamina against JAX.

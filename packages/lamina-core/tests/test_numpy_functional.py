@@ -453,6 +453,12 @@ def test_errors_are_jaxs(kind: type[Exception], call: Callable[[Any], Any]) -> N
 
 
 def test_frexp_of_subnormals(oracle: Oracle, request: pytest.FixtureRequest) -> None:
+    tiny = np.float32(1e-44)
+    if tiny * np.float32(2) == 0:
+        # Some native library in this worker left the FPU flushing subnormals (seen in the
+        # full parallel run only); NumPy's arithmetic, which the reference evaluator is, then
+        # cannot see them, so the question this test asks has no answer here.
+        pytest.skip("this process flushes subnormal floats to zero")
     closed = lc.make_jaxpr(L.frexp)(_SUBNORMALS)
     got = [np.asarray(to_numpy(g)) for g in oracle.evaluate(closed, [_SUBNORMALS])]
     if request.config.getoption("--lamina-execute") == "reference":

@@ -155,10 +155,10 @@ def test_scalars_and_python_values() -> None:
     "extra",
     [
         {"mode": "wrap"},
-        {"mode": "reflect"},
+        pytest.param({"mode": "reflect"}, marks=pytest.mark.slow),
         {"mode": "reflect", "reflect_type": "odd"},
-        {"mode": "symmetric"},
-        {"mode": "symmetric", "reflect_type": "odd"},
+        pytest.param({"mode": "symmetric"}, marks=pytest.mark.slow),
+        pytest.param({"mode": "symmetric", "reflect_type": "odd"}, marks=pytest.mark.slow),
     ],
     ids=["wrap", "reflect", "reflect_odd", "symmetric", "symmetric_odd"],
 )

@@ -1,0 +1,33 @@
+"""The API-coverage report: its arithmetic, and the docs page kept equal to what the code has."""
+
+from __future__ import annotations
+
+import pytest
+
+from tools.api_coverage import ModuleCoverage, measure, render_markdown, render_text
+from tools.workspace import ROOT
+
+pytest.importorskip("jax")
+pytestmark = pytest.mark.oracle
+
+
+def test_counts_and_percent() -> None:
+    m = ModuleCoverage("numpy", frozenset({"a", "b", "c", "d"}), ("d",), absent=False)
+    assert (m.present, m.percent) == (3, 75.0)
+    text = render_text([m], missing=True)
+    assert text.splitlines()[0].split()[:5] == ["jax.numpy", "3", "/", "4", "75.0%"]
+    assert "missing: d" in text
+
+
+def test_a_module_lamina_lacks_counts_every_name_missing() -> None:
+    (m,) = measure(("numpy",))
+    assert not m.absent and "sin" not in m.missing
+    absent = ModuleCoverage("debug", frozenset({"print"}), ("print",), absent=True)
+    assert "(no module yet)" in render_markdown([absent])
+
+
+def test_docs_page_matches_the_code() -> None:
+    page = ROOT / "docs" / "api-coverage.md"
+    assert page.read_text() == render_markdown(measure()), (
+        "docs/api-coverage.md is stale: run `python -m tools.api_coverage --write docs/api-coverage.md`"
+    )
