@@ -384,3 +384,14 @@ def test_selections_under_jit_need_a_size() -> None:
         np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
     with pytest.raises(lc.ConcretizationTypeError, match=r"size argument of jnp\.nonzero"):
         lc.jit(lnp.nonzero)(_NZ)
+
+
+def test_select_prints_as_jax() -> None:
+    # JAX 0.10.2 stacks the conditions behind an all-False row and picks with argmax/select_n.
+    x = np.arange(5.0, dtype=np.float32)
+
+    def make(n: Any) -> Callable[[Any], Any]:
+        return lambda x: n.select([x < 1, x > 3], [x.astype(int), x * 2], 1)
+
+    assert str(lc.make_jaxpr(make(lnp))(x)) == str(jax.make_jaxpr(make(jnp))(x))
+    np.testing.assert_array_equal(np.asarray(make(lnp)(x)), np.asarray(make(jnp)(x)))

@@ -13,8 +13,10 @@ import numpy as np
 
 import lamina_core.numpy as jnp
 from lamina_core import dtypes as _dtypes
+from lamina_core import lax as _lax
 from lamina_core.numpy._promote import promote_dtypes, promote_dtypes_inexact
 from lamina_core.numpy._reductions import canonicalize_axis, ensure_arraylike
+from lamina_core.numpy._shape import check_arraylike
 from lamina_core.numpy._util import Array, ArrayLike, shape_of
 from lamina_core.values import typeof
 
@@ -238,10 +240,14 @@ def select(
         )
     if not condlist:
         raise ValueError("condlist must be non-empty")
-    out = jnp.asarray(default)
-    for cond, choice in zip(reversed(condlist), reversed(choicelist), strict=True):
-        out = jnp.where(cond, choice, out)
-    return out
+    check_arraylike("select", *condlist, *choicelist, default)
+    conds = [jnp.asarray(c) for c in condlist]
+    choices = promote_dtypes(jnp.asarray(default), *(jnp.asarray(c) for c in choicelist))
+    # The default goes first under an all-False condition: argmax over the stacked conditions
+    # is then the index of the first true one, or 0 (the default) where none is.
+    stacked = jnp.stack(jnp.broadcast_arrays(False, *conds))
+    index = jnp.argmax(stacked.astype(bool), axis=0)
+    return _lax.select_n(*jnp.broadcast_arrays(index, *choices))
 
 
 def sinc(x: ArrayLike, /) -> Array:

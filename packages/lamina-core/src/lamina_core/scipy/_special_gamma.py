@@ -20,8 +20,8 @@ from lamina_core import numpy as jnp
 from lamina_core.custom_derivatives import custom_jvp
 from lamina_core.jit import Jitted
 from lamina_core.numpy import _promote as p
+from lamina_core.numpy import select
 from lamina_core.numpy._util import dtype_of, shape_of
-from lamina_core.scipy._select import select
 
 Array = Any
 
