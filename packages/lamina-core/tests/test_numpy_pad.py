@@ -348,3 +348,24 @@ def test_under_vmap() -> None:
         ours = lc.vmap(lambda a, kw=kwargs: lnp_pad.pad(a, (1, 2), **kw))(_T)
         theirs = jax.vmap(lambda a, kw=kwargs: jnp.pad(a, (1, 2), **kw))(_T)
         _check(ours, theirs)
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {},
+        {"constant_values": 3.0},
+        {"constant_values": (5.0,)},
+        {"constant_values": (5.0, 6.0)},
+        {"constant_values": ((1.0, 2.0), (3.0, 4.0))},
+    ],
+)
+def test_constant_mode_prints_as_jax(kwargs: dict[str, Any]) -> None:
+    # JAX hands its NumPy-scalar widths to lax.pad (`np.int64(1)` in the printed config) and
+    # indexes the table of per-side values.
+    x = np.arange(6.0, dtype=np.float32).reshape(2, 3)
+
+    def make(pad: Callable[..., Any]) -> Callable[[Any], Any]:
+        return lambda x: pad(x, ((0, 1), (2, 0)), **kwargs)
+
+    assert str(lc.make_jaxpr(make(lnp_pad.pad))(x)) == str(jax.make_jaxpr(make(jnp.pad))(x))

@@ -131,7 +131,7 @@ def _pad_constant(x: Array, widths: Pairs, values: Array) -> Array:
     values = _convert_element_type(jnp.asarray(values), dtype_of(x), _weak(x))
     vshape = shape_of(values)
     if len(vshape) == 1 and vshape[0] == 1:
-        values = _lax.reshape(values, ())
+        values = jnp.squeeze(values)
         vshape = ()
     if not vshape:
         return _lax.pad(x, values, [(lo, hi, 0) for lo, hi in widths])
@@ -145,7 +145,7 @@ def _pad_constant(x: Array, widths: Pairs, values: Array) -> Array:
         for side in (0, 1):
             if widths[axis][side] == 0:
                 continue
-            fill = _lax.reshape(_lax.slice(table, (axis, side), (axis + 1, side + 1)), ())
+            fill = table[axis, side]
             config = [(0, 0, 0)] * nd
             config[axis] = (widths[axis][0], 0, 0) if side == 0 else (0, widths[axis][1], 0)
             x = _lax.pad(x, fill, config)
@@ -362,6 +362,10 @@ def pad(
     if not all(_is_integral(lo) and _is_integral(hi) for lo, hi in pairs):
         raise TypeError("`pad_width` must be of integral type.")
     widths: Pairs = tuple((operator.index(lo), operator.index(hi)) for lo, hi in pairs)
+    if mode == "constant":
+        # JAX's constant mode hands its NumPy scalars to `lax.pad` as they are, and its
+        # `padding_config` prints them so (`np.int64(1)`).
+        widths = pairs
     if callable(mode):
         return _pad_with_function(x, widths, mode, kwargs)
     if mode not in _MODE_KWARGS:
