@@ -326,3 +326,24 @@ def test_under_vmap() -> None:
     got = lc.vmap(lambda a: lnp.histogram(a, bins=3, range=(0.0, 30.0)))(_H.reshape(2, 4))
     want = jax.vmap(lambda a: jnp.histogram(a, bins=3, range=(0.0, 30.0)))(_H.reshape(2, 4))
     _assert_same(got, want)
+
+
+@pytest.mark.parametrize(
+    ("op", "mode", "swap", "dtype"),
+    [
+        ("convolve", "full", False, np.float32),
+        ("convolve", "valid", True, np.float32),
+        ("correlate", "same", False, np.float32),
+        ("correlate", "full", True, np.complex64),
+    ],
+)
+def test_convolutions_print_as_jax(op: str, mode: str, swap: bool, dtype: Any) -> None:
+    # JAX's jitted convolve/correlate around one `_conv` kernel on lax.conv_general_dilated.
+    a = np.arange(6.0, dtype=dtype)
+    v = np.array([1.0, 2.0, 0.5], dtype)
+    args = (v, a) if swap else (a, v)
+
+    def make(n: Any) -> Callable[..., Any]:
+        return lambda x, y: getattr(n, op)(x, y, mode)
+
+    assert str(lc.make_jaxpr(make(lnp))(*args)) == str(jax.make_jaxpr(make(jnp))(*args))

@@ -1,14 +1,12 @@
 """One-dimensional signal functions: `convolve`, `correlate` and `interp`, with `jax.numpy`'s
-semantics.
-
-JAX computes `convolve` and `correlate` with `lax.conv_general_dilated`. Lamina has no
-convolution primitive, so the same sums are formed from a gather of the (zero-padded) windows
-of the longer input contracted with the shorter one by `dot_general`: same values, dtypes and
-derivatives.
+semantics. `convolve` and `correlate` are jitted, as JAX's, around one `_conv` kernel that
+calls `lax.conv_general_dilated` on the inputs seen as one-channel images.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -16,6 +14,7 @@ import numpy as np
 import lamina_core.numpy as jnp
 from lamina_core import dtypes as _dtypes
 from lamina_core import lax as _lax
+from lamina_core.jit import Jitted
 from lamina_core.numpy._indexing import rewriting_take
 from lamina_core.numpy._promote import promote_dtypes, promote_dtypes_inexact
 from lamina_core.numpy._reductions import ensure_arraylike
@@ -25,20 +24,7 @@ from lamina_core.values import typeof
 _MODES = ("full", "same", "valid")
 
 
-def _windows(x: Any, lo: int, hi: int, width: int) -> Any:
-    """The `(count, width)` matrix of the consecutive length-`width` windows of `x` padded
-    with `lo` zeros before and `hi` after."""
-    padded = _lax.pad(x, np.zeros((), dtype_of(x)), [(lo, hi, 0)])
-    count = shape_of(padded)[0] - width + 1
-    starts = np.arange(count, dtype=np.int32)[:, None] + np.arange(width, dtype=np.int32)
-    dnums = _lax.GatherDimensionNumbers(
-        offset_dims=(), collapsed_slice_dims=(0,), start_index_map=(0,)
-    )
-    return _lax.gather(
-        padded, starts[..., None], dnums, (1,), mode=_lax.GatherScatterMode.PROMISE_IN_BOUNDS
-    )
-
-
+@partial(Jitted, static_argnames=("mode", "op", "precision", "preferred_element_type"))
 def _conv(
     x: Any, y: Any, mode: str, op: str, precision: Any, preferred_element_type: DTypeLike | None
 ) -> Array:
@@ -53,34 +39,35 @@ def _conv(
         raise ValueError(
             f"{op}: inputs cannot be empty, got shapes {shape_of(x)} and {shape_of(y)}."
         )
-    backwards = False
+    out_order = slice(None)
     if op == "correlate":
         y = jnp.conj(y)
         if shape_of(x)[0] < shape_of(y)[0]:
             # Correlating the other way round gives the same sums in reverse order.
             x, y = y, x
-            backwards = True
+            out_order = slice(None, None, -1)
     else:
         if shape_of(x)[0] < shape_of(y)[0]:
             x, y = y, x
-        y = _lax.rev(y, (0,))
+        y = jnp.flip(y)
     k = shape_of(y)[0]
     if mode == "valid":
-        lo, hi = 0, 0
+        padding = [(0, 0)]
     elif mode == "same":
-        lo, hi = k // 2, k - k // 2 - 1
+        padding = [(k // 2, k - k // 2 - 1)]
     elif mode == "full":
-        lo, hi = k - 1, k - 1
+        padding = [(k - 1, k - 1)]
     else:
         raise ValueError(f"mode must be one of {list(_MODES)}")
-    out = _lax.dot_general(
-        _windows(x, lo, hi, k),
-        y,
-        (((1,), (0,)), ((), ())),
+    result = _lax.conv_general_dilated(
+        x[None, None, :],
+        y[None, None, :],
+        (1,),
+        padding,
         precision=precision,
         preferred_element_type=preferred_element_type,
     )
-    return _lax.rev(out, (0,)) if backwards else out
+    return result[0, 0, out_order]
 
 
 def convolve(
@@ -94,7 +81,30 @@ def convolve(
     """The discrete convolution of the 1-D arrays `a` and `v` (`mode` full, same or valid),
     as `jax.numpy.convolve`."""
     a, v = ensure_arraylike("convolve", a, v)
-    return _conv(a, v, mode, "convolve", precision, preferred_element_type)
+    return _convolve(
+        a, v, mode=mode, precision=precision, preferred_element_type=preferred_element_type
+    )
+
+
+def _named(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Give a kernel the public name its `jit` equation prints (JAX jits the API functions)."""
+
+    def rename(fun: Callable[..., Any]) -> Callable[..., Any]:
+        fun.__name__ = fun.__qualname__ = name
+        return fun
+
+    return rename
+
+
+@partial(Jitted, static_argnames=("mode", "precision", "preferred_element_type"))
+@_named("convolve")
+def _convolve(
+    a: Array, v: Array, mode: str, precision: Any, preferred_element_type: DTypeLike | None
+) -> Array:
+    return _conv(
+        a, v, mode=mode, op="convolve", precision=precision,
+        preferred_element_type=preferred_element_type,
+    )  # fmt: skip
 
 
 def correlate(
@@ -108,7 +118,20 @@ def correlate(
     """The cross-correlation of the 1-D arrays `a` and `v` (`v` conjugated; `mode` full, same
     or valid), as `jax.numpy.correlate`."""
     a, v = ensure_arraylike("correlate", a, v)
-    return _conv(a, v, mode, "correlate", precision, preferred_element_type)
+    return _correlate(
+        a, v, mode=mode, precision=precision, preferred_element_type=preferred_element_type
+    )
+
+
+@partial(Jitted, static_argnames=("mode", "precision", "preferred_element_type"))
+@_named("correlate")
+def _correlate(
+    a: Array, v: Array, mode: str, precision: Any, preferred_element_type: DTypeLike | None
+) -> Array:
+    return _conv(
+        a, v, mode=mode, op="correlate", precision=precision,
+        preferred_element_type=preferred_element_type,
+    )  # fmt: skip
 
 
 def _extrapolates(bound: Any, name: str) -> bool:
