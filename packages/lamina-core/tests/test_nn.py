@@ -229,7 +229,6 @@ def test_public_names_match_jax() -> None:
     assert ours == theirs - missing
 
 
-@pytest.mark.xfail(strict=True, reason="JAX's jnp.array stages `copy`; Lamina has no copy_p")
 def test_gelu_exact_jaxpr(oracle: Oracle) -> None:
     oracle.check(nn_program(lambda nn: lambda x: nn.gelu(x, approximate=False)), X)
 

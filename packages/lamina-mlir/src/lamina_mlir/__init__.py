@@ -10,11 +10,13 @@ from lamina_core import source_info as _source_info
 _source_info.register_internal_path(__file__)
 
 from lamina_mlir import (  # noqa: E402, F401  (importing the rule modules registers them)
+    _rules_ann,
     _rules_barrier,
     _rules_bessel,
     _rules_call,
     _rules_checkpoint,
     _rules_collectives,
+    _rules_composite,
     _rules_control_flow,
     _rules_conv,
     _rules_custom,
@@ -23,8 +25,10 @@ from lamina_mlir import (  # noqa: E402, F401  (importing the rule modules regis
     _rules_gather_scatter,
     _rules_linalg,
     _rules_linalg_lapack,
+    _rules_misc,
     _rules_random,
     _rules_reductions,
+    _rules_rng,
     _rules_shape,
     _rules_slicing,
     _rules_sorting,

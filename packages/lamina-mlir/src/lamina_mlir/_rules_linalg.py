@@ -33,7 +33,9 @@ _FP8 = frozenset(
 
 
 def _precision_config(ctx: LoweringRuleContext, precision: Any) -> ir.Attribute:
-    pair = ("DEFAULT", "DEFAULT") if precision is None else tuple(p.name for p in precision)
+    # None and the DEFAULT dot algorithm preset (the only one Lamina takes) lower alike.
+    default = precision is None or not isinstance(precision, tuple)
+    pair = ("DEFAULT", "DEFAULT") if default else tuple(p.name for p in precision)
     key = ("precision", pair)
     found = ctx.caches.attributes.get(key)
     if found is None:

@@ -8,6 +8,8 @@ import numpy as np
 
 from lamina_core import tree_util
 from lamina_core.avals import ShapedArray
+from lamina_core.lax._device_put import stage_device_put
+from lamina_core.tracing import Tracer
 from lamina_core.values import typeof
 from lamina_runtime import _bridge
 from lamina_runtime.array import Array
@@ -24,6 +26,10 @@ def local_devices(process_index: int | None = None, backend: str | None = None) 
 
 def device_put(x: Any, device: Any = None) -> Any:
     """Put every leaf of `x` on `device` (default: the default device) as an `Array`."""
+    leaves, tree = tree_util.tree_flatten(x)
+    if any(isinstance(leaf, Tracer) for leaf in leaves):
+        # Under a trace JAX stages one `device_put` equation for all the leaves.
+        return tree_util.tree_unflatten(tree, stage_device_put(leaves, device))
     target = device or _bridge.default_device()
 
     def put(leaf: Any) -> Array:

@@ -47,6 +47,8 @@ from lamina_core.lax import _structural_ad as _structural_ad
 from lamina_core.lax import _transcendental_ad as _transcendental_ad
 from lamina_core.lax import _windowed_ad as _windowed_ad
 from lamina_core.lax import _windowed_batching as _windowed_batching
+from lamina_core.lax._approx_top_k import *  # noqa: F403
+from lamina_core.lax._approx_top_k import __all__ as _approx_top_k_all
 from lamina_core.lax._associative_scan import *  # noqa: F403
 from lamina_core.lax._associative_scan import __all__ as _associative_scan_all
 from lamina_core.lax._barrier import *  # noqa: F403
@@ -57,6 +59,8 @@ from lamina_core.lax._collectives import *  # noqa: F403
 from lamina_core.lax._collectives import __all__ as _collectives_all
 from lamina_core.lax._collectives_layout import *  # noqa: F403
 from lamina_core.lax._collectives_layout import __all__ as _collectives_layout_all
+from lamina_core.lax._composite import *  # noqa: F403
+from lamina_core.lax._composite import __all__ as _composite_all
 from lamina_core.lax._conv import *  # noqa: F403
 from lamina_core.lax._conv import __all__ as _conv_all
 from lamina_core.lax._conv_patches import *  # noqa: F403
@@ -65,6 +69,10 @@ from lamina_core.lax._conv_shapes import *  # noqa: F403
 from lamina_core.lax._conv_shapes import __all__ as _conv_shapes_all
 from lamina_core.lax._cumulative import *  # noqa: F403
 from lamina_core.lax._cumulative import __all__ as _cumulative_all
+from lamina_core.lax._device_put import *  # noqa: F403
+from lamina_core.lax._device_put import __all__ as _device_put_all
+from lamina_core.lax._dot_types import *  # noqa: F403
+from lamina_core.lax._dot_types import __all__ as _dot_types_all
 from lamina_core.lax._elementwise import *  # noqa: F403
 from lamina_core.lax._elementwise import __all__ as _elementwise_all
 from lamina_core.lax._fft import *  # noqa: F403
@@ -75,10 +83,20 @@ from lamina_core.lax._joining import *  # noqa: F403
 from lamina_core.lax._joining import __all__ as _joining_all
 from lamina_core.lax._linalg import *  # noqa: F403
 from lamina_core.lax._linalg import __all__ as _linalg_all
+from lamina_core.lax._linear_solve import *  # noqa: F403
+from lamina_core.lax._linear_solve import __all__ as _linear_solve_all
+from lamina_core.lax._misc_prims import *  # noqa: F403
+from lamina_core.lax._misc_prims import __all__ as _misc_prims_all
+from lamina_core.lax._platform import *  # noqa: F403
+from lamina_core.lax._platform import __all__ as _platform_all
+from lamina_core.lax._ragged_dot import *  # noqa: F403
+from lamina_core.lax._ragged_dot import __all__ as _ragged_dot_all
 from lamina_core.lax._reduce_generic import *  # noqa: F403
 from lamina_core.lax._reduce_generic import __all__ as _reduce_generic_all
 from lamina_core.lax._reductions import *  # noqa: F403
 from lamina_core.lax._reductions import __all__ as _reductions_all
+from lamina_core.lax._rng import *  # noqa: F403
+from lamina_core.lax._rng import __all__ as _rng_all
 from lamina_core.lax._select_and_scatter import *  # noqa: F403
 from lamina_core.lax._select_and_scatter import __all__ as _select_and_scatter_all
 from lamina_core.lax._selection import *  # noqa: F403
@@ -93,6 +111,8 @@ from lamina_core.lax._stop_gradient import *  # noqa: F403
 from lamina_core.lax._stop_gradient import __all__ as _stop_gradient_all
 from lamina_core.lax._structural import *  # noqa: F403
 from lamina_core.lax._structural import __all__ as _structural_all
+from lamina_core.lax._tokens import *  # noqa: F403
+from lamina_core.lax._tokens import __all__ as _tokens_all
 from lamina_core.lax._transcendental import *  # noqa: F403
 from lamina_core.lax._transcendental import __all__ as _transcendental_all
 from lamina_core.lax._windowed import *  # noqa: F403
@@ -102,23 +122,32 @@ __all__ = [
     "cond_p",
     "scan_p",
     "while_p",
+    *_approx_top_k_all,
     *_associative_scan_all,
     *_barrier_all,
     *_bessel_all,
     *_collectives_all,
     *_collectives_layout_all,
+    *_composite_all,
     *(n for n in _control_flow_all if not n.endswith("_p") and not n.startswith("bind")),
     *_conv_all,
     *_conv_patches_all,
     *_conv_shapes_all,
     *_cumulative_all,
+    *_device_put_all,
+    *_dot_types_all,
     *_elementwise_all,
     *_fft_all,
     *_gather_scatter_all,
     *_joining_all,
     *_linalg_all,
+    *_linear_solve_all,
+    *_misc_prims_all,
+    *_platform_all,
+    *_ragged_dot_all,
     *_reduce_generic_all,
     *_reductions_all,
+    *_rng_all,
     *_selection_all,
     *_select_and_scatter_all,
     *_shape_all,
@@ -126,6 +155,7 @@ __all__ = [
     *_sorting_all,
     *_stop_gradient_all,
     *_structural_all,
+    *_tokens_all,
     *_transcendental_all,
     *_windowed_all,
 ]

@@ -100,6 +100,20 @@ def canonicalize_precision(precision: Any) -> CanonicalPrecision:
     raise _precision_error(precision)
 
 
+def _dot_precision(precision: Any) -> Any:
+    """`canonicalize_precision` for `dot_general`, which also takes the DEFAULT dot algorithm
+    preset (or its name): kept as it is, as JAX prints it, and lowered as default precision."""
+    from lamina_core.lax._dot_types import DotAlgorithmPreset
+
+    if isinstance(precision, str) and precision in DotAlgorithmPreset.__members__:
+        precision = DotAlgorithmPreset[precision]
+    if isinstance(precision, DotAlgorithmPreset):
+        if precision is not DotAlgorithmPreset.DEFAULT:
+            raise NotImplementedError(f"dot algorithm preset {precision}: Lamina has DEFAULT only")
+        return precision
+    return canonicalize_precision(precision)
+
+
 def _type_properties(dtype: np.dtype) -> tuple[bool, int, int, int, bool]:
     """XLA's order of "higher precision" types: complex, exponent, mantissa, bits, signed."""
     kind = c.kind_of(dtype)
@@ -354,7 +368,7 @@ def dot(
         lhs,
         rhs,
         dimension_numbers=numbers,
-        precision=canonicalize_precision(precision),
+        precision=_dot_precision(precision),
         preferred_element_type=preferred,
         out_sharding=None,
     )

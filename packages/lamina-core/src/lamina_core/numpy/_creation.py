@@ -23,6 +23,7 @@ from lamina_core import tree_util as _tree_util
 from lamina_core.avals import ShapedArray
 from lamina_core.jit import Jitted
 from lamina_core.lax._checks import kind_of
+from lamina_core.lax._misc_prims import array_copy
 from lamina_core.lax._shape import asarray as _lax_asarray
 from lamina_core.lax._shape import canonical_shape
 from lamina_core.lax._structural import _convert_element_type
@@ -138,8 +139,7 @@ def array(
         raise NotImplementedError("Only implemented for order='K'")
     if dtype is None and ndmin == 0:
         if isinstance(object, Tracer):
-            # TODO(copy_p): JAX stages a `copy` equation here when `copy` is true.
-            return object
+            return array_copy(object) if copy else object
         if isinstance(object, (_np.ndarray, _np.number)):
             return eager_value(object)
     if dtype is not None:
@@ -155,7 +155,9 @@ def array(
             _check_leaf_dtype(leaf)
         dtype = _dtypes.result_type(*leaves) if leaves else _user_dtype(None)
     out: Any
-    if isinstance(object, (bool, int, float, complex, Tracer)):
+    if isinstance(object, Tracer):
+        out = array_copy(object) if copy else object
+    elif isinstance(object, (bool, int, float, complex)):
         out = object
     elif not any(isinstance(leaf, Tracer) for leaf in leaves):
         out = _np.asarray(object, dtype=dtype)
