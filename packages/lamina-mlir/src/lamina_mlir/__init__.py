@@ -24,6 +24,7 @@ from lamina_mlir import (  # noqa: E402, F401  (importing the rule modules regis
     _rules_fft,
     _rules_gather_scatter,
     _rules_linalg,
+    _rules_linalg_decomp,
     _rules_linalg_lapack,
     _rules_misc,
     _rules_random,

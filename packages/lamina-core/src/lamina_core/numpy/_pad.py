@@ -23,8 +23,7 @@ from lamina_core.jit import Jitted
 from lamina_core.lax._structural import _convert_element_type
 from lamina_core.numpy._reductions import ensure_arraylike
 from lamina_core.numpy._util import Array, ArrayLike, dtype_of, shape_of
-from lamina_core.tracing import ConcretizationTypeError, Tracer
-from lamina_core.vmap_api import vmap
+from lamina_core.tracing import EVAL_TRACE, ConcretizationTypeError, Tracer, _current_trace
 
 Pairs = tuple[tuple[Any, Any], ...]
 
@@ -107,23 +106,13 @@ def _weak(x: Array) -> bool:
     return _dtypes.is_weakly_typed(x)
 
 
-def _cut(x: Array, start: int, stop: int, axis: int) -> Array:
+def _cut(x: Array, start: Any, stop: Any, axis: int) -> Array:
     return _lax.slice_in_dim(x, start, stop, axis=axis)
 
 
-def _join(pieces: list[Array], axis: int) -> Array:
-    kept = [p for p in pieces if shape_of(p)[axis] > 0] or pieces
-    return kept[0] if len(kept) == 1 else _lax.concatenate(kept, axis)
-
-
-def _spread(block: Array, count: int, axis: int) -> Array:
-    """A size-1 slab along `axis` repeated `count` times along it."""
-    shape = list(shape_of(block))
-    shape[axis] = count
-    return jnp.broadcast_to(block, tuple(shape))
-
-
 # --- modes -----------------------------------------------------------------------------------
+# Each mode stages the equations JAX's does, in its order: the widths stay the NumPy scalars
+# `_as_pairs` made, and every side's piece is concatenated even when it is empty.
 
 
 def _pad_constant(x: Array, widths: Pairs, values: Array) -> Array:
@@ -158,15 +147,14 @@ def _pad_wrap(x: Array, widths: Pairs) -> Array:
         if n == 0:
             _no_padding_on_empty((before, after), "wrap")
             continue
-        if before == 0 and after == 0:
-            continue
-        # Whole copies of the axis, enough to cover both pads, then the window that starts
-        # `before` elements ahead of the copy holding the original.
-        copies_before = -(-before // n)
-        copies_after = -(-after // n)
-        tiled = _join([x] * (copies_before + 1 + copies_after), axis)
-        start = copies_before * n - before
-        x = _cut(tiled, start, start + before + n + after, axis)
+        # Whole copies of the axis cover most of each pad; a partial copy the remainder.
+        whole_before, part_before = divmod(before, n)
+        whole_after, part_after = divmod(after, n)
+        pieces = [_cut(x, n - part_before, n, axis)] if part_before > 0 else []
+        pieces += [x] * (whole_before + whole_after + 1)
+        if part_after > 0:
+            pieces.append(_cut(x, 0, part_after, axis))
+        x = _lax.concatenate(pieces, axis)
     return x
 
 
@@ -176,36 +164,35 @@ def _pad_edge(x: Array, widths: Pairs) -> Array:
         if n == 0:
             _no_padding_on_empty((before, after), "edge")
             continue
-        head = _spread(_cut(x, 0, 1, axis), before, axis)
-        tail = _spread(_cut(x, n - 1, n, axis), after, axis)
-        x = _join([head, x, tail], axis)
+        head = jnp.repeat(_cut(x, 0, 1, axis), before, axis=axis)
+        tail = jnp.repeat(_cut(x, n - 1, n, axis), after, axis=axis)
+        x = _lax.concatenate([head, x, tail], axis)
     return x
 
 
 def _mirror_side(
-    x: Array, axis: int, n: int, width: int, leading: bool, mode: str, odd: bool
+    x: Array, axis: int, n: int, width: Any, leading: bool, mode: str, odd: bool
 ) -> Array:
     """One side of a reflect/symmetric pad along `axis` (original size `n`), mirroring the
     already padded array again whenever `width` exceeds what one mirror image provides."""
     skip = 1 if mode == "reflect" and n > 1 else 0
-    size = shape_of(x)[axis]
-    pivot = _cut(x, 0, 1, axis) if leading else _cut(x, size - 1, size, axis)
+    # The tail slice keeps the last element out (`-1`) only when reflecting a longer axis.
+    tail_stop = None if mode == "symmetric" or n == 1 else -1
+    pivot = _cut(x, 0, 1, axis) if leading else _cut(x, -1, None, axis)
     while width > 0:
         step = min(width, n - skip)
-        size = shape_of(x)[axis]
+        width -= step
         if leading:
             image = _cut(x, skip, skip + step, axis)
         else:
-            image = _cut(x, size - skip - step, size - skip, axis)
-        image = _lax.rev(image, (axis,))
+            image = _cut(x, -(step + skip), tail_stop, axis)
+        image = jnp.flip(image, axis=axis)
         if odd:
-            image = jnp.subtract(jnp.multiply(2, pivot), image)
+            image = 2 * pivot - image
             if n > 1:
                 # The next image is mirrored about the new outermost value.
-                outer = 0 if leading else shape_of(image)[axis] - 1
-                pivot = _cut(image, outer, outer + 1, axis)
+                pivot = _cut(image, 0, 1, axis) if leading else _cut(image, -1, None, axis)
         x = _lax.concatenate([image, x] if leading else [x, image], axis)
-        width -= step
     return x
 
 
@@ -218,23 +205,27 @@ def _pad_mirror(x: Array, widths: Pairs, mode: str, reflect_type: str) -> Array:
         if n == 0:
             _no_padding_on_empty((before, after), mode)
             continue
+        if before == 0 and after == 0:
+            continue
         x = _mirror_side(x, axis, n, before, True, mode, odd)
         x = _mirror_side(x, axis, n, after, False, mode, odd)
     return x
 
 
+def _ramp(end: Any, edge: Array, count: Any, x: Array, axis: int) -> Array:
+    """`count` values from `end` toward (not reaching) the edge slab `edge`, along `axis`."""
+    ramp = jnp.linspace(
+        end, jnp.squeeze(edge, axis), count, endpoint=False, dtype=dtype_of(x), axis=axis
+    )
+    return _convert_element_type(ramp, dtype_of(ramp), _weak(x))
+
+
 def _pad_linear_ramp(x: Array, widths: Pairs, ends: Pairs) -> Array:
-    dtype = dtype_of(x)
-    weak = _weak(x)
     for axis, (before, after) in enumerate(widths):
-        n = shape_of(x)[axis]
-        first = _lax.squeeze(_cut(x, 0, 1, axis), (axis,))
-        last = _lax.squeeze(_cut(x, n - 1, n, axis), (axis,))
-        ramps = []
-        for end, edge, count in ((ends[axis][0], first, before), (ends[axis][1], last, after)):
-            ramp = jnp.linspace(end, edge, count, endpoint=False, dtype=dtype, axis=axis)
-            ramps.append(_convert_element_type(ramp, dtype, weak))
-        x = _join([ramps[0], x, _lax.rev(ramps[1], (axis,))], axis)
+        first, last = _cut(x, 0, 1, axis), _cut(x, -1, None, axis)
+        head = _ramp(ends[axis][0], first, before, x, axis)
+        tail = _ramp(ends[axis][1], last, after, x, axis)
+        x = _lax.concatenate([head, x, jnp.flip(tail, axis)], axis)
     return x
 
 
@@ -251,7 +242,6 @@ imported while `lamina_core.numpy` is still being built)."""
 def _pad_statistic(x: Array, widths: Pairs, stat_length: Pairs | None, mode: str) -> Array:
     stat: Callable[..., Array] = getattr(jnp, _STATISTICS[mode])
     dtype = dtype_of(x)
-    weak = _weak(x)
     for axis, (before, after) in enumerate(widths):
         if stat_length is None:
             low = high = stat(x, axis=axis, keepdims=True)
@@ -261,28 +251,27 @@ def _pad_statistic(x: Array, widths: Pairs, stat_length: Pairs | None, mode: str
             if count_low == 0 or count_high == 0:
                 raise ValueError("stat_length of 0 yields no value for padding")
             count_low, count_high = min(count_low, n), min(count_high, n)
-            head = _lax.slice_in_dim(x, 0, count_low, axis=axis)
-            tail = _lax.slice_in_dim(x, -count_high, None, axis=axis)
+            head, tail = _cut(x, 0, count_low, axis), _cut(x, -count_high, None, axis)
             low = stat(head, axis=axis, keepdims=True)
             high = stat(tail, axis=axis, keepdims=True)
         if np.issubdtype(dtype, np.integer):
             # Integer arrays take the statistic rounded half to even, not truncated.
             low, high = jnp.round(low), jnp.round(high)
-        low = _convert_element_type(low, dtype, weak)
-        high = _convert_element_type(high, dtype, weak)
-        x = _join([_spread(low, before, axis), x, _spread(high, after, axis)], axis)
+        low = _convert_element_type(low, dtype, _weak(x))
+        high = _convert_element_type(high, dtype, _weak(x))
+        x = _lax.concatenate(
+            [jnp.repeat(low, before, axis=axis), x, jnp.repeat(high, after, axis=axis)], axis
+        )
     return x
 
 
 def _pad_empty(x: Array, widths: Pairs) -> Array:
     # JAX's "empty" padding is zeros.
     for axis, (before, after) in enumerate(widths):
-        shape = list(shape_of(x))
-        pieces = []
-        for count in (before, after):
-            shape[axis] = count
-            pieces.append(jnp.zeros_like(x, shape=tuple(shape)))
-        x = _join([pieces[0], x, pieces[1]], axis)
+        shape = shape_of(x)
+        head = jnp.empty_like(x, shape=(*shape[:axis], before, *shape[axis + 1 :]))
+        tail = jnp.empty_like(x, shape=(*shape[:axis], after, *shape[axis + 1 :]))
+        x = _lax.concatenate([head, x, tail], axis)
     return x
 
 
@@ -290,24 +279,21 @@ def _pad_with_function(
     x: Array, widths: Pairs, func: Callable[..., Any], kwargs: dict[str, Any]
 ) -> Array:
     """Zero-pad, then give each 1-D run along each axis in turn to `func(row, (before, after),
-    axis, kwargs)`, vmapped over the other axes; its returned row replaces the run."""
-    # JAX re-reads the widths here, which rejects a 0-d array (its widths are an empty tuple).
-    _as_pairs(widths, len(shape_of(x)), "pad_width")
-    out = _pad_constant(x, widths, 0)
-    nd = len(shape_of(out))
-    for axis in range(nd):
-        pair = widths[axis]
+    axis, kwargs)`; its returned row replaces the run."""
+    # Re-reading the widths rejects a 0-d array (its widths are an empty tuple), as JAX does.
+    widths = _as_pairs(widths, len(shape_of(x)), "pad_width")
 
-        def per_row(row: Array, pair: tuple[int, int] = pair, axis: int = axis) -> Array:
-            return func(row, pair, axis, kwargs)
+    def run(a: Array) -> Array:
+        out = _pad_constant(a, widths, jnp.asarray(0))
+        for axis in range(len(shape_of(out))):
+            out = jnp.apply_along_axis(func, axis, out, widths[axis], axis, kwargs)
+        return out
 
-        moved = jnp.moveaxis(out, axis, -1)
-        batch = shape_of(moved)[:-1]
-        rows = _lax.reshape(moved, (int(np.prod(batch)), shape_of(moved)[-1]))
-        done = vmap(per_row)(rows)
-        done = _lax.reshape(done, (*batch, *shape_of(done)[1:]))
-        out = jnp.moveaxis(done, -1, axis)
-    return out
+    if _current_trace.get() is EVAL_TRACE:
+        # Outside any trace `func` would get host arrays, without JAX's array methods
+        # (`row.at[...]`); staging it hands it tracers, as under a transformation.
+        return Jitted(run)(x)
+    return run(x)
 
 
 @partial(Jitted, static_argnums=(1, 2, 4, 5, 6))
@@ -361,13 +347,10 @@ def pad(
     pairs = _as_pairs(pad_width, nd, "pad_width")
     if not all(_is_integral(lo) and _is_integral(hi) for lo, hi in pairs):
         raise TypeError("`pad_width` must be of integral type.")
-    widths: Pairs = tuple((operator.index(lo), operator.index(hi)) for lo, hi in pairs)
-    if mode == "constant":
-        # JAX's constant mode hands its NumPy scalars to `lax.pad` as they are, and its
-        # `padding_config` prints them so (`np.int64(1)`).
-        widths = pairs
+    # The widths stay NumPy scalars, as in JAX: they print so (`np.int64(1)`) where they
+    # land in a parameter, e.g. the constant mode's `padding_config`.
     if callable(mode):
-        return _pad_with_function(x, widths, mode, kwargs)
+        return _pad_with_function(x, pairs, mode, kwargs)
     if mode not in _MODE_KWARGS:
         raise NotImplementedError(f"Unimplemented padding mode '{mode}' for np.pad.")
     unsupported = set(kwargs) - set(_MODE_KWARGS[mode])
@@ -375,7 +358,7 @@ def pad(
         raise ValueError(f"unsupported keyword arguments for mode '{mode}': {unsupported}")
     return _pad(
         x,
-        widths,
+        pairs,
         mode,
         kwargs.get("constant_values", 0),
         kwargs.get("stat_length"),

@@ -1,9 +1,10 @@
-"""`lamina.numpy.linalg`: linear algebra as `jax.numpy.linalg`. So far the norms: `norm`
-(vector norms of every order; matrix norms `fro`, 1, -1, inf, -inf) and `vector_norm`, each
-JAX's formula, `norm` jitted as JAX's is; and, on the `lax.linalg` factorizations, `cholesky`,
-`det` and `slogdet` (in `_linalg_lu`). `solve` and `inv` are not there yet (JAX builds them on
-`custom_linear_solve`), nor the other decompositions (and with them the matrix norms `nuc`, 2
-and -2, which need singular values)."""
+"""`lamina.numpy.linalg`: linear algebra as `jax.numpy.linalg`. The norms: `norm` (vector
+norms of every order; matrix norms `fro`, 1, -1, inf, -inf, and `nuc`, 2, -2 from singular
+values) and `vector_norm`, each JAX's formula, `norm` jitted as JAX's is; and, on the
+`lax.linalg` factorizations, `cholesky`, `det` and `slogdet` (in `_linalg_lu`), `eigh`,
+`eigvalsh` and `qr` (in `_linalg_decomp`), `svd`, `svdvals`, `matrix_rank`, `pinv` and `cond`
+(in `_linalg_svd`). `solve` and `inv` are not there yet (JAX builds them on
+`custom_linear_solve`), nor `cond` for orders other than None, 2 and -2, which needs `inv`."""
 
 from __future__ import annotations
 
@@ -15,7 +16,17 @@ import numpy as np
 from lamina_core import dtypes
 from lamina_core.jit import Jitted
 from lamina_core.numpy import _reductions, _ufuncs, _ufuncs_composite
+from lamina_core.numpy._linalg_decomp import EighResult, QRResult, eigh, eigvalsh, qr
 from lamina_core.numpy._linalg_lu import SlogdetResult, cholesky, det, slogdet
+from lamina_core.numpy._linalg_svd import (
+    SVDResult,
+    cond,
+    matrix_rank,
+    pinv,
+    singular_value_norm,
+    svd,
+    svdvals,
+)
 from lamina_core.numpy._promote import promote_dtypes_inexact
 from lamina_core.numpy._reductions import canonicalize_axis
 from lamina_core.numpy._util import Array, lax_const, shape_of
@@ -100,11 +111,26 @@ def norm(
             return _reductions.amax(sums, axis=row_axis, keepdims=keepdims, initial=0)
         return _reductions.amin(sums, axis=row_axis, keepdims=keepdims)
     if ord in ("nuc", 2, -2):
-        raise NotImplementedError(
-            f"norm with ord={ord!r} over two axes needs singular values (linalg.svd), which "
-            "Lamina does not have yet."
-        )
+        return singular_value_norm(x, ord, axes, keepdims)
     raise ValueError(f"Invalid order '{ord}' for matrix norm.")
 
 
-__all__ = ["SlogdetResult", "cholesky", "det", "norm", "slogdet", "vector_norm"]
+__all__ = [
+    "EighResult",
+    "QRResult",
+    "SVDResult",
+    "SlogdetResult",
+    "cholesky",
+    "cond",
+    "det",
+    "eigh",
+    "eigvalsh",
+    "matrix_rank",
+    "norm",
+    "pinv",
+    "qr",
+    "slogdet",
+    "svd",
+    "svdvals",
+    "vector_norm",
+]

@@ -1,12 +1,41 @@
 """`lamina.numpy.linalg`: linear algebra as `jax.numpy.linalg` (see `lamina_core.numpy.linalg`)."""
 
 from lamina_core.numpy.linalg import (
+    EighResult,
+    QRResult,
     SlogdetResult,
+    SVDResult,
     cholesky,
+    cond,
     det,
+    eigh,
+    eigvalsh,
+    matrix_rank,
     norm,
+    pinv,
+    qr,
     slogdet,
+    svd,
+    svdvals,
     vector_norm,
 )
 
-__all__ = ["SlogdetResult", "cholesky", "det", "norm", "slogdet", "vector_norm"]
+__all__ = [
+    "EighResult",
+    "QRResult",
+    "SVDResult",
+    "SlogdetResult",
+    "cholesky",
+    "cond",
+    "det",
+    "eigh",
+    "eigvalsh",
+    "matrix_rank",
+    "norm",
+    "pinv",
+    "qr",
+    "slogdet",
+    "svd",
+    "svdvals",
+    "vector_norm",
+]
