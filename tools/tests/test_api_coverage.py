@@ -29,5 +29,6 @@ def test_a_module_lamina_lacks_counts_every_name_missing() -> None:
 def test_docs_page_matches_the_code() -> None:
     page = ROOT / "docs" / "api-coverage.md"
     assert page.read_text() == render_markdown(measure()), (
-        "docs/api-coverage.md is stale: run `python -m tools.api_coverage --write docs/api-coverage.md`"
+        "docs/api-coverage.md is stale: run "
+        "`python -m tools.api_coverage --write docs/api-coverage.md`"
     )

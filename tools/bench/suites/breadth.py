@@ -7,6 +7,7 @@ StableHLO, so the same XLA executable, is what makes that hold).
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 from tools.bench.registry import Side, Timed, benchmark
@@ -22,7 +23,7 @@ def cnn_problem(api: Any) -> tuple[Any, Any, Any]:
     rng = np.random.default_rng(0)
     convs = [
         rng.standard_normal((3, 3, c_in, c_out), dtype=np.float32) / np.sqrt(9 * c_in)
-        for c_in, c_out in zip(CHANNELS, CHANNELS[1:], strict=False)
+        for c_in, c_out in itertools.pairwise(CHANNELS)
     ]
     flat = (SIZE // 4) * (SIZE // 4) * CHANNELS[-1]
     params = {
