@@ -3,6 +3,9 @@ JAX's values, JAX's program text and JAX's gradients — the breadth issue's end
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -27,8 +30,8 @@ def test_cnn_forward_and_grad_match_jax() -> None:
         atol=1e-5,
     )
 
-    def loss(api: object, fwd: object) -> object:
-        return lambda p, x: api.numpy.sum(fwd(p, x) ** 2)  # type: ignore[attr-defined, operator]
+    def loss(api: Any, fwd: Any) -> Callable[[Any, Any], Any]:
+        return lambda p, x: api.numpy.sum(fwd(p, x) ** 2)
 
     ours = lamina.jit(lamina.grad(loss(lamina, forward)))(params, images)
     theirs = jax.jit(jax.grad(loss(jax, jforward)))(params, images)
