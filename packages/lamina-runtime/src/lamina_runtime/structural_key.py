@@ -9,8 +9,9 @@ equal bodies share one compiled program.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Hashable, Mapping
-from typing import Any
+from typing import Any, Final
 
 from lamina_core.jaxpr import ClosedJaxpr, Jaxpr, Literal, Var
 
@@ -59,8 +60,27 @@ def holds_jaxprs(params: Mapping[str, Any]) -> bool:
     return False
 
 
+_KNOWN: Final[OrderedDict[int, tuple[Jaxpr, Hashable]]] = OrderedDict()
+"""Keys already computed, by jaxpr identity (the jaxpr is held, so its id stays its own): a
+jitted function called eagerly brings the same cached jaxpr every call, and walking it each
+time cost more than running it."""
+_KNOWN_MAX: Final = 4096
+
+
 def jaxpr_key(jaxpr: Jaxpr) -> Hashable:
     """The structure of `jaxpr`: two jaxprs with equal keys compute the same function."""
+    known = _KNOWN.get(id(jaxpr))
+    if known is not None and known[0] is jaxpr:
+        _KNOWN.move_to_end(id(jaxpr))
+        return known[1]
+    key = _structure(jaxpr)
+    _KNOWN[id(jaxpr)] = (jaxpr, key)
+    if len(_KNOWN) > _KNOWN_MAX:
+        _KNOWN.popitem(last=False)
+    return key
+
+
+def _structure(jaxpr: Jaxpr) -> Hashable:
     numbers: dict[Var, int] = {}
 
     def var(v: Var) -> int:
