@@ -15,8 +15,8 @@ import os
 from collections.abc import Callable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from types import MappingProxyType
-from typing import Any, Final, Generic, TypeVar
+from types import MappingProxyType, TracebackType
+from typing import Any, Final, Generic, Protocol, TypeVar
 
 from lamina_core import dispatch_context
 
@@ -35,6 +35,25 @@ def parse_bool(text: str) -> bool:
     raise ValueError(f"expected a boolean (1/0, true/false, yes/no, on/off), got {text!r}")
 
 
+_NO_VALUE: Final = object()
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class Scope(Protocol):
+    """What an option's call returns: a `with` block, or a decorator running a function in it."""
+
+    def __enter__(self) -> None: ...
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> bool | None: ...
+
+    def __call__(self, func: F) -> F: ...
+
+
 @dataclass(eq=False, slots=True)
 class Option(Generic[T]):
     """One configuration option. Identity is intended: the registry holds each once."""
@@ -49,6 +68,26 @@ class Option(Generic[T]):
     def value(self) -> T:
         """The value in effect here and now."""
         return self._config._read(self)
+
+    def __call__(self, value: Any = _NO_VALUE) -> Scope:
+        """A scope (or decorator) with this option set to `value`, as JAX's top-level flags
+        (`with lamina.enable_x64(True): ...`); a bool option without a value means True."""
+        if value is _NO_VALUE:
+            if not isinstance(self.default, bool):
+                bare = self.name.removeprefix("jax_")
+                raise TypeError(
+                    f"Context manager for {bare} config option requires an argument "
+                    "representing the new value for the config option."
+                )
+            value = True
+        return self._config(**{self.name: value})
+
+    def __bool__(self) -> bool:
+        # `if lamina.enable_x64:` would always be true: JAX refuses it the same way.
+        raise TypeError(
+            f"bool() not supported for instances of type '{type(self).__name__}' "
+            f"(did you mean to use '{type(self).__name__}.value' instead?)"
+        )
 
     @property
     def env_names(self) -> tuple[str, str]:
@@ -67,6 +106,9 @@ class Config:
         )
         self._version = 0
         """Bumped by every update and scope change: caches compare `token()`s, not values."""
+        self.touched: set[str] = set()
+        """Options that may not have their default value somewhere (set by `update`, a scope
+        or the environment): a hot path asks this set before reading a rarely used option."""
 
     def define(self, name: str, default: T, parse: Callable[[str], T], help: str) -> Option[T]:
         """Register an option; layers call this at import time."""
@@ -74,6 +116,8 @@ class Config:
             raise ValueError(f"configuration option {name!r} is already defined")
         option = Option(name, default, parse, help, self)
         self._options[name] = option
+        if any(env_name in os.environ for env_name in option.env_names):
+            self.touched.add(name)
         return option
 
     def define_bool(self, name: str, default: bool, help: str) -> Option[bool]:
@@ -124,6 +168,7 @@ class Config:
     def update(self, name: str, value: Any) -> None:
         """Set an option for the whole process, as `jax.config.update` does."""
         self._values[name] = self._check(name, value)
+        self.touched.add(name)
         self._version += 1
         dispatch_context.changed_globally()
 
@@ -139,6 +184,7 @@ class Config:
         """Override options inside a `with` block, for this thread or task only."""
         for name, value in overrides.items():
             self._check(name, value)
+        self.touched.update(overrides)
         token = self._scoped.set(MappingProxyType({**self._scoped.get(), **overrides}))
         self._version += 1
         try:
@@ -160,7 +206,12 @@ class Config:
 
     def trace_context(self) -> tuple[Any, ...]:
         """The values that change what tracing produces; part of every tracing cache key."""
-        return (enable_x64.value, use_simplified_jaxpr_constants.value, _replaying.get())
+        return (
+            enable_x64.value,
+            use_simplified_jaxpr_constants.value,
+            _replaying.get(),
+            *[context.value for context in _user_contexts],
+        )
 
 
 _replaying: ContextVar[bool] = ContextVar("lamina_replaying_equations", default=False)
@@ -193,3 +244,65 @@ use_simplified_jaxpr_constants: Final = config.define_bool(
     "Closed-over constants stay literals in jaxprs and become const args when lowered "
     "(seed 000). Off: the previous constvars form, with constants inlined in the lowering.",
 )
+disable_jit: Final = config.define_bool(
+    "jax_disable_jit",
+    False,
+    "Jitted functions run their Python body op by op, unstaged, as under `jax.disable_jit()`.",
+)
+enable_checks: Final = config.define_bool(
+    "jax_enable_checks",
+    False,
+    "Type-check every jaxpr a jitted function is traced to (raising JaxprTypeError).",
+)
+debug_nans: Final = config.define_bool(
+    "jax_debug_nans",
+    False,
+    "Raise FloatingPointError when an operation or a jitted call produces a NaN.",
+)
+debug_infs: Final = config.define_bool(
+    "jax_debug_infs",
+    False,
+    "Raise FloatingPointError when an operation or a jitted call produces an infinity.",
+)
+
+
+def disable_jit_scope(disable: bool = True) -> Scope:
+    """`jax.disable_jit`: inside the block (or the decorated function), jitted functions run
+    their Python body directly, each operation on its own."""
+    return disable_jit(disable)
+
+
+_user_contexts: list[Option[Any]] = []
+
+
+class UserContext:
+    """A value of the user's that jitted functions depend on (`jax.make_user_context`): a
+    change of value makes them trace, lower and compile again, as a change of `enable_x64`
+    does. Values must be hashable."""
+
+    def __init__(self, default_value: Any) -> None:
+        name = f"user_context_{len(_user_contexts)}"
+        self._option: Option[Any] = config.define(name, default_value, _no_parse, help=name)
+        _user_contexts.append(self._option)
+
+    @property
+    def value(self) -> Any:
+        return self._option.value
+
+    def get_global(self) -> Any:
+        return config._values.get(self._option.name, self._option.default)
+
+    def set_global(self, new_value: Any) -> None:
+        config.update(self._option.name, new_value)
+
+    def __call__(self, new_value: Any) -> Scope:
+        return config(**{self._option.name: new_value})
+
+
+def _no_parse(text: str) -> Any:
+    raise ValueError("a user context cannot be set from the environment")
+
+
+def make_user_context(default_value: Any = None) -> UserContext:
+    """A new jit-cache-sensitive context with `default_value` outside any `with` block."""
+    return UserContext(default_value)

@@ -20,7 +20,7 @@ from lamina_core import tree_util
 from lamina_core.api import argument_names, func_src_info
 from lamina_core.avals import AbstractValue
 from lamina_core.call import jit_p, jit_params
-from lamina_core.config import config
+from lamina_core.config import config, disable_jit, enable_checks
 from lamina_core.interpreters.batching import axis_frame, bound_axis_names
 from lamina_core.interpreters.staging import trace_to_jaxpr
 from lamina_core.jaxpr import ClosedJaxpr, DebugInfo
@@ -30,6 +30,7 @@ from lamina_core.mutable_checks import (
     check_not_closed_over_and_passed,
 )
 from lamina_core.tracing import NotAnArrayArgument, Tracer
+from lamina_core.typecheck import check_jaxpr
 from lamina_core.values import typeof
 
 
@@ -343,6 +344,8 @@ class Jitted:
         jaxpr = ClosedJaxpr(
             inner.replace(constvars=(), invars=(*leading, *inner.invars, *trailing)), []
         )
+        if "jax_enable_checks" in config.touched and enable_checks.value:
+            check_jaxpr(jaxpr)
         donated_flags = self._donated_flags(dyn_args, dyn_kwargs, donated)
         flags = (False,) * len(captured) + donated_flags + (False,) * len(refs)
         return Staged(jaxpr, out_trees[0], flags, refs), captured
@@ -367,6 +370,8 @@ class Jitted:
         """Called when a call is traced anew; the runtime explains misses here."""
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if "jax_disable_jit" in config.touched and disable_jit.value:
+            return self.fun(*args, **kwargs)
         staged, captured, leaves = self.stage(*args, **kwargs)
         params = jit_params(
             staged.jaxpr,

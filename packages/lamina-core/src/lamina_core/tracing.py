@@ -274,7 +274,15 @@ class _JaxError(Exception):
         super().__init__(f"{message}\nSee {_ERROR_PAGE}#jax.errors.{name}")
 
 
-class ConcretizationTypeError(_JaxError, TypeError):
+class JAXTypeError(_JaxError, TypeError):
+    """A TypeError of JAX's own (`jax.errors.JAXTypeError`), the base of the tracer errors."""
+
+
+class JAXIndexError(_JaxError, IndexError):
+    """An IndexError of JAX's own (`jax.errors.JAXIndexError`)."""
+
+
+class ConcretizationTypeError(JAXTypeError):
     """A traced (abstract) value was used where Python needs a concrete one."""
 
 
@@ -282,15 +290,15 @@ class TracerBoolConversionError(ConcretizationTypeError):
     """A traced value was converted to a Python bool (`if x > 0:` under jit)."""
 
 
-class TracerIntegerConversionError(_JaxError, TypeError):
+class TracerIntegerConversionError(JAXTypeError):
     """A traced value was used as a Python integer index (`__index__`)."""
 
 
-class TracerArrayConversionError(_JaxError, TypeError):
+class TracerArrayConversionError(JAXTypeError):
     """A traced value was converted to a NumPy array."""
 
 
-class UnexpectedTracerError(_JaxError):
+class UnexpectedTracerError(JAXTypeError):
     """A tracer escaped the transformation that created it."""
 
 

@@ -40,6 +40,7 @@ EXPECTED_JAXLIB: Final = "0.10.2"
 JAXLIB_VERSION: Final = importlib.metadata.version("jaxlib")  # [public] package metadata
 
 DeviceArray = _jax.ArrayImpl  # [private] the concrete class of every jax.Array
+JaxRuntimeError = _jax.JaxRuntimeError  # [private] what a failed XLA execution raises
 Device = xc.Device  # [semi]
 LoadedExecutable = xc.LoadedExecutable  # [semi]
 Sharding = jax.sharding.Sharding  # [public]

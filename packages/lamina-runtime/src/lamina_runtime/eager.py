@@ -32,7 +32,7 @@ from lamina_core.values import canonical_value, is_hi_value, typeof
 from lamina_hijax import is_high, to_lojax
 from lamina_mlir import lower_jaxpr_to_module
 from lamina_refs import Ref, discharge_state, has_refs
-from lamina_runtime import _bridge
+from lamina_runtime import _bridge, special_values
 from lamina_runtime._lru import LRUCache
 from lamina_runtime.array import Array
 from lamina_runtime.executable import Executable, runtime, to_buffer
@@ -209,6 +209,8 @@ class XlaEager:
         executable = program.executable
         outs = program.run(bufs)
         wrap = Array._wrap
+        if special_values.checking():
+            special_values.check_primitive_outputs(prim.name, outs)
         if not program.multiple_results:
             return wrap(outs[0], executable.out_avals[0])
         return [wrap(o, a) for o, a in zip(outs, executable.out_avals, strict=True)]

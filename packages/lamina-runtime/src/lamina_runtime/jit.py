@@ -20,11 +20,11 @@ import numpy as np
 
 from lamina_core import config, dispatch_context, tree_util
 from lamina_core.avals import ShapedArray
-from lamina_core.config import enable_x64
+from lamina_core.config import disable_jit, enable_x64
 from lamina_core.jit import NOT_SPECIFIED, Jitted, NotSpecified, Signature, Staged, jit_decorator
 from lamina_core.tracing import EVAL_TRACE, Tracer, current_trace, raise_escaped_tracer
 from lamina_refs import Ref
-from lamina_runtime import _bridge
+from lamina_runtime import _bridge, special_values
 from lamina_runtime.array import Array
 from lamina_runtime.eager import clear_programs
 from lamina_runtime.executable import runtime, to_buffer
@@ -120,6 +120,8 @@ class JitFunction(Jitted):
         self, args: tuple[Any, ...], kwargs: dict[str, Any]
     ) -> tuple[Any, CompiledCall | None, Sequence[Any]]:
         """The outputs, and the compiled call and flat arguments that made them (if run)."""
+        if "jax_disable_jit" in config.touched and disable_jit.value:
+            return self.fun(*args, **kwargs), None, ()
         if current_trace() is not EVAL_TRACE:
             return super().__call__(*args, **kwargs), None, ()
         if self._fast_ok and not kwargs:
@@ -139,6 +141,8 @@ class JitFunction(Jitted):
                     self._fast[key] = entry
                 out = entry(leaves)
                 if out is not _ALIASED:
+                    if special_values.checking():
+                        return self._checked(args, kwargs, out)
                     return out, entry.call, leaves
                 # A Ref passed twice (or passed and closed over): the general path says so.
         staged, _, leaves = self.stage(*args, **kwargs)
@@ -148,7 +152,17 @@ class JitFunction(Jitted):
         call = self._compiled(staged)
         if staged.mutable_consts:
             leaves = [*leaves, *staged.mutable_consts]
+        if special_values.checking():
+            return self._checked(args, kwargs, call(leaves))
         return call(leaves), call, leaves
+
+    def _checked(
+        self, args: tuple[Any, ...], kwargs: dict[str, Any], outs: Any
+    ) -> tuple[Any, None, tuple[()]]:
+        """Outputs made under `jax_debug_nans`/`jax_debug_infs`, checked; with no compiled call
+        to report, so C++ dispatch (which would not check) never repeats the call."""
+        special_values.check_jit_outputs(self.name, self.fun, args, kwargs, outs)
+        return outs, None, ()
 
     def _cache_miss(self, *args: Any, **kwargs: Any) -> tuple[Any, Any, bool]:
         """C++ dispatch found no entry: run in Python, and say how C++ may repeat the call."""

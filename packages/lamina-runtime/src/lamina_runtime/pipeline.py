@@ -5,13 +5,15 @@ Shared by `jit` calls and the AOT stages, so both compile the same module the sa
 
 from __future__ import annotations
 
+import logging
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from lamina_consts import EMPTY, ConstArgs, jaxpr_const_args
 from lamina_core import tree_util
-from lamina_core.config import use_simplified_jaxpr_constants
+from lamina_core.config import config, use_simplified_jaxpr_constants
 from lamina_core.interpreters.dce import dce_jaxpr
 from lamina_core.jit import Staged
 from lamina_hijax import HiSignature, is_high, to_lojax
@@ -19,6 +21,15 @@ from lamina_hijax.to_lojax import expand_per_value
 from lamina_mlir import LoweredModule, LoweringParameters, lower_jaxpr_to_module
 from lamina_refs import Ref, discharge_state, has_refs
 from lamina_runtime.executable import Executable, runtime
+
+logger = logging.getLogger("lamina.jit")
+
+log_compiles = config.define_bool(
+    "jax_log_compiles",
+    False,
+    "Log (at WARNING; DEBUG when off) each compilation of a jitted function: its argument "
+    "types and the time lowering and compiling took.",
+)
 
 
 def _aliases(
@@ -156,8 +167,16 @@ def compile_staged(
     keep_unused: bool,
     compiler_options: Mapping[str, Any] | None = None,
 ) -> CompiledCall:
+    level = logging.WARNING if log_compiles.value else logging.DEBUG
+    if logger.isEnabledFor(level):
+        avals = tuple(staged.jaxpr.in_avals)
+        logger.log(level, "Compiling jit(%s) with global shapes and types %r.", name, avals)
+    start = time.perf_counter()
     lowered = lower_staged(staged, name, keep_unused=keep_unused)
     executable = runtime().compile(lowered.module, compiler_options=compiler_options)
+    if logger.isEnabledFor(level):
+        elapsed = time.perf_counter() - start
+        logger.log(level, "Finished XLA compilation of jit(%s) in %.9f sec", name, elapsed)
     const_bufs = executable.put_consts(lowered.module.const_args.values)
     return CompiledCall(
         executable, const_bufs, staged.out_tree, lowered.kept, lowered.ref_inputs, lowered.hi

@@ -18,8 +18,11 @@ from lamina import (
     random,
     ref,
     scipy,
+    stages,
     tree,
     tree_util,
+    typing,
+    version,
 )
 from lamina_consts import make_jaxpr
 from lamina_core import (
@@ -45,7 +48,21 @@ from lamina_core import (
     vmap,
 )
 from lamina_core import source_info as _source_info
+from lamina_core.config import (
+    debug_infs,
+    debug_nans,
+    enable_checks,
+    enable_x64,
+    make_user_context,
+)
+from lamina_core.config import disable_jit_scope as disable_jit
+from lamina_core.custom_derivatives._closures import closure_convert, custom_gradient
+from lamina_core.dtypes import float0
+from lamina_core.interpreters.staging import ensure_compile_time_eval
+from lamina_core.named_scopes import named_call, named_scope
 from lamina_core.partition_spec import P, PartitionSpec
+from lamina_core.random._keys import default_prng_impl
+from lamina_core.random._primitives import threefry_partitionable
 from lamina_refs import Ref, empty_ref, free_ref, freeze, new_ref
 from lamina_runtime import (
     Array,
@@ -57,13 +74,31 @@ from lamina_runtime import (
     jit,
     local_devices,
 )
+from lamina_runtime.environment import (
+    Device,
+    copy_to_host_async,
+    default_backend,
+    device_count,
+    effects_barrier,
+    host_count,
+    host_id,
+    host_ids,
+    local_device_count,
+    print_environment_info,
+    process_count,
+    process_index,
+    process_indices,
+)
+from lamina_runtime.jit import explain_cache_misses
+from lamina_runtime.pipeline import log_compiles
 
 _source_info.register_internal_path(__file__)
 
-__version__ = "0.1.0"
+__version__ = version.__version__
 
 __all__ = [
     "Array",
+    "Device",
     "P",
     "PartitionSpec",
     "Ref",
@@ -75,23 +110,41 @@ __all__ = [
     "checkpoint",
     "checkpoint_policies",
     "clear_caches",
+    "closure_convert",
     "config",
+    "copy_to_host_async",
     "custom_batching",
     "custom_derivatives",
+    "custom_gradient",
     "custom_jvp",
     "custom_vjp",
+    "debug_infs",
+    "debug_nans",
+    "default_backend",
+    "default_prng_impl",
+    "device_count",
     "device_get",
     "device_put",
     "devices",
+    "disable_jit",
     "dtypes",
+    "effects_barrier",
     "empty_ref",
+    "enable_checks",
+    "enable_x64",
+    "ensure_compile_time_eval",
     "errors",
     "eval_shape",
     "experimental",
+    "explain_cache_misses",
+    "float0",
     "free_ref",
     "freeze",
     "grad",
     "hessian",
+    "host_count",
+    "host_id",
+    "host_ids",
     "jacfwd",
     "jacobian",
     "jacrev",
@@ -100,19 +153,32 @@ __all__ = [
     "lax",
     "linear_transpose",
     "linearize",
+    "local_device_count",
     "local_devices",
+    "log_compiles",
     "make_jaxpr",
+    "make_user_context",
+    "named_call",
+    "named_scope",
     "new_ref",
     "nn",
     "numpy",
+    "print_environment_info",
+    "process_count",
+    "process_index",
+    "process_indices",
     "random",
     "ref",
     "remat",
     "scipy",
+    "stages",
+    "threefry_partitionable",
     "tree",
     "tree_util",
     "typeof",
+    "typing",
     "value_and_grad",
+    "version",
     "vjp",
     "vmap",
 ]

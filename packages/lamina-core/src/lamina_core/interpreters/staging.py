@@ -7,7 +7,9 @@ pass); tracers of an enclosing trace are captured as constvars whose values are 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import contextlib
+from collections.abc import Callable, Iterator, Sequence
+from contextvars import ContextVar
 from typing import Any
 
 from lamina_core.avals import AbstractValue
@@ -17,6 +19,7 @@ from lamina_core.primitive import Primitive
 from lamina_core.rules import abstract_eval_rules, const_fold_rules, effects_rules
 from lamina_core.source_info import current_source_info
 from lamina_core.tracing import (
+    EVAL_TRACE,
     Trace,
     Tracer,
     current_trace,
@@ -24,6 +27,19 @@ from lamina_core.tracing import (
     set_current_trace,
 )
 from lamina_core.values import by_reference_types, canonical_value, typeof
+
+_compile_time_eval: ContextVar[bool] = ContextVar("lamina_compile_time_eval", default=False)
+
+
+@contextlib.contextmanager
+def ensure_compile_time_eval() -> Iterator[None]:
+    """Inside the block, a primitive applied to values that are not tracers is evaluated right
+    away, even while a function is being staged (`jax.ensure_compile_time_eval`)."""
+    token = _compile_time_eval.set(True)
+    try:
+        yield
+    finally:
+        _compile_time_eval.reset(token)
 
 
 class StagingTracer(Tracer):
@@ -183,6 +199,8 @@ class StagingTrace(Trace):
             raise RuntimeError(
                 f"primitive '{prim.name}' applied in {self.describe()}, which has finished"
             )
+        if _compile_time_eval.get() and not any(isinstance(x, Tracer) for x in args):
+            return EVAL_TRACE.process_primitive(prim, args, params)
         fold = const_fold_rules.get(prim)
         if fold is not None and not any(isinstance(x, Tracer) for x in args):
             folded = fold(*args, **params)
