@@ -26,7 +26,7 @@ from lamina_core.avals import ShapedArray
 from lamina_core.config import config
 from lamina_core.lax._structural import _convert_element_type
 from lamina_core.numpy import _ufuncs
-from lamina_core.tracing import Tracer
+from lamina_core.tracing import JAXIndexError, Tracer
 from lamina_core.tree_util import tree_leaves
 from lamina_core.values import is_registered_value, typeof
 
@@ -40,13 +40,15 @@ check_static_indices = config.define_bool(
 _MODE = _lax.GatherScatterMode
 
 
-class NonConcreteBooleanIndexError(IndexError):
+class NonConcreteBooleanIndexError(JAXIndexError):
     """A boolean mask index is traced: the size of the result would depend on its values."""
 
     def __init__(self, aval: Any) -> None:
-        super().__init__(
+        # JAX's text puts a blank line before the pointer to the error page.
+        IndexError.__init__(
+            self,
             f"Array boolean indices must be concrete; got {aval}\n\nSee "
-            f"https://docs.jax.dev/en/latest/errors.html#jax.errors.NonConcreteBooleanIndexError"
+            f"https://docs.jax.dev/en/latest/errors.html#jax.errors.NonConcreteBooleanIndexError",
         )
 
 
