@@ -575,11 +575,9 @@ def test_error_hierarchy_as_jax(name: str) -> None:
     mine, theirs = getattr(lamina.errors, name), getattr(jax.errors, name)
     assert builtin_bases(mine) == builtin_bases(theirs)
     for base in ("JAXTypeError", "JAXIndexError"):
-        assert (
-            issubclass(mine, getattr(lamina.errors, base))
-            == issubclass(theirs, getattr(jax.errors, base))
-            or name == "NonConcreteBooleanIndexError"
-        )  # lamina's numpy defines it on IndexError
+        assert issubclass(mine, getattr(lamina.errors, base)) == issubclass(
+            theirs, getattr(jax.errors, base)
+        )
 
 
 def test_error_messages_end_with_jax_error_page() -> None:
