@@ -35,6 +35,7 @@ from lamina_mlir import (  # noqa: E402, F401  (importing the rule modules regis
     _rules_sorting,
     _rules_transcendental,
     _rules_windowed,
+    _rules_zeta,
 )
 from lamina_mlir._constants import ir_constant  # noqa: E402
 from lamina_mlir._context import (  # noqa: E402

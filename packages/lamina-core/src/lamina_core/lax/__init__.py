@@ -47,6 +47,8 @@ from lamina_core.lax import _structural_ad as _structural_ad
 from lamina_core.lax import _transcendental_ad as _transcendental_ad
 from lamina_core.lax import _windowed_ad as _windowed_ad
 from lamina_core.lax import _windowed_batching as _windowed_batching
+from lamina_core.lax import _zeta_ad as _zeta_ad
+from lamina_core.lax import _zeta_batching as _zeta_batching
 from lamina_core.lax._approx_top_k import *  # noqa: F403
 from lamina_core.lax._approx_top_k import __all__ as _approx_top_k_all
 from lamina_core.lax._associative_scan import *  # noqa: F403
@@ -117,6 +119,8 @@ from lamina_core.lax._transcendental import *  # noqa: F403
 from lamina_core.lax._transcendental import __all__ as _transcendental_all
 from lamina_core.lax._windowed import *  # noqa: F403
 from lamina_core.lax._windowed import __all__ as _windowed_all
+from lamina_core.lax._zeta import *  # noqa: F403
+from lamina_core.lax._zeta import __all__ as _zeta_all
 
 __all__ = [
     "cond_p",
@@ -158,6 +162,7 @@ __all__ = [
     *_tokens_all,
     *_transcendental_all,
     *_windowed_all,
+    *_zeta_all,
 ]
 
 # `lax.linalg`, a submodule as in JAX (imported last: it builds on the families above).

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from lamina_core.interpreters.jvp import defjvp, defjvp2, not_differentiable
+from lamina_core.interpreters.jvp import defjvp, defjvp2
 from lamina_core.lax import _elementwise as e
 from lamina_core.lax import _transcendental as tr
 from lamina_core.lax._ad_common import const, full_like
@@ -72,5 +72,4 @@ defjvp2(
     lambda g, ans, x: e.mul(const(x, np.sqrt(np.pi) / 2.0), e.mul(g, tr.exp(e.square(ans)))),
 )
 defjvp(tr.lgamma_p, lambda g, x: e.mul(g, tr.digamma(x)))
-# JAX differentiates digamma with polygamma, which Lamina does not have yet.
-not_differentiable(tr.digamma_p)
+# digamma's rule, polygamma(1, x), is with polygamma's in `_zeta_ad`.

@@ -1,8 +1,8 @@
 """`jax.scipy.special` for Lamina: the special functions JAX 0.10.2 builds from primitives
 Lamina has (see the `_special_*` modules), staged as JAX stages them.
 
-Not here, for want of primitives: betainc, gammainc, gammaincc (igamma, betainc), zeta,
-polygamma, bessel_jn, erfcx, dawsn, wofz, expi,
+Not here, for want of primitives: betainc, gammainc, gammaincc (igamma, betainc), bessel_jn,
+erfcx, dawsn, wofz, expi,
 exp1, expn, sici, fresnel, hyp1f1, hyp2f1, owens_t, lpmn, sph_harm_y, bernoulli; the complex
 branches of gamma and loggamma.
 """
@@ -39,6 +39,7 @@ from lamina_core.scipy._special_log import (
     xlogy,
 )
 from lamina_core.scipy._special_ndtr import log_ndtr, ndtr, ndtri, spence
+from lamina_core.scipy._special_zeta import polygamma, zeta
 
 __all__ = [
     "beta",
@@ -70,9 +71,11 @@ __all__ = [
     "ndtr",
     "ndtri",
     "poch",
+    "polygamma",
     "rel_entr",
     "softmax",
     "spence",
     "xlog1py",
     "xlogy",
+    "zeta",
 ]

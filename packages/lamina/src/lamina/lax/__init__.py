@@ -49,3 +49,4 @@ from lamina_core.lax._structural import *  # noqa: F403
 from lamina_core.lax._tokens import *  # noqa: F403
 from lamina_core.lax._transcendental import *  # noqa: F403
 from lamina_core.lax._windowed import *  # noqa: F403
+from lamina_core.lax._zeta import *  # noqa: F403

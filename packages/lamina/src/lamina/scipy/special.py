@@ -31,11 +31,13 @@ from lamina_core.scipy.special import (
     ndtr,
     ndtri,
     poch,
+    polygamma,
     rel_entr,
     softmax,
     spence,
     xlog1py,
     xlogy,
+    zeta,
 )
 
 __all__ = [
@@ -68,9 +70,11 @@ __all__ = [
     "ndtr",
     "ndtri",
     "poch",
+    "polygamma",
     "rel_entr",
     "softmax",
     "spence",
     "xlog1py",
     "xlogy",
+    "zeta",
 ]
