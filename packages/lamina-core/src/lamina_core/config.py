@@ -210,11 +210,22 @@ class Config:
             enable_x64.value,
             use_simplified_jaxpr_constants.value,
             _replaying.get(),
+            *[option.value for option in _tracing_options],
             *[context.value for context in _user_contexts],
         )
 
 
 _replaying: ContextVar[bool] = ContextVar("lamina_replaying_equations", default=False)
+
+_tracing_options: list[Option[Any]] = []
+
+
+def affects_tracing(option: Option[T]) -> Option[T]:
+    """Make `option` part of every tracing cache key (`trace_context`): a layer defining an
+    option that changes what its functions stage (`jax_threefry_partitionable` changes how
+    keys split) registers it here, so a change of value traces again, as in JAX."""
+    _tracing_options.append(option)
+    return option
 
 
 @contextlib.contextmanager

@@ -4,8 +4,11 @@ A key array lowers as its physical data (`key<fry>[s]` is `tensor<s x 2 x ui32>`
 `_ir_types.tensor_type`). `threefry2x32` is twenty rounds of 32-bit adds, rotations and xors,
 emitted unrolled; the `random_*` primitives emit the threefry algorithms of
 `lamina_core.random._threefry` (JAX's, with `jax_threefry_partitionable=True`): a key's two
-words broadcast against 64-bit flat-index counters (two `ui32` iotas), hashed. `random_wrap`,
-`random_unwrap` and `random_clone` are the identity on the data.
+words broadcast against 64-bit flat-index counters (two `ui32` iotas), hashed. Bound with
+`partitionable=False`, `random_bits` and `random_split` lower the other layout's lax ops
+(`lamina_core.random._threefry_original`), traced in place; the rbg and unsafe_rbg keys'
+operations (`lamina_core.random._rbg`, on `rng_bit_generator`) are lowered the same way.
+`random_wrap`, `random_unwrap` and `random_clone` are the identity on the data.
 
 Shape primitives whose params name axes (`slice`, `broadcast_in_dim`, `transpose`,
 `dynamic_slice`, `dynamic_update_slice`, `stack`, `unstack`, and `select_n`, whose predicate is
@@ -17,6 +20,7 @@ key array; the ones whose lowering only needs the result type (`reshape`, `squee
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import Any, Final
 
 import numpy as np
@@ -25,6 +29,9 @@ from lamina_core import dtypes, lax
 from lamina_core.avals import ShapedArray, physical_aval
 from lamina_core.interpreters.staging import trace_to_jaxpr
 from lamina_core.random import (
+    _rbg,
+    _threefry_original,
+    key_impl_of,
     random_bits_p,
     random_clone_p,
     random_fold_in_p,
@@ -33,7 +40,9 @@ from lamina_core.random import (
     random_unwrap_p,
     random_wrap_p,
     threefry2x32_p,
+    threefry_prng_impl,
 )
+from lamina_core.random._primitives import rbg_prng_impl
 from lamina_core.random._samplers_gamma import gamma_impl, random_gamma_p
 from lamina_core.random._threefry import KEY_SCHEDULE_PARITY, ROTATIONS
 from lamina_mlir import _hlo, _rules_shape, _rules_slicing  # noqa: F401  (the rules wrapped below)
@@ -137,13 +146,13 @@ def _hash_counters(
 
 
 def _stack_words(
-    caches: ContextCaches, b1: IrValue, b2: IrValue, shape: tuple[int, ...]
+    caches: ContextCaches, b1: IrValue, b2: IrValue, shape: tuple[int, ...], *more: IrValue
 ) -> IrValue:
-    """Raw keys `(*shape, 2)` from their two words."""
-    parts = [_hlo.reshape(caches, b, (*shape, 1), _U32) for b in (b1, b2)]
+    """Raw keys `(*shape, 2)` from their two words (or more words)."""
+    parts = [_hlo.reshape(caches, b, (*shape, 1), _U32) for b in (b1, b2, *more)]
     return _hlo.emit1(
         "stablehlo.concatenate",
-        tensor_type(caches, (*shape, 2), _U32),
+        tensor_type(caches, (*shape, len(parts)), _U32),
         *parts,
         attributes={"dimension": _hlo.i64_attr(caches, len(shape))},
     )
@@ -168,13 +177,51 @@ def _random_seed_lowering(ctx: LoweringRuleContext, seeds: IrValue, *, impl: Any
         # Seeds of 32 bits or fewer: the high word is 0, the low word the seed (sign-extended).
         hi = _u32(caches, 0, shape)
         lo = _hlo.convert(caches, seeds, shape, _U32)
+    if impl is not threefry_prng_impl:
+        # rbg keys are the threefry key twice.
+        return [_stack_words(caches, hi, lo, shape, hi, lo)]
     return [_stack_words(caches, hi, lo, shape)]
+
+
+def _lower_traced(ctx: LoweringRuleContext, fun: Any, avals: Sequence[Any], *args: IrValue) -> Any:
+    """`fun` (lax ops) traced at `avals` and lowered in place of the equation."""
+    closed = trace_to_jaxpr(lambda *xs: [fun(*xs)], list(avals))
+    consts = [
+        ir_constant(ctx.caches, c, v.aval, ctx.const_lowering)
+        for c, v in zip(closed.consts, closed.jaxpr.constvars, strict=True)
+    ]
+    outs, _ = jaxpr_subcomp(
+        ctx.module_context,
+        closed.jaxpr,
+        ctx.name_stack,
+        ctx.tokens_in,
+        consts,
+        *args,
+        const_lowering=ctx.const_lowering,
+    )
+    return list(outs)
+
+
+def _is_rbg(ctx: LoweringRuleContext) -> bool:
+    """Whether the equation's keys are rbg or unsafe_rbg keys (not threefry's)."""
+    return key_impl_of(array_aval(ctx.avals_in[0]).dtype) is not threefry_prng_impl
+
+
+def _physical_in(ctx: LoweringRuleContext) -> list[ShapedArray]:
+    return [physical_aval(array_aval(ctx.avals_in[0]))]
 
 
 @register(random_bits_p)
 def _random_bits_lowering(
-    ctx: LoweringRuleContext, keys: IrValue, *, bit_width: int, shape: Sequence[int]
-) -> list[IrValue]:
+    ctx: LoweringRuleContext, keys: IrValue, *, bit_width: int, shape: Sequence[int],
+    partitionable: bool = True,
+) -> list[IrValue]:  # fmt: skip
+    if _is_rbg(ctx):
+        fun = partial(_rbg.random_bits, bit_width=bit_width, shape=tuple(shape))
+        return _lower_traced(ctx, fun, _physical_in(ctx), keys)  # type: ignore[no-any-return]
+    if not partitionable:
+        fun = partial(_threefry_original.random_bits, bit_width=bit_width, shape=tuple(shape))
+        return _lower_traced(ctx, fun, _physical_in(ctx), keys)  # type: ignore[no-any-return]
     caches = ctx.caches
     b1, b2, out = _hash_counters(caches, keys, _key_shape(ctx), tuple(shape))
     if bit_width == 64:
@@ -190,8 +237,16 @@ def _random_bits_lowering(
 
 @register(random_split_p)
 def _random_split_lowering(
-    ctx: LoweringRuleContext, keys: IrValue, *, shape: Sequence[int]
+    ctx: LoweringRuleContext, keys: IrValue, *, shape: Sequence[int], partitionable: bool = True
 ) -> list[IrValue]:
+    if _is_rbg(ctx):
+        impl = key_impl_of(array_aval(ctx.avals_in[0]).dtype)
+        split = _rbg.rbg_split if impl is rbg_prng_impl else _rbg.unsafe_split
+        fun = partial(split, shape=tuple(shape), partitionable=partitionable)
+        return _lower_traced(ctx, fun, _physical_in(ctx), keys)  # type: ignore[no-any-return]
+    if not partitionable:
+        fun = partial(_threefry_original.split, shape=tuple(shape))
+        return _lower_traced(ctx, fun, _physical_in(ctx), keys)  # type: ignore[no-any-return]
     caches = ctx.caches
     b1, b2, out = _hash_counters(caches, keys, _key_shape(ctx), tuple(shape))
     return [_stack_words(caches, b1, b2, out)]
@@ -201,6 +256,11 @@ def _random_split_lowering(
 def _random_fold_in_lowering(
     ctx: LoweringRuleContext, keys: IrValue, msgs: IrValue
 ) -> list[IrValue]:
+    if _is_rbg(ctx):
+        impl = key_impl_of(array_aval(ctx.avals_in[0]).dtype)
+        fold_in = _rbg.rbg_fold_in if impl is rbg_prng_impl else _rbg.unsafe_fold_in
+        avals = [*_physical_in(ctx), ctx.avals_in[1]]
+        return _lower_traced(ctx, fold_in, avals, keys, msgs)  # type: ignore[no-any-return]
     caches = ctx.caches
     key_shape, msg_shape = _key_shape(ctx, 0), _key_shape(ctx, 1)
     out = out_aval(ctx).shape
@@ -376,21 +436,5 @@ def _random_gamma_lowering(
     ctx: LoweringRuleContext, key: IrValue, a: IrValue, *, log_space: bool
 ) -> list[IrValue]:
     # As JAX: the sampling algorithm traced, vmapped over the elements, and lowered in place.
-    closed = trace_to_jaxpr(
-        lambda k, x: [gamma_impl(k, x, log_space=log_space, use_vmap=True)], ctx.avals_in
-    )
-    consts = [
-        ir_constant(ctx.caches, c, v.aval, ctx.const_lowering)
-        for c, v in zip(closed.consts, closed.jaxpr.constvars, strict=True)
-    ]
-    outs, _ = jaxpr_subcomp(
-        ctx.module_context,
-        closed.jaxpr,
-        ctx.name_stack,
-        ctx.tokens_in,
-        consts,
-        key,
-        a,
-        const_lowering=ctx.const_lowering,
-    )
-    return list(outs)
+    fun = partial(gamma_impl, log_space=log_space, use_vmap=True)
+    return _lower_traced(ctx, fun, ctx.avals_in, key, a)  # type: ignore[no-any-return]

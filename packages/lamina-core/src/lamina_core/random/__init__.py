@@ -1,14 +1,17 @@
 """`lamina_core.random`: PRNG keys as an extended dtype, the PRNG primitives and samplers.
 
-Keys are arrays of dtype `key<fry>` (threefry2x32), made by `key(seed)` and consumed by
+Keys are arrays of dtype `key<fry>` (threefry2x32; `key<rbg>` and `key<urbg>` for the `rbg`
+and `unsafe_rbg` implementations), made by `key(seed)` and consumed by
 `split`, `fold_in`, `bits` and the samplers; there is no global state, so the same key always
 gives the same numbers. Legacy raw keys (`PRNGKey`, `uint32[2]`) work everywhere a key does.
-Values are JAX 0.10.2's bit for bit (threefry with `jax_threefry_partitionable=True`).
+Values are JAX 0.10.2's bit for bit (threefry with either `jax_threefry_partitionable`).
 
 Modules: `_threefry` (the hash and key operations in NumPy, the reference), `_primitives`
 (the primitives and their core rules; the key dtype), `_keys` (making and deriving keys),
 `_samplers`, `_samplers_more`, `_samplers_discrete`, `_samplers_transformed`,
-`_samplers_gamma` (the distributions). Lowering rules are
+`_samplers_gamma`, `_samplers_poisson`, `_samplers_binomial` (the distributions),
+`_threefry_original` (threefry's non-partitionable layout), `_rbg` (the rbg implementations'
+key operations). Lowering rules are
 lamina-mlir's `_rules_random`.
 """
 
@@ -40,6 +43,7 @@ from lamina_core.random._primitives import (
     threefry_prng_impl,
 )
 from lamina_core.random._samplers import bernoulli, normal, uniform
+from lamina_core.random._samplers_binomial import binomial, multinomial
 from lamina_core.random._samplers_discrete import categorical, choice, permutation
 from lamina_core.random._samplers_gamma import (
     ball,
@@ -82,6 +86,7 @@ __all__ = [
     "ball",
     "bernoulli",
     "beta",
+    "binomial",
     "bits",
     "categorical",
     "cauchy",
@@ -109,6 +114,7 @@ __all__ = [
     "logistic",
     "lognormal",
     "maxwell",
+    "multinomial",
     "normal",
     "pareto",
     "permutation",

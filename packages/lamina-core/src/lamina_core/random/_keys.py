@@ -5,8 +5,8 @@ their raw data, `uint32[2]`. Every function takes either: a raw key is wrapped o
 (`random_wrap`) and, since JAX's `jax_enable_custom_prng` is off, the result unwrapped on the
 way out, so raw keys give raw keys back, as in JAX 0.10.2.
 
-The implementation is `jax_default_prng_impl` (only `threefry2x32` so far), and random bits
-and splits follow `jax_threefry_partitionable=True`, JAX 0.10.2's default.
+The implementation is `jax_default_prng_impl`, and threefry's random bits and splits follow
+`jax_threefry_partitionable` as it is when they are traced (True, JAX 0.10.2's default).
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ from lamina_core.config import config, enable_x64
 from lamina_core.lax._shape import canonical_shape
 from lamina_core.random._primitives import (
     PRNGImpl,
-    check_partitionable,
     key_impl_of,
+    layout_params,
     prng_impls,
     random_bits_p,
     random_clone_p,
@@ -42,7 +42,7 @@ default_prng_impl: Final = config.define(
     "jax_default_prng_impl",
     "threefry2x32",
     str,
-    "The PRNG implementation of new keys (only 'threefry2x32' so far).",
+    "The PRNG implementation of new keys: 'threefry2x32', 'rbg' or 'unsafe_rbg'.",
 )
 
 
@@ -153,9 +153,8 @@ def PRNGKey(seed: Any, *, impl: Any = None) -> Array:
 def split(key: Any, num: int | Sequence[int] = 2) -> Array:
     """`num` new keys (or an array of keys of shape `num`) from `key`."""
     typed, wrapped = check_prng_key("split", key)
-    check_partitionable()
     shape = tuple(num) if isinstance(num, Sequence) else (num,)
-    return return_keys(wrapped, random_split_p.bind(typed, shape=shape))
+    return return_keys(wrapped, random_split_p.bind(typed, shape=shape, **layout_params()))
 
 
 def fold_in(key: Any, data: Any) -> Array:
@@ -203,7 +202,6 @@ def clone(key: Any) -> Array:
 def bits(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Array:
     """Random unsigned integers of `shape` (default dtype uint32, uint64 with x64)."""
     typed, _ = check_prng_key("bits", key)
-    check_partitionable()
     if dtype is None:
         dtype = np.dtype("uint64" if enable_x64.value else "uint32")
     else:
@@ -211,13 +209,12 @@ def bits(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Array:
     if not dtypes.issubdtype(dtype, np.unsignedinteger):
         raise ValueError(f"dtype argument to `bits` must be an unsigned int dtype, got {dtype}")
     shape = canonical_shape(shape)
-    return random_bits_p.bind(typed, bit_width=dtype.itemsize * 8, shape=shape)
+    return random_bits_p.bind(typed, bit_width=dtype.itemsize * 8, shape=shape, **layout_params())
 
 
 def random_bits(key: Array, bit_width: int, shape: tuple[int, ...]) -> Array:
     """`random_bits` of a typed key (what samplers call)."""
-    check_partitionable()
-    return random_bits_p.bind(key, bit_width=bit_width, shape=shape)
+    return random_bits_p.bind(key, bit_width=bit_width, shape=shape, **layout_params())
 
 
 def unstack(x: Array) -> list[Array]:
@@ -233,6 +230,5 @@ def unstack(x: Array) -> list[Array]:
 
 def split_typed(key: Array, num: int | tuple[int, ...] = 2) -> Array:
     """`split` of a typed key, for samplers."""
-    check_partitionable()
     shape = tuple(num) if isinstance(num, tuple) else (num,)
-    return random_split_p.bind(key, shape=shape)
+    return random_split_p.bind(key, shape=shape, **layout_params())

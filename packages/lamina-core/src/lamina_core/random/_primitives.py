@@ -19,6 +19,7 @@ where it is. Lowering rules live in lamina-mlir.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -27,11 +28,12 @@ import numpy as np
 
 from lamina_core import dtypes
 from lamina_core.avals import AbstractValue, ShapedArray, physical_aval
-from lamina_core.config import config
+from lamina_core.config import affects_tracing, config
 from lamina_core.interpreters.batching import AxisData, BatchDim, batching_rules
 from lamina_core.interpreters.jvp import defjvp_zero
 from lamina_core.lax import _checks
 from lamina_core.lax._batching_common import bdim_at_front, defbroadcasting, defvectorized
+from lamina_core.pretty import hide_params
 from lamina_core.primitive import Primitive
 from lamina_core.random import _threefry
 from lamina_core.rules import abstract_eval_rules, impl_rules
@@ -61,25 +63,32 @@ class PRNGImpl:
         return f"PRNGImpl({self.name})"
 
 
-threefry_partitionable: Final = config.define_bool(
-    "jax_threefry_partitionable",
-    True,
-    "Draw threefry bits and split keys from the flat index of each element, as JAX 0.10.2 "
-    "does by default (Lamina implements only this, True, setting).",
+threefry_partitionable: Final = affects_tracing(
+    config.define_bool(
+        "jax_threefry_partitionable",
+        True,
+        "Draw threefry bits and split keys from the flat index of each element (True, JAX "
+        "0.10.2's default), or from one flat list of counters hashed in halves (False).",
+    )
 )
 
 
-def check_partitionable() -> None:
-    """Refuse `jax_threefry_partitionable=False`, whose other algorithm Lamina lacks."""
-    if not threefry_partitionable.value:
-        raise NotImplementedError(
-            "jax_threefry_partitionable=False is not implemented in Lamina: its random bits "
-            "and splits differ from the default (True) algorithm, the only one Lamina has"
-        )
+def layout_params() -> dict[str, bool]:
+    """The params that record, on `random_bits` and `random_split`, the threefry layout in
+    effect when they were bound: none for the default, `partitionable=False` otherwise.
+
+    The layout is read when a function is traced, as JAX reads it; the param (never printed)
+    carries it to evaluation and lowering, and into the caches keyed by params.
+    """
+    return {} if threefry_partitionable.value else {"partitionable": False}
 
 
 threefry_prng_impl: Final = PRNGImpl("threefry2x32", "fry", (2,))
-prng_impls: Final[dict[str, PRNGImpl]] = {threefry_prng_impl.name: threefry_prng_impl}
+rbg_prng_impl: Final = PRNGImpl("rbg", "rbg", (4,))
+unsafe_rbg_prng_impl: Final = PRNGImpl("unsafe_rbg", "urbg", (4,))
+prng_impls: Final[dict[str, PRNGImpl]] = {
+    i.name: i for i in (threefry_prng_impl, rbg_prng_impl, unsafe_rbg_prng_impl)
+}
 
 
 def key_impl_of(dtype: object) -> PRNGImpl | None:
@@ -96,8 +105,10 @@ def _key_aval(x: AbstractValue, prim: str) -> ShapedArray:
 
 
 def _raw(keys: np.ndarray) -> np.ndarray:
-    """The raw data of a host key array (a structured array): `uint32[..., 2]`."""
-    return np.ascontiguousarray(keys).view(np.uint32).reshape(*keys.shape, 2)
+    """The raw data of a host key array (a structured array): `uint32[..., 2]` (or `4`)."""
+    impl = key_impl_of(keys.dtype)
+    words = 2 if impl is None else math.prod(impl.key_shape)
+    return np.ascontiguousarray(keys).view(np.uint32).reshape(*keys.shape, words)
 
 
 def _keys(raw: np.ndarray, impl: PRNGImpl) -> np.ndarray:
@@ -129,24 +140,41 @@ def _seed_abstract_eval(seeds: AbstractValue, *, impl: PRNGImpl) -> ShapedArray:
 
 @impl_rules.register(random_seed_p)
 def _seed_impl(seeds: np.ndarray, *, impl: PRNGImpl) -> np.ndarray:
-    return _keys(_threefry.seed(seeds), impl)
+    data = _threefry.seed(seeds)
+    if impl is not threefry_prng_impl:
+        from lamina_core.random import _rbg
+
+        data = _rbg.seed_data(data)
+    return _keys(data, impl)
 
 
 # --- random_split --------------------------------------------------------------------------
 
 
 @abstract_eval_rules.register(random_split_p)
-def _split_abstract_eval(keys: AbstractValue, *, shape: tuple[int, ...]) -> ShapedArray:
+def _split_abstract_eval(
+    keys: AbstractValue, *, shape: tuple[int, ...], partitionable: bool = True
+) -> ShapedArray:
     aval = _key_aval(keys, "random_split")
-    check_partitionable()
     return ShapedArray((*aval.shape, *shape), aval.dtype)
 
 
 @impl_rules.register(random_split_p)
-def _split_impl(keys: np.ndarray, *, shape: tuple[int, ...]) -> np.ndarray:
+def _split_impl(
+    keys: np.ndarray, *, shape: tuple[int, ...], partitionable: bool = True
+) -> np.ndarray:
     impl = key_impl_of(keys.dtype)
     assert impl is not None
-    return _keys(_threefry.split(_raw(keys), tuple(shape)), impl)
+    if impl is not threefry_prng_impl:
+        from lamina_core.random import _rbg
+
+        split = _rbg.rbg_split if impl is rbg_prng_impl else _rbg.unsafe_split
+        return _keys(np.asarray(split(_raw(keys), tuple(shape), partitionable)), impl)
+    if partitionable:
+        return _keys(_threefry.split(_raw(keys), tuple(shape)), impl)
+    from lamina_core.random import _threefry_original
+
+    return _keys(np.asarray(_threefry_original.split(_raw(keys), tuple(shape))), impl)
 
 
 # --- random_fold_in ------------------------------------------------------------------------
@@ -163,6 +191,11 @@ def _fold_in_abstract_eval(keys: AbstractValue, msgs: AbstractValue) -> ShapedAr
 def _fold_in_impl(keys: np.ndarray, msgs: np.ndarray) -> np.ndarray:
     impl = key_impl_of(keys.dtype)
     assert impl is not None
+    if impl is not threefry_prng_impl:
+        from lamina_core.random import _rbg
+
+        fold_in = _rbg.rbg_fold_in if impl is rbg_prng_impl else _rbg.unsafe_fold_in
+        return _keys(np.asarray(fold_in(_raw(keys), np.asarray(msgs))), impl)
     return _keys(_threefry.fold_in(_raw(keys), np.asarray(msgs)), impl)
 
 
@@ -171,18 +204,27 @@ def _fold_in_impl(keys: np.ndarray, msgs: np.ndarray) -> np.ndarray:
 
 @abstract_eval_rules.register(random_bits_p)
 def _bits_abstract_eval(
-    keys: AbstractValue, *, bit_width: int, shape: tuple[int, ...]
+    keys: AbstractValue, *, bit_width: int, shape: tuple[int, ...], partitionable: bool = True
 ) -> ShapedArray:
     aval = _key_aval(keys, "random_bits")
-    check_partitionable()
     if bit_width not in (8, 16, 32, 64):
         raise TypeError("requires 8-, 16-, 32- or 64-bit field width.")
     return ShapedArray((*aval.shape, *shape), np.dtype(f"uint{bit_width}"))
 
 
 @impl_rules.register(random_bits_p)
-def _bits_impl(keys: np.ndarray, *, bit_width: int, shape: tuple[int, ...]) -> np.ndarray:
-    return _threefry.random_bits(_raw(keys), bit_width, tuple(shape))
+def _bits_impl(
+    keys: np.ndarray, *, bit_width: int, shape: tuple[int, ...], partitionable: bool = True
+) -> np.ndarray:
+    if key_impl_of(keys.dtype) is not threefry_prng_impl:
+        from lamina_core.random import _rbg
+
+        return np.asarray(_rbg.random_bits(_raw(keys), bit_width, tuple(shape)))
+    if partitionable:
+        return _threefry.random_bits(_raw(keys), bit_width, tuple(shape))
+    from lamina_core.random import _threefry_original
+
+    return np.asarray(_threefry_original.random_bits(_raw(keys), bit_width, tuple(shape)))
 
 
 # --- random_wrap, random_unwrap, random_clone ----------------------------------------------
@@ -264,6 +306,8 @@ for _prim in (random_seed_p, random_split_p, random_bits_p, random_unwrap_p, ran
     defvectorized(_prim)
 defbroadcasting(random_fold_in_p)
 defbroadcasting(threefry2x32_p)
+for _prim in (random_split_p, random_bits_p):
+    hide_params(_prim, lambda k, v: k == "partitionable")
 
 
 def _wrap_batch(
