@@ -4,9 +4,8 @@ factorizations as JAX 0.10.2 builds them, so their jaxprs print alike.
 `det` uses closed forms for 2x2 and 3x3 matrices and otherwise `exp(slogdet)`, with JAX's
 derivative through a cofactor solve that stays finite for matrices of rank n-1. `slogdet` uses
 closed forms for 1x1 and 2x2 matrices and otherwise the LU factorization: the sign from the
-pivots' parity and the diagonal, the log magnitude from the diagonal. One difference from JAX:
-JAX differentiates `slogdet` (n > 2) with `solve`, which rests on `custom_linear_solve`, a
-primitive Lamina lacks; here the same `trace(solve(a, da))` is computed by an LU solve.
+pivots' parity and the diagonal, the log magnitude from the diagonal; its derivative (n > 2)
+is JAX's `trace(solve(a, da))`.
 """
 
 from __future__ import annotations
@@ -131,19 +130,12 @@ def _slogdet_lu(a: Array) -> tuple[Array, Array]:
     return sign, jnp.real(logdet)
 
 
-def _lu_solve(a: Array, b: Array) -> Array:
-    """`a^{-1} b` for square `a` and `b` of one shape, by LU with partial pivoting."""
-    jnp = _jnp()
-    lu, _, permutation = lax_linalg.lu(a)
-    x = jnp.take_along_axis(b, permutation[..., None], axis=-2)
-    x = lax_linalg.triangular_solve(lu, x, left_side=True, lower=True, unit_diagonal=True)
-    return lax_linalg.triangular_solve(lu, x, left_side=True, lower=False)
-
-
 def _slogdet_jvp(primals: Any, tangents: Any) -> Any:
     (x,), (g,) = primals, tangents
     sign, ans = slogdet(x)
-    ans_dot = _jnp().trace(_lu_solve(x, g), axis1=-1, axis2=-2)
+    from lamina_core.numpy._linalg_solve import solve
+
+    ans_dot = _jnp().trace(solve(x, g), axis1=-1, axis2=-2)
     sign_dot, ans_dot = _sign_and_log_tangents(x, sign, ans_dot)
     return (sign, ans), (sign_dot, ans_dot)
 

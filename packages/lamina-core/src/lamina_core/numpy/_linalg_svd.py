@@ -1,7 +1,8 @@
 """The singular-value functions of `lamina.numpy.linalg`, built on `lax.linalg.svd` (and
 `eigh` for Hermitian input) as JAX 0.10.2 builds them, jitted as JAX's are so their jaxprs
 print alike: `svd`, `svdvals`, `matrix_rank`, `pinv` (with JAX's Golub-Pereyra derivative as a
-custom jvp), `cond` (orders None, 2 and -2) and the singular-value matrix norms `norm` uses."""
+custom jvp), `cond` (other orders than None and ±2 through `inv`) and the singular-value
+matrix norms `norm` uses."""
 
 from __future__ import annotations
 
@@ -185,7 +186,8 @@ def pinv(a: Any, rtol: Any = None, hermitian: bool = False, *, rcond: Any = None
 @partial(Jitted, static_argnames=("p",))
 def cond(x: Any, p: Any = None) -> Array:
     """The condition number of each matrix in `x` (`..., M, N`): the ratio of the largest to
-    the smallest singular value (`p` None or 2), or its inverse (`p=-2`)."""
+    the smallest singular value (`p` None or 2), or its inverse (`p=-2`); for other `p`, the
+    product of the `p`-norms of `x` and its inverse (square `x`)."""
     jnp = _jnp()
     (arr,) = ensure_arraylike("cond", x)
     if arr.ndim < 2:
@@ -196,12 +198,18 @@ def cond(x: Any, p: Any = None) -> Array:
         s = svdvals(x)
         out: Array = s[..., 0] / s[..., -1]
         return out
-    if p != -2:
-        raise NotImplementedError(
-            f"cond with p={p!r} needs linalg.inv, which Lamina does not have yet."
-        )
-    s = svdvals(x)
-    r = s[..., -1] / s[..., 0]
+    if p == -2:
+        s = svdvals(x)
+        r = s[..., -1] / s[..., 0]
+    else:
+        if arr.shape[-2] != arr.shape[-1]:
+            raise ValueError(
+                f"jnp.linalg.cond: for p={p!r}, array must be square; got arr.shape={arr.shape}"
+            )
+        from lamina_core.numpy._linalg_solve import inv
+        from lamina_core.numpy.linalg import norm
+
+        r = norm(x, ord=p, axis=(-2, -1)) * norm(inv(x), ord=p, axis=(-2, -1))
     # NaN becomes inf, unless the input itself has NaNs.
     r_is_nan = jnp.isnan(r)
     result: Array = jnp.where(r_is_nan & ~jnp.isnan(x).any(axis=(-2, -1)), np.inf, r)

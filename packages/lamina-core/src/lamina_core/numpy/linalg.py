@@ -3,8 +3,11 @@ norms of every order; matrix norms `fro`, 1, -1, inf, -inf, and `nuc`, 2, -2 fro
 values) and `vector_norm`, each JAX's formula, `norm` jitted as JAX's is; and, on the
 `lax.linalg` factorizations, `cholesky`, `det` and `slogdet` (in `_linalg_lu`), `eigh`,
 `eigvalsh` and `qr` (in `_linalg_decomp`), `svd`, `svdvals`, `matrix_rank`, `pinv` and `cond`
-(in `_linalg_svd`). `solve` and `inv` are not there yet (JAX builds them on
-`custom_linear_solve`), nor `cond` for orders other than None, 2 and -2, which needs `inv`."""
+(in `_linalg_svd`), `solve`, `inv`, `lstsq`, `matrix_power`, `tensorsolve` and `tensorinv`
+(in `_linalg_solve`, `solve` on `custom_linear_solve`), and the array-API names `outer`,
+`cross`, `vecdot`, `matrix_transpose`, `diagonal`, `trace`, `tensordot`, `matmul`,
+`matrix_norm` with `multi_dot` (in `_linalg_array_api`). Not here: `eig` and `eigvals`, which
+need LAPACK's nonsymmetric eigensolver (`geev`)."""
 
 from __future__ import annotations
 
@@ -16,8 +19,28 @@ import numpy as np
 from lamina_core import dtypes
 from lamina_core.jit import Jitted
 from lamina_core.numpy import _reductions, _ufuncs, _ufuncs_composite
+from lamina_core.numpy._linalg_array_api import (
+    cross,
+    diagonal,
+    matmul,
+    matrix_norm,
+    matrix_transpose,
+    multi_dot,
+    outer,
+    tensordot,
+    trace,
+    vecdot,
+)
 from lamina_core.numpy._linalg_decomp import EighResult, QRResult, eigh, eigvalsh, qr
 from lamina_core.numpy._linalg_lu import SlogdetResult, cholesky, det, slogdet
+from lamina_core.numpy._linalg_solve import (
+    inv,
+    lstsq,
+    matrix_power,
+    solve,
+    tensorinv,
+    tensorsolve,
+)
 from lamina_core.numpy._linalg_svd import (
     SVDResult,
     cond,
@@ -122,15 +145,31 @@ __all__ = [
     "SlogdetResult",
     "cholesky",
     "cond",
+    "cross",
     "det",
+    "diagonal",
     "eigh",
     "eigvalsh",
+    "inv",
+    "lstsq",
+    "matmul",
+    "matrix_norm",
+    "matrix_power",
     "matrix_rank",
+    "matrix_transpose",
+    "multi_dot",
     "norm",
+    "outer",
     "pinv",
     "qr",
     "slogdet",
+    "solve",
     "svd",
     "svdvals",
+    "tensordot",
+    "tensorinv",
+    "tensorsolve",
+    "trace",
+    "vecdot",
     "vector_norm",
 ]

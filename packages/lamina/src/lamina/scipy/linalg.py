@@ -5,9 +5,16 @@ from lamina_core.scipy.linalg import (
     cho_factor,
     cho_solve,
     cholesky,
+    det,
+    eigh,
+    inv,
     lu,
     lu_factor,
+    lu_solve,
+    qr,
+    solve,
     solve_triangular,
+    svd,
 )
 
 __all__ = [
@@ -15,7 +22,14 @@ __all__ = [
     "cho_factor",
     "cho_solve",
     "cholesky",
+    "det",
+    "eigh",
+    "inv",
     "lu",
     "lu_factor",
+    "lu_solve",
+    "qr",
+    "solve",
     "solve_triangular",
+    "svd",
 ]
