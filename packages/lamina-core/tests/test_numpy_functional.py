@@ -555,3 +555,13 @@ def test_vmap_of_functions() -> None:
     got = lc.vmap(program(L))(_F)
     want = jax.vmap(program(jnp))(_F)
     _assert_same(got, want, rtol=2e-6)
+
+
+def test_i0_and_kaiser_print_as_jax() -> None:
+    # exp(|x|) * lax.bessel_i0e(|x|) under JAX's custom_jvp, in a jit named after the function.
+    x = np.array([0.0, 1.5, -3.0, 10.0], np.float32)
+    assert str(lc.make_jaxpr(L.i0)(x)) == str(jax.make_jaxpr(jnp.i0)(x))
+    assert str(lc.make_jaxpr(lc.grad(L.i0))(1.5)) == str(jax.make_jaxpr(jax.grad(jnp.i0))(1.5))
+    assert str(lc.make_jaxpr(lambda b: L.kaiser(5, b))(3.0)) == str(
+        jax.make_jaxpr(lambda b: jnp.kaiser(5, b))(3.0)
+    )
