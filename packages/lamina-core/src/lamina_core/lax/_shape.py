@@ -75,9 +75,11 @@ def canonical_shape(shape: Any) -> tuple[int, ...]:
     )
 
 
-def check_shapelike(fun: str, arg: str, obj: Any) -> None:
-    """`obj` must be a tuple, list or 1-D array of non-negative integers."""
-    if type(obj) in (tuple, list) and all(type(d) is int and d >= 0 for d in obj):
+def check_shapelike(fun: str, arg: str, obj: Any, non_zero_shape: bool = False) -> None:
+    """`obj` must be a tuple, list or 1-D array of non-negative (or, with `non_zero_shape`,
+    positive) integers; JAX's TypeError otherwise."""
+    lower, bound = (1, "strictly positive") if non_zero_shape else (0, "nonnegative")
+    if type(obj) in (tuple, list) and all(type(d) is int and d >= lower for d in obj):
         return  # the usual case, without NumPy's `ndim` (which builds an array)
     if not isinstance(obj, (tuple, list, np.ndarray)):
         raise TypeError(f"{fun} {arg} must be of type tuple/list/ndarray, got {type(obj)}.")
@@ -89,8 +91,8 @@ def check_shapelike(fun: str, arg: str, obj: Any) -> None:
         raise TypeError(
             f"{fun} {arg} must have every element be an integer type, got {tuple(map(type, obj))}."
         )
-    if not all(d >= 0 for d in obj):
-        raise TypeError(f"{fun} {arg} must have every element be nonnegative, got {obj}.")
+    if not all(d >= lower for d in obj):
+        raise TypeError(f"{fun} {arg} must have every element be {bound}, got {obj}.")
 
 
 # --- reshape -------------------------------------------------------------------------------

@@ -31,6 +31,7 @@ from lamina_core.lax._reduce_generic import (
     treedef_text,
     variadic_reduction_jaxpr,
 )
+from lamina_core.lax._shape import check_shapelike
 from lamina_core.lax._types import Array
 from lamina_core.primitive import Primitive
 from lamina_core.rules import abstract_eval_rules, impl_rules
@@ -45,24 +46,6 @@ Padding = tuple[tuple[int, int], ...]
 
 
 # --- shapes -----------------------------------------------------------------------------------
-
-
-def check_shapelike(fun: str, arg: str, obj: Any, non_zero_shape: bool = False) -> None:
-    """Raise JAX's TypeError unless `obj` is a 1-D sequence of non-negative (positive)
-    integers."""
-    if not isinstance(obj, (tuple, list, np.ndarray)):
-        raise TypeError(f"{fun} {arg} must be of type tuple/list/ndarray, got {type(obj)}.")
-    if not len(obj):
-        return
-    if np.ndim(obj) != 1:
-        raise TypeError(f"{fun} {arg} must be 1-dimensional, got {np.ndim(obj)}.")
-    if not all(isinstance(d, (int, np.integer)) and not isinstance(d, bool) for d in obj):
-        raise TypeError(
-            f"{fun} {arg} must have every element be an integer type, got {tuple(map(type, obj))}."
-        )
-    lower, bound = (1, "strictly positive") if non_zero_shape else (0, "nonnegative")
-    if not all(d >= lower for d in obj):
-        raise TypeError(f"{fun} {arg} must have every element be {bound}, got {obj}.")
 
 
 def dilate_shape(shape: Sequence[int], dilation: Sequence[int]) -> tuple[int, ...]:
