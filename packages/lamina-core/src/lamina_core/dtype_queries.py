@@ -9,6 +9,7 @@ import numpy as np
 
 from lamina_core.dtypes import (
     DTypeLike,
+    _scalar_kind,
     dtype,
     finfo,
     iinfo,
@@ -35,12 +36,7 @@ def itemsize_bits(dtype_like: DTypeLike | None) -> int:
 def scalar_type_of(x: Any) -> type:
     """The Python scalar type (`bool`, `int`, `float`, `complex`) of a value's dtype."""
     dt = dtype(x)
-    if issubdtype(dt, np.bool_):
-        return bool
-    if issubdtype(dt, np.integer):
-        return int
-    if issubdtype(dt, np.floating):
-        return float
-    if issubdtype(dt, np.complexfloating):
-        return complex
-    raise TypeError(f"Invalid scalar value {x}")
+    kind = bool if issubdtype(dt, np.bool_) else _scalar_kind(dt)
+    if kind is None:
+        raise TypeError(f"Invalid scalar value {x}")
+    return kind
