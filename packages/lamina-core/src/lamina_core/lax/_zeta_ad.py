@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from lamina_core.interpreters.jvp import defjvp
+from lamina_core.interpreters.jvp import defjvp, not_differentiable
 from lamina_core.lax import _transcendental as tr
 from lamina_core.lax import _zeta as z
 from lamina_core.lax._ad_common import const
@@ -24,3 +24,4 @@ def _argument_tangent(g: Any, m: Any, x: Any) -> Any:
 
 defjvp(z.polygamma_p, _order_tangent, _argument_tangent)
 defjvp(tr.digamma_p, lambda g, x: mul(g, z.polygamma(const(x, 1), x)))
+not_differentiable(z.zeta_p)
