@@ -104,8 +104,12 @@ _JITTED: dict[str, Any] = {}
 """One jitted function per sampler, so the second key reuses the first one's executable."""
 
 
-# A second seed for every sampler and mode doubles the run for little: it runs with the slow tests.
-@pytest.mark.parametrize("jitted", [False, True], ids=["eager", "jit"])
+# Eager draws compile every operation of a sampler (a second or more each), and a second seed
+# doubles the run for little: both run with the slow tests; eager sampling stays covered by
+# the other tests here.
+@pytest.mark.parametrize(
+    "jitted", [pytest.param(False, marks=pytest.mark.slow), True], ids=["eager", "jit"]
+)
 @pytest.mark.parametrize("seed", [0, pytest.param(1701, marks=pytest.mark.slow)])
 @pytest.mark.parametrize(("name", "draw"), SAMPLERS, ids=[s[0] for s in SAMPLERS])
 def test_values_equal_jax_bit_for_bit(name: str, draw: Any, seed: int, jitted: bool) -> None:
