@@ -102,11 +102,12 @@ def tests_all(session: nox.Session) -> None:
 
 @nox.session(python=PY, tags=["ci"])
 def xla(session: nox.Session) -> None:
-    """lamina-core's oracle corpus with Lamina's numbers computed on XLA (jitted by the runtime)."""
+    """lamina-core's oracle corpus with Lamina's numbers computed on XLA (jitted by the runtime),
+    without the tests marked `slow` (as every CI session)."""
     install_all(session, "test", "oracle")
     session.run(
-        "pytest", "packages/lamina-core/tests", "-m", "oracle", "--lamina-execute=xla-jit",
-        "-q", "-p", "no:cacheprovider", *PARALLEL, *session.posargs,
+        "pytest", "packages/lamina-core/tests", "-m", f"oracle and {DEFAULT_MARKERS}",
+        "--lamina-execute=xla-jit", "-q", "-p", "no:cacheprovider", *PARALLEL, *session.posargs,
     )  # fmt: skip
 
 
