@@ -24,11 +24,11 @@ from lamina_core.lax import _elementwise as ew
 from lamina_core.lax._joining import pad
 from lamina_core.lax._reduce_generic import max_identity, min_identity, reduction_jaxpr
 from lamina_core.lax._selection import select
+from lamina_core.lax._shape import check_shapelike
 from lamina_core.lax._slicing import slice as slice_
 from lamina_core.lax._types import Array
 from lamina_core.lax._windowed import (
     Padding,
-    check_shapelike,
     pad_and_dilate,
     reduce_window,
     reduce_window_shape_tuple,
