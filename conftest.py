@@ -11,6 +11,7 @@ only when it is installed; without it a README is skipped unless it was asked fo
 from __future__ import annotations
 
 import importlib.util
+import os
 from functools import cache
 from pathlib import Path
 from types import ModuleType
@@ -19,6 +20,14 @@ from typing import Final
 import pytest
 
 ROOT: Final = Path(__file__).resolve().parent
+
+# Every test process has 8 CPU devices, as the acceptance suite's: sharded programs are tested
+# beside the rest (measured: no cost to single-device tests). It must precede the first use of
+# the XLA backend; a flag set by the caller wins.
+if "xla_force_host_platform_device_count" not in os.environ.get("XLA_FLAGS", ""):
+    os.environ["XLA_FLAGS"] = (
+        os.environ.get("XLA_FLAGS", "") + " --xla_force_host_platform_device_count=8"
+    ).strip()
 
 
 def _is_readme(path: Path) -> bool:

@@ -32,8 +32,10 @@ def test_submodules_are_importable(module: str) -> None:
 
 
 def test_names_that_do_not_exist_yet_are_absent_not_stubs() -> None:
-    for name in ("shard_map", "make_mesh"):
+    for name in ("distributed", "pure_callback", "io_callback"):
         assert not hasattr(lamina, name)
+    for name in ("shard_map", "make_mesh", "pmap"):
+        assert callable(getattr(lamina, name))
 
 
 def test_jax_style_program_runs() -> None:

@@ -14,6 +14,9 @@ from lamina_core import checkpoint_batching as _checkpoint_batching  # noqa: E40
 from lamina_core import custom_batching as _custom_vmap  # noqa: E402, F401  (custom_vmap)
 from lamina_core import dtypes, lax, numpy, tree_util  # noqa: E402
 from lamina_core import pretty as _pretty  # noqa: E402, F401  (installs the printer)
+from lamina_core import shard_map_ad as _shard_map_ad  # noqa: E402, F401  (shard_map's AD)
+from lamina_core import shard_map_batching as _shard_map_vmap  # noqa: E402, F401  (its vmap)
+from lamina_core import shard_map_pe as _shard_map_pe  # noqa: E402, F401  (its partial eval, DCE)
 from lamina_core.api import make_jaxpr  # noqa: E402
 from lamina_core.autodiff import grad, jvp, linear_transpose, linearize, value_and_grad, vjp  # noqa: E402
 from lamina_core.avals import AbstractValue, ShapedArray  # noqa: E402

@@ -65,6 +65,16 @@ class AbstractValue:
         """The type with a new axis of `size` at `axis` (batching adds a mapped axis)."""
         raise _must_override(self, "inc_rank", "vmap")
 
+    def shard(self, mesh: Any, manual_axes: frozenset[Any], check_vma: bool, spec: Any) -> Any:
+        """The type of each device's piece of a value of this type split as `spec` says over
+        `mesh` (what a `shard_map` body sees)."""
+        raise _must_override(self, "shard", "shard_map")
+
+    def unshard(self, mesh: Any, check_vma: bool, spec: Any) -> Any:
+        """The type of the value a `shard_map` assembles from pieces of this type (`spec`
+        says how): the inverse of `shard`."""
+        raise _must_override(self, "unshard", "shard_map")
+
     def leading_axis_spec(self) -> Any:
         """The mapped-axis description `scan` slices and stacks values of this type along:
         axis 0 for arrays; hi types answer with their own mapping spec."""
@@ -197,12 +207,42 @@ class ShapedArray(AbstractValue):
             raise ValueError(f"cannot remove axis {axis} of size {size} from {self.str_short()}")
         return ShapedArray(self.shape[:axis] + self.shape[axis + 1 :], self.dtype, self.weak_type)
 
+    def shard(
+        self, mesh: Any, manual_axes: frozenset[Any], check_vma: bool, spec: Any
+    ) -> ShapedArray:
+        counts = _split_counts(mesh, spec, self.ndim)
+        return ShapedArray(
+            tuple(d // n for d, n in zip(self.shape, counts, strict=True)),
+            self.dtype,
+            self.weak_type,
+        )
+
+    def unshard(self, mesh: Any, check_vma: bool, spec: Any) -> ShapedArray:
+        counts = _split_counts(mesh, spec, self.ndim)
+        return ShapedArray(
+            tuple(d * n for d, n in zip(self.shape, counts, strict=True)),
+            self.dtype,
+            self.weak_type,
+        )
+
     def inc_rank(self, size: int, axis: int) -> ShapedArray:
         if not 0 <= axis <= self.ndim:
             raise ValueError(f"cannot insert axis {axis} into {self.str_short()}")
         return ShapedArray(
             (*self.shape[:axis], size, *self.shape[axis:]), self.dtype, self.weak_type
         )
+
+
+def _split_counts(mesh: Any, spec: Any, ndim: int) -> tuple[int, ...]:
+    """Into how many pieces `spec` splits each of `ndim` axes over `mesh`'s axes."""
+    sizes = mesh.shape
+    parts = spec.partitions
+    counts = []
+    for i in range(ndim):
+        entry = parts[i] if i < len(parts) else None
+        names = () if entry is None else entry if isinstance(entry, tuple) else (entry,)
+        counts.append(math.prod(sizes[n] for n in names))
+    return tuple(counts)
 
 
 def physical_aval(aval: ShapedArray) -> ShapedArray:

@@ -7,10 +7,13 @@ types, and that every sub-jaxpr in the params checks too. Errors print the equat
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from lamina_core.avals import AbstractValue, types_match
 from lamina_core.jaxpr import ClosedJaxpr, DropVar, Jaxpr, JaxprEqn, Literal, Var, jaxprs_in_params
+from lamina_core.primitive import Primitive
 from lamina_core.rules import abstract_eval_rules
 
 
@@ -23,6 +26,13 @@ def _fail(message: str, eqn: JaxprEqn | None = None) -> JaxprTypeError:
         return JaxprTypeError(message)
     where = eqn.source_info.summary() if eqn.source_info.code is not None else "unknown source"
     return JaxprTypeError(f"{message}\n  in equation: {eqn!r}\n  from {where}")
+
+
+SubJaxprContext = Callable[..., contextlib.AbstractContextManager[Any]]
+"""`context(**params)`: what a primitive's sub-jaxprs are checked inside (e.g. the named axes
+a `shard_map` binds for its body's collectives)."""
+
+sub_jaxpr_contexts: dict[Primitive, SubJaxprContext] = {}
 
 
 def check_jaxpr(jaxpr: Jaxpr | ClosedJaxpr) -> None:
@@ -70,7 +80,9 @@ def check_jaxpr(jaxpr: Jaxpr | ClosedJaxpr) -> None:
                     eqn,
                 )
             bind(var, eqn)
-        for sub in jaxprs_in_params(eqn.params):
-            check_jaxpr(sub)
+        context = sub_jaxpr_contexts.get(eqn.primitive)
+        with context(**eqn.params) if context is not None else contextlib.nullcontext():
+            for sub in jaxprs_in_params(eqn.params):
+                check_jaxpr(sub)
     for atom in jaxpr.outvars:
         read(atom, None)

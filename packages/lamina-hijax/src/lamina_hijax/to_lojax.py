@@ -37,6 +37,7 @@ from lamina_core.jaxpr import (
 )
 from lamina_core.primitive import Primitive, RuleTable
 from lamina_core.rules import value_impl_rules
+from lamina_core.shard_map import shard_map_p
 from lamina_core.values import canonical_value
 from lamina_hijax.primitives import HiPrimitive, hi_primitives
 from lamina_hijax.types import lo_avals
@@ -416,6 +417,38 @@ def _lower_cond(out: list[JaxprEqn], eqn: JaxprEqn, in_parts: list[Parts]) -> li
 
 
 to_lojax_rules.set(cond_p, _lower_cond)
+
+
+def _lo_specs(specs: Sequence[Any], avals: Sequence[AbstractValue]) -> tuple[Any, ...]:
+    """One partition spec per array: a hi type's spec gives one per component (`to_lo`)."""
+    out: list[Any] = []
+    for spec, aval in zip(specs, avals, strict=True):
+        if not aval.is_high:
+            out.append(spec)
+            continue
+        lo = list(spec.to_lo())
+        if len(lo) != len(aval.lo_ty()):
+            raise ValueError(
+                f"shard_map: the spec {spec} of a value of type {aval.str_short()} gives "
+                f"{len(lo)} partition specs (to_lo) for its {len(aval.lo_ty())} arrays"
+            )
+        out.extend(lo)
+    return tuple(out)
+
+
+def _lower_shard_map(out: list[JaxprEqn], eqn: JaxprEqn, in_parts: list[Parts]) -> list[Parts]:
+    params = eqn.params
+    body: Jaxpr = params["jaxpr"]
+    new = dict(
+        params,
+        jaxpr=to_lojax(body),
+        in_specs=_lo_specs(params["in_specs"], body.in_avals),
+        out_specs=_lo_specs(params["out_specs"], body.out_avals),
+    )
+    return _rebind(out, eqn, in_parts, new)
+
+
+to_lojax_rules.set(shard_map_p, _lower_shard_map)
 
 
 def _evaluate_lowered(prim: Primitive, args: Sequence[Any], params: dict[str, Any]) -> Any:

@@ -31,6 +31,8 @@ from lamina_mlir import (  # noqa: E402, F401  (importing the rule modules regis
     _rules_reductions,
     _rules_rng,
     _rules_shape,
+    _rules_shard_map,
+    _rules_sharding_constraint,
     _rules_slicing,
     _rules_sorting,
     _rules_transcendental,

@@ -21,6 +21,7 @@ from jaxlib.mlir import ir
 
 from lamina_core.avals import AbstractValue
 from lamina_core.effects import Effect
+from lamina_core.mesh import AbstractMesh, Mesh
 from lamina_core.primitive import Primitive, RuleTable
 from lamina_core.source_info import NO_SOURCE_INFO, SourceInfo
 from lamina_mlir._ir_types import aval_to_ir_type
@@ -80,6 +81,13 @@ class ModuleContext:
     """Functions already emitted for nested calls, by callee (a call lowers once per callee)."""
     locations: dict[Any, ir.Location] = field(default_factory=dict)
     """Op locations by (name stack, primitive, source), made once per module."""
+    mesh: AbstractMesh | None = None
+    """The device mesh the module is lowered for, declared as `@mesh` at the top of the module
+    (`_sharding.emit_mesh`); None for a single-device module. A rule that finds it None and
+    needs one (shard_map) may declare it and set this (and `device_mesh`, if it knows the
+    devices): `LoweredModule.mesh` then reports it."""
+    device_mesh: Mesh | None = None
+    """The concrete mesh behind `mesh`, when known."""
 
     @property
     def context(self) -> ir.Context:

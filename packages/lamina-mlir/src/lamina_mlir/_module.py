@@ -17,17 +17,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from jaxlib.mlir import ir
+from jaxlib.mlir import ir, passmanager
 
 from lamina_consts import EMPTY, ConstArgs, jaxpr_const_args
 from lamina_core.avals import AbstractValue, ShapedArray
 from lamina_core.jaxpr import ClosedJaxpr, Jaxpr
-from lamina_mlir import _hlo
+from lamina_core.mesh import AbstractMesh, Mesh, jaxpr_mesh
+from lamina_core.partition_spec import PartitionSpec
+from lamina_mlir import _hlo, _sharding
 from lamina_mlir._context import LoweringParameters, ModuleContext, ordered_effects
 from lamina_mlir._lower import lower_jaxpr_to_fun
 from lamina_mlir._mlir_context import context_for_module
 
 _NOT_IN_SYMBOLS: Final = re.compile(r"[^\w.-]")
+_STRIP_DEBUGINFO: Final = "builtin.module(strip-debuginfo)"
 
 
 def module_symbol_name(module_name: str) -> str:
@@ -48,6 +51,8 @@ class LoweredModule:
     in_avals: tuple[AbstractValue, ...]
     """The real arguments' types (the const args not included)."""
     out_avals: tuple[AbstractValue, ...]
+    mesh: Mesh | AbstractMesh | None = None
+    """The mesh the module was lowered for (declared as `@mesh`), or None (one device)."""
 
     def as_text(self, *, debug_info: bool = False) -> str:
         """The module as JAX's `Lowered.as_text()` prints it; with locations if `debug_info`."""
@@ -59,6 +64,35 @@ class LoweredModule:
         """The module as MLIR bytecode, what the compiler and serialization take."""
         out = io.BytesIO()
         self.module.operation.write_bytecode(file=out)
+        return out.getvalue()
+
+    def canonical_bytecode(self) -> bytes:
+        """The module as bytecode that depends only on the program (a cache key's part).
+
+        A copy is stripped of debug locations (file names, line numbers and name stacks differ
+        between callers of the same program) and its private functions are renamed by
+        position (their names carry per-process uniquing counters: JAX's `@clip_0` vs
+        `@clip_1` spurious misses). Public symbols (`@main`) and the module's name are kept.
+        """
+        with self.context:
+            copy = self.module.operation.clone()
+            passmanager.PassManager.parse(_STRIP_DEBUGINFO).run(copy)
+            body = copy.regions[0].blocks[0]
+            private = [
+                op
+                for op in body.operations
+                if "sym_name" in op.attributes
+                and "sym_visibility" in op.attributes
+                and ir.StringAttr(op.attributes["sym_visibility"]).value == "private"
+            ]
+            # "#" never occurs in names lamina-mlir makes, so renaming cannot collide.
+            for index, op in enumerate(private):
+                old = ir.StringAttr(op.attributes["sym_name"]).value
+                new = f"#{index}"
+                ir.SymbolTable.replace_all_symbol_uses(old, new, copy)
+                ir.SymbolTable.set_symbol_name(op, new)
+            out = io.BytesIO()
+            copy.write_bytecode(file=out)
         return out.getvalue()
 
     def __str__(self) -> str:
@@ -141,6 +175,10 @@ def lower_jaxpr_to_module(
     input_output_aliases: Sequence[int | None] = (),
     num_replicas: int = 1,
     num_partitions: int = 1,
+    mesh: Mesh | AbstractMesh | None = None,
+    arg_shardings: Sequence[PartitionSpec | None] | None = None,
+    result_shardings: Sequence[PartitionSpec | None] | None = None,
+    const_arg_shardings: Sequence[PartitionSpec | None] | None = None,
 ) -> LoweredModule:
     """Lower a program to a verified StableHLO module with a public `@main`.
 
@@ -159,7 +197,13 @@ def lower_jaxpr_to_module(
         donated_args: per real argument, whether its buffer may be reused for an output.
         input_output_aliases: per real argument, the output it must alias, or None.
         num_replicas: recorded as `mhlo.num_replicas`.
-        num_partitions: recorded as `mhlo.num_partitions`.
+        num_partitions: recorded as `mhlo.num_partitions` (with a mesh: the mesh's size).
+        mesh: the device mesh to partition over (XLA's SPMD partitioner, Shardy): declared
+            as `sdy.mesh @mesh`, which the shardings below refer to.
+        arg_shardings: per real argument, its `PartitionSpec` over `mesh` (annotated as
+            `sdy.sharding`), or None to let the partitioner choose.
+        result_shardings: per output, likewise.
+        const_arg_shardings: per const arg, likewise.
 
     Returns:
         The module with what calling it needs: the const args to pass first, and the avals.
@@ -181,6 +225,18 @@ def lower_jaxpr_to_module(
     if result_names is None:
         result_names = _default_result_names(len(out_avals))
     effects = ordered_effects(open_jaxpr.effects)
+    if mesh is None:
+        # A program whose equations name a mesh (shard_map, sharding constraints) runs on
+        # it; as JAX, a mesh of one device is no mesh at all.
+        mesh = jaxpr_mesh(open_jaxpr)
+        if mesh is not None and mesh.size == 1:
+            mesh = None
+    abstract_mesh = None if mesh is None or mesh.empty else mesh.abstract_mesh
+    given = (*(arg_shardings or ()), *(result_shardings or ()), *(const_arg_shardings or ()))
+    if abstract_mesh is None and any(s is not None for s in given):
+        raise ValueError("lower_jaxpr_to_module: shardings were given without a mesh")
+    if abstract_mesh is not None:
+        num_partitions = abstract_mesh.size
     caches = context_for_module()
     symbol = module_symbol_name(module_name)
     with caches.context, ir.Location.unknown():
@@ -189,17 +245,21 @@ def lower_jaxpr_to_module(
         attrs["sym_name"] = ir.StringAttr.get(symbol)
         attrs["mhlo.num_partitions"] = _hlo.i32_attr(caches, num_partitions)
         attrs["mhlo.num_replicas"] = _hlo.i32_attr(caches, num_replicas)
+        if abstract_mesh is not None:  # before the symbol table, which must know `@mesh`
+            _sharding.emit_mesh(module, abstract_mesh)
         mctx = ModuleContext(
             caches=caches,
             module=module,
             symbol_table=ir.SymbolTable(module.operation),
             lowering_parameters=lowering_parameters,
             name_stack=module_name,
+            mesh=abstract_mesh,
+            device_mesh=mesh if isinstance(mesh, Mesh) and not mesh.empty else None,
         )
         aliases, donors = _aliases(
             in_avals, out_avals, donated_args, input_output_aliases, num_partitions
         )
-        lower_jaxpr_to_fun(
+        main = lower_jaxpr_to_fun(
             mctx,
             "main",
             closed if closed is not None else open_jaxpr,
@@ -211,8 +271,34 @@ def lower_jaxpr_to_module(
             input_output_aliases=aliases,
             buffer_donors=donors,
         )
+        if abstract_mesh is not None:
+            _sharding.annotate_main(
+                main,
+                abstract_mesh,
+                len(effects),
+                [*const_args.avals, *in_avals],
+                [
+                    *_per_value(const_arg_shardings, len(const_args), "const_arg_shardings"),
+                    *_per_value(arg_shardings, len(in_avals), "arg_shardings"),
+                ],
+                out_avals,
+                _per_value(result_shardings, len(out_avals), "result_shardings"),
+            )
         verify(module)
-    return LoweredModule(module, caches.context, symbol, const_args, in_avals, out_avals)
+    final_mesh = mctx.device_mesh or mctx.mesh  # a rule may have declared one (shard_map)
+    return LoweredModule(
+        module, caches.context, symbol, const_args, in_avals, out_avals, final_mesh
+    )
+
+
+def _per_value(
+    specs: Sequence[PartitionSpec | None] | None, n: int, what: str
+) -> list[PartitionSpec | None]:
+    if specs is None:
+        return [None] * n
+    if len(specs) != n:
+        raise ValueError(f"lower_jaxpr_to_module: {len(specs)} {what} for {n} values")
+    return list(specs)
 
 
 def verify(module: ir.Module) -> None:

@@ -1,9 +1,11 @@
-"""Lowering of the reduction collectives left after `vmap`: psum, pmax and pmin over
-positional axes only, which are plain reductions (an empty set of axes is the identity).
+"""Lowering of the collectives: psum, pmax and pmin over positional axes are plain reductions
+(an empty set of axes is the identity); over named axes, inside a manual computation
+(`shard_map`), every collective lowers to a cross-device StableHLO op
+(`_rules_collectives_spmd`), as JAX lowers it: the positional axes are reduced first.
 
-Collectives over named axes lower to cross-device operations, which need a device mesh: their
-rules here refuse with a clear error. Under `vmap` no named collective reaches lowering (the
-batching rules rewrite them into ordinary operations).
+Outside any manual computation there is no device mesh to name axes of: named collectives
+refuse with a clear error. Under `vmap` no named collective reaches lowering (the batching
+rules rewrite them into ordinary operations).
 """
 
 from __future__ import annotations
@@ -14,9 +16,11 @@ from typing import Any, NoReturn
 from lamina_core import lax
 from lamina_core.lax import _collectives as coll
 from lamina_core.primitive import Primitive
+from lamina_mlir import _rules_collectives_spmd as spmd_rules
 from lamina_mlir._context import LoweringRuleContext
 from lamina_mlir._mlir_context import IrValue
 from lamina_mlir._rules_reductions import REDUCTIONS, _reduction_rule
+from lamina_mlir._rules_shard_map import SpmdContext, spmd_context
 from lamina_mlir._rules_util import register
 
 
@@ -27,19 +31,28 @@ def _refuse(prim: Primitive, names: Any) -> NoReturn:
     )
 
 
+def _spmd_or_refuse(prim: Primitive, names: Any) -> SpmdContext:
+    spmd = spmd_context()
+    if spmd is None:
+        _refuse(prim, names)
+    return spmd
+
+
 def _collective_rule(prim: Primitive, reducer: Primitive) -> Any:
-    reduce = _reduction_rule(*REDUCTIONS[reducer])
+    combine, identity = REDUCTIONS[reducer]
+    reduce = _reduction_rule(combine, identity)
 
     def rule(
         ctx: LoweringRuleContext, x: IrValue, *, axes: Sequence[Any], axis_index_groups: Any
     ) -> list[IrValue]:
         named = tuple(a for a in axes if not isinstance(a, int))
-        if named:
-            _refuse(prim, named)
-        if not axes:
+        positional = tuple(a for a in axes if isinstance(a, int))
+        spmd = _spmd_or_refuse(prim, named) if named else None
+        if positional:
+            x = reduce(ctx, x, axes=positional)[0]
+        if spmd is None:
             return [x]
-        out: list[IrValue] = reduce(ctx, x, axes=tuple(axes))
-        return out
+        return [spmd_rules.all_reduce(ctx, spmd, x, named, axis_index_groups, combine)]
 
     return rule
 
@@ -52,19 +65,84 @@ for _prim, _reducer in (
     register(_prim)(_collective_rule(_prim, _reducer))
 
 
-def _named_only_rule(prim: Primitive) -> Any:
-    def rule(ctx: LoweringRuleContext, *args: IrValue, axis_name: Any, **params: Any) -> NoReturn:
-        _refuse(prim, axis_name)
+@register(coll.axis_index_p)
+def _axis_index_rule(ctx: LoweringRuleContext, *, axis_name: Any) -> list[IrValue]:
+    spmd = _spmd_or_refuse(coll.axis_index_p, axis_name)
+    return [spmd_rules.axis_index(ctx, spmd, axis_name)]
 
-    return rule
+
+@register(coll.ppermute_p)
+def _ppermute_rule(
+    ctx: LoweringRuleContext, x: IrValue, *, axis_name: Any, perm: Sequence[tuple[int, int]]
+) -> list[IrValue]:
+    spmd = _spmd_or_refuse(coll.ppermute_p, axis_name)
+    return [spmd_rules.ppermute(ctx, spmd, x, axis_name, perm)]
 
 
-for _prim in (
-    coll.ppermute_p,
-    coll.pbroadcast_p,
-    coll.all_gather_p,
-    coll.reduce_scatter_p,
-    coll.all_to_all_p,
-    coll.axis_index_p,
-):
-    register(_prim)(_named_only_rule(_prim))
+@register(coll.all_gather_p)
+def _all_gather_rule(
+    ctx: LoweringRuleContext,
+    x: IrValue,
+    *,
+    all_gather_dimension: int,
+    axis_name: Any,
+    axis_index_groups: Any,
+    axis_size: int,
+    tiled: bool,
+) -> list[IrValue]:
+    spmd = _spmd_or_refuse(coll.all_gather_p, axis_name)
+    out = spmd_rules.all_gather(
+        ctx, spmd, x, all_gather_dimension=all_gather_dimension, axis_name=axis_name,
+        axis_index_groups=axis_index_groups, tiled=tiled,
+    )  # fmt: skip
+    return [out]
+
+
+@register(coll.reduce_scatter_p)
+def _reduce_scatter_rule(
+    ctx: LoweringRuleContext,
+    x: IrValue,
+    *,
+    scatter_dimension: int,
+    axis_name: Any,
+    axis_index_groups: Any,
+    axis_size: int,
+    tiled: bool,
+) -> list[IrValue]:
+    spmd = _spmd_or_refuse(coll.reduce_scatter_p, axis_name)
+    combine, _ = REDUCTIONS[lax.reduce_sum_p]
+    out = spmd_rules.reduce_scatter(
+        ctx, spmd, x, combine, scatter_dimension=scatter_dimension, axis_name=axis_name,
+        axis_index_groups=axis_index_groups, axis_size=axis_size, tiled=tiled,
+    )  # fmt: skip
+    return [out]
+
+
+@register(coll.all_to_all_p)
+def _all_to_all_rule(
+    ctx: LoweringRuleContext,
+    x: IrValue,
+    *,
+    split_axis: int,
+    concat_axis: int,
+    axis_name: Any,
+    axis_index_groups: Any,
+    tiled: bool,
+) -> list[IrValue]:
+    spmd = _spmd_or_refuse(coll.all_to_all_p, axis_name)
+    out = spmd_rules.all_to_all(
+        ctx, spmd, x, split_axis=split_axis, concat_axis=concat_axis, axis_name=axis_name,
+        axis_index_groups=axis_index_groups,
+    )  # fmt: skip
+    return [out]
+
+
+@register(coll.pbroadcast_p)
+def _pbroadcast_rule(
+    ctx: LoweringRuleContext, x: IrValue, *, axis_name: Any, source: int
+) -> NoReturn:
+    _spmd_or_refuse(coll.pbroadcast_p, axis_name)
+    # JAX lowers pbroadcast (to `stablehlo.collective_broadcast`) on GPU only.
+    raise NotImplementedError(
+        "MLIR translation rule for primitive 'pbroadcast' not found for platform cpu"
+    )

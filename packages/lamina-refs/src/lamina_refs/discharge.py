@@ -26,6 +26,7 @@ from lamina_core.interpreters.staging import trace_to_jaxpr
 from lamina_core.interpreters.zeros import zeros_like_aval
 from lamina_core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, jaxprs_in_params
 from lamina_core.primitive import Primitive, RuleTable
+from lamina_core.shard_map import manual_axes_env, shard_map_p
 from lamina_core.values import typeof
 from lamina_refs.primitives import (
     REF_PRIMITIVES,
@@ -242,6 +243,29 @@ discharge_rules.set(remat_p, _inline_call("jaxpr"))
 # A custom rule's primal function, discharged: its rules apply to values, before discharge.
 discharge_rules.set(custom_jvp_call_p, _inline_call("call_jaxpr"))
 discharge_rules.set(custom_vjp_call_p, _inline_call("call_jaxpr"))
+
+
+@_rule(shard_map_p)
+def _shard_map(eqn: JaxprEqn, ins: list[Any]) -> list[Any]:
+    """The body discharged: Refs it makes become values; a Ref operand's piece goes in as a
+    value and its final piece comes out as an extra result, split as its operand was."""
+    params = eqn.params
+    body: Jaxpr = params["jaxpr"]
+    is_cell = [isinstance(x, Cell) for x in ins]
+    if len(_distinct_cells(ins)) != sum(is_cell):
+        raise ValueError("shard_map: the same Ref is passed twice")
+    manual = params["newly_manual_axes"] | frozenset(params["mesh"].manual_axes)
+    with manual_axes_env(params["mesh"], manual):
+        discharged = discharge_state(body)
+    ref_specs = [s for s, c in zip(params["in_specs"], is_cell, strict=True) if c]
+    outs = shard_map_p.bind(
+        *(x.value if c else x for x, c in zip(ins, is_cell, strict=True)),
+        **dict(params, jaxpr=discharged, out_specs=(*params["out_specs"], *ref_specs)),
+    )
+    n = len(eqn.outvars)
+    for cell, final in zip((x for x in ins if isinstance(x, Cell)), outs[n:], strict=True):
+        cell.value = final
+    return list(outs[:n])
 
 
 def _distinct_cells(values: Sequence[Any]) -> list[Cell]:

@@ -11,7 +11,15 @@ from lamina_core.tracing import install_toplevel_dispatch as _install_toplevel_d
 from lamina_runtime import aot
 from lamina_runtime._bridge import CompileError
 from lamina_runtime._version import __version__
-from lamina_runtime.api import block_until_ready, device_get, device_put, devices, local_devices
+from lamina_runtime.api import (
+    block_until_ready,
+    device_get,
+    device_put,
+    devices,
+    local_devices,
+    make_array_from_callback,
+    make_array_from_single_device_arrays,
+)
 from lamina_runtime.array import Array
 from lamina_runtime.cache_key import CacheKey, compilation_key
 from lamina_runtime.compilation_cache import (
@@ -30,6 +38,7 @@ from lamina_runtime.jit import (
     jit_function_of,
     toplevel_dispatcher,
 )
+from lamina_runtime.sharding import SingleDeviceSharding
 from lamina_runtime.stages import ArgInfo, Compiled, Lowered, Traced
 
 _source_info.register_internal_path(__file__)
@@ -49,6 +58,7 @@ __all__ = [
     "JitFunction",
     "Lowered",
     "Runtime",
+    "SingleDeviceSharding",
     "Traced",
     "__version__",
     "aot",
@@ -64,5 +74,7 @@ __all__ = [
     "jit",
     "jit_function_of",
     "local_devices",
+    "make_array_from_callback",
+    "make_array_from_single_device_arrays",
     "runtime",
 ]

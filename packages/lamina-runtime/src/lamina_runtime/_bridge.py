@@ -9,17 +9,15 @@ that lamina-mlir built. Each jax/jaxlib API used is rated where it is imported:
   [private]  underscore names or jaxlib._jax internals (pin jaxlib; the self-test checks them)
 
 Pitfalls handled here (measured in shared/reference/runtime-bridge.md): NumPy inputs are
-copied, never aliased (CPU zero-copy would let later NumPy writes change a device array);
-x64 is passed explicitly to transfers (else jax's own flag decides and 64-bit avals get 32-bit
-buffers); inputs are checked against the executable's sharding before every execution (a
-mismatch on a multi-device executable crashes the process instead of raising).
+copied, never aliased; x64 is passed explicitly to transfers (else jax's own flag decides);
+callers check inputs against an executable's shardings before every execution (a mismatch on a
+multi-device executable crashes the process instead of raising).
 """
 
 from __future__ import annotations
 
 import functools
 import importlib.metadata
-import io
 import itertools
 import os
 from collections.abc import Callable, Mapping, Sequence
@@ -31,8 +29,6 @@ import jaxlib._jax as _jax  # [private] ArrayImpl, batched_device_put, array_res
 import numpy as np
 from jax.core import ShapedArray as JaxShapedArray  # [public] the aval type jaxlib's handlers use
 from jaxlib import xla_client as xc  # [semi] CompileOptions, DeviceList, DeviceAssignment
-from jaxlib.mlir import ir as mlir_ir  # [semi] MLIR bindings, for canonical cache-key bytecode
-from jaxlib.mlir import passmanager as mlir_passmanager  # [semi] the strip-debuginfo pass
 
 from lamina_core import dtypes
 
@@ -110,11 +106,6 @@ def single_device_sharding(device: Any) -> Any:
     return jax.sharding.SingleDeviceSharding(device)  # [public]
 
 
-def platform_version(device: Any) -> str:
-    client = device.client  # [semi]
-    return f"{client.platform} {client.platform_version}"
-
-
 # ---- avals --------------------------------------------------------------------------------
 
 
@@ -157,11 +148,6 @@ def to_device(array: Any, device: Any) -> Any:
     return jax.device_put(array, device)
 
 
-def to_host(array: Any) -> np.ndarray:
-    """A NumPy copy of a device array."""
-    return np.asarray(array)
-
-
 def is_device_array(x: Any) -> bool:
     return type(x) is DeviceArray
 
@@ -169,11 +155,6 @@ def is_device_array(x: Any) -> bool:
 def reshard(array: Any, sharding: Any) -> Any:
     """Move `array` to `sharding`, for inputs that arrive somewhere else. [public]"""
     return jax.device_put(array, sharding)
-
-
-def replace_buffer(dst: Any, src: Any) -> None:
-    """Make the device array `dst` refer to `src`'s buffer (in-place updates). [private]"""
-    dst._replace_with(src)
 
 
 # ---- compilation and execution --------------------------------------------------------------
@@ -237,10 +218,93 @@ def compile(code: bytes | str, device_list: Sequence[Any], options: Any) -> Any:
         raise CompileError(str(err)) from err
 
 
-def result_handler(shape: tuple[int, ...], dtype: np.dtype, weak_type: bool, device: Any) -> Any:
-    """Wraps one output buffer as a device array, without a copy. [private]"""
+def result_handler(shape: tuple[int, ...], dtype: np.dtype, weak_type: bool, device: Any,
+                   sharding: Any = None) -> Any:  # fmt: skip
+    """Wraps one output buffer (the per-device buffers of a `sharding`, a jax sharding) as a
+    device array, without a copy. [private]"""
     aval = jax_aval(shape, dtype, weak_type)
-    return _jax.array_result_handler(aval, single_device_sharding(device), True, _skip_checks=True)
+    sharding = sharding or single_device_sharding(device)
+    return _jax.array_result_handler(aval, sharding, True, _skip_checks=True)
+
+
+# ---- meshes and shardings: Lamina's (lamina_core.mesh) to and from jax's public types ------
+
+
+@functools.lru_cache(maxsize=256)
+def named_sharding(devices: tuple[Any, ...], mesh_shape: tuple[int, ...],
+                   axis_names: tuple[Any, ...], partitions: tuple[Any, ...]) -> Any:  # fmt: skip
+    """jax's NamedSharding of the mesh of `devices` (in mesh order) split as `partitions`."""
+    mesh = jax.sharding.Mesh(np.array(devices, dtype=object).reshape(mesh_shape), axis_names)
+    spec = jax.sharding.PartitionSpec(*partitions)  # type: ignore[no-untyped-call]  # [public]
+    return jax.sharding.NamedSharding(mesh, spec)
+
+
+ShardingParts = tuple[tuple[Any, ...], tuple[int, ...], tuple[Any, ...], tuple[Any, ...]]
+"""A jax sharding as plain data: (devices in mesh order, mesh shape, axis names, spec entries);
+a single device's has mesh shape `()`."""
+
+
+def sharding_parts(sharding: Any) -> ShardingParts:
+    """What a jax sharding (of an array jaxlib or JAX made) is, as plain data. [public]"""
+    if isinstance(sharding, jax.sharding.NamedSharding):
+        mesh = sharding.mesh
+        return (tuple(mesh.devices.flat), tuple(mesh.devices.shape), tuple(mesh.axis_names),
+                tuple(sharding.spec))  # fmt: skip
+    if isinstance(sharding, jax.sharding.SingleDeviceSharding):
+        return (tuple(sharding.device_set), (), (), ())
+    raise TypeError(f"Lamina cannot describe the sharding {sharding!r}")
+
+
+def is_single_device(array: Any) -> bool:
+    return type(array.sharding) is jax.sharding.SingleDeviceSharding  # [public]
+
+
+def shards(array: Any) -> list[tuple[Any, tuple[slice, ...], Any]]:
+    """(device, index, single-device array) of each addressable shard of `array`. [public]"""
+    return [(s.device, s.index, s.data) for s in array.addressable_shards]
+
+
+def device_put_sharded(value: Any, shape: tuple[int, ...], dtype: np.dtype, weak_type: bool,
+                       sharding: Any) -> Any:  # fmt: skip
+    """A host value as a device array placed as `sharding` (a jax sharding): a copy of each
+    device's piece, converted to `dtype` on the host first (as `device_put`). [private]"""
+    host = np.asarray(value, dtype=dtype)
+    index_map = sharding.devices_indices_map(shape)  # [public]
+    pieces = [np.ascontiguousarray(host[index]) for index in index_map.values()]
+    return _jax.batched_device_put(jax_aval(shape, dtype, weak_type), sharding, pieces,
+                                   list(index_map), True, False, _COPY_SEMANTICS, True)  # fmt: skip
+
+
+def is_equivalent(current: Any, target: Any, ndim: int) -> bool:
+    """Whether an array placed as `current` may be passed where `target` is expected."""
+    return current is target or current == target or current.is_equivalent_to(target, ndim)
+
+
+def assemble(shape: tuple[int, ...], sharding: Any, arrays: Sequence[Any]) -> Any:
+    """One global array of single-device `arrays`, one per device of `sharding`. [public]"""
+    return jax.make_array_from_single_device_arrays(shape, sharding, list(arrays))
+
+
+Tiling = tuple[tuple[int, ...], tuple[int, ...], bool] | None
+"""An HloSharding as plain data: None if replicated; else the tile dims, the devices (their
+positions in the device assignment) in tile order, and whether the last dim only replicates.
+Kinds Lamina does not read (maximal, manual) are `((), (), False)`."""
+
+
+def _tiling(proto: Any) -> Tiling:  # [semi] OpSharding, HloSharding
+    hlo = xc.HloSharding.from_proto(proto)
+    if hlo.is_replicated():
+        return None
+    if not hlo.is_tiled() or len(hlo.subgroup_types()) > 1:
+        return ((), (), False)
+    return (tuple(hlo.tile_assignment_dimensions()), tuple(hlo.tile_assignment_devices()),
+            bool(hlo.replicate_on_last_tile_dim()))  # fmt: skip
+
+
+def tilings(executable: Any) -> tuple[list[Tiling], list[Tiling]]:
+    """How XLA placed each parameter and each output of a partitioned executable. [semi]"""
+    params = executable.get_parameter_shardings() or ()
+    return [_tiling(h) for h in params], [_tiling(h) for h in executable.get_output_shardings()]
 
 
 def _deleted_argument(args: Sequence[Any]) -> RuntimeError | None:
@@ -249,18 +313,6 @@ def _deleted_argument(args: Sequence[Any]) -> RuntimeError | None:
         if type(arg) is DeviceArray and arg.is_deleted():
             return RuntimeError(f"Array has been deleted with shape={arg.aval.str_short()}.")
     return None
-
-
-def execute(executable: Any, args: list[Any], handlers: Sequence[Any]) -> list[Any]:
-    """Run `executable`; `args` must already be device arrays with its input shardings. [semi]"""
-    try:
-        results: list[Any] = executable.execute_sharded(args).consume_with_handlers(handlers)
-    except _jax.JaxRuntimeError:  # [private] XLA's words for a deleted input are its own
-        deleted = _deleted_argument(args)
-        if deleted is not None:
-            raise deleted from None
-        raise
-    return results
 
 
 def executor(executable: Any, handlers: Sequence[Any]) -> Any:
@@ -281,22 +333,30 @@ def executor(executable: Any, handlers: Sequence[Any]) -> Any:
     return run
 
 
+def execute(executable: Any, args: list[Any], handlers: Sequence[Any]) -> list[Any]:
+    """Run `executable`; `args` must already be device arrays with its input shardings. [semi]"""
+    results: list[Any] = executor(executable, handlers)(args)
+    return results
+
+
 def serialize_compile_options(options: Any) -> bytes:
     blob: bytes = options.SerializeAsString()  # [semi] CompileOptions protobuf
     return blob
 
 
-def parse_compile_options(blob: bytes) -> Any:
-    """Compile options from their serialized form, rebuilt as `compile_options` builds them.
+class ReadOptions(NamedTuple):
+    shape: tuple[int, int, int, int]
+    """Replicas and partitions, of the options and of their build options."""
+    assigned: bool
+    overrides: list[Any]
+    tupled: bool
 
-    The blob is checked before anything reaches XLA (options that are empty, garbage or for
-    another replica or partition count abort the process in XLA when an executable is loaded
-    with them): it must hold one replica and one partition with no device assignment, and its
-    XLA option overrides must be names with str, bool, int or float values. Only the
-    overrides are taken from it; everything else is Lamina's default, as when compiling.
+
+def read_compile_options(blob: bytes) -> ReadOptions:
+    """What serialized compile options hold (checked by the caller before XLA sees them).
 
     Raises:
-        ValueError: the blob is not compile options that Lamina writes.
+        ValueError: the blob is not readable as compile options.
     """
     try:
         parsed = xc.CompileOptions.ParseFromString(bytes(blob))  # [semi]
@@ -304,25 +364,10 @@ def parse_compile_options(blob: bytes) -> Any:
         shape = (parsed.num_replicas, parsed.num_partitions, build.num_replicas,
                  build.num_partitions)  # fmt: skip
         assigned = parsed.device_assignment is not None or build.device_assignment is not None
-        overrides = list(parsed.env_option_overrides)
-        tupled = bool(parsed.parameter_is_tupled_arguments)
+        return ReadOptions(shape, assigned, list(parsed.env_option_overrides),
+                           bool(parsed.parameter_is_tupled_arguments))  # fmt: skip
     except Exception as err:  # protobuf's and nanobind's error types are not public
         raise ValueError(f"unreadable compile options ({err})") from None
-    if shape != (1, 1, 1, 1) or assigned or tupled:
-        raise ValueError(
-            "compile options that Lamina does not write (replicas, partitions "
-            f"{shape}, device assignment {assigned}, tupled arguments {tupled}; expected one "
-            "replica and one partition, with no device assignment)"
-        )
-    checked: dict[str, CompilerOption] = {}
-    for item in overrides:
-        if not (isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str)):
-            raise ValueError(f"malformed XLA option override {item!r} in compile options")
-        name, value = item
-        if not isinstance(value, (str, bool, int, float)) or name in checked:
-            raise ValueError(f"malformed XLA option override {name!r}: {value!r}")
-        checked[name] = value
-    return compile_options(overrides=checked)
 
 
 def serialize_executable(executable: Any) -> bytes:
@@ -417,52 +462,16 @@ def platform_description(device: Any) -> dict[str, str]:
     }
 
 
-_STRIP_DEBUGINFO: Final = "builtin.module(strip-debuginfo)"
-
-
-def canonical_module_bytecode(module: Any, context: Any) -> bytes:
-    """`module` as bytecode that depends only on the program: the cache key's module component.
-
-    A copy is stripped of debug locations (file names, line numbers and name stacks differ
-    between callers of the same program) and its private functions are renamed by position
-    (their names carry per-process uniquing counters: JAX's `@clip_0` vs `@clip_1` spurious
-    misses). Public symbols (`@main`) and the module's own name are kept. [semi]
-    """
-    with context:
-        copy = module.operation.clone()
-        mlir_passmanager.PassManager.parse(_STRIP_DEBUGINFO).run(copy)
-        body = copy.regions[0].blocks[0]
-        private = [
-            op
-            for op in body.operations
-            if "sym_name" in op.attributes
-            and "sym_visibility" in op.attributes
-            and mlir_ir.StringAttr(op.attributes["sym_visibility"]).value == "private"
-        ]
-        # "#" never occurs in names lamina-mlir makes, so renaming cannot collide.
-        for index, op in enumerate(private):
-            old = mlir_ir.StringAttr(op.attributes["sym_name"]).value
-            new = f"#{index}"
-            mlir_ir.SymbolTable.replace_all_symbol_uses(old, new, copy)
-            mlir_ir.SymbolTable.set_symbol_name(op, new)
-        out = io.BytesIO()
-        copy.write_bytecode(file=out)
-    return out.getvalue()
-
-
 # ---- jit dispatch in C++ --------------------------------------------------------------------
 #
-# jaxlib's `PjitFunction` is a jit dispatcher written in C++: it flattens the arguments, looks
+# jaxlib's `PjitFunction` [private] is a C++ jit dispatcher: it flattens the arguments, looks
 # their signature up in its cache and, on a hit, transfers host values, runs the executable and
-# builds the outputs without running Python. On a miss it calls back into Python (`cache_miss`),
-# which returns the outputs and, when the call may be repeated from C++, a `FastPath` describing
-# the executable. It is private jaxlib API [private]; the field names of `FastPath` are read by
-# name in C++ (pjit.cc, stable from jaxlib 0.8 to 0.10).
-#
-# The C++ side keys entries on the argument signature (jaxlib's rules for weak types and x64,
-# which are JAX's and so Lamina's), on the static arguments, and on every jaxlib `Config` that
-# is part of the jit key. `DISPATCH_CONTEXT` is one such Config that Lamina owns: core writes a
-# fresh value into it whenever its options or its trace change (lamina_core.dispatch_context).
+# builds the outputs without running Python. On a miss it calls `cache_miss`, which returns the
+# outputs and, when C++ may repeat the call, a `FastPath` (read field by field in pjit.cc,
+# stable from jaxlib 0.8 to 0.10). Entries are keyed on the argument signature (jaxlib's rules
+# for weak types and x64, which are Lamina's), the static arguments, and every jaxlib `Config`
+# in the jit key: `DISPATCH_CONTEXT` is Lamina's, rewritten by core whenever its options or
+# trace change (lamina_core.dispatch_context).
 
 DISPATCH_CONTEXT: Final = _jax.config.Config(  # [private]
     "lamina_dispatch_context", 0, include_in_jit_key=True
@@ -534,15 +543,18 @@ def fast_path(
     out_avals: Sequence[tuple[tuple[int, ...], np.dtype, bool]],
     kept: Sequence[bool],
     const_bufs: Sequence[Any],
+    shardings: tuple[Sequence[Any], Sequence[Any]] | None = None,
 ) -> FastPath:
-    """The `FastPath` of a single-device executable whose inputs are the kept flat arguments."""
+    """The `FastPath` of an executable whose inputs are the kept flat arguments: on `device`,
+    or placed as `shardings` (jax shardings of the inputs, const args first, and outputs)."""
     sharding = single_device_sharding(device)
     n_in = sum(kept)
+    ins, outs = shardings or ([sharding] * n_in, [sharding] * len(out_avals))
     return FastPath(
         executable,
         out_tree,
-        [sharding] * n_in,
-        [sharding] * len(out_avals),
+        list(ins),
+        list(outs),
         [jax_aval(*a) for a in out_avals],
         [True] * len(out_avals),
         list(kept),

@@ -50,6 +50,37 @@ def _check_compiled(compiled: Any, what: str) -> None:
     raise TypeError(f"lamina.aot.{what} takes a compiled function; {hint}")
 
 
+def parse_compile_options(blob: bytes) -> Any:
+    """Compile options from their serialized form, rebuilt as `_bridge.compile_options` builds
+    them.
+
+    The blob is checked before anything reaches XLA (options that are empty, garbage or for
+    another replica or partition count abort the process in XLA when an executable is loaded
+    with them): it must hold one replica and one partition with no device assignment, and its
+    XLA option overrides must be names with str, bool, int or float values. Only the
+    overrides are taken from it; everything else is Lamina's default, as when compiling.
+
+    Raises:
+        ValueError: the blob is not compile options that Lamina writes.
+    """
+    shape, assigned, overrides, tupled = _bridge.read_compile_options(blob)
+    if shape != (1, 1, 1, 1) or assigned or tupled:
+        raise ValueError(
+            "compile options that Lamina does not write (replicas, partitions "
+            f"{shape}, device assignment {assigned}, tupled arguments {tupled}; expected one "
+            "replica and one partition, with no device assignment)"
+        )
+    checked: dict[str, _bridge.CompilerOption] = {}
+    for item in overrides:
+        if not (isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str)):
+            raise ValueError(f"malformed XLA option override {item!r} in compile options")
+        name, value = item
+        if not isinstance(value, (str, bool, int, float)) or name in checked:
+            raise ValueError(f"malformed XLA option override {name!r}: {value!r}")
+        checked[name] = value
+    return _bridge.compile_options(overrides=checked)
+
+
 def serialize(compiled: Compiled) -> bytes:
     """`compiled` as bytes: the same as `compiled.serialize()`.
 
@@ -82,7 +113,7 @@ def deserialize(data: bytes, *, device: Any = None) -> Compiled:
     device = device or _bridge.default_device()
     artifact.check_compatible(saved.built_with, _bridge.platform_description(device), saved.name)
     try:
-        options = _bridge.parse_compile_options(saved.compile_options)
+        options = parse_compile_options(saved.compile_options)
     except ValueError as err:
         raise ArtifactError(f"saved function {saved.name!r} is malformed: {err}") from None
     try:

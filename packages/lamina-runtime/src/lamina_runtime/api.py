@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -9,10 +10,13 @@ import numpy as np
 from lamina_core import tree_util
 from lamina_core.avals import ShapedArray
 from lamina_core.lax._device_put import stage_device_put
+from lamina_core.mesh import NamedSharding
 from lamina_core.tracing import Tracer
 from lamina_core.values import typeof
 from lamina_runtime import _bridge
+from lamina_runtime import sharding as shardings
 from lamina_runtime.array import Array
+from lamina_runtime.executable import place
 
 
 def devices(backend: str | None = None) -> list[Any]:
@@ -25,11 +29,19 @@ def local_devices(process_index: int | None = None, backend: str | None = None) 
 
 
 def device_put(x: Any, device: Any = None) -> Any:
-    """Put every leaf of `x` on `device` (default: the default device) as an `Array`."""
+    """Put every leaf of `x` on `device` (default: the default device) as an `Array`; `device`
+    may be a device, a `SingleDeviceSharding`, a `NamedSharding`, or a bare `P` over the mesh
+    in context."""
     leaves, tree = tree_util.tree_flatten(x)
     if any(isinstance(leaf, Tracer) for leaf in leaves):
         # Under a trace JAX stages one `device_put` equation for all the leaves.
         return tree_util.tree_unflatten(tree, stage_device_put(leaves, device))
+    if device is not None and not isinstance(device, _bridge.Device):
+        target_sharding = shardings.resolve(device)
+        if isinstance(target_sharding, shardings.SingleDeviceSharding):
+            device = next(iter(target_sharding.device_set))
+        else:
+            return tree_util.tree_map(lambda leaf: _put_sharded(leaf, target_sharding), x)
     target = device or _bridge.default_device()
 
     def put(leaf: Any) -> Array:
@@ -43,6 +55,41 @@ def device_put(x: Any, device: Any = None) -> Any:
         return Array(_bridge.device_put(leaf, aval.shape, aval.dtype, aval.weak_type, target), aval)
 
     return tree_util.tree_map(put, x)
+
+
+def _put_sharded(leaf: Any, sharding: NamedSharding) -> Array:
+    aval = typeof(leaf)
+    if not isinstance(aval, ShapedArray):
+        raise TypeError(f"device_put: cannot place a value of type {aval.str_short()}")
+    shardings.check_divides(sharding, aval.shape)
+    return Array(place(leaf, aval, shardings.to_jax(sharding)), aval)
+
+
+def make_array_from_callback(
+    shape: tuple[int, ...], sharding: Any, data_callback: Callable[[Any], Any]
+) -> Array:
+    """An array of `shape` placed as `sharding`, each device's piece `data_callback(index)`."""
+    resolved = shardings.resolve(sharding, "make_array_from_callback")
+    jax_sharding = shardings.to_jax(resolved)
+    shardings.check_divides(resolved, tuple(shape))
+    pieces = []
+    index_map = jax_sharding.devices_indices_map(tuple(shape))
+    for device, index in index_map.items():
+        value = np.asarray(data_callback(index))
+        pieces.append(_bridge.device_put(value, value.shape, value.dtype, False, device))
+    dtype = pieces[0].dtype
+    return Array(_bridge.assemble(tuple(shape), jax_sharding, pieces),
+                 ShapedArray(tuple(shape), np.dtype(dtype)))  # fmt: skip
+
+
+def make_array_from_single_device_arrays(
+    shape: tuple[int, ...], sharding: Any, arrays: Sequence[Any]
+) -> Array:
+    """One array of `shape` placed as `sharding` from each device's piece (single-device arrays)."""
+    resolved = shardings.resolve(sharding, "make_array_from_single_device_arrays")
+    bufs = [a._buf if type(a) is Array else a for a in arrays]
+    out = _bridge.assemble(tuple(shape), shardings.to_jax(resolved), bufs)
+    return Array(out)
 
 
 def device_get(x: Any) -> Any:

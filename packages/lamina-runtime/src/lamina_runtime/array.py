@@ -18,6 +18,7 @@ from lamina_core.avals import ShapedArray
 from lamina_core.tracing import ArrayMethods
 from lamina_core.values import register_value_type
 from lamina_runtime import _bridge
+from lamina_runtime import sharding as shardings
 
 _CANONICAL_AVALS: dict[ShapedArray, ShapedArray] = {}
 """One aval object per distinct type (a cache, not state): eager dispatch keys its programs on
@@ -27,6 +28,18 @@ at top level, device_put) must share their aval object, or each would add a key.
 
 def canonical_aval(aval: ShapedArray) -> ShapedArray:
     return _CANONICAL_AVALS.setdefault(aval, aval)
+
+
+class Shard:
+    """One device's piece of an array (`Array.addressable_shards`)."""
+
+    __slots__ = ("data", "device", "index")
+
+    def __init__(self, device: Any, index: tuple[slice, ...], data: Array) -> None:
+        self.device, self.index, self.data = device, index, data
+
+    def __repr__(self) -> str:
+        return f"Shard(device={self.device!r}, index={self.index}, data={self.data!r})"
 
 
 class Array(ArrayMethods):
@@ -91,7 +104,17 @@ class Array(ArrayMethods):
 
     @property
     def sharding(self) -> Any:
-        return self._buf.sharding
+        """Where it lives: a `NamedSharding` over a mesh, or a `SingleDeviceSharding`."""
+        return shardings.of_jax(self._buf.sharding)
+
+    @property
+    def addressable_shards(self) -> list[Shard]:
+        """Each device's piece: its device, index into the array, and data."""
+        return [Shard(d, i, Array(b)) for d, i, b in _bridge.shards(self._buf)]
+
+    @property
+    def is_fully_replicated(self) -> bool:
+        return bool(self._buf.is_fully_replicated)
 
     def devices(self) -> set[Any]:
         return set(self._buf.devices())

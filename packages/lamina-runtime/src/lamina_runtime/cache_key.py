@@ -89,7 +89,7 @@ def key_components(
 ) -> list[tuple[str, bytes]]:
     """The named components of `lowered`'s key when compiled with `options` for `devices`."""
     return [
-        ("module", _bridge.canonical_module_bytecode(lowered.module, lowered.context)),
+        ("module", lowered.canonical_bytecode()),
         *_bridge.compilation_environment(devices, options),
         ("lamina version", __version__.encode()),
         ("cache format version", str(CACHE_FORMAT_VERSION).encode()),

@@ -20,6 +20,7 @@ from lamina_core.effects import no_effects
 from lamina_core.evaluate import reference_impl
 from lamina_core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var
 from lamina_core.jit import Staged
+from lamina_core.mesh import NamedSharding
 from lamina_core.primitive import Primitive
 from lamina_core.rules import (
     abstract_eval_rules,
@@ -33,6 +34,7 @@ from lamina_hijax import is_high, to_lojax
 from lamina_mlir import lower_jaxpr_to_module
 from lamina_refs import Ref, discharge_state, has_refs
 from lamina_runtime import _bridge, special_values
+from lamina_runtime import sharding as shardings
 from lamina_runtime._lru import LRUCache
 from lamina_runtime.array import Array
 from lamina_runtime.executable import Executable, runtime, to_buffer
@@ -71,6 +73,8 @@ class XlaEager:
         self._programs: LRUCache[Hashable, EagerProgram] = LRUCache()
         self._by_aval_id: LRUCache[Hashable, tuple[EagerProgram, tuple[Any, ...]]] = LRUCache()
         self._ref_calls: LRUCache[Hashable, CompiledCall] = LRUCache()
+        self._on_mesh: LRUCache[Hashable, tuple[Executable, list[Any]]] = LRUCache()
+        """Programs partitioned over a mesh, by operand types and shardings."""
         """Programs of primitives applied to eager Refs (see `_run_with_refs`)."""
         """Programs keyed by the identity of their operands' avals (device arrays made by one
         program share aval objects); the entry keeps those avals alive so ids stay unique."""
@@ -80,6 +84,7 @@ class XlaEager:
         self._programs.clear()
         self._by_aval_id.clear()
         self._ref_calls.clear()
+        self._on_mesh.clear()
 
     def _fast_program(
         self, prim: Primitive, args: Sequence[Any], params: dict[str, Any]
@@ -146,6 +151,52 @@ class XlaEager:
         outs = call(distinct)
         return outs if prim.multiple_results else outs[0]
 
+    def _run_on_mesh(
+        self,
+        prim: Primitive,
+        args: Sequence[Any],
+        avals: tuple[AbstractValue, ...],
+        params: dict[str, Any],
+    ) -> Any:
+        """`prim` on operands some of which are placed over several devices: one program
+        partitioned over their mesh (others are replicated onto it)."""
+        placed = [
+            shardings.of_jax(x._buf.sharding)
+            if type(x) is Array and not _bridge.is_single_device(x._buf)
+            else None
+            for x in args
+        ]
+        pairs = enumerate(zip(avals, placed, strict=True))
+        named = [(f"argument {i} of {prim.name}", a, s) for i, (a, s) in pairs]
+        mesh = shardings.find_mesh(named)
+        assert mesh is not None
+        in_shardings = [
+            s if isinstance(s, NamedSharding) and s.mesh == mesh else None for s in placed
+        ]
+        try:
+            key: Hashable | None = (prim, avals, _key_of(params), tuple(in_shardings))
+            known = self._on_mesh.get(key)
+        except TypeError:
+            key, known = None, None
+        if known is None:
+            jaxpr = single_equation_jaxpr(prim, avals, params)
+            const_args = jaxpr_const_args(jaxpr)
+            lowered = lower_jaxpr_to_module(
+                jaxpr,
+                module_name=prim.name,
+                const_args=const_args,
+                mesh=mesh,
+                arg_shardings=[None if s is None else s.spec for s in in_shardings],
+            )
+            consts = [None] * len(const_args)
+            executable = runtime().compile(lowered, in_shardings=[*consts, *in_shardings])
+            known = (executable, executable.put_consts(const_args.values))
+            if key is not None:
+                self._on_mesh[key] = known
+        executable, const_bufs = known
+        outs = executable.run(const_bufs, args)
+        return outs if prim.multiple_results else outs[0]
+
     def program(
         self, prim: Primitive, avals: tuple[AbstractValue, ...], params: dict[str, Any]
     ) -> EagerProgram | None:
@@ -196,10 +247,15 @@ class XlaEager:
                 # float0 (the tangent type of integers) has no device representation: such
                 # values stay host values, as in JAX, computed by the NumPy reference.
                 return reference_impl(prim, args, params)
+            if any(type(x) is Array and not _bridge.is_single_device(x._buf) for x in args):
+                return self._run_on_mesh(prim, args, avals, params)
             found = self.program(prim, avals, params)
             if found is None:
                 return self._run_staged(prim, args, params)
             program = found
+            if program.executable.mesh is not None:  # a program on a mesh (shard_map)
+                placed = program.executable.run(program.const_bufs, args)
+                return placed if program.multiple_results else placed[0]
             device = program.executable.device
             bufs = program.const_bufs.copy()
             for x, aval in zip(args, avals, strict=True):

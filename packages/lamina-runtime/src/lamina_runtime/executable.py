@@ -17,8 +17,11 @@ from typing import Any, Literal
 
 from lamina_core import dtypes
 from lamina_core.avals import AbstractValue, ShapedArray, physical_aval
+from lamina_core.mesh import AbstractMesh, Mesh, NamedSharding, get_concrete_mesh
+from lamina_core.partition_spec import PartitionSpec
 from lamina_mlir import LoweredModule
 from lamina_runtime import _bridge
+from lamina_runtime import sharding as shardings
 from lamina_runtime._lru import LRUCache
 from lamina_runtime.array import Array
 from lamina_runtime.cache_key import CacheKey, compilation_key
@@ -47,6 +50,21 @@ def to_buffer(x: Any, aval: ShapedArray, device: Any) -> Any:
     sharding = _bridge.single_device_sharding(device)
     current = buf.sharding
     if current is not sharding and current != sharding:
+        # Never pass a mis-placed buffer to XLA: on multi-device executables that crashes.
+        buf = _bridge.reshard(buf, sharding)
+    return buf
+
+
+def place(x: Any, aval: ShapedArray, sharding: Any) -> Any:
+    """`x` as a device array of type `aval` placed as `sharding` (a jax sharding, from
+    `sharding.to_jax`): host values copied piece by piece, misplaced arrays moved."""
+    if type(x) is Array:
+        buf = x._buf
+    elif _bridge.is_device_array(x):
+        buf = x
+    else:
+        return _bridge.device_put_sharded(x, aval.shape, aval.dtype, aval.weak_type, sharding)
+    if not _bridge.is_equivalent(buf.sharding, sharding, len(aval.shape)):
         # Never pass a mis-placed buffer to XLA: on multi-device executables that crashes.
         buf = _bridge.reshard(buf, sharding)
     return buf
@@ -108,12 +126,29 @@ class Executable:
     (measured: 58 KB became 44 KB, and the copy failed in a fresh process with `NOT_FOUND:
     Function add_tanh_fusion.19 not found`)."""
     handlers: list[Any] = field(default_factory=list)
+    mesh: Mesh | None = None
+    """The mesh it runs on (partitioned by XLA over all its devices), or None: `device`."""
+    in_shardings: tuple[Any, ...] = ()
+    """On a mesh: where each parameter (const args first) must be, as jax shardings."""
+    out_shardings: tuple[shardings.Sharding, ...] = ()
+    """On a mesh: where each output is, as JAX reports it."""
 
     def __post_init__(self) -> None:
-        self.handlers = [
-            _bridge.result_handler(a.shape, a.dtype, a.weak_type, self.device)
-            for a in self.out_avals
-        ]
+        if self.mesh is None:
+            self.handlers = [
+                _bridge.result_handler(a.shape, a.dtype, a.weak_type, self.device)
+                for a in self.out_avals
+            ]
+        else:
+            self.handlers = [
+                _bridge.result_handler(a.shape, a.dtype, a.weak_type, None, shardings.to_jax(s))
+                for a, s in zip(self.out_avals, self.out_shardings, strict=True)
+            ]
+
+    def _put(self, x: Any, aval: ShapedArray, position: int) -> Any:
+        if self.mesh is None:
+            return to_buffer(x, aval, self.device)
+        return place(x, aval, self.in_shardings[position])
 
     def serialize(self) -> bytes:
         """The executable as jaxlib's serialized bytes (the bytes it came from, if any)."""
@@ -123,13 +158,17 @@ class Executable:
 
     def put_consts(self, values: Sequence[Any]) -> list[Any]:
         """The const args as device buffers: device arrays as they are, host values copied once."""
-        return [to_buffer(v, a, self.device) for v, a in zip(values, self.const_avals, strict=True)]
+        return [
+            self._put(v, a, i)
+            for i, (v, a) in enumerate(zip(values, self.const_avals, strict=True))
+        ]
 
     def run(self, const_bufs: Sequence[Any], args: Sequence[Any]) -> list[Array]:
         """Run on `args` (any values of the right types); results are `Array`s."""
         bufs = [*const_bufs]
-        for x, aval in zip(args, self.in_avals, strict=True):
-            bufs.append(to_buffer(x, aval, self.device))
+        first = len(self.const_avals)
+        for i, (x, aval) in enumerate(zip(args, self.in_avals, strict=True)):
+            bufs.append(self._put(x, aval, first + i))
         outs = _bridge.execute(self.loaded, bufs, self.handlers)
         return [Array(o, a) for o, a in zip(outs, self.out_avals, strict=True)]
 
@@ -187,38 +226,68 @@ class Runtime:
         lowered: LoweredModule,
         device: Any | None = None,
         compiler_options: Mapping[str, _bridge.CompilerOption] | None = None,
+        *,
+        mesh: Mesh | None = None,
+        in_shardings: Sequence[NamedSharding | None] = (),
+        out_shardings: Sequence[shardings.Sharding | None] = (),
     ) -> Executable:
         """The executable for `lowered` on `device`: from memory, from the persistent cache, or
         compiled (and then written to the persistent cache). `compiler_options` are XLA options
         by name, as JAX's; they are part of the cache key.
 
+        On a `mesh` (by default the module's own, if it was lowered for one) the program is
+        partitioned over the mesh's devices; `in_shardings` (const args first) are the
+        shardings the caller placed its inputs with, of which the first given decides how
+        outputs placed the same way are described (as JAX); `out_shardings` are the outputs'
+        shardings the caller asked for.
+
         Modules that differ only in weak types compile to the same code and share it; the
         returned `Executable` has `lowered`'s own types, weak types included.
         """
+        mesh = mesh or _concrete(lowered.mesh)
         device = device or _bridge.default_device()
-        options = _bridge.compile_options(overrides=compiler_options)
-        key = compilation_key(lowered, [device], options)
+        devices = [device] if mesh is None else list(mesh.devices_flat)
+        if mesh is None:
+            options = _bridge.compile_options(overrides=compiler_options)
+        else:
+            ids = [d.id for d in devices]
+            options = _bridge.compile_options(1, mesh.size, ids, compiler_options)
+        key = compilation_key(lowered, devices, options)
         with self._lock:
             known = self._executables.get(key.digest)
         if known is None:
-            known = self._load_or_compile(lowered, key, device, options)
+            known = self._load_or_compile(lowered, key, devices, options, mesh is not None)
             with self._lock:
                 known = self._executables.setdefault(key.digest, known)
         loaded, serialized = known
+        const_avals = tuple(_array_aval(a, "a constant") for a in lowered.const_args.avals)
+        in_avals = tuple(_array_aval(a, f"argument {i}") for i, a in enumerate(lowered.in_avals))
+        out_avals = tuple(_array_aval(a, f"result {i}") for i, a in enumerate(lowered.out_avals))
+        placed: dict[str, Any] = {}
+        if mesh is not None:
+            ranks = [len(a.shape) for a in (*const_avals, *in_avals)]
+            placed = _placement(loaded, mesh, ranks, out_avals, in_shardings, out_shardings)
         return Executable(
             loaded,
             lowered.name,
-            device,
-            tuple(_array_aval(a, "a constant") for a in lowered.const_args.avals),
-            tuple(_array_aval(a, f"argument {i}") for i, a in enumerate(lowered.in_avals)),
-            tuple(_array_aval(a, f"result {i}") for i, a in enumerate(lowered.out_avals)),
+            devices[0],
+            const_avals,
+            in_avals,
+            out_avals,
             key.digest,
             options,
             serialized,
+            mesh=mesh,
+            **placed,
         )
 
     def _load_or_compile(
-        self, lowered: LoweredModule, key: CacheKey, device: Any, options: Any
+        self,
+        lowered: LoweredModule,
+        key: CacheKey,
+        devices: list[Any],
+        options: Any,
+        partitioned: bool = False,
     ) -> tuple[Any, bytes | None]:
         """The loaded executable, and the bytes it was deserialized from (None if compiled)."""
         cache = self.persistent_cache  # reads and checks every cache setting: errors come first
@@ -227,14 +296,19 @@ class Runtime:
             blob = cache.get(key)
             if blob is not None:
                 try:
-                    loaded = _bridge.deserialize_executable(blob, [device], options)
+                    loaded = _bridge.deserialize_executable(blob, devices, options)
                 except Exception as err:  # jaxlib rejects it: the entry is no use to anyone
                     cache.discard(key, f"jaxlib could not load it ({err})")
                 else:
-                    wrong = signature_mismatch(
-                        loaded,
-                        [*lowered.const_args.avals, *lowered.in_avals],  # type: ignore[list-item]
-                        lowered.out_avals,  # type: ignore[arg-type]
+                    # A partitioned executable reports per-device types: not comparable.
+                    wrong = (
+                        None
+                        if partitioned
+                        else signature_mismatch(
+                            loaded,
+                            [*lowered.const_args.avals, *lowered.in_avals],  # type: ignore[list-item]
+                            lowered.out_avals,  # type: ignore[arg-type]
+                        )
                     )
                     if wrong is None:
                         with self._lock:
@@ -242,13 +316,50 @@ class Runtime:
                         return loaded, blob
                     cache.discard(key, f"it holds another program's executable: {wrong}")
         start = time.perf_counter()
-        loaded = _bridge.compile(lowered.as_bytecode(), [device], options)
+        loaded = _bridge.compile(lowered.as_bytecode(), devices, options)
         elapsed = time.perf_counter() - start
         with self._lock:
             self.compilations += 1
         if cache is not None and elapsed >= min_time:
             cache.put(key, _bridge.serialize_executable(loaded), compile_time=elapsed)
         return loaded, None
+
+
+def _concrete(mesh: Mesh | AbstractMesh | None) -> Mesh | None:
+    """The devices of the mesh a module was lowered for (an abstract one: the mesh in context)."""
+    if mesh is None or isinstance(mesh, Mesh):
+        return mesh
+    here = get_concrete_mesh()
+    if here.empty or here.abstract_mesh != mesh:
+        raise ValueError(
+            f"the program was lowered for {mesh}, but the mesh in context is {here}: set a "
+            "mesh of that shape with `lamina.set_mesh`"
+        )
+    return here
+
+
+def _placement(
+    loaded: Any,
+    mesh: Mesh,
+    ranks: Sequence[int],
+    out_avals: Sequence[ShapedArray],
+    in_shardings: Sequence[NamedSharding | None],
+    out_shardings: Sequence[shardings.Sharding | None],
+) -> dict[str, Any]:
+    """Where a partitioned executable takes its inputs and puts its outputs, as XLA chose."""
+    params, outs = _bridge.tilings(loaded)
+    ins = tuple(
+        shardings.to_jax(NamedSharding(mesh, shardings.spec_of_tiling(t, mesh) or PartitionSpec()))
+        for t in params
+    )
+    first = next(((i, s) for i, s in enumerate(in_shardings) if s is not None), None)
+    orig = None if first is None else (ranks[first[0]], first[1])
+    given = list(out_shardings) + [None] * (len(out_avals) - len(out_shardings))
+    described = tuple(
+        g if g is not None else shardings.output_sharding(t, len(a.shape), mesh, orig)
+        for t, a, g in zip(outs, out_avals, given, strict=True)
+    )
+    return {"in_shardings": ins, "out_shardings": described}
 
 
 _runtime = Runtime()

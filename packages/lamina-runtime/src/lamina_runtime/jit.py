@@ -22,13 +22,16 @@ from lamina_core import config, dispatch_context, tree_util
 from lamina_core.avals import ShapedArray
 from lamina_core.config import disable_jit, enable_x64
 from lamina_core.jit import NOT_SPECIFIED, Jitted, NotSpecified, Signature, Staged, jit_decorator
+from lamina_core.mesh import NamedSharding
 from lamina_core.tracing import EVAL_TRACE, Tracer, current_trace, raise_escaped_tracer
+from lamina_core.values import typeof
 from lamina_refs import Ref
 from lamina_runtime import _bridge, special_values
+from lamina_runtime import sharding as shardings
 from lamina_runtime.array import Array
 from lamina_runtime.eager import clear_programs
 from lamina_runtime.executable import runtime, to_buffer
-from lamina_runtime.pipeline import CompiledCall, compile_staged
+from lamina_runtime.pipeline import CompiledCall, Placement, compile_staged
 from lamina_runtime.stages import Traced
 
 logger = logging.getLogger("lamina.jit")
@@ -54,17 +57,25 @@ class JitFunction(Jitted):
         fun: Callable[..., Any],
         *,
         compiler_options: Mapping[str, Any] | None = None,
+        in_shardings: Any = None,
+        out_shardings: Any = None,
         **options: Any,
     ) -> None:
         super().__init__(fun, **options)
         _live_functions.add(self)
+        self.in_shardings = in_shardings
+        self.out_shardings = out_shardings
+        """JAX's arguments: a sharding (or bare `P`, over the mesh in context) for every input
+        or output, or a tuple of them, one per positional argument or output."""
         self.compiler_options: dict[str, Any] = dict(compiler_options or {})
         """XLA options by name for every compilation of this function (JAX's argument)."""
         self._calls: dict[int, tuple[Staged, CompiledCall]] = {}
         self._seen: list[Signature] = []
         self._fast: dict[tuple[Any, ...], FastEntry | RefEntry | CallEntry] = {}
         self._fast_ok = not (
-            self.static_argnums
+            in_shardings is not None
+            or out_shardings is not None
+            or self.static_argnums
             or self.static_argnames
             or self.donate_argnums
             or self.donate_argnames
@@ -100,8 +111,9 @@ class JitFunction(Jitted):
         self._fast_paths.clear()
         self.dispatcher._clear_cache()
 
-    def _compiled(self, staged: Staged) -> CompiledCall:
-        known = self._calls.get(id(staged))
+    def _compiled(self, staged: Staged, placement: Placement | None = None) -> CompiledCall:
+        key: Any = id(staged) if placement is None else (id(staged), placement)
+        known = self._calls.get(key)
         if known is not None:
             return known[1]
         call = compile_staged(
@@ -109,9 +121,44 @@ class JitFunction(Jitted):
             self.name,
             keep_unused=self.keep_unused,
             compiler_options=self.compiler_options,
+            placement=placement,
         )
-        self._calls[id(staged)] = (staged, call)
+        self._calls[key] = (staged, call)
         return call
+
+    @property
+    def _qualname(self) -> str:
+        return str(getattr(self.fun, "__qualname__", self.name))
+
+    def _placement(
+        self, staged: Staged, args: tuple[Any, ...], leaves: Sequence[Any]
+    ) -> Placement | None:
+        """Where this call runs: on the mesh of its arguments placed over several devices or
+        of its `in_shardings`/`out_shardings`, or None (one device)."""
+        given = shardings.per_leaf(self.in_shardings, args, len(leaves), "in_shardings")
+        outs = shardings.per_out(self.out_shardings, staged.out_tree)
+        if (
+            not any(given)
+            and not any(outs)
+            and all(type(x) is not Array or _bridge.is_single_device(x._buf) for x in leaves)
+        ):
+            return None
+        debug = staged.jaxpr.jaxpr.debug_info
+        names = (debug.arg_names if debug is not None else None) or ()
+        placed: list[NamedSharding | None] = []
+        named = []
+        for i, (x, g) in enumerate(zip(leaves, given, strict=True)):
+            s: Any = g
+            if s is None and type(x) is Array and not _bridge.is_single_device(x._buf):
+                s = shardings.of_jax(x._buf.sharding)
+            placed.append(s if isinstance(s, NamedSharding) else None)
+            name = names[i] if i < len(names) and names[i] else f"args[{i}]"
+            named.append((f"argument {name} of {self._qualname}", typeof(x), s))
+        named += [(f"output {i}", typeof(0.0), o) for i, o in enumerate(outs)]
+        mesh = shardings.find_mesh(named)
+        if mesh is None:
+            return None
+        return Placement(mesh, tuple(placed), tuple(outs))
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self._call(args, kwargs)[0]
@@ -130,7 +177,11 @@ class JitFunction(Jitted):
                 entry: FastEntry | RefEntry | CallEntry | None = self._fast.get(key)
                 if entry is None:
                     staged, _, leaves = self.stage(*args)
+                    if self._placement(staged, args, leaves) is not None:
+                        return self._general(args, kwargs)
                     call = self._compiled(staged)
+                    if call.executable.mesh is not None:
+                        return self._general(args, kwargs)
                     keepalive = tuple(x.aval for x in leaves if type(x) is Array)
                     if call.hi is not None:
                         entry = CallEntry(call, staged.mutable_consts)
@@ -144,12 +195,19 @@ class JitFunction(Jitted):
                     if special_values.checking():
                         return self._checked(args, kwargs, out)
                     return out, entry.call, leaves
-                # A Ref passed twice (or passed and closed over): the general path says so.
+                # A Ref passed twice (or passed and closed over), or arguments over several
+                # devices: the general path.
+        return self._general(args, kwargs)
+
+    def _general(
+        self, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> tuple[Any, CompiledCall | None, Sequence[Any]]:
         staged, _, leaves = self.stage(*args, **kwargs)
         for leaf in leaves:
             if isinstance(leaf, Tracer):  # no trace is active: it escaped the one that made it
                 raise_escaped_tracer(leaf, self.name)
-        call = self._compiled(staged)
+        dyn_args = self._split(args, kwargs)[0]
+        call = self._compiled(staged, self._placement(staged, dyn_args, leaves))
         if staged.mutable_consts:
             leaves = [*leaves, *staged.mutable_consts]
         if special_values.checking():
@@ -218,10 +276,11 @@ class JitFunction(Jitted):
     # ---- AOT stages ---------------------------------------------------------------------------
 
     def trace(self, *args: Any, **kwargs: Any) -> Traced:
-        staged, captured, _ = self.stage(*args, **kwargs)
+        staged, captured, leaves = self.stage(*args, **kwargs)
         if captured:
             raise TypeError(f"jit({self.name}).trace: the function closes over traced values")
-        return Traced(self, staged, self._in_tree(args, kwargs))
+        placement = self._placement(staged, self._split(args, kwargs)[0], leaves)
+        return Traced(self, staged, self._in_tree(args, kwargs), placement)
 
     def lower(self, *args: Any, **kwargs: Any) -> Any:
         """`jit(f).lower(*args)`: a `Lowered` (args may be arrays or `ShapeDtypeStruct`s)."""
@@ -296,6 +355,9 @@ def fast_path_of(call: CompiledCall, n_args: int) -> _bridge.FastPath | None:
     kept = [True] * len(call.const_bufs) + (
         [True] * n_args if call.kept is None else [i in call.kept for i in range(n_args)]
     )
+    placed = None
+    if executable.mesh is not None:
+        placed = (executable.in_shardings, [shardings.to_jax(s) for s in executable.out_shardings])
     return _bridge.fast_path(
         executable.loaded,
         executable.device,
@@ -303,6 +365,7 @@ def fast_path_of(call: CompiledCall, n_args: int) -> _bridge.FastPath | None:
         [(a.shape, a.dtype, a.weak_type) for a in executable.out_avals],
         kept,
         call.const_bufs,
+        placed,
     )
 
 
@@ -346,6 +409,8 @@ class FastEntry:
         for i, x in enumerate(leaves):
             if type(x) is Array and x._buf.sharding is sharding:
                 bufs.append(x._buf)  # already in place: the common case, checked inline
+            elif type(x) is Array and not _bridge.is_single_device(x._buf):
+                return _ALIASED  # placed over several devices: a program on their mesh
             else:
                 bufs.append(to_buffer(x, self._in_avals[i], self._device))
         outs = self._run(bufs)
@@ -481,8 +546,14 @@ def jit(
     keep_unused: bool = False,
     inline: bool = False,
     compiler_options: Mapping[str, Any] | None = None,
+    in_shardings: Any = None,
+    out_shardings: Any = None,
 ) -> Any:
     """Compile `fun` with XLA; usable as `@jit` or `@jit(static_argnums=...)`, as `jax.jit`.
+
+    `in_shardings`/`out_shardings` place the inputs and outputs on a device mesh, as JAX's:
+    one sharding (`NamedSharding`, or a bare `P` over the mesh in context) for all, or a tuple
+    with one per positional argument (or per output of a tuple result), None for "unspecified".
 
     `compiler_options` are XLA options by name, for example
     `{"xla_cpu_experimental_ynn_fusion_type": ""}`; they are part of the compilation cache key.
@@ -501,6 +572,8 @@ def jit(
             keep_unused=keep_unused,
             inline=inline,
             compiler_options=compiler_options,
+            in_shardings=in_shardings,
+            out_shardings=out_shardings,
         ),
     )
 

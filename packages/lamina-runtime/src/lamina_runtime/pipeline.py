@@ -16,10 +16,13 @@ from lamina_core import tree_util
 from lamina_core.config import config, use_simplified_jaxpr_constants
 from lamina_core.interpreters.dce import dce_jaxpr
 from lamina_core.jit import Staged
+from lamina_core.mesh import Mesh, NamedSharding
 from lamina_hijax import HiSignature, is_high, to_lojax
 from lamina_hijax.to_lojax import expand_per_value
 from lamina_mlir import LoweredModule, LoweringParameters, lower_jaxpr_to_module
 from lamina_refs import Ref, discharge_state, has_refs
+from lamina_runtime import sharding as shardings
+from lamina_runtime.array import Array
 from lamina_runtime.executable import Executable, runtime
 
 logger = logging.getLogger("lamina.jit")
@@ -67,17 +70,39 @@ class LoweredCall:
     hi: HiSignature | None = None
     """For a call taking or returning hi-typed values: how they map to the module's arrays
     (`kept` and `ref_inputs` count arrays)."""
+    in_shardings: tuple[NamedSharding | None, ...] = ()
+    """On a mesh: the sharding of each parameter (const args first) the caller decided."""
+    out_shardings: tuple[shardings.Sharding | None, ...] = ()
+    """On a mesh: the sharding of each output the caller asked for."""
 
     def select(self, leaves: Sequence[Any]) -> Sequence[Any]:
         return leaves if self.kept is None else [leaves[i] for i in self.kept]
 
 
-def lower_staged(staged: Staged, name: str, *, keep_unused: bool) -> LoweredCall:
+@dataclass(frozen=True, slots=True)
+class Placement:
+    """Where a call runs: on every device of `mesh`, its flat inputs and outputs placed as
+    given (None: inputs as the partitioner chooses, replicated if uncommitted; outputs as the
+    partitioner chooses)."""
+
+    mesh: Mesh
+    args: tuple[NamedSharding | None, ...]
+    outs: tuple[shardings.Sharding | None, ...] = ()
+
+
+def _spec(s: shardings.Sharding | None, mesh: Mesh) -> Any:
+    return s.spec if isinstance(s, NamedSharding) and s.mesh == mesh else None
+
+
+def lower_staged(
+    staged: Staged, name: str, *, keep_unused: bool, placement: Placement | None = None
+) -> LoweredCall:
     """Lower one trace of a jitted function, as `jax.jit` does.
 
     Hi types are expanded into arrays first (to-lojax); then dead equations are dropped, and
     unused inputs too unless `keep_unused`; Refs are discharged; constants are hoisted as
-    const args when simplified mode is on.
+    const args when simplified mode is on. With a `placement`, or constants placed over several
+    devices, the module is lowered for a mesh, with the inputs' and outputs' shardings.
     """
     jaxpr = staged.jaxpr.jaxpr
     donated_invars = staged.donated_invars
@@ -106,6 +131,30 @@ def lower_staged(staged: Staged, name: str, *, keep_unused: bool) -> LoweredCall
         result_names = list(expand_per_value(names, hi.out_avals))
     hoist = use_simplified_jaxpr_constants.value
     const_args: ConstArgs = jaxpr_const_args(jaxpr) if hoist else EMPTY
+    const_shardings = [
+        shardings.of_jax(v._buf.sharding) if type(v) is Array else None for v in const_args.values
+    ]
+    mesh = placement.mesh if placement is not None else None
+    if mesh is None and hi is None:
+        named = zip(
+            ["a constant"] * len(const_args), const_args.avals, const_shardings, strict=True
+        )
+        mesh = shardings.find_mesh(named)
+    in_shardings: tuple[NamedSharding | None, ...] = ()
+    out_shardings: tuple[shardings.Sharding | None, ...] = ()
+    arg_specs = result_specs = None
+    if mesh is not None and hi is None:
+        args = placement.args if placement is not None else ()
+        args = (*args, *[None] * (len(staged.jaxpr.in_avals) - len(args)))
+        kept_args = args if kept is None else tuple(args[i] for i in kept)
+        consts = tuple(
+            s if isinstance(s, NamedSharding) and s.mesh == mesh else None for s in const_shardings
+        )
+        in_shardings = (*consts, *kept_args)
+        out_shardings = placement.outs if placement is not None else ()
+        arg_specs = [_spec(s, mesh) for s in kept_args]
+        outs = [*out_shardings, *[None] * (n_out - len(out_shardings))]
+        result_specs = [_spec(s, mesh) for s in outs] + [None] * len(ref_inputs)
     module = lower_jaxpr_to_module(
         jaxpr,
         module_name=f"jit({name})",
@@ -114,8 +163,12 @@ def lower_staged(staged: Staged, name: str, *, keep_unused: bool) -> LoweredCall
         donated_args=donated,
         input_output_aliases=aliases,
         result_names=result_names,
+        mesh=mesh,
+        arg_shardings=arg_specs,
+        result_shardings=result_specs,
+        const_arg_shardings=None if mesh is None else [_spec(s, mesh) for s in const_shardings],
     )
-    return LoweredCall(module, kept, ref_inputs, hi)
+    return LoweredCall(module, kept, ref_inputs, hi, in_shardings, out_shardings)
 
 
 @dataclass(eq=False)
@@ -160,20 +213,33 @@ class CompiledCall:
         return outs[:n_out]
 
 
+def compile_lowered(
+    lowered: LoweredCall, compiler_options: Mapping[str, Any] | None = None
+) -> Executable:
+    """The executable of a lowered call, on the mesh it was lowered for if any."""
+    return runtime().compile(
+        lowered.module,
+        compiler_options=compiler_options,
+        in_shardings=lowered.in_shardings,
+        out_shardings=lowered.out_shardings,
+    )
+
+
 def compile_staged(
     staged: Staged,
     name: str,
     *,
     keep_unused: bool,
     compiler_options: Mapping[str, Any] | None = None,
+    placement: Placement | None = None,
 ) -> CompiledCall:
     level = logging.WARNING if log_compiles.value else logging.DEBUG
     if logger.isEnabledFor(level):
         avals = tuple(staged.jaxpr.in_avals)
         logger.log(level, "Compiling jit(%s) with global shapes and types %r.", name, avals)
     start = time.perf_counter()
-    lowered = lower_staged(staged, name, keep_unused=keep_unused)
-    executable = runtime().compile(lowered.module, compiler_options=compiler_options)
+    lowered = lower_staged(staged, name, keep_unused=keep_unused, placement=placement)
+    executable = compile_lowered(lowered, compiler_options)
     if logger.isEnabledFor(level):
         elapsed = time.perf_counter() - start
         logger.log(level, "Finished XLA compilation of jit(%s) in %.9f sec", name, elapsed)

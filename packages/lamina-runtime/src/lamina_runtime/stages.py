@@ -20,9 +20,11 @@ from lamina_core.jit import Staged
 from lamina_core.values import ShapeDtypeStruct, typeof
 from lamina_hijax import HiSignature, to_lojax
 from lamina_runtime import _bridge, artifact
+from lamina_runtime import sharding as shardings
 from lamina_runtime._version import __version__
 from lamina_runtime.executable import Executable, runtime
-from lamina_runtime.pipeline import CompiledCall, LoweredCall, lower_staged
+from lamina_runtime.pipeline import CompiledCall, LoweredCall, Placement, lower_staged
+from lamina_runtime.sharding import SingleDeviceSharding
 from lamina_runtime.tree_codec import encode_treedef
 
 if TYPE_CHECKING:
@@ -57,10 +59,13 @@ class LoJax:
 class Traced:
     """A traced jitted function: its jaxpr and output types."""
 
-    def __init__(self, fun: JitFunction, staged: Staged, in_tree: Any) -> None:
+    def __init__(
+        self, fun: JitFunction, staged: Staged, in_tree: Any, placement: Placement | None = None
+    ) -> None:
         self._fun = fun
         self._staged = staged
         self.in_tree = in_tree
+        self._placement = placement
 
     @property
     def jaxpr(self) -> ClosedJaxpr:
@@ -89,7 +94,7 @@ class Traced:
             self._staged,
             # The stages keep every input, so a Compiled takes the arguments it was lowered for
             # (dead equations are still dropped).
-            lower_staged(self._staged, self._fun.name, keep_unused=True),
+            lower_staged(self._staged, self._fun.name, keep_unused=True, placement=self._placement),
             self.in_tree,
             compiler_options=self._fun.compiler_options,
         )
@@ -103,6 +108,7 @@ class Lowered:
         self.name = name
         self._staged = staged
         self._module = lowered.module
+        self._lowered = lowered
         self._ref_inputs = lowered.ref_inputs
         self._hi = lowered.hi
         self.in_tree = in_tree
@@ -148,7 +154,12 @@ class Lowered:
                 `{"xla_cpu_experimental_ynn_fusion_type": ""}`; added to `jit`'s own.
         """
         options = {**self._compiler_options, **(compiler_options or {})}
-        executable = runtime().compile(self._module, compiler_options=options)
+        executable = runtime().compile(
+            self._module,
+            compiler_options=options,
+            in_shardings=self._lowered.in_shardings,
+            out_shardings=self._lowered.out_shardings,
+        )
         const_bufs = executable.put_consts(self._module.const_args.values)
         return Compiled(
             self.name,
@@ -230,6 +241,11 @@ class Compiled:
                 f"can't serialize {self.name}: it takes or returns hi-typed values, whose Python "
                 "classes a saved function cannot carry"
             )
+        if self._executable.mesh is not None:
+            raise ValueError(
+                f"can't serialize {self.name}: it is partitioned over a device mesh, which "
+                "saved functions do not support yet"
+            )
         if self._call.ref_inputs:
             raise ValueError(
                 f"can't serialize {self.name}: it takes mutable array refs (Refs), whose in-place "
@@ -251,19 +267,28 @@ class Compiled:
                 in_avals=executable.in_avals,
                 out_avals=executable.out_avals,
                 donated=self._donated,
-                consts=tuple(_bridge.to_host(b) for b in self._const_bufs),
+                consts=tuple(np.asarray(b) for b in self._const_bufs),
             )
         )
 
     @property
     def input_shardings(self) -> Any:
-        sharding = _bridge.single_device_sharding(self._executable.device)
-        return tree_util.tree_unflatten(self.in_tree, [sharding] * self.in_tree.num_leaves)
+        executable = self._executable
+        if executable.mesh is None:
+            placed: list[Any] = [SingleDeviceSharding(executable.device)] * self.in_tree.num_leaves
+        else:
+            args = executable.in_shardings[len(executable.const_avals) :]
+            placed = [shardings.of_jax(s) for s in args]
+        return tree_util.tree_unflatten(self.in_tree, placed)
 
     @property
     def output_shardings(self) -> Any:
-        sharding = _bridge.single_device_sharding(self._executable.device)
-        return tree_util.tree_unflatten(self.out_tree, [sharding] * self.out_tree.num_leaves)
+        executable = self._executable
+        if executable.mesh is None:
+            placed: list[Any] = [SingleDeviceSharding(executable.device)] * self.out_tree.num_leaves
+        else:
+            placed = list(executable.out_shardings[: self._n_out])
+        return tree_util.tree_unflatten(self.out_tree, placed)
 
     def as_text(self) -> str:
         return _bridge.compiled_text(self._executable.loaded)

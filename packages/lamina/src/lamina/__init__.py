@@ -18,6 +18,7 @@ from lamina import (
     random,
     ref,
     scipy,
+    sharding,
     stages,
     tree,
     tree_util,
@@ -59,10 +60,12 @@ from lamina_core.config import disable_jit_scope as disable_jit
 from lamina_core.custom_derivatives._closures import closure_convert, custom_gradient
 from lamina_core.dtypes import float0
 from lamina_core.interpreters.staging import ensure_compile_time_eval
+from lamina_core.mesh import set_mesh
 from lamina_core.named_scopes import named_call, named_scope
 from lamina_core.partition_spec import P, PartitionSpec
 from lamina_core.random._keys import default_prng_impl
 from lamina_core.random._primitives import threefry_partitionable
+from lamina_core.shard_map import shard_map
 from lamina_refs import Ref, empty_ref, free_ref, freeze, new_ref
 from lamina_runtime import (
     Array,
@@ -73,6 +76,8 @@ from lamina_runtime import (
     devices,
     jit,
     local_devices,
+    make_array_from_callback,
+    make_array_from_single_device_arrays,
 )
 from lamina_runtime.environment import (
     Device,
@@ -90,7 +95,9 @@ from lamina_runtime.environment import (
     process_indices,
 )
 from lamina_runtime.jit import explain_cache_misses
+from lamina_runtime.mesh_api import make_mesh
 from lamina_runtime.pipeline import log_compiles
+from lamina_runtime.pmap import pmap
 
 _source_info.register_internal_path(__file__)
 
@@ -156,13 +163,17 @@ __all__ = [
     "local_device_count",
     "local_devices",
     "log_compiles",
+    "make_array_from_callback",
+    "make_array_from_single_device_arrays",
     "make_jaxpr",
+    "make_mesh",
     "make_user_context",
     "named_call",
     "named_scope",
     "new_ref",
     "nn",
     "numpy",
+    "pmap",
     "print_environment_info",
     "process_count",
     "process_index",
@@ -171,6 +182,9 @@ __all__ = [
     "ref",
     "remat",
     "scipy",
+    "set_mesh",
+    "shard_map",
+    "sharding",
     "stages",
     "threefry_partitionable",
     "tree",

@@ -105,6 +105,8 @@ from lamina_core.lax._selection import *  # noqa: F403
 from lamina_core.lax._selection import __all__ as _selection_all
 from lamina_core.lax._shape import *  # noqa: F403
 from lamina_core.lax._shape import __all__ as _shape_all
+from lamina_core.lax._sharding_constraint import *  # noqa: F403
+from lamina_core.lax._sharding_constraint import __all__ as _sharding_constraint_all
 from lamina_core.lax._slicing import *  # noqa: F403
 from lamina_core.lax._slicing import __all__ as _slicing_all
 from lamina_core.lax._sorting import *  # noqa: F403
@@ -154,6 +156,7 @@ __all__ = [
     *_rng_all,
     *_selection_all,
     *_select_and_scatter_all,
+    *_sharding_constraint_all,
     *_shape_all,
     *_slicing_all,
     *_sorting_all,

@@ -42,6 +42,7 @@ from lamina_core.lax._rng import *  # noqa: F403
 from lamina_core.lax._select_and_scatter import *  # noqa: F403
 from lamina_core.lax._selection import *  # noqa: F403
 from lamina_core.lax._shape import *  # noqa: F403
+from lamina_core.lax._sharding_constraint import *  # noqa: F403
 from lamina_core.lax._slicing import *  # noqa: F403
 from lamina_core.lax._sorting import *  # noqa: F403
 from lamina_core.lax._stop_gradient import *  # noqa: F403

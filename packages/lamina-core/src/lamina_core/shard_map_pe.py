@@ -1,0 +1,137 @@
+"""Partial evaluation and dead-code elimination of `shard_map`, as JAX 0.10.2's.
+
+Partial evaluation (a `shard_map` met with some operands unknown, e.g. by
+`partial_eval_jaxpr_nounits`) splits the body: a known `shard_map` returning `[*known outs,
+*residuals]` and an unknown one taking `[*residuals, *unknown operands]` (JAX's
+`_shard_map_partial_eval`). Residuals that are known operands or outputs are passed along
+rather than returned; the others leave concatenated along axis 0 over every newly manual mesh
+axis, scalars with a leading axis of size 1 the unknown body squeezes away.
+
+DCE drops a `shard_map`'s unread outputs, the body equations only they needed and the
+operands no longer read (JAX's `_shard_map_dce`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from lamina_core.evaluate import eval_jaxpr
+from lamina_core.interpreters.dce import dce_jaxpr, dce_rules
+from lamina_core.interpreters.partial_eval import (
+    SplitTrace,
+    partial_eval_jaxpr_nounits,
+    partial_eval_rules,
+)
+from lamina_core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var
+from lamina_core.shard_map import manual_axes_env, shard_map_p
+from lamina_core.shard_map_ad import (
+    add_singleton,
+    body_params,
+    newly_manual_names,
+    promote_scalar_residuals,
+    residual_spec,
+    trace_body,
+)
+
+# --- partial evaluation ---------------------------------------------------------------------
+
+
+def _shard_map_partial_eval(trace: SplitTrace, *args: Any, **params: Any) -> list[Any]:
+    jaxpr: Jaxpr = params["jaxpr"]
+    mesh, manual = params["mesh"], params["newly_manual_axes"]
+    in_specs, out_specs = params["in_specs"], params["out_specs"]
+    unknowns = tuple(trace.is_unknown(a) for a in args)
+    with manual_axes_env(mesh, manual):
+        known, unknown, out_unknowns, res_avals = partial_eval_jaxpr_nounits(
+            ClosedJaxpr(jaxpr, []), unknowns, instantiate=False
+        )
+    kj = known.jaxpr
+    n_known_out = len(kj.outvars) - len(res_avals)
+    known_outs, res_atoms = kj.outvars[:n_known_out], kj.outvars[n_known_out:]
+    invars = {v: i for i, v in enumerate(kj.invars)}
+    in_fwd = [invars.get(a) if isinstance(a, Var) else None for a in res_atoms]
+    out_fwd = [
+        known_outs.index(a) if isinstance(a, Var) and a in known_outs and f is None else None
+        for a, f in zip(res_atoms, in_fwd, strict=True)
+    ]
+    fresh = [f1 is None and f2 is None for f1, f2 in zip(in_fwd, out_fwd, strict=True)]
+    promote = [w and not getattr(a, "shape", ()) for w, a in zip(fresh, res_avals, strict=True)]
+    n_out = n_known_out
+
+    def known_body(*ins: Any) -> list[Any]:
+        outs = eval_jaxpr(known, (), *ins)
+        res = [r for r, w in zip(outs[n_out:], fresh, strict=True) if w]
+        return [*outs[:n_out], *(add_singleton(r) if not r.shape else r for r in res)]
+
+    known_body_jaxpr = trace_body(known_body, known.in_avals, jaxpr.debug_info, mesh, manual)
+    known_in_specs = [s for s, u in zip(in_specs, unknowns, strict=True) if not u]
+    known_out_specs = [s for s, u in zip(out_specs, out_unknowns, strict=True) if not u]
+    spec = residual_spec(newly_manual_names(mesh, manual))
+    n_fresh = sum(fresh)
+    consts, kparams = body_params(
+        known_body_jaxpr, known_in_specs, [*known_out_specs, *([spec] * n_fresh)], params
+    )
+    known_args = [a for a, u in zip(args, unknowns, strict=True) if not u]
+    outs = trace.bind_known(shard_map_p, [*consts, *known_args], kparams)
+    known_vals, fresh_vals = outs[:n_out], iter(outs[n_out:])
+    residuals, res_specs = [], []
+    for f1, f2 in zip(in_fwd, out_fwd, strict=True):
+        if f1 is not None:
+            residuals.append(known_args[f1])
+            res_specs.append(known_in_specs[f1])
+        elif f2 is not None:
+            residuals.append(known_vals[f2])
+            res_specs.append(known_out_specs[f2])
+        else:
+            residuals.append(next(fresh_vals))
+            res_specs.append(spec)
+    unknown_body = promote_scalar_residuals(unknown.jaxpr, promote, params)
+    unknown_in_specs = [s for s, u in zip(in_specs, unknowns, strict=True) if u]
+    unknown_out_specs = [s for s, u in zip(out_specs, out_unknowns, strict=True) if u]
+    consts, uparams = body_params(
+        unknown_body, [*res_specs, *unknown_in_specs], unknown_out_specs, params
+    )
+    unknown_args = [a for a, u in zip(args, unknowns, strict=True) if u]
+    unknown_outs = iter(
+        trace.bind_unknown(shard_map_p, [*consts, *residuals, *unknown_args], uparams)
+    )
+    known_it = iter(known_vals)
+    return [next(unknown_outs) if u else next(known_it) for u in out_unknowns]
+
+
+partial_eval_rules.set(shard_map_p, _shard_map_partial_eval)
+
+
+# --- dead-code elimination ------------------------------------------------------------------
+
+
+def _shard_map_dce(
+    used_outputs: Sequence[bool], eqn: JaxprEqn
+) -> tuple[list[bool], JaxprEqn | None]:
+    if not any(used_outputs) and not eqn.effects:
+        return [False] * len(eqn.invars), None
+    jaxpr: Jaxpr = eqn.params["jaxpr"]
+    trimmed, used_inputs = dce_jaxpr(jaxpr, list(used_outputs), prune_invars=True)
+    if not any(used_inputs) and not any(used_outputs) and not trimmed.effects:
+        return used_inputs, None
+    if all(used_outputs) and all(used_inputs) and len(trimmed.eqns) == len(jaxpr.eqns):
+        return used_inputs, eqn
+    params = dict(
+        eqn.params,
+        jaxpr=trimmed,
+        in_specs=tuple(s for s, u in zip(eqn.params["in_specs"], used_inputs, strict=True) if u),
+        out_specs=tuple(s for s, u in zip(eqn.params["out_specs"], used_outputs, strict=True) if u),
+    )
+    new = eqn.replace(
+        invars=tuple(v for v, u in zip(eqn.invars, used_inputs, strict=True) if u),
+        outvars=tuple(v for v, u in zip(eqn.outvars, used_outputs, strict=True) if u),
+        params=params,
+        effects=trimmed.effects,
+    )
+    return used_inputs, new
+
+
+dce_rules.set(shard_map_p, _shard_map_dce)
+
+__all__: list[str] = []

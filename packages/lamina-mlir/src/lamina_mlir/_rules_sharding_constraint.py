@@ -1,0 +1,29 @@
+"""Lowering of `sharding_constraint` to `sdy.sharding_constraint` over the module's mesh.
+
+Unconstrained dimensions are open (`{?}`), the partitioner's to choose. A module lowered for
+one device has nothing to constrain: the value passes through.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from jaxlib.mlir.dialects import sdy
+
+from lamina_core.lax._sharding_constraint import sharding_constraint_p
+from lamina_core.mesh import NamedSharding
+from lamina_mlir._context import LoweringRuleContext
+from lamina_mlir._mlir_context import IrValue
+from lamina_mlir._rules_util import out_aval, register
+from lamina_mlir._sharding import sharding_attr
+
+
+@register(sharding_constraint_p)
+def _sharding_constraint_lowering(
+    ctx: LoweringRuleContext, x: IrValue, *, sharding: NamedSharding, **params: Any
+) -> list[IrValue]:
+    mesh = ctx.module_context.mesh
+    if mesh is None:
+        return [x]
+    attr = sharding_attr(sharding.spec, out_aval(ctx).ndim, mesh)
+    return [sdy.ShardingConstraintOp(x, attr).result]

@@ -1,0 +1,30 @@
+"""`lamina.sharding`: device meshes and shardings, as `jax.sharding`."""
+
+from lamina_core.mesh import (
+    AbstractMesh,
+    AxisType,
+    Mesh,
+    NamedSharding,
+    get_abstract_mesh,
+    get_concrete_mesh,
+    set_mesh,
+    use_mesh,
+)
+from lamina_core.partition_spec import PartitionSpec
+from lamina_runtime.sharding import Sharding, SingleDeviceSharding
+
+get_mesh = get_concrete_mesh
+
+__all__ = [
+    "AbstractMesh",
+    "AxisType",
+    "Mesh",
+    "NamedSharding",
+    "PartitionSpec",
+    "Sharding",
+    "SingleDeviceSharding",
+    "get_abstract_mesh",
+    "get_mesh",
+    "set_mesh",
+    "use_mesh",
+]
