@@ -23,13 +23,18 @@ from lamina_core.interpreters.partial_eval import (
     partial_eval_jaxpr_nounits,
     partial_eval_rules,
 )
-from lamina_core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var
-from lamina_core.shard_map import manual_axes_env, shard_map_p
+from lamina_core.interpreters.partial_eval_custom import (
+    partial_eval_jaxpr_custom,
+    partial_eval_jaxpr_custom_rules,
+)
+from lamina_core.jaxpr import ClosedJaxpr, DropVar, Jaxpr, JaxprEqn, Var
+from lamina_core.shard_map import manual_axes_env, shard_map_p, unshard_aval
 from lamina_core.shard_map_ad import (
     add_singleton,
     body_params,
     newly_manual_names,
     promote_scalar_residuals,
+    remove_singleton,
     residual_spec,
     trace_body,
 )
@@ -101,6 +106,137 @@ def _shard_map_partial_eval(trace: SplitTrace, *args: Any, **params: Any) -> lis
 
 
 partial_eval_rules.set(shard_map_p, _shard_map_partial_eval)
+
+
+# --- partial evaluation by a policy (remat) -----------------------------------------------
+
+
+def _with_singleton_residuals(
+    known: Jaxpr, staged: Jaxpr, which: Sequence[bool], params: dict[str, Any]
+) -> tuple[Jaxpr, Jaxpr]:
+    """Scalar residuals the known body returns get a leading axis of size 1 (so they can be
+    concatenated over the mesh), which the staged body squeezes away (JAX's `_add_reshapes`).
+    `which` flags the staged body's leading residual inputs that the known body returns."""
+    scalar = [w and not getattr(v.aval, "shape", ()) for w, v in zip(which, staged.invars, strict=False)]
+    if not any(scalar):
+        return known, staged
+    mesh, manual = params["mesh"], params["newly_manual_axes"]
+    n_res = sum(which)
+
+    def known_fun(*args: Any) -> list[Any]:
+        outs = eval_jaxpr(known, [], *args)
+        head, res = outs[: len(outs) - n_res], outs[len(outs) - n_res :]
+        return [*head, *(r if r.shape else add_singleton(r) for r in res)]
+
+    k = trace_body(known_fun, known.in_avals, known.debug_info, mesh, manual)
+    n = len(which)
+    avals = [
+        v.aval.inc_rank(1, 0) if s else v.aval
+        for v, s in zip(staged.invars[:n], scalar, strict=True)
+    ]
+
+    def staged_fun(*args: Any) -> list[Any]:
+        res = [remove_singleton(x) if s else x for x, s in zip(args[:n], scalar, strict=True)]
+        return eval_jaxpr(staged, [], *res, *args[n:])
+
+    st = trace_body(
+        staged_fun,
+        [*avals, *(v.aval for v in staged.invars[n:])],
+        staged.debug_info,
+        mesh,
+        manual,
+    )
+    return _opened(k), _opened(st)
+
+
+def _opened(closed: ClosedJaxpr) -> Jaxpr:
+    j = closed.jaxpr
+    if closed.consts:
+        raise ValueError("shard_map: a rematerialized body closed over traced values")
+    return j
+
+
+def _shard_map_pe_custom(
+    saveable: Any, unks_in: Sequence[bool], inst_in: Sequence[bool], eqn: JaxprEqn
+) -> Any:
+    params = dict(eqn.params)
+    jaxpr: Jaxpr = params["jaxpr"]
+    mesh, manual = params["mesh"], params["newly_manual_axes"]
+    with manual_axes_env(mesh, manual):
+        known, staged, unks_out, inst_out, num_res = partial_eval_jaxpr_custom(
+            jaxpr, unks_in, inst_in, False, False, saveable
+        )
+    n_out = len(known.outvars) - num_res
+    out_vars, res_vars = known.outvars[:n_out], known.outvars[n_out:]
+    index = {id(v): i for i, v in enumerate(known.invars)}
+    in_fwd = [index.get(id(v)) for v in res_vars]
+    out_binders_known = [b for b, u in zip(eqn.outvars, unks_out, strict=True) if not u]
+    out_index = {
+        id(v): i
+        for i, (v, b) in enumerate(zip(out_vars, out_binders_known, strict=True))
+        if not isinstance(b, DropVar)
+    }
+    out_fwd = [out_index.get(id(v)) for v in res_vars]
+    which = [f1 is None and f2 is None for f1, f2 in zip(in_fwd, out_fwd, strict=True)]
+    known = known.replace(
+        outvars=(*out_vars, *(r for r, w in zip(res_vars, which, strict=True) if w))
+    )
+    with manual_axes_env(mesh, manual):
+        known, _ = dce_jaxpr(known, [True] * len(known.outvars), prune_invars=False)
+    known, staged = _with_singleton_residuals(known, staged, which, params)
+    spec = residual_spec(newly_manual_names(mesh, manual))
+    ins_known = [x for x, u in zip(eqn.invars, unks_in, strict=True) if not u]
+    in_specs_known = [s for s, u in zip(params["in_specs"], unks_in, strict=True) if not u]
+    out_specs_known = [s for s, u in zip(params["out_specs"], unks_out, strict=True) if not u]
+    fresh_avals = [v.aval for v, w in zip(staged.invars[:num_res], which, strict=True) if w]
+    residuals = [Var(unshard_aval(mesh, params["check_vma"], spec, a)) for a in fresh_avals]
+    params_known = dict(
+        params,
+        jaxpr=known,
+        in_specs=tuple(in_specs_known),
+        out_specs=(*out_specs_known, *([spec] * len(residuals))),
+    )
+    fresh = iter(residuals)
+    full_res: list[Any] = []
+    res_specs: list[Any] = []
+    for f1, f2 in zip(in_fwd, out_fwd, strict=True):
+        if f1 is not None:
+            full_res.append(ins_known[f1])
+            res_specs.append(in_specs_known[f1])
+        elif f2 is not None:
+            full_res.append(out_binders_known[f2])
+            res_specs.append(out_specs_known[f2])
+        else:
+            full_res.append(next(fresh))
+            res_specs.append(spec)
+    ins_staged = [x for x, i in zip(eqn.invars, inst_in, strict=True) if i]
+    params_staged = dict(
+        params,
+        jaxpr=staged,
+        in_specs=(
+            *res_specs,
+            *(s for s, i in zip(params["in_specs"], inst_in, strict=True) if i),
+        ),
+        out_specs=tuple(s for s, i in zip(params["out_specs"], inst_out, strict=True) if i),
+    )
+    eqn_known = eqn.replace(
+        invars=tuple(ins_known),
+        outvars=(*out_binders_known, *residuals),
+        params=params_known,
+        effects=known.effects,
+    )
+    eqn_staged = eqn.replace(
+        invars=(*full_res, *ins_staged),
+        outvars=tuple(b for b, i in zip(eqn.outvars, inst_out, strict=True) if i),
+        params=params_staged,
+        effects=staged.effects,
+    )
+    new_inst = [x for x, i in zip(eqn.invars, inst_in, strict=True) if isinstance(x, Var) and not i]
+    new_inst += [out_binders_known[f] for f in sorted({f for f in out_fwd if f is not None})]
+    return eqn_known, eqn_staged, unks_out, inst_out, [*new_inst, *residuals]
+
+
+partial_eval_jaxpr_custom_rules.set(shard_map_p, _shard_map_pe_custom)
 
 
 # --- dead-code elimination ------------------------------------------------------------------

@@ -98,7 +98,7 @@ def local_devices(backend: str | None = None) -> list[Any]:
 
 @functools.cache
 def default_device() -> Any:
-    return jax.devices()[0]  # [public]
+    return jax.local_devices()[0]  # [public] this process's first (all of them, alone)
 
 
 @functools.cache
@@ -180,7 +180,7 @@ def compile_options(num_replicas: int = 1, num_partitions: int = 1,
     options.num_replicas = num_replicas
     options.num_partitions = num_partitions
     build = options.executable_build_options
-    build.use_spmd_partitioning = num_partitions > 1
+    build.use_spmd_partitioning = True  # as JAX's jit: a one-device collective needs it too
     build.use_shardy_partitioner = True
     if device_ids is not None:
         ids = np.asarray(device_ids, np.int64).reshape(num_replicas, num_partitions)
@@ -267,9 +267,10 @@ def shards(array: Any) -> list[tuple[Any, tuple[slice, ...], Any]]:
 def device_put_sharded(value: Any, shape: tuple[int, ...], dtype: np.dtype, weak_type: bool,
                        sharding: Any) -> Any:  # fmt: skip
     """A host value as a device array placed as `sharding` (a jax sharding): a copy of each
-    device's piece, converted to `dtype` on the host first (as `device_put`). [private]"""
+    addressable device's piece, converted to `dtype` on the host first (as `device_put`); each
+    process puts its own pieces of the same value. [private]"""
     host = np.asarray(value, dtype=dtype)
-    index_map = sharding.devices_indices_map(shape)  # [public]
+    index_map = sharding.addressable_devices_indices_map(shape)  # [public]
     pieces = [np.ascontiguousarray(host[index]) for index in index_map.values()]
     return _jax.batched_device_put(jax_aval(shape, dtype, weak_type), sharding, pieces,
                                    list(index_map), True, False, _COPY_SEMANTICS, True)  # fmt: skip
