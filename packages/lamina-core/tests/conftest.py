@@ -7,8 +7,11 @@ mode Lamina prints by default.
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,6 +21,22 @@ from lamina_core.testing import Evaluator, Oracle, reference_evaluator
 
 # Must precede the first `import jax` of the process.
 os.environ.setdefault("JAX_USE_SIMPLIFIED_JAXPR_CONSTANTS", "True")
+
+
+def _load_shard_map_harness() -> None:
+    """Load `shard_map_harness.py` once, as `sys.modules[SHARD_MAP_HARNESS]`, for the
+    shard_map test modules (the tests folder is not a package they could import it from)."""
+    spec = importlib.util.spec_from_file_location(
+        SHARD_MAP_HARNESS, Path(__file__).with_name("shard_map_harness.py")
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[SHARD_MAP_HARNESS] = module
+    spec.loader.exec_module(module)
+
+
+SHARD_MAP_HARNESS = "lamina_core_tests_shard_map_harness"
+_load_shard_map_harness()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

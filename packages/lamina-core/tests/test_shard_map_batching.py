@@ -5,10 +5,7 @@ Each case is written once for both libraries (see `shard_map_harness.py`).
 
 from __future__ import annotations
 
-import importlib.util
 import sys
-from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -16,23 +13,7 @@ import pytest
 
 import lamina_core
 
-
-def _harness() -> ModuleType:
-    name = "lamina_core_tests_shard_map_harness"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(
-        name, Path(__file__).with_name("shard_map_harness.py")
-    )
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-H = _harness()
+H: Any = sys.modules["lamina_core_tests_shard_map_harness"]  # conftest.py loads it
 f32 = np.float32
 CASES: dict[str, Any] = {}
 

@@ -123,6 +123,33 @@ def bind_body(
     return outs
 
 
+def gather_residuals(
+    in_fwd: Sequence[int | None],
+    out_fwd: Sequence[int | None],
+    ins: Sequence[Any],
+    in_specs: Sequence[Any],
+    outs: Sequence[Any],
+    out_specs: Sequence[Any],
+    fresh: Sequence[Any],
+    fresh_spec: Any,
+) -> tuple[list[Any], list[Any]]:
+    """Each residual and its spec: a forwarded input (`in_fwd[i]`), a forwarded output
+    (`out_fwd[i]`), or the next of the `fresh` ones the known body returned (`fresh_spec`)."""
+    new = iter(fresh)
+    residuals, specs = [], []
+    for f1, f2 in zip(in_fwd, out_fwd, strict=True):
+        if f1 is not None:
+            residuals.append(ins[f1])
+            specs.append(in_specs[f1])
+        elif f2 is not None:
+            residuals.append(outs[f2])
+            specs.append(out_specs[f2])
+        else:
+            residuals.append(next(new))
+            specs.append(fresh_spec)
+    return residuals, specs
+
+
 def add_singleton(x: Any) -> Any:
     from lamina_core.lax import broadcast
 
@@ -268,18 +295,10 @@ def _shard_map_linearize(nonzeros: Sequence[bool], *primals: Any, **params: Any)
     n_res = sum(f1 is None and f2 is None for f1, f2 in zip(in_fwd, out_fwd, strict=True))
     spec = residual_spec(names)
     outs = bind_body(known, primals, in_specs, [*([spec] * n_res), *out_specs], params)
-    fresh, primals_out = iter(outs[:n_res]), outs[n_res:]
-    residuals, res_specs = [], []
-    for f1, f2 in zip(in_fwd, out_fwd, strict=True):
-        if f1 is not None:
-            residuals.append(primals[f1])
-            res_specs.append(in_specs[f1])
-        elif f2 is not None:
-            residuals.append(primals_out[f2])
-            res_specs.append(out_specs[f2])
-        else:
-            residuals.append(next(fresh))
-            res_specs.append(spec)
+    fresh, primals_out = outs[:n_res], outs[n_res:]
+    residuals, res_specs = gather_residuals(
+        in_fwd, out_fwd, primals, in_specs, primals_out, out_specs, fresh, spec
+    )
     t = tangent.jaxpr
     opened = t.replace(constvars=(), invars=(*t.constvars, *t.invars))
     tangent_body = promote_scalar_residuals(opened, promote, params)

@@ -32,6 +32,7 @@ from lamina_core.shard_map import manual_axes_env, shard_map_p, unshard_aval
 from lamina_core.shard_map_ad import (
     add_singleton,
     body_params,
+    gather_residuals,
     newly_manual_names,
     promote_scalar_residuals,
     remove_singleton,
@@ -79,18 +80,10 @@ def _shard_map_partial_eval(trace: SplitTrace, *args: Any, **params: Any) -> lis
     )
     known_args = [a for a, u in zip(args, unknowns, strict=True) if not u]
     outs = trace.bind_known(shard_map_p, [*consts, *known_args], kparams)
-    known_vals, fresh_vals = outs[:n_out], iter(outs[n_out:])
-    residuals, res_specs = [], []
-    for f1, f2 in zip(in_fwd, out_fwd, strict=True):
-        if f1 is not None:
-            residuals.append(known_args[f1])
-            res_specs.append(known_in_specs[f1])
-        elif f2 is not None:
-            residuals.append(known_vals[f2])
-            res_specs.append(known_out_specs[f2])
-        else:
-            residuals.append(next(fresh_vals))
-            res_specs.append(spec)
+    known_vals = outs[:n_out]
+    residuals, res_specs = gather_residuals(
+        in_fwd, out_fwd, known_args, known_in_specs, known_vals, known_out_specs, outs[n_out:], spec
+    )
     unknown_body = promote_scalar_residuals(unknown.jaxpr, promote, params)
     unknown_in_specs = [s for s, u in zip(in_specs, unknowns, strict=True) if u]
     unknown_out_specs = [s for s, u in zip(out_specs, out_unknowns, strict=True) if u]
@@ -117,7 +110,9 @@ def _with_singleton_residuals(
     """Scalar residuals the known body returns get a leading axis of size 1 (so they can be
     concatenated over the mesh), which the staged body squeezes away (JAX's `_add_reshapes`).
     `which` flags the staged body's leading residual inputs that the known body returns."""
-    scalar = [w and not getattr(v.aval, "shape", ()) for w, v in zip(which, staged.invars, strict=False)]
+    scalar = [
+        w and not getattr(v.aval, "shape", ()) for w, v in zip(which, staged.invars, strict=False)
+    ]
     if not any(scalar):
         return known, staged
     mesh, manual = params["mesh"], params["newly_manual_axes"]
@@ -196,19 +191,16 @@ def _shard_map_pe_custom(
         in_specs=tuple(in_specs_known),
         out_specs=(*out_specs_known, *([spec] * len(residuals))),
     )
-    fresh = iter(residuals)
-    full_res: list[Any] = []
-    res_specs: list[Any] = []
-    for f1, f2 in zip(in_fwd, out_fwd, strict=True):
-        if f1 is not None:
-            full_res.append(ins_known[f1])
-            res_specs.append(in_specs_known[f1])
-        elif f2 is not None:
-            full_res.append(out_binders_known[f2])
-            res_specs.append(out_specs_known[f2])
-        else:
-            full_res.append(next(fresh))
-            res_specs.append(spec)
+    full_res, res_specs = gather_residuals(
+        in_fwd,
+        out_fwd,
+        ins_known,
+        in_specs_known,
+        out_binders_known,
+        out_specs_known,
+        residuals,
+        spec,
+    )
     ins_staged = [x for x, i in zip(eqn.invars, inst_in, strict=True) if i]
     params_staged = dict(
         params,
