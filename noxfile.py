@@ -25,6 +25,7 @@ nox.options.sessions = [
     "tests",
     "tests_all",
     "xla",
+    "distributed",
     "acceptance",
     "docs",
     "size",
@@ -109,6 +110,20 @@ def xla(session: nox.Session) -> None:
         "pytest", "packages/lamina-core/tests", "-m", f"oracle and {DEFAULT_MARKERS}",
         "--lamina-execute=xla-jit", "-q", "-p", "no:cacheprovider", *PARALLEL, *session.posargs,
     )  # fmt: skip
+
+
+@nox.session(python=PY, tags=["ci"])
+def distributed(session: nox.Session) -> None:
+    """Many processes: 2 worker processes of 4 CPU devices each on localhost run sharded
+    programs over all 8 (`lamina.distributed`); about 20 s. Marked `slow`, so here only."""
+    install_all(session, "test")
+    session.run(
+        "pytest",
+        "packages/lamina-runtime/tests/test_distributed.py",
+        "-p",
+        "no:cacheprovider",
+        *session.posargs,
+    )
 
 
 @nox.session(python=PY)

@@ -32,10 +32,13 @@ def test_submodules_are_importable(module: str) -> None:
 
 
 def test_names_that_do_not_exist_yet_are_absent_not_stubs() -> None:
-    for name in ("distributed", "pure_callback", "io_callback"):
+    for name in ("pure_callback", "io_callback"):
         assert not hasattr(lamina, name)
     for name in ("shard_map", "make_mesh", "pmap"):
         assert callable(getattr(lamina, name))
+    assert isinstance(lamina.distributed, types.ModuleType)
+    for name in ("initialize", "is_initialized", "shutdown"):
+        assert callable(getattr(lamina.distributed, name))
 
 
 def test_jax_style_program_runs() -> None:

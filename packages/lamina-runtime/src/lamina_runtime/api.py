@@ -25,7 +25,10 @@ def devices(backend: str | None = None) -> list[Any]:
 
 
 def local_devices(process_index: int | None = None, backend: str | None = None) -> list[Any]:
-    return _bridge.local_devices(backend)
+    """The devices process `process_index` (default: this one) drives, as `jax.local_devices`."""
+    if process_index is None:
+        return _bridge.local_devices(backend)
+    return [d for d in _bridge.devices(backend) if d.process_index == process_index]
 
 
 def device_put(x: Any, device: Any = None) -> Any:
@@ -68,12 +71,13 @@ def _put_sharded(leaf: Any, sharding: NamedSharding) -> Array:
 def make_array_from_callback(
     shape: tuple[int, ...], sharding: Any, data_callback: Callable[[Any], Any]
 ) -> Array:
-    """An array of `shape` placed as `sharding`, each device's piece `data_callback(index)`."""
+    """An array of `shape` placed as `sharding`, each device's piece `data_callback(index)`;
+    over many processes, each calls it for its own (addressable) devices only."""
     resolved = shardings.resolve(sharding, "make_array_from_callback")
     jax_sharding = shardings.to_jax(resolved)
     shardings.check_divides(resolved, tuple(shape))
     pieces = []
-    index_map = jax_sharding.devices_indices_map(tuple(shape))
+    index_map = jax_sharding.addressable_devices_indices_map(tuple(shape))
     for device, index in index_map.items():
         value = np.asarray(data_callback(index))
         pieces.append(_bridge.device_put(value, value.shape, value.dtype, False, device))

@@ -116,6 +116,11 @@ class Array(ArrayMethods):
     def is_fully_replicated(self) -> bool:
         return bool(self._buf.is_fully_replicated)
 
+    @property
+    def is_fully_addressable(self) -> bool:
+        """Whether this process holds every shard (False for arrays over many processes)."""
+        return bool(self._buf.is_fully_addressable)
+
     def devices(self) -> set[Any]:
         return set(self._buf.devices())
 

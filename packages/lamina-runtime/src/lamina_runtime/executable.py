@@ -15,6 +15,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+import numpy as np
+
 from lamina_core import dtypes
 from lamina_core.avals import AbstractValue, ShapedArray, physical_aval
 from lamina_core.mesh import AbstractMesh, Mesh, NamedSharding, get_concrete_mesh
@@ -50,6 +52,7 @@ def to_buffer(x: Any, aval: ShapedArray, device: Any) -> Any:
     sharding = _bridge.single_device_sharding(device)
     current = buf.sharding
     if current is not sharding and current != sharding:
+        _check_local(buf, aval, sharding)
         # Never pass a mis-placed buffer to XLA: on multi-device executables that crashes.
         buf = _bridge.reshard(buf, sharding)
     return buf
@@ -66,8 +69,30 @@ def place(x: Any, aval: ShapedArray, sharding: Any) -> Any:
         return _bridge.device_put_sharded(x, aval.shape, aval.dtype, aval.weak_type, sharding)
     if not _bridge.is_equivalent(buf.sharding, sharding, len(aval.shape)):
         # Never pass a mis-placed buffer to XLA: on multi-device executables that crashes.
+        _check_local(buf, aval, sharding)
+        if not sharding.is_fully_addressable:  # whole here (as in every process): place ours
+            host = np.asarray(buf)
+            weak = aval.weak_type
+            return _bridge.device_put_sharded(host, host.shape, host.dtype, weak, sharding)
         buf = _bridge.reshard(buf, sharding)
     return buf
+
+
+def _check_local(buf: Any, aval: ShapedArray, sharding: Any) -> None:
+    """Refuse to move an array held by several processes: Lamina moves data only within one.
+
+    Raises:
+        ValueError: `buf` spans other processes' devices and is not placed as `sharding`.
+    """
+    if buf.is_fully_addressable:
+        return
+    raise ValueError(
+        f"an argument of type {aval.str_short()} is placed as "
+        f"{shardings.of_jax(buf.sharding)}, over the devices of several processes, but the "
+        f"program takes it as {shardings.of_jax(sharding)}; Lamina does not move data between "
+        "processes: place it as the program expects (`make_array_from_callback` with that "
+        "sharding, or `jit(..., in_shardings=...)` matching it)"
+    )
 
 
 def _xla_dtype_name(aval: ShapedArray) -> str:
