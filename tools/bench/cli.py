@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -59,6 +60,23 @@ def _list(registry: Registry, out: TextIO) -> None:
         out.write(f"{bench.name:<32} {grid:<28} {unit:<12} {bench.doc}".rstrip() + "\n")
 
 
+_DEVICE_FLAG = "--xla_force_host_platform_device_count"
+
+
+def request_host_devices(count: int) -> None:
+    """Ask XLA for `count` CPU devices when a selected benchmark needs more than one.
+
+    Only the cases run decide, so single-device suites keep their usual backend. It must run
+    before the backend starts: the harness imports neither side before the first case. A flag
+    the caller set wins.
+    """
+    if count <= 1:
+        return
+    flags = os.environ.get("XLA_FLAGS", "")
+    if _DEVICE_FLAG not in flags:
+        os.environ["XLA_FLAGS"] = f"{flags} {_DEVICE_FLAG}={count}".strip()
+
+
 def main(
     argv: Sequence[str] | None = None,
     *,
@@ -85,6 +103,7 @@ def main(
         parser.error(str(err.args[0]))
     if not cases:
         parser.error("no benchmarks are registered")
+    request_host_devices(max(case.benchmark.devices for case in cases))
     table = Table(out, cases, args.repeats)
     table.header()
     results: list[CaseResult] = []

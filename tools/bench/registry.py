@@ -55,6 +55,8 @@ class Benchmark:
     unit: str | None = None
     """What `unit_count` counts (`eqn`, `leaf`); reported as time per unit."""
     unit_count: UnitCount | None = None
+    devices: int = 1
+    """CPU devices the benchmark needs; the CLI asks XLA for them before the backend starts."""
 
     def __post_init__(self) -> None:
         if not _NAME.match(self.name):
@@ -174,6 +176,7 @@ def benchmark(
     params: Mapping[str, Sequence[ParamValue]] | None = None,
     unit: str | None = None,
     unit_count: UnitCount | None = None,
+    devices: int = 1,
     registry: Registry = REGISTRY,
 ) -> Callable[[Setup], Setup]:
     """Register `setup(side, **params) -> Timed` as the benchmark `name`.
@@ -183,6 +186,8 @@ def benchmark(
         params: values for each keyword parameter of `setup`; one case per combination.
         unit: what one call processes many of (`eqn`, `leaf`), for a time-per-unit column.
         unit_count: the parameter that counts those units, or a function of the parameters.
+        devices: how many CPU devices it needs (sharded programs); the CLI sets
+            `--xla_force_host_platform_device_count` before the XLA backend starts.
         registry: where to register; tests pass their own.
 
     Returns:
@@ -198,6 +203,7 @@ def benchmark(
                 params=MappingProxyType(grid),
                 unit=unit,
                 unit_count=unit_count,
+                devices=devices,
             )
         )
         return setup

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Callable
@@ -216,3 +217,23 @@ def test_cli_list_runs_nothing_and_imports_no_jax() -> None:
     assert done.returncode == 0, done.stderr
     assert "trivial.tree_flatten" in done.stdout
     assert "leaves=10" in done.stdout
+
+
+def test_a_multi_device_benchmark_asks_xla_for_its_devices(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    registry = Registry()
+    benchmark("fake.sharded", registry=registry, devices=8)(lambda side: lambda: None)
+    benchmark("fake.single", registry=registry)(lambda side: lambda: None)
+    flag = "--xla_force_host_platform_device_count"
+
+    def run(name: str) -> str:
+        args = [name, "--repeats", "1", "--min-time", "0", "--json", str(tmp_path / "r.json")]
+        assert main(args, registry=registry, out=io.StringIO()) == 0
+        return os.environ["XLA_FLAGS"]
+
+    monkeypatch.setenv("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false")
+    assert run("fake.single") == "--xla_cpu_multi_thread_eigen=false"
+    assert run("fake.sharded") == f"--xla_cpu_multi_thread_eigen=false {flag}=8"
+    monkeypatch.setenv("XLA_FLAGS", f"{flag}=4")  # the caller's flag wins
+    assert run("fake.sharded") == f"{flag}=4"

@@ -27,7 +27,7 @@ from lamina_core.avals import ShapedArray
 from lamina_core.jaxpr import Jaxpr
 from lamina_core.mesh import AbstractMesh, Mesh
 from lamina_core.partition_spec import PartitionSpec
-from lamina_core.shard_map import shard_map_p
+from lamina_core.shard_map import manual_axes_env, shard_map_p
 from lamina_mlir._constants import ir_constant
 from lamina_mlir._context import LoweringRuleContext
 from lamina_mlir._lower import jaxpr_subcomp
@@ -86,10 +86,14 @@ def spmd_context() -> SpmdContext | None:
 
 
 @contextlib.contextmanager
-def _inside(context: SpmdContext) -> Iterator[None]:
+def _inside(context: SpmdContext, newly_manual: frozenset[Any]) -> Iterator[None]:
     token = _spmd.set(context)
     try:
-        yield
+        # The new manual axes are bound as named axes, as while the body was traced: a body
+        # traced again while it is lowered (a scan lowered as a while loop) checks its
+        # collectives' axis names.
+        with manual_axes_env(context.mesh, newly_manual):
+            yield
     finally:
         _spmd.reset(token)
 
@@ -122,7 +126,7 @@ def _shard_map_lowering(
             "lowering shard_map: effects inside the body are not supported yet"
         )
     if math.prod(mesh.shape[a] for a in newly_manual_axes) == 1:
-        with _inside(inner):
+        with _inside(inner, newly_manual_axes):
             outs, _ = jaxpr_subcomp(
                 mctx, jaxpr, name_stack, ctx.tokens_in, (), *args, const_lowering=ctx.const_lowering
             )
@@ -154,7 +158,7 @@ def _shard_map_lowering(
         *(mctx.ir_type(v.aval) for v in jaxpr.invars),
     ]
     block = op.body.blocks.append(*block_types)
-    with ir.InsertionPoint(block), _inside(inner):
+    with ir.InsertionPoint(block), _inside(inner, newly_manual_axes):
         const_args = list(block.arguments)[: len(consts)]
         const_lowering = {id(v): b for (v, _), b in zip(consts, const_args, strict=True)}
         outs, _ = jaxpr_subcomp(

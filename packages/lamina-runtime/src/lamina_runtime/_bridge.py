@@ -266,12 +266,12 @@ def shards(array: Any) -> list[tuple[Any, tuple[slice, ...], Any]]:
 
 def device_put_sharded(value: Any, shape: tuple[int, ...], dtype: np.dtype, weak_type: bool,
                        sharding: Any) -> Any:  # fmt: skip
-    """A host value as a device array placed as `sharding` (a jax sharding): a copy of each
-    addressable device's piece, converted to `dtype` on the host first (as `device_put`); each
-    process puts its own pieces of the same value. [private]"""
+    """A host value as a device array placed as `sharding` (a jax sharding): each device's piece
+    copied to memory of its own (jaxlib fails, bad_function_call, on one buffer for two devices),
+    converted to `dtype` first; each process puts its own pieces of the same value. [private]"""
     host = np.asarray(value, dtype=dtype)
     index_map = sharding.addressable_devices_indices_map(shape)  # [public]
-    pieces = [np.ascontiguousarray(host[index]) for index in index_map.values()]
+    pieces = [np.array(host[index], order="C") for index in index_map.values()]
     return _jax.batched_device_put(jax_aval(shape, dtype, weak_type), sharding, pieces,
                                    list(index_map), True, False, _COPY_SEMANTICS, True)  # fmt: skip
 
