@@ -13,7 +13,7 @@ import pytest
 
 import lamina_core
 import lamina_core.numpy
-from lamina_core.testing import Oracle
+from lamina_core.testing import Oracle, sweep
 from lamina_core.testing_ad import check_ad
 
 pytestmark = pytest.mark.oracle
@@ -208,7 +208,7 @@ BF16_CASES: list[tuple[str, Program, tuple[Any, ...]]] = [
 ]
 
 
-@pytest.mark.parametrize(("name", "program", "args"), CASES, ids=[c[0] for c in CASES])
+@pytest.mark.parametrize(("name", "program", "args"), sweep(CASES, [c[0] for c in CASES]))
 def test_rule_matches_jax(
     oracle: Oracle, name: str, program: Program, args: tuple[Any, ...]
 ) -> None:

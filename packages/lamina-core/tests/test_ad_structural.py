@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import lamina_core
-from lamina_core.testing import Oracle
+from lamina_core.testing import Oracle, sweep
 from lamina_core.testing_ad import check_ad
 
 pytestmark = pytest.mark.oracle
@@ -334,7 +334,7 @@ ORDER.update({name: 0 for name, _, _ in TIES + HALF})
 ALL = SHAPE + JOINING + REDUCTIONS + TIES + CUMULATIVE + DOT + HALF
 
 
-@pytest.mark.parametrize(("name", "program", "args"), ALL, ids=[c[0] for c in ALL])
+@pytest.mark.parametrize(("name", "program", "args"), sweep(ALL, [c[0] for c in ALL]))
 def test_rule_matches_jax(
     oracle: Oracle, name: str, program: Program, args: tuple[Any, ...]
 ) -> None:

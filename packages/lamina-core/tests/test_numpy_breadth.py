@@ -11,6 +11,7 @@ import pytest
 
 import lamina_core as lc
 import lamina_core.numpy as lnp
+from lamina_core.testing import sweep
 
 jax = pytest.importorskip("jax")
 pytestmark = pytest.mark.oracle
@@ -372,7 +373,7 @@ SELECTIONS: list[tuple[str, Callable[[Any], Any]]] = [
 ]
 
 
-@pytest.mark.parametrize(("name", "call"), SELECTIONS, ids=[c[0] for c in SELECTIONS])
+@pytest.mark.parametrize(("name", "call"), sweep(SELECTIONS, [c[0] for c in SELECTIONS]))
 def test_selections_are_jaxs(name: str, call: Callable[[Any], Any]) -> None:
     test_index_helpers_are_jaxs(name, call)
 

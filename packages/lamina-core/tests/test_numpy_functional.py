@@ -17,7 +17,7 @@ import pytest
 
 import lamina_core as lc
 import lamina_core.numpy as lnp
-from lamina_core.testing import Oracle
+from lamina_core.testing import Oracle, sweep
 from lamina_core.values import to_numpy
 
 jax = pytest.importorskip("jax")
@@ -269,12 +269,12 @@ def _rtol(name: str) -> float:
     return 0.0 if name in _EXACT else 2e-6
 
 
-@pytest.mark.parametrize(("name", "call", "args"), CASES, ids=[c[0] for c in CASES])
+@pytest.mark.parametrize(("name", "call", "args"), sweep(CASES, [c[0] for c in CASES]))
 def test_values_are_jaxs(name: str, call: Callable[..., Any], args: tuple[Any, ...]) -> None:
     _assert_same(call(L, *args), call(jnp, *args), _rtol(name))
 
 
-@pytest.mark.parametrize(("name", "call", "args"), CASES, ids=[c[0] for c in CASES])
+@pytest.mark.parametrize(("name", "call", "args"), sweep(CASES, [c[0] for c in CASES]))
 def test_staged_values_are_jaxs(
     oracle: Oracle, name: str, call: Callable[..., Any], args: tuple[Any, ...]
 ) -> None:

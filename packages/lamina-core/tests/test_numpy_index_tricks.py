@@ -14,7 +14,7 @@ import pytest
 import lamina_core as lc
 import lamina_core.numpy as lnp
 from lamina_core.numpy import _index_tricks as lit
-from lamina_core.testing import Oracle
+from lamina_core.testing import Oracle, sweep
 from lamina_core.tracing import ConcretizationTypeError
 from lamina_core.values import to_numpy
 
@@ -361,7 +361,7 @@ ALL = CONCAT + INDEXING + EDITS + EDGES
 EAGER_ONLY = {"choose_list", "choose_array", "choose_broadcast", "choose_scalar"}
 
 
-@pytest.mark.parametrize(("name", "call", "args"), ALL, ids=[c[0] for c in ALL])
+@pytest.mark.parametrize(("name", "call", "args"), sweep(ALL, [c[0] for c in ALL]))
 @pytest.mark.filterwarnings("ignore:scatter inputs have incompatible types:FutureWarning")
 def test_values_are_jaxs(
     oracle: Oracle, name: str, call: Callable[..., Any], args: tuple[Any, ...]

@@ -16,7 +16,7 @@ import pytest
 import lamina_core as lc
 import lamina_core.numpy as lnp
 from lamina_core.numpy import _pad as lnp_pad
-from lamina_core.testing import Oracle
+from lamina_core.testing import Oracle, sweep
 from lamina_core.values import to_numpy
 
 jax = pytest.importorskip("jax")
@@ -130,7 +130,7 @@ def _check(got: Any, want: Any, rtol: float = 1e-6, atol: float = 1e-6) -> None:
         np.testing.assert_allclose(g, w, rtol=rtol, atol=atol)
 
 
-@pytest.mark.parametrize(("name", "x", "width", "kwargs"), CASES, ids=[c[0] for c in CASES])
+@pytest.mark.parametrize(("name", "x", "width", "kwargs"), sweep(CASES, [c[0] for c in CASES]))
 def test_values_are_jaxs(
     oracle: Oracle, name: str, x: np.ndarray, width: Any, kwargs: dict[str, Any]
 ) -> None:
@@ -162,7 +162,7 @@ def test_scalars_and_python_values() -> None:
     ],
     ids=["wrap", "reflect", "reflect_odd", "symmetric", "symmetric_odd"],
 )
-def test_wide_pads_sweep(extra: dict[str, str]) -> None:
+def test_wide_padssweep(extra: dict[str, str]) -> None:
     for size in (1, 2, 3):
         x = np.arange(1, size + 1, dtype=np.int32) ** 2
         for before in range(0, 8, 3):

@@ -113,7 +113,12 @@ UNARY: dict[str, tuple[Program, tuple[int, ...]]] = {
 
 
 @pytest.mark.oracle
-@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+# Every function in float32 and int32 by default, in all of DTYPES with the slow tests.
+@pytest.mark.parametrize(
+    "dtype",
+    [d if d in (F32, I32) else pytest.param(d, marks=pytest.mark.slow) for d in DTYPES],
+    ids=str,
+)
 @pytest.mark.parametrize("name", UNARY)
 def test_shape_function_matches_jax(oracle: Oracle, name: str, dtype: np.dtype) -> None:
     program, shape = UNARY[name]

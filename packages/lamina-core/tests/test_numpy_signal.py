@@ -14,7 +14,7 @@ import pytest
 import lamina_core as lc
 from lamina_core.numpy import _histograms as lnp_histograms
 from lamina_core.numpy import _signal as lnp_signal
-from lamina_core.testing import Oracle
+from lamina_core.testing import Oracle, sweep
 from lamina_core.values import to_numpy
 
 jax = pytest.importorskip("jax")
@@ -185,12 +185,12 @@ def test_convolutions_are_jaxs(name: str, call: Call) -> None:
     _assert_same(call(lnp), call(jnp))
 
 
-@pytest.mark.parametrize(("name", "call"), INTERPOLATIONS, ids=[c[0] for c in INTERPOLATIONS])
+@pytest.mark.parametrize(("name", "call"), sweep(INTERPOLATIONS, [c[0] for c in INTERPOLATIONS]))
 def test_interpolations_are_jaxs(name: str, call: Call) -> None:
     _assert_same(call(lnp), call(jnp))
 
 
-@pytest.mark.parametrize(("name", "call"), COUNTS, ids=[c[0] for c in COUNTS])
+@pytest.mark.parametrize(("name", "call"), sweep(COUNTS, [c[0] for c in COUNTS]))
 def test_counts_and_histograms_are_jaxs(name: str, call: Call) -> None:
     _assert_same(call(lnp), call(jnp))
 

@@ -155,10 +155,18 @@ def _unary_sample(name: str, dtype: np.dtype) -> np.ndarray:
     return sample(dtype)
 
 
+_SLOW = pytest.mark.slow
+
+
+# Each function with its first dtype by default, the other dtypes with the slow tests.
 @pytest.mark.oracle
 @pytest.mark.parametrize(
     ("name", "dtype"),
-    [pytest.param(n, d, id=f"{n}-{d.name}") for n, dtypes in UNARY for d in dtypes],
+    [
+        pytest.param(n, d, id=f"{n}-{d.name}", marks=() if i == 0 else _SLOW)
+        for n, dtypes in UNARY
+        for i, d in enumerate(dtypes)
+    ],
 )
 def test_unary_function_matches_jax(oracle: Oracle, name: str, dtype: np.dtype) -> None:
     oracle.check(jnp_fn(name), _unary_sample(name, dtype))
@@ -212,10 +220,27 @@ INT_PAIRS = [pair for pair in PAIRS if pair[0] in ("i32-i32", "u8-i8", "int-i8",
 @pytest.mark.oracle
 @pytest.mark.parametrize(
     ("name", "x", "y"),
-    [pytest.param(n, x, y, id=f"{n}-{pid}") for n in BINARY for pid, x, y in PAIRS[:6]]
-    + [pytest.param(n, x, y, id=f"{n}-{pid}") for n in BINARY[:8] for pid, x, y in PAIRS[6:]]
-    + [pytest.param(n, x, y, id=f"{n}-{pid}") for n in FLOAT_BINARY for pid, x, y in PAIRS[:4]]
-    + [pytest.param(n, x, y, id=f"{n}-{pid}") for n in INT_BINARY for pid, x, y in INT_PAIRS],
+    # Each function with its first two pairs by default, the other pairs with the slow tests.
+    [
+        pytest.param(n, x, y, id=f"{n}-{pid}", marks=() if i < 2 else _SLOW)
+        for n in BINARY
+        for i, (pid, x, y) in enumerate(PAIRS[:6])
+    ]
+    + [
+        pytest.param(n, x, y, id=f"{n}-{pid}", marks=_SLOW)
+        for n in BINARY[:8]
+        for pid, x, y in PAIRS[6:]
+    ]
+    + [
+        pytest.param(n, x, y, id=f"{n}-{pid}", marks=() if i < 2 else _SLOW)
+        for n in FLOAT_BINARY
+        for i, (pid, x, y) in enumerate(PAIRS[:4])
+    ]
+    + [
+        pytest.param(n, x, y, id=f"{n}-{pid}", marks=() if i < 2 else _SLOW)
+        for n in INT_BINARY
+        for i, (pid, x, y) in enumerate(INT_PAIRS)
+    ],
 )
 def test_binary_function_matches_jax(oracle: Oracle, name: str, x: Any, y: Any) -> None:
     if name == "subtract" and np.asarray(x).dtype == BOOL:

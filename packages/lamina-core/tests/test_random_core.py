@@ -175,7 +175,7 @@ SAMPLERS: list[tuple[str, Callable[[Any, Any], Any]]] = [
 ]
 
 
-@pytest.mark.parametrize("seed", [0, 7])
+@pytest.mark.parametrize("seed", [0, pytest.param(7, marks=pytest.mark.slow)])
 @pytest.mark.parametrize(("name", "draw"), SAMPLERS, ids=[s[0] for s in SAMPLERS])
 def test_samplers_equal_jax_on_the_reference_evaluator(name: str, draw: Any, seed: int) -> None:
     got = np.asarray(draw(lr, lr.key(seed)))

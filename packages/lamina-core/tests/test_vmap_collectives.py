@@ -13,7 +13,7 @@ import pytest
 
 import lamina_core as lc
 from lamina_core import tree_util
-from lamina_core.testing import Oracle
+from lamina_core.testing import Oracle, sweep
 from lamina_core.testing_vmap import check_vmap
 from lamina_core.values import to_numpy
 
@@ -77,7 +77,7 @@ CASES: list[tuple[str, Any, tuple[Any, ...], Any, Any]] = [
 
 
 @pytest.mark.parametrize(
-    ("name", "program", "args", "in_axes", "out_axes"), CASES, ids=[c[0] for c in CASES]
+    ("name", "program", "args", "in_axes", "out_axes"), sweep(CASES, [c[0] for c in CASES])
 )
 def test_collective_as_jax(
     oracle: Oracle, name: str, program: Any, args: Any, in_axes: Any, out_axes: Any
@@ -115,7 +115,7 @@ NESTED: list[tuple[str, Any, tuple[Any, ...]]] = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(("name", "program", "args"), NESTED, ids=[c[0] for c in NESTED])
+@pytest.mark.parametrize(("name", "program", "args"), sweep(NESTED, [c[0] for c in NESTED]))
 def test_nested_named_vmaps(oracle: Oracle, name: str, program: Any, args: Any) -> None:
     check_vmap(
         oracle,

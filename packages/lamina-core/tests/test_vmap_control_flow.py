@@ -13,6 +13,7 @@ pytrees, `vmap(jit(...))`, and collectives over the vmapped axis inside the bodi
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from types import ModuleType
 from typing import Any
@@ -22,7 +23,7 @@ import pytest
 
 import lamina_core as lc
 from lamina_core import tree_util
-from lamina_core.testing import Oracle
+from lamina_core.testing import Oracle, sweep
 from lamina_core.testing_vmap import check_vmap
 from lamina_core.values import to_numpy
 
@@ -145,17 +146,29 @@ def _check(oracle: Oracle, case: Case, **kwargs: Any) -> None:
     )
 
 
-@pytest.mark.parametrize("case", COND, ids=[c[0] for c in COND])
+def _every_third() -> Callable[[str], str]:
+    """Kinds of three consecutive cases: one case in three runs by default."""
+    count = itertools.count()
+    return lambda _: str(next(count) // 3)
+
+
+@pytest.mark.parametrize(
+    "case", sweep(COND, [c[0] for c in COND], unpack=False, kind=_every_third())
+)
 def test_vmap_of_cond(oracle: Oracle, case: Case) -> None:
     _check(oracle, case)
 
 
-@pytest.mark.parametrize("case", SCAN, ids=[c[0] for c in SCAN])
+@pytest.mark.parametrize(
+    "case", sweep(SCAN, [c[0] for c in SCAN], unpack=False, kind=_every_third())
+)
 def test_vmap_of_scan(oracle: Oracle, case: Case) -> None:
     _check(oracle, case)
 
 
-@pytest.mark.parametrize("case", WHILE, ids=[c[0] for c in WHILE])
+@pytest.mark.parametrize(
+    "case", sweep(WHILE, [c[0] for c in WHILE], unpack=False, kind=_every_third())
+)
 def test_vmap_of_while(oracle: Oracle, case: Case) -> None:
     _check(oracle, case)
 

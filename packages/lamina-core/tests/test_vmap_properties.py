@@ -77,6 +77,9 @@ def _batched(axis: int | None, seed: int) -> np.ndarray:
     return rng.uniform(-1, 1, shape).astype(np.float32)
 
 
+# 40 random programs, a few compiled oracle runs each (about 30 s): with the slow tests; the vmap
+# corpora run every batching rule by default.
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(
     steps=steps_strategy,

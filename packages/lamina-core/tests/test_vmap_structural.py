@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import lamina_core as lc
-from lamina_core.testing import Oracle
+from lamina_core.testing import Oracle, sweep
 from lamina_core.testing_vmap import check_vmap
 
 pytestmark = pytest.mark.oracle
@@ -192,7 +192,7 @@ NOT_PRINTED: dict[str, str] = {}
 """Cases whose printed jaxpr cannot match JAX's for a reason outside these rules, and why."""
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+@pytest.mark.parametrize("case", sweep(CASES, [c.name for c in CASES], unpack=False))
 def test_vmap_as_jax(oracle: Oracle, case: Case) -> None:
     check_vmap(
         oracle,

@@ -460,8 +460,9 @@ FUNS: list[tuple[str, Any, tuple[Any, ...], bool]] = [
 ]  # fmt: skip
 
 
+# jacrev of every function with the slow tests; by default jacfwd (jacrev runs in the tests below).
 @pytest.mark.parametrize(("name", "fun", "args", "text"), FUNS, ids=[c[0] for c in FUNS])
-@pytest.mark.parametrize("kind", ["jacfwd", "jacrev"])
+@pytest.mark.parametrize("kind", ["jacfwd", pytest.param("jacrev", marks=pytest.mark.slow)])
 def test_jacobians_as_jax(
     oracle: Oracle, kind: str, name: str, fun: Any, args: Any, text: bool
 ) -> None:

@@ -166,7 +166,17 @@ def _programs(dtype: np.dtype) -> list[Program]:
     return out
 
 
-@pytest.mark.parametrize("dtype", DTYPES, ids=[d.name for d in DTYPES])
+# A float, a half float, a complex, a signed and an unsigned integer and bool by default.
+DEFAULT_DTYPES = {"float32", "bfloat16", "complex64", "int32", "uint8", "bool"}
+
+
+@pytest.mark.parametrize(
+    "dtype",
+    [
+        pytest.param(d, id=d.name, marks=[] if d.name in DEFAULT_DTYPES else [pytest.mark.slow])
+        for d in DTYPES
+    ],
+)
 def test_every_function_lowers_as_jax_for_dtype(dtype: np.dtype, oracle: Oracle) -> None:
     compared, differ = 0, []
     for name, make, args in _programs(dtype):

@@ -488,6 +488,7 @@ for round in range(3):
 )
 
 
+@pytest.mark.slow  # four fresh interpreters on two cores, three rounds each: about 30 s
 def test_four_processes_racing_on_a_bounded_damaged_directory(cache_dir: Path) -> None:
     scope: dict[str, Any] = {}
     exec(PROGRAMS, scope)  # the children's programs, here

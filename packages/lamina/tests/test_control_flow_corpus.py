@@ -196,6 +196,19 @@ def _params(programs: list[Any]) -> pytest.MarkDecorator:
     return pytest.mark.parametrize("program", programs, ids=[p.name for p in programs])
 
 
+def _sampled(programs: list[Any], per_kind: int = 2) -> pytest.MarkDecorator:
+    """Like `_params`, but only the first `per_kind` programs of each kind (the first word of the
+    name: cond, switch, while, fori, scan, ...) run by default; the others are `slow`."""
+    seen: dict[str, int] = {}
+    params = []
+    for p in programs:
+        kind = p.name.split("_")[0]
+        seen[kind] = seen.get(kind, 0) + 1
+        marks = [] if seen[kind] <= per_kind else [pytest.mark.slow]
+        params.append(pytest.param(p, marks=marks, id=p.name))
+    return pytest.mark.parametrize("program", params)
+
+
 def test_corpus_is_broad() -> None:
     assert len(PROGRAMS) >= 90
     assert len(set(IDS)) == len(IDS)
@@ -206,7 +219,9 @@ def test_jaxpr(program: Any) -> None:
     _check_text(lambda L: (_bound(L, program), program.args))
 
 
-@_params(PROGRAMS)
+# The values of every program are compared by the slow `jit` and `vmap` checks; by default a
+# couple of programs of each kind, the printed jaxprs of all of them.
+@_sampled(PROGRAMS)
 def test_eager(program: Any) -> None:
     _check_values(lambda L: _bound(L, program)(*program.args))
 
@@ -223,7 +238,7 @@ def test_grad_jaxpr(program: Any) -> None:
     _check_text(lambda L: (L.grad(_loss(L, program)), program.args))
 
 
-@_params(DIFFERENTIABLE)
+@_sampled(DIFFERENTIABLE)
 def test_grad(program: Any) -> None:
     _check_values(lambda L: L.grad(_loss(L, program))(*program.args))
 

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import lamina
+from lamina_core.testing import sweep
 
 jax = pytest.importorskip("jax")
 pytestmark = pytest.mark.oracle
@@ -143,7 +144,7 @@ CASES: dict[str, tuple[Program, Any]] = {
 }
 
 
-@pytest.mark.parametrize("case", sorted(CASES))
+@pytest.mark.parametrize("case", sweep(sorted(CASES), sorted(CASES), unpack=False))
 def test_lowered_text_and_results_are_jaxs(case: str) -> None:
     program, x = CASES[case]
     ours, theirs = program(lamina), program(jax)

@@ -19,6 +19,7 @@ from jax._src import config as jax_config
 import lamina
 import lamina.lax.linalg
 import lamina.numpy.linalg
+from lamina_core.testing import sweep
 
 pytestmark = pytest.mark.oracle
 
@@ -136,7 +137,7 @@ def _without_result_names(text: str) -> str:
     return re.sub(r' \{jax.result_info = "[^"]*"\}', "", text)
 
 
-@pytest.mark.parametrize("case", sorted(PROGRAMS))
+@pytest.mark.parametrize("case", sweep(sorted(PROGRAMS), sorted(PROGRAMS), unpack=False))
 def test_lowering_is_jaxs_and_runs_as_jax(case: str) -> None:
     ours, theirs, args = _both(PROGRAMS[case])
     text, want = lamina.jit(ours).lower(*args).as_text(), jax.jit(theirs).lower(*args).as_text()

@@ -22,6 +22,7 @@ from jax._src import config as jax_config
 import lamina
 import lamina.lax.linalg
 import lamina.numpy.linalg
+from lamina_core.testing import sweep
 
 pytestmark = pytest.mark.oracle
 
@@ -163,7 +164,7 @@ def _both(case: tuple[Program, tuple[Any, ...]]) -> tuple[Any, Any, tuple[Any, .
     return program(lamina.numpy, lamina.lax), program(jax.numpy, jax.lax), args
 
 
-@pytest.mark.parametrize("case", sorted(PROGRAMS))
+@pytest.mark.parametrize("case", sweep(sorted(PROGRAMS), sorted(PROGRAMS), unpack=False))
 def test_lowering_is_jaxs_and_runs_as_jax(case: str) -> None:
     ours, theirs, args = _both(PROGRAMS[case])
     text, want = lamina.jit(ours).lower(*args).as_text(), jax.jit(theirs).lower(*args).as_text()
@@ -191,7 +192,7 @@ def _before_loop(text: str) -> str:
     return re.split(r"stablehlo\.while", text)[0]
 
 
-@pytest.mark.parametrize("case", sorted(LU_PROGRAMS))
+@pytest.mark.parametrize("case", sweep(sorted(LU_PROGRAMS), sorted(LU_PROGRAMS), unpack=False))
 def test_lu_runs_as_jax(case: str) -> None:
     ours, theirs, args = _both(LU_PROGRAMS[case])
     expected = jax.jit(theirs)(*args)

@@ -37,7 +37,15 @@ CASES: list[tuple[str, Callable[[Any], Callable[..., Any]], tuple[Any, ...]]] = 
 ]
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+# One function in three on XLA by default (lamina-core's tests check every one of them against
+# JAX); all of them with the slow tests.
+@pytest.mark.parametrize(
+    "case",
+    [
+        pytest.param(c, id=c[0], marks=() if i % 3 == 0 else pytest.mark.slow)
+        for i, c in enumerate(CASES)
+    ],
+)
 def test_values_and_grads_on_xla(case: Any) -> None:
     _, call, args = case
     ours, theirs = call(lamina.nn), call(jax.nn)

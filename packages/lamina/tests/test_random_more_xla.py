@@ -62,7 +62,11 @@ SAMPLERS: list[Any] = [
 ]
 
 
-@pytest.mark.parametrize("jitted", [False, True], ids=["eager", "jit"])
+# Eager draws compile every operation of a sampler: with the slow tests (eager sampling stays
+# covered by `test_rbg_keys_equal_jax`).
+@pytest.mark.parametrize(
+    "jitted", [pytest.param(False, marks=pytest.mark.slow), True], ids=["eager", "jit"]
+)
 @pytest.mark.parametrize("seed", [0, pytest.param(1701, marks=pytest.mark.slow)])
 @pytest.mark.parametrize(("name", "draw"), SAMPLERS, ids=_ids(SAMPLERS))
 def test_values_equal_jax_bit_for_bit(name: str, draw: Any, seed: int, jitted: bool) -> None:

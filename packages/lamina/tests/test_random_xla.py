@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import lamina
+from lamina_core.testing import sweep
 
 lr, jr = lamina.random, jax.random
 
@@ -111,7 +112,7 @@ _JITTED: dict[str, Any] = {}
     "jitted", [pytest.param(False, marks=pytest.mark.slow), True], ids=["eager", "jit"]
 )
 @pytest.mark.parametrize("seed", [0, pytest.param(1701, marks=pytest.mark.slow)])
-@pytest.mark.parametrize(("name", "draw"), SAMPLERS, ids=[s[0] for s in SAMPLERS])
+@pytest.mark.parametrize(("name", "draw"), sweep(SAMPLERS, [s[0] for s in SAMPLERS]))
 def test_values_equal_jax_bit_for_bit(name: str, draw: Any, seed: int, jitted: bool) -> None:
     f_l = _JITTED.setdefault(name, lamina.jit(partial(draw, lr))) if jitted else partial(draw, lr)
     # Compiled whole, XLA may round a fused expression differently from op-by-op (JAX's own

@@ -6,7 +6,8 @@ the packages' `conftest.py`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import re
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
@@ -87,3 +88,34 @@ class Oracle:
                     atol=tolerance["atol"],
                 )
         return ours
+
+
+def sweep(
+    cases: Sequence[Any],
+    ids: Iterable[str],
+    unpack: bool = True,
+    kind: Callable[[str], str] | None = None,
+) -> list[Any]:
+    """A parametrized sweep as `pytest.param`s: the first case of each kind (by default the
+    first word of its id, without a `lax`/`jnp`/`numpy` prefix) runs by default, a
+    representative of every function; the rest of the sweep is marked `slow` (the default test
+    run stays short; the `slow` session runs them all)."""
+    import pytest  # only tests call this
+
+    seen: set[str] = set()
+    params = []
+    for case, case_id in zip(cases, ids, strict=True):
+        k = (
+            kind(case_id)
+            if kind
+            else re.split(r"[ _\-.(\[,]", re.sub(r"^(lax|jnp|numpy)[ ._]", "", case_id))[0]
+        )
+        params.append(
+            pytest.param(
+                *(case if unpack else (case,)),
+                marks=[pytest.mark.slow] if k in seen else [],
+                id=case_id,
+            )
+        )
+        seen.add(k)
+    return params
