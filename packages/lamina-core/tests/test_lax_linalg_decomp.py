@@ -26,6 +26,7 @@ jnl = jax.numpy.linalg
 lnl = lc.numpy.linalg
 
 _rng = np.random.default_rng(11)
+_SLOW = pytest.mark.slow
 
 
 def _general(*shape: int, dtype: Any = np.float32) -> np.ndarray:
@@ -79,7 +80,7 @@ def _same_columns_up_to_phase(got: Any, want: Any, tol: float = 1e-4) -> None:
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.complex64])
-@pytest.mark.parametrize("shape", [(4, 4), (2, 3, 3)])
+@pytest.mark.parametrize("shape", [(4, 4), pytest.param((2, 3, 3), marks=_SLOW)])
 def test_eigh_values(dtype: Any, shape: tuple[int, ...]) -> None:
     x = _general(*shape, dtype=dtype)
     v, w = ll.eigh(x)
@@ -97,8 +98,15 @@ def test_eigh_values(dtype: Any, shape: tuple[int, ...]) -> None:
 QR_SHAPES = [(4, 3), (3, 5), (3, 3), (2, 5, 3), (0, 3), (3, 0)]
 
 
-@pytest.mark.parametrize("full_matrices", [True, False])
-@pytest.mark.parametrize("shape", QR_SHAPES)
+# Every shape with full matrices, the reduced ones of a tall and an empty matrix by default.
+@pytest.mark.parametrize(
+    ("shape", "full_matrices"),
+    [
+        pytest.param(s, f, marks=() if f or s in [(4, 3), (3, 0)] else _SLOW)
+        for s in QR_SHAPES
+        for f in [True, False]
+    ],
+)
 def test_qr_values(full_matrices: bool, shape: tuple[int, ...]) -> None:
     x = _general(*shape)
     f = jax.jit(lambda x: jl.qr(x, full_matrices=full_matrices))
@@ -116,8 +124,15 @@ def test_qr_complex_and_householder_pieces() -> None:
 SVD_SHAPES = [(3, 2), (2, 4), (3, 3), (2, 4, 3), (0, 3), (2, 3, 0)]
 
 
-@pytest.mark.parametrize("full_matrices", [True, False])
-@pytest.mark.parametrize("shape", SVD_SHAPES)
+# Every shape reduced, the full matrices of a tall and an empty matrix by default.
+@pytest.mark.parametrize(
+    ("shape", "full_matrices"),
+    [
+        pytest.param(s, f, marks=() if not f or s in [(3, 2), (0, 3)] else _SLOW)
+        for s in SVD_SHAPES
+        for f in [True, False]
+    ],
+)
 def test_svd_values(full_matrices: bool, shape: tuple[int, ...]) -> None:
     x = _general(*shape)
     f = jax.jit(lambda x: jl.svd(x, full_matrices=full_matrices))
@@ -207,7 +222,7 @@ def _jvp_pair(
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.complex64])
-@pytest.mark.parametrize("shape", [(3, 3), (2, 3, 3)])
+@pytest.mark.parametrize("shape", [pytest.param((3, 3), marks=_SLOW), (2, 3, 3)])
 def test_eigh_jvp_prints_as_jax(dtype: Any, shape: tuple[int, ...]) -> None:
     x, t = _general(*shape, dtype=dtype), _general(*shape, dtype=dtype)
     _same_jaxpr(*_jvp_pair(ll.eigh, jl.eigh), x, t)
@@ -216,7 +231,10 @@ def test_eigh_jvp_prints_as_jax(dtype: Any, shape: tuple[int, ...]) -> None:
 QR_JVP_CASES = [((4, 3), True), ((4, 3), False), ((3, 5), True), ((3, 3), True), ((2, 5, 3), True)]
 
 
-@pytest.mark.parametrize(("shape", "full"), QR_JVP_CASES)
+@pytest.mark.parametrize(
+    ("shape", "full"),
+    [pytest.param(*c, marks=() if i in (0, 1, 4) else _SLOW) for i, c in enumerate(QR_JVP_CASES)],
+)
 def test_qr_jvp_prints_as_jax(shape: tuple[int, ...], full: bool) -> None:
     x, t = _general(*shape), _general(*shape)
     ours, theirs = _jvp_pair(
@@ -234,8 +252,15 @@ SVD_JVP_CASES = [((3, 2), False, True), ((2, 4), False, True), ((2, 3, 3), True,
                  ((3, 4), True, False)]  # fmt: skip
 
 
-@pytest.mark.parametrize(("shape", "full", "uv"), SVD_JVP_CASES)
-@pytest.mark.parametrize("dtype", [np.float32, np.complex64])
+# Every case in float32, complex64 with the first only; the rest with the slow tests.
+@pytest.mark.parametrize(
+    ("shape", "full", "uv", "dtype"),
+    [
+        pytest.param(*c, d, marks=() if d is np.float32 or i == 0 else _SLOW)
+        for i, c in enumerate(SVD_JVP_CASES)
+        for d in [np.float32, np.complex64]
+    ],
+)
 def test_svd_jvp_prints_as_jax(shape: tuple[int, ...], full: bool, uv: bool, dtype: Any) -> None:
     x, t = _general(*shape, dtype=dtype), _general(*shape, dtype=dtype)
     ours, theirs = _jvp_pair(

@@ -24,6 +24,7 @@ jnl = jax.numpy.linalg
 lnl = lc.numpy.linalg
 
 _rng = np.random.default_rng(7)
+_SLOW = pytest.mark.slow
 
 
 def _general(*shape: int, dtype: Any = np.float32) -> np.ndarray:
@@ -100,7 +101,7 @@ TS_SWEEP = [
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.complex64])
-@pytest.mark.parametrize("shape", [(3, 3), (2, 4, 4)])
+@pytest.mark.parametrize("shape", [(3, 3), pytest.param((2, 4, 4), marks=_SLOW)])
 def test_cholesky_values(dtype: Any, shape: tuple[int, ...]) -> None:
     a = _spd(*shape, dtype=dtype)
     _close(ll.cholesky(a), jax.jit(jl.cholesky)(a))
@@ -117,8 +118,16 @@ def test_cholesky_of_a_matrix_not_positive_definite_is_nan() -> None:
     assert np.isnan(got[1][np.tril_indices(3)]).all() and not np.isnan(got[0]).any()
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.complex64])
-@pytest.mark.parametrize("shape", [(4, 4), (3, 5), (5, 3), (2, 3, 4, 4), (0, 0)])
+# Both dtypes of a square matrix, wide, tall and empty matrices in float32 by default; the
+# rest with the slow tests.
+@pytest.mark.parametrize(
+    ("shape", "dtype"),
+    [
+        pytest.param(s, d, marks=() if d is np.float32 or s == (4, 4) else _SLOW)
+        for s in [(4, 4), (3, 5), (5, 3), (2, 3, 4, 4), (0, 0)]
+        for d in [np.float32, np.complex64]
+    ],
+)
 def test_lu_values(dtype: Any, shape: tuple[int, ...]) -> None:
     a = _general(*shape, dtype=dtype)
     _close(ll.lu(a), jax.jit(jl.lu)(a))
@@ -131,8 +140,15 @@ def test_lu_of_singular_matrices_pivots_as_getrf() -> None:
     _close(ll.lu(ties), jax.jit(jl.lu)(ties))
 
 
-@pytest.mark.parametrize("kw", TS_FLAGS)
-@pytest.mark.parametrize("dtype", [np.float32, np.complex64])
+# Every flag set in complex64 (where `conjugate_a` matters), float32 with the first only.
+@pytest.mark.parametrize(
+    ("kw", "dtype"),
+    [
+        pytest.param(kw, d, marks=() if d is np.complex64 or i == 0 else _SLOW)
+        for i, kw in enumerate(TS_FLAGS)
+        for d in [np.float32, np.complex64]
+    ],
+)
 def test_triangular_solve_values(kw: dict[str, bool], dtype: Any) -> None:
     a = _triangular(2, 4, 4, dtype=dtype)
     b = _general(2, 4, 3, dtype=dtype) if kw["left_side"] else _general(2, 3, 4, dtype=dtype)
@@ -195,7 +211,7 @@ def test_functions_print_as_jax() -> None:
     )
 
 
-@pytest.mark.parametrize("shape", [(3, 3), (2, 3, 3)])
+@pytest.mark.parametrize("shape", [pytest.param((3, 3), marks=_SLOW), (2, 3, 3)])
 def test_jvps_print_as_jax(shape: tuple[int, ...]) -> None:
     a, t = _spd(*shape), _general(*shape)
     _same_jaxpr(
@@ -306,7 +322,9 @@ def test_derivatives_match_jax() -> None:
     _close(lc.jvp(ll.lu, (g,), (g,))[1][0], jax.jit(lambda g: jax.jvp(jl.lu, (g,), (g,))[1][0])(g))
 
 
-@pytest.mark.parametrize("kw", TS_FLAGS)
+@pytest.mark.parametrize(
+    "kw", [pytest.param(kw, marks=() if i in (0, 2) else _SLOW) for i, kw in enumerate(TS_FLAGS)]
+)
 def test_triangular_solve_finite_differences(kw: dict[str, bool], x64: None) -> None:
     a = _triangular(3, 3, dtype=np.float64)
     b = _general(3, 2, dtype=np.float64) if kw["left_side"] else _general(2, 3, dtype=np.float64)
@@ -366,7 +384,8 @@ def test_vmap_is_a_python_loop() -> None:
 # --- numpy.linalg -----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("n", [1, 2, 3, 4])
+# A 1x1 and a 3x3 matrix by default, the other sizes with the slow tests.
+@pytest.mark.parametrize("n", [1, pytest.param(2, marks=_SLOW), 3, pytest.param(4, marks=_SLOW)])
 def test_numpy_det_and_slogdet_values_and_grads(n: int) -> None:
     a = _general(2, n, n) + 2 * np.eye(n, dtype=np.float32)
     _close(lnl.det(a), jnl.det(a))

@@ -13,7 +13,7 @@ import pytest
 import lamina_core
 import lamina_core.nn
 from lamina_core.nn import _normalization
-from lamina_core.testing import Oracle
+from lamina_core.testing import Oracle, sweep
 
 pytestmark = pytest.mark.oracle
 
@@ -143,13 +143,17 @@ REDUCTIONS: list[tuple[str, Callable[[ModuleType], Any], tuple[Any, ...]]] = [
 ]
 
 
-@pytest.mark.parametrize("case", REDUCTIONS, ids=[c[0] for c in REDUCTIONS])
+# The first case of each function by default, the rest with the slow tests.
+@pytest.mark.parametrize("case", sweep(REDUCTIONS, [c[0] for c in REDUCTIONS], unpack=False))
 def test_reductions_jaxpr_and_values(oracle: Oracle, case: Any) -> None:
     _, call, args = case
     oracle.check(nn_program(call), *args)
 
 
-@pytest.mark.parametrize("case", REDUCTIONS, ids=[c[0] for c in REDUCTIONS])
+# The last case of each function (its `where`, `b`, given-mean or axis variant) by default.
+@pytest.mark.parametrize(
+    "case", sweep(REDUCTIONS[::-1], [c[0] for c in REDUCTIONS[::-1]], unpack=False)
+)
 def test_reductions_grad(oracle: Oracle, case: Any) -> None:
     _, call, args = case
     finite = tuple(

@@ -4,7 +4,7 @@ ordinary and edge inputs (NaNs, infinities, empty, integer and complex arrays), 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pytest
@@ -23,6 +23,17 @@ _T = np.arange(24.0, dtype=np.float32).reshape(2, 3, 4)
 _A = np.array([1.0, np.inf, -np.inf, np.nan, 1e-9, 3.0], np.float32)
 _B = np.array([1.0 + 1e-6, np.inf, np.inf, np.nan, 0.0, 3.1], np.float32)
 _EDGES = np.array([0.0, 1.0, 2.5, 4.0, 10.0], np.float32)
+
+
+def _sweep(cases: list[tuple[str, Callable[[Any], Any]]]) -> list[Any]:
+    """Each function's first case in the default run, its other cases with the slow tests; a
+    case's function is the first name its lambda uses (past a wrapping `tuple`)."""
+    called = {
+        name: next(n for n in cast(Any, call).__code__.co_names if n != "tuple")
+        for name, call in cases
+    }
+    return sweep(cases, list(called), kind=called.__getitem__)
+
 
 CASES: list[tuple[str, Callable[[Any], Any]]] = [
     ("isclose", lambda n: n.isclose(_A, _B)),
@@ -79,7 +90,7 @@ CASES: list[tuple[str, Callable[[Any], Any]]] = [
 ]
 
 
-@pytest.mark.parametrize(("name", "call"), CASES, ids=[c[0] for c in CASES])
+@pytest.mark.parametrize(("name", "call"), _sweep(CASES))
 def test_values_are_jaxs(name: str, call: Callable[[Any], Any]) -> None:
     got, want = call(lnp), call(jnp)
     assert got.dtype == want.dtype and got.shape == want.shape
@@ -111,7 +122,7 @@ CASES_SHAPES: list[tuple[str, Callable[[Any], Any]]] = [
 ]
 
 
-@pytest.mark.parametrize(("name", "call"), CASES_SHAPES, ids=[c[0] for c in CASES_SHAPES])
+@pytest.mark.parametrize(("name", "call"), _sweep(CASES_SHAPES))
 def test_shape_functions_are_jaxs(name: str, call: Callable[[Any], Any]) -> None:
     test_values_are_jaxs(name, call)
 
@@ -144,7 +155,7 @@ GRIDS: list[tuple[str, Callable[[Any], Any]]] = [
 ]
 
 
-@pytest.mark.parametrize(("name", "call"), GRIDS + SPLITS, ids=[g[0] for g in GRIDS + SPLITS])
+@pytest.mark.parametrize(("name", "call"), _sweep(GRIDS + SPLITS))
 def test_meshgrid_is_jaxs(name: str, call: Callable[[Any], Any]) -> None:
     got, want = call(lnp), call(jnp)
     assert len(got) == len(want)
@@ -207,7 +218,7 @@ QUANTILES: list[tuple[str, Callable[[Any], Any]]] = [
 ]
 
 
-@pytest.mark.parametrize(("name", "call"), QUANTILES, ids=[c[0] for c in QUANTILES])
+@pytest.mark.parametrize(("name", "call"), _sweep(QUANTILES))
 def test_quantiles_are_jaxs(name: str, call: Callable[[Any], Any]) -> None:
     got, want = call(lnp), call(jnp)
     assert got.dtype == want.dtype and got.shape == want.shape
@@ -253,7 +264,7 @@ STATS: list[tuple[str, Callable[[Any], Any]]] = [
 ]
 
 
-@pytest.mark.parametrize(("name", "call"), STATS, ids=[c[0] for c in STATS])
+@pytest.mark.parametrize(("name", "call"), _sweep(STATS))
 def test_statistics_are_jaxs(name: str, call: Callable[[Any], Any]) -> None:
     got, want = call(lnp), call(jnp)
     assert got.dtype == want.dtype and got.shape == want.shape
@@ -308,7 +319,7 @@ ARRAYS: list[tuple[str, Callable[[Any], Any]]] = [
 ]
 
 
-@pytest.mark.parametrize(("name", "call"), HELPERS, ids=[c[0] for c in HELPERS])
+@pytest.mark.parametrize(("name", "call"), _sweep(HELPERS))
 def test_index_helpers_are_jaxs(name: str, call: Callable[[Any], Any]) -> None:
     got, want = call(lnp), call(jnp)
     got = got if isinstance(got, tuple) else (got,)
@@ -319,7 +330,7 @@ def test_index_helpers_are_jaxs(name: str, call: Callable[[Any], Any]) -> None:
         np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
 
 
-@pytest.mark.parametrize(("name", "call"), ARRAYS, ids=[c[0] for c in ARRAYS])
+@pytest.mark.parametrize(("name", "call"), _sweep(ARRAYS))
 def test_array_helpers_are_jaxs(name: str, call: Callable[[Any], Any]) -> None:
     test_values_are_jaxs(name, call)
 
@@ -373,7 +384,7 @@ SELECTIONS: list[tuple[str, Callable[[Any], Any]]] = [
 ]
 
 
-@pytest.mark.parametrize(("name", "call"), sweep(SELECTIONS, [c[0] for c in SELECTIONS]))
+@pytest.mark.parametrize(("name", "call"), _sweep(SELECTIONS))
 def test_selections_are_jaxs(name: str, call: Callable[[Any], Any]) -> None:
     test_index_helpers_are_jaxs(name, call)
 

@@ -104,7 +104,22 @@ def _rotating_kwargs() -> list[tuple[str, dict[str, Any], str]]:
     return cases
 
 
-DEFAULT = _rotating_kwargs()
+def _default() -> list[Any]:
+    """Each function with every argument given on its first operand dtype and plain on its
+    other by default (a real-only function: with every argument); the rest with the slow
+    tests."""
+    params = []
+    for name, kwargs, dtype in _rotating_kwargs():
+        full = bool(kwargs)
+        keep = (full and dtype == "float32") or (not full and dtype == "complex64")
+        params.append(pytest.param(name, kwargs, dtype, marks=() if keep else pytest.mark.slow))
+    return params
+
+
+DEFAULT = _default()
+
+
+_SLOW = pytest.mark.slow
 
 
 def _operand(dtype: str) -> np.ndarray:
@@ -138,9 +153,14 @@ def test_transform_sweep(name: str, kwargs: dict[str, Any], dtype: str) -> None:
     _check(*_call(name, kwargs), _operand(dtype))
 
 
-@pytest.mark.parametrize("name", ["fftn", "ifftn", "rfftn", "irfftn"])
+# Every function with its default lengths; given lengths for `irfftn` only by default.
 @pytest.mark.parametrize(
-    "s", [None, (2, 3, 2, 4), pytest.param((2, 2, 3, 2, 4), marks=pytest.mark.slow)]
+    ("name", "s"),
+    [
+        pytest.param(n, s, marks=() if s is None or (n == "irfftn" and len(s) == 4) else _SLOW)
+        for s in [None, (2, 3, 2, 4), (2, 2, 3, 2, 4)]
+        for n in ["fftn", "ifftn", "rfftn", "irfftn"]
+    ],
 )
 def test_more_than_three_axes_split_as_jax(name: str, s: tuple[int, ...] | None) -> None:
     x = _rng.standard_normal((2, 3, 2, 4, 2)).astype(np.float32)
@@ -204,7 +224,9 @@ def test_frequencies_are_jaxs(name: str) -> None:
     _close(lc.jit(lambda d: ours(8, d))(2.0), jax.jit(lambda d: theirs(8, d))(2.0))
 
 
-@pytest.mark.parametrize("axes", [None, 0, -1, (0, 2), [1]])
+@pytest.mark.parametrize(
+    "axes", [None, pytest.param(0, marks=_SLOW), pytest.param(-1, marks=_SLOW), (0, 2), [1]]
+)
 @pytest.mark.parametrize("name", ["fftshift", "ifftshift"])
 def test_shifts_are_jaxs(name: str, axes: Any) -> None:
     x = np.arange(3 * 4 * 5, dtype=np.float32).reshape(3, 4, 5)

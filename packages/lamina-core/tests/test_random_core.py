@@ -12,6 +12,7 @@ import pytest
 import lamina_core
 from lamina_core import random as lr
 from lamina_core.random import _threefry
+from lamina_core.testing import sweep
 
 jax = pytest.importorskip("jax")
 jr = jax.random
@@ -111,7 +112,9 @@ WITH_ARRAY: list[tuple[str, Callable[[Any, Any, Any], Any], np.ndarray]] = [
 ]
 
 
-@pytest.mark.parametrize(("name", "draw", "arg"), WITH_ARRAY, ids=[w[0] for w in WITH_ARRAY])
+# One sampler of each function by default (`categorical`, `permutation`, `choice`), the other
+# variants with the slow tests.
+@pytest.mark.parametrize(("name", "draw", "arg"), sweep(WITH_ARRAY, [w[0] for w in WITH_ARRAY]))
 def test_discrete_samplers_print_and_evaluate_as_jax(name: str, draw: Any, arg: Any) -> None:
     expected = jax.make_jaxpr(lambda k, a: draw(jr, k, a))(jr.key(0), arg)
     got = lamina_core.make_jaxpr(lambda k, a: draw(lr, k, a))(lr.key(0), arg)
@@ -134,7 +137,7 @@ def test_seeds_give_jax_key_data(seed: int) -> None:
     np.testing.assert_array_equal(_key_data(lr.key(seed)), _key_data(jr.key(seed)))
 
 
-@pytest.mark.parametrize("seed", [0, 42])
+@pytest.mark.parametrize("seed", [0, pytest.param(42, marks=pytest.mark.slow)])
 def test_split_fold_in_bits_on_the_reference_evaluator(seed: int) -> None:
     kl, kj = lr.key(seed), jr.key(seed)
     for shape in [(2,), (3, 2), ()]:
@@ -175,8 +178,10 @@ SAMPLERS: list[tuple[str, Callable[[Any, Any], Any]]] = [
 ]
 
 
+# One seed, and one dtype/variant of each sampler (the first word of its id) by default; the
+# other variants and the second seed with the slow tests.
 @pytest.mark.parametrize("seed", [0, pytest.param(7, marks=pytest.mark.slow)])
-@pytest.mark.parametrize(("name", "draw"), SAMPLERS, ids=[s[0] for s in SAMPLERS])
+@pytest.mark.parametrize(("name", "draw"), sweep(SAMPLERS, [s[0] for s in SAMPLERS]))
 def test_samplers_equal_jax_on_the_reference_evaluator(name: str, draw: Any, seed: int) -> None:
     got = np.asarray(draw(lr, lr.key(seed)))
     expected = np.asarray(draw(jr, jr.key(seed)))

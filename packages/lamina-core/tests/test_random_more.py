@@ -56,7 +56,8 @@ PRINTED: list[tuple[str, Callable[[Any], Callable[..., Any]], tuple[Any, ...]]] 
 ]
 
 
-@pytest.mark.parametrize(("name", "make", "args"), PRINTED, ids=[p[0] for p in PRINTED])
+# One case of each function (`binomial`, `multinomial`) by default, the rest with the slow tests.
+@pytest.mark.parametrize(("name", "make", "args"), sweep(PRINTED, [p[0] for p in PRINTED]))
 def test_printed_as_jax(name: str, make: Any, args: Any) -> None:
     expected = _printed_jax(make(jr), jr.key(0), *args)
     assert str(lamina_core.make_jaxpr(make(lr))(lr.key(0), *args)) == expected
@@ -198,6 +199,8 @@ def test_non_partitionable_layout_64_bits_vmap_and_printing() -> None:
 
 # --- the rbg and unsafe_rbg implementations --------------------------------------------------
 
+_SLOW = pytest.mark.slow
+
 RBG: list[tuple[str, Callable[[Any, Any], Any]]] = [
     ("key", lambda r, k: k),
     ("split", lambda r, k: r.split(k, 3)),
@@ -209,15 +212,24 @@ RBG: list[tuple[str, Callable[[Any, Any], Any]]] = [
 ]
 
 
-@pytest.mark.parametrize("impl", ["rbg", "unsafe_rbg"])
-@pytest.mark.parametrize(("name", "draw"), RBG, ids=[v[0] for v in RBG])
+# rbg: one draw of each function by default; unsafe_rbg: its bits by default; the rest slow.
+@pytest.mark.parametrize(
+    ("name", "draw", "impl"),
+    sweep([(*v, "rbg") for v in RBG], [f"{v[0]}-rbg" for v in RBG])
+    + [
+        pytest.param(
+            *v, "unsafe_rbg", id=f"{v[0]}-unsafe_rbg", marks=() if v[0] == "bits" else _SLOW
+        )
+        for v in RBG
+    ],
+)
 def test_rbg_keys_equal_jax_on_the_reference_evaluator(name: str, draw: Any, impl: str) -> None:
     got = draw(lr, lr.key(3, impl=impl))
     expected = draw(jr, jr.key(3, impl=impl))
     np.testing.assert_array_equal(_data(got), _data(expected))
 
 
-@pytest.mark.parametrize("impl", ["rbg", "unsafe_rbg"])
+@pytest.mark.parametrize("impl", ["rbg", pytest.param("unsafe_rbg", marks=pytest.mark.slow)])
 def test_rbg_keys_print_and_vmap_as_jax(impl: str) -> None:
     assert str(lamina_core.typeof(lr.key(0, impl=impl))) == str(jax.typeof(jr.key(0, impl=impl)))
 

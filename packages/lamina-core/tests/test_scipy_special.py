@@ -128,7 +128,10 @@ def test_spence_jaxpr(oracle: Oracle) -> None:
     oracle.check(program("spence"), np.array([0.5, 2.0], np.float32), numerics=False)
 
 
-@pytest.mark.parametrize("name", ["expit", "erf", "gammaln", "gamma", "factorial", "entr"])
+@pytest.mark.parametrize(
+    "name",
+    some_by_default(["expit", "erf", "gammaln", "gamma", "factorial", "entr"], {"expit", "erf"}),
+)
 def test_unary_integer_and_scalar_inputs(oracle: Oracle, name: str) -> None:
     check(oracle, name, program(name), np.array([0, 1, 3], np.int32))
     check(oracle, name, program(name), np.float32(2.5))
@@ -235,7 +238,7 @@ def test_grad(oracle: Oracle, name: str, args: tuple[np.ndarray, ...]) -> None:
     check_ad(oracle, program(name), *args32, kinds=("jvp", "grad"), printed=printed, order=0)
 
 
-@pytest.mark.parametrize(("name", "args"), some_by_default(SMOOTH, GRAD_DEFAULT - HEAVY))
+@pytest.mark.parametrize(("name", "args"), some_by_default(SMOOTH, {"logit", "xlog1py"}))
 def test_grad_float64_finite_differences(oracle: Oracle, name: str, args: Any) -> None:
     with x64():
         check_ad(oracle, program(name), *args, kinds=("grad",), printed=False, order=1)
