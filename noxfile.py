@@ -119,7 +119,7 @@ def distributed(session: nox.Session) -> None:
     install_all(session, "test")
     session.run(
         "pytest",
-        "packages/lamina-runtime/tests/test_distributed.py",
+        "packages/lamina/tests/test_distributed.py",
         "-p",
         "no:cacheprovider",
         *session.posargs,

@@ -22,8 +22,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-import lamina as lm
 import lamina_mlir
+from lamina_consts import make_jaxpr
+from lamina_core import lax
 from lamina_core.mesh import Mesh
 from lamina_core.partition_spec import P
 from lamina_core.shard_map import shard_map
@@ -332,7 +333,7 @@ def lamina_mesh(kind: str) -> Mesh:
 
 
 def lamina_text(case: Case) -> str:
-    env: dict[str, Any] = {"lax": lm.lax, "np": np, "P": P}
+    env: dict[str, Any] = {"lax": lax, "np": np, "P": P}
     mesh = lamina_mesh(case.mesh)
     f = shard_map(
         eval(case.body, env),
@@ -343,7 +344,7 @@ def lamina_text(case: Case) -> str:
         axis_names=frozenset(case.axis_names),
     )
     args = [np.zeros(s, case.dtype) for s in case.shapes]
-    jaxpr = lm.make_jaxpr(f)(*args)
+    jaxpr = make_jaxpr(f)(*args)
     # JAX declares no mesh in a module for one device (what the module-level lowering does
     # with a mesh of size 1 is not this test's subject).
     module_mesh = mesh if mesh.size > 1 else None
@@ -369,8 +370,8 @@ def test_collective_matches_jax(case: Case, jax_texts: dict[str, str]) -> None:
 
 def _psum_body_jaxpr() -> Any:
     mesh = lamina_mesh("1d")
-    f = shard_map(lambda a: lm.lax.psum(a, "i"), mesh=mesh, in_specs=P("i"), out_specs=P())
-    closed = lm.make_jaxpr(f)(np.zeros((8, 3), np.float32))
+    f = shard_map(lambda a: lax.psum(a, "i"), mesh=mesh, in_specs=P("i"), out_specs=P())
+    closed = make_jaxpr(f)(np.zeros((8, 3), np.float32))
     return closed.jaxpr.eqns[0].params["jaxpr"]
 
 
@@ -382,22 +383,20 @@ def test_named_collective_outside_shard_map_refuses() -> None:
 def test_ppermute_rejects_repeated_sources() -> None:
     mesh = lamina_mesh("1d")
     f = shard_map(
-        lambda a: lm.lax.ppermute(a, "i", [(0, 1), (4, 2)]),
+        lambda a: lax.ppermute(a, "i", [(0, 1), (4, 2)]),
         mesh=mesh,
         in_specs=P("i"),
         out_specs=P("i"),
     )
-    jaxpr = lm.make_jaxpr(f)(np.zeros((8, 3), np.float32))
+    jaxpr = make_jaxpr(f)(np.zeros((8, 3), np.float32))
     with pytest.raises(ValueError, match="sources and destinations must be unique"):
         lamina_mlir.lower_jaxpr_to_module(jaxpr, module_name="jit(f)", mesh=mesh)
 
 
 def test_pbroadcast_has_no_cpu_lowering() -> None:
     mesh = lamina_mesh("1d")
-    f = shard_map(
-        lambda a: lm.lax.pbroadcast(a, "i", 1), mesh=mesh, in_specs=P("i"), out_specs=P("i")
-    )
-    jaxpr = lm.make_jaxpr(f)(np.zeros((8, 3), np.float32))
+    f = shard_map(lambda a: lax.pbroadcast(a, "i", 1), mesh=mesh, in_specs=P("i"), out_specs=P("i"))
+    jaxpr = make_jaxpr(f)(np.zeros((8, 3), np.float32))
     with pytest.raises(NotImplementedError, match="'pbroadcast' not found for platform cpu"):
         lamina_mlir.lower_jaxpr_to_module(jaxpr, module_name="jit(f)", mesh=mesh)
 
