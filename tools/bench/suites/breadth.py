@@ -8,6 +8,7 @@ StableHLO, so the same XLA executable, is what makes that hold).
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from typing import Any
 
 from tools.bench.registry import Side, Timed, benchmark
@@ -55,3 +56,39 @@ def cnn_forward_step(side: Side) -> Timed:
     run = api.jit(forward)
     api.block_until_ready(run(params, images))
     return lambda: api.block_until_ready(run(params, images))
+
+
+EAGER_CALLS: dict[str, Callable[[Any, Any], object]] = {
+    "sinc": lambda jnp, x: jnp.sinc(x),
+    "convolve": lambda jnp, x: jnp.convolve(x, x[:5]),
+    "correlate": lambda jnp, x: jnp.correlate(x, x[:5]),
+    "pad": lambda jnp, x: jnp.pad(x, (2, 3)),
+    "pad_reflect": lambda jnp, x: jnp.pad(x, (2, 3), mode="reflect"),
+    "histogram": lambda jnp, x: jnp.histogram(x, bins=10)[0],
+    "searchsorted": lambda jnp, x: jnp.searchsorted(x, x[:7]),
+    "det": lambda jnp, x: jnp.linalg.det(x[:16].reshape(4, 4)),
+    "inv": lambda jnp, x: jnp.linalg.inv(x[:16].reshape(4, 4)),
+    "fft": lambda jnp, x: jnp.fft.fft(x),
+    "select": lambda jnp, x: jnp.select([x > 0, x < -1], [x, -x], 7.0),
+    "interp": lambda jnp, x: jnp.interp(x, x[::2], x[::2] * 2),
+    "polyval": lambda jnp, x: jnp.polyval(x[:4], x),
+    "tril": lambda jnp, x: jnp.tril(x[:16].reshape(4, 4)),
+    "nan_to_num": lambda jnp, x: jnp.nan_to_num(x),
+    "isclose": lambda jnp, x: jnp.isclose(x, x),
+    "diff": lambda jnp, x: jnp.diff(x),
+    "cumsum": lambda jnp, x: jnp.cumsum(x),
+    "unique_size": lambda jnp, x: jnp.unique(x, size=8),
+}
+
+
+@benchmark("breadth.eager_call", params={"function": tuple(EAGER_CALLS)})
+def eager_call(side: Side, function: str) -> Timed:
+    """One eager (un-jitted) call of a `jnp` function on a device array of 100 float32s:
+    JAX jits most of them, so a repeated call is one C++ dispatch of a cached executable."""
+    import numpy as np
+
+    api = side.api()
+    x = api.numpy.asarray(np.linspace(-3.0, 3.0, 100, dtype=np.float32))
+    call, jnp = EAGER_CALLS[function], api.numpy
+    api.block_until_ready(call(jnp, x))
+    return lambda: api.block_until_ready(call(jnp, x))

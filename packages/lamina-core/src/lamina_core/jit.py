@@ -29,7 +29,7 @@ from lamina_core.mutable_checks import (
     check_no_returned,
     check_not_closed_over_and_passed,
 )
-from lamina_core.tracing import NotAnArrayArgument, Tracer
+from lamina_core.tracing import EVAL_TRACE, NotAnArrayArgument, Tracer, current_trace
 from lamina_core.typecheck import check_jaxpr
 from lamina_core.values import typeof
 
@@ -135,8 +135,29 @@ def _with_sorted_dicts(tree: Any) -> Any:
     return tree
 
 
+ToplevelJit = Callable[["Jitted"], Callable[..., Any]]
+"""`make(jitted)`: a callable running `jitted` as one compiled program outside any trace."""
+
+_make_toplevel_jit: ToplevelJit | None = None
+
+
+def install_toplevel_jit(make: ToplevelJit | None) -> ToplevelJit | None:
+    """Replace how core's own jitted functions (the `jnp` helpers JAX also jits) run when no
+    trace is active; returns the previous. lamina-runtime installs its C++ jit dispatcher, so a
+    repeated eager call costs what a `lamina.jit` call costs; without one, a call binds `jit`
+    on the eager evaluator."""
+    global _make_toplevel_jit
+    previous, _make_toplevel_jit = _make_toplevel_jit, make
+    return previous
+
+
 class Jitted:
     """A function staged as a `jit` call. Identity is intended: it owns its trace cache."""
+
+    _toplevel: Callable[..., Any] | None = None
+    """The installed top-level runner for this function, made at its second eager call (a
+    `Jitted` made and called once, around a closure, never pays for one)."""
+    _toplevel_calls: int = 0
 
     def __init__(
         self,
@@ -372,6 +393,13 @@ class Jitted:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if "jax_disable_jit" in config.touched and disable_jit.value:
             return self.fun(*args, **kwargs)
+        if _make_toplevel_jit is not None and current_trace() is EVAL_TRACE:
+            runner = self._toplevel
+            if runner is None and self._toplevel_calls > 0:
+                runner = self._toplevel = _make_toplevel_jit(self)
+            if runner is not None:
+                return runner(*args, **kwargs)
+            self._toplevel_calls += 1
         staged, captured, leaves = self.stage(*args, **kwargs)
         params = jit_params(
             staged.jaxpr,

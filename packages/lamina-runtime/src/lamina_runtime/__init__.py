@@ -5,6 +5,7 @@ fallback when the runtime is not installed).
 """
 
 from lamina_core import source_info as _source_info
+from lamina_core.jit import install_toplevel_jit as _install_toplevel_jit
 from lamina_core.tracing import install_eager_impl as _install_eager_impl
 from lamina_core.tracing import install_materializer as _install_materializer
 from lamina_core.tracing import install_toplevel_dispatch as _install_toplevel_dispatch
@@ -37,6 +38,7 @@ from lamina_runtime.jit import (
     jit,
     jit_function_of,
     toplevel_dispatcher,
+    toplevel_jit,
 )
 from lamina_runtime.sharding import SingleDeviceSharding
 from lamina_runtime.stages import ArgInfo, Compiled, Lowered, Traced
@@ -45,6 +47,7 @@ _source_info.register_internal_path(__file__)
 _install_eager_impl(XLA_EAGER)
 _install_materializer(materialize)
 _install_toplevel_dispatch(toplevel_dispatcher)
+_install_toplevel_jit(toplevel_jit)
 
 __all__ = [
     "ArgInfo",

@@ -589,6 +589,20 @@ def toplevel_dispatcher(fn: Callable[..., Any], static_argnames: tuple[str, ...]
     return JitFunction(fn, inline=True, static_argnames=static_argnames).dispatcher
 
 
+def toplevel_jit(jitted: Jitted) -> Any:
+    """How core's own jitted functions (`_pad`, `convolve`, `det`, ...) run outside any trace:
+    through the same C++ dispatcher as `lamina.jit`, with the function's own options."""
+    return JitFunction(
+        jitted.fun,
+        static_argnums=jitted.static_argnums,
+        static_argnames=jitted.static_argnames,
+        donate_argnums=jitted.donate_argnums,
+        donate_argnames=jitted.donate_argnames,
+        keep_unused=jitted.keep_unused,
+        inline=jitted.inline,
+    ).dispatcher
+
+
 def jit_function_of(obj: Any) -> JitFunction | None:
     """The `JitFunction` behind what `jit` returned, or None if `obj` is not one."""
     found = getattr(obj, "_lamina_jit", None)

@@ -37,7 +37,7 @@ from lamina_core.numpy._util import (
     shape_of,
 )
 from lamina_core.tracing import ConcretizationTypeError, Tracer, eager_value
-from lamina_core.values import is_concrete_value, typeof
+from lamina_core.values import is_concrete_value, is_registered_value, typeof
 
 
 def _check_arraylike(name: str, *args: Any) -> None:
@@ -142,6 +142,8 @@ def array(
             return array_copy(object) if copy else object
         if isinstance(object, (_np.ndarray, _np.number)):
             return eager_value(object)
+        if not copy and is_registered_value(object):
+            return object  # a device array is its own `asarray`: no host round trip
     if dtype is not None:
         dtype = _user_dtype(dtype)
     weak = dtype is None and _dtypes.is_weakly_typed(object)
@@ -155,11 +157,11 @@ def array(
             _check_leaf_dtype(leaf)
         dtype = _dtypes.result_type(*leaves) if leaves else _user_dtype(None)
     out: Any
-    if isinstance(object, Tracer):
+    if isinstance(object, Tracer) or is_registered_value(object):
         out = array_copy(object) if copy else object
     elif isinstance(object, (bool, int, float, complex)):
         out = object
-    elif not any(isinstance(leaf, Tracer) for leaf in leaves):
+    elif not any(isinstance(leaf, Tracer) or is_registered_value(leaf) for leaf in leaves):
         out = _np.asarray(object, dtype=dtype)
     elif isinstance(object, (list, tuple)):
         rows = [_lax.expand_dims(array(x, dtype, copy=False), [0]) for x in object]

@@ -9,6 +9,7 @@ real then imaginary part.
 from __future__ import annotations
 
 import math
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -16,6 +17,7 @@ import numpy as np
 from lamina_core import dtypes as _dtypes
 from lamina_core import lax as _lax
 from lamina_core.control_flow.scan import scan
+from lamina_core.jit import Jitted
 from lamina_core.numpy._promote import promote_dtypes
 from lamina_core.numpy._reductions import ensure_arraylike
 from lamina_core.numpy._util import Array, ArrayLike, shape_of
@@ -76,6 +78,7 @@ def _search_one(sorted_arr: Any, query: Any, side: str, dtype: Any, unrolled: bo
     return _lax.convert_element_type(high, dtype)
 
 
+@partial(Jitted, static_argnames=("side", "method"))
 def searchsorted(
     a: ArrayLike,
     v: ArrayLike,
@@ -110,6 +113,7 @@ def searchsorted(
     return _lax.reshape(found, query_shape)
 
 
+@partial(Jitted, static_argnames=("right", "method"))
 def digitize(
     x: ArrayLike, bins: ArrayLike, right: bool = False, *, method: str | None = None
 ) -> Array:

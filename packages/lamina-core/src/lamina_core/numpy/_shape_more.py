@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -14,9 +15,12 @@ import numpy as np
 import lamina_core.numpy as jnp
 from lamina_core import dtypes as _dtypes
 from lamina_core import lax as _lax
+from lamina_core.custom_derivatives import custom_jvp
+from lamina_core.jit import Jitted
 from lamina_core.numpy._promote import promote_dtypes, promote_dtypes_inexact
 from lamina_core.numpy._reductions import canonicalize_axis, ensure_arraylike
 from lamina_core.numpy._shape import check_arraylike
+from lamina_core.numpy._ufuncs_composite import _where
 from lamina_core.numpy._util import Array, ArrayLike, shape_of
 from lamina_core.values import typeof
 
@@ -250,13 +254,32 @@ def select(
     return _lax.select_n(*jnp.broadcast_arrays(index, *choices))
 
 
+@Jitted
 def sinc(x: ArrayLike, /) -> Array:
-    """`sin(pi x) / (pi x)`, one at zero."""
+    """`sin(pi x) / (pi x)`, one at zero (with the Maclaurin series' derivatives there)."""
     (x,) = promote_dtypes_inexact(*ensure_arraylike("sinc", x))
-    zero = jnp.equal(x, 0)
-    safe = jnp.where(zero, jnp.ones_like(x), x)
-    pi_x = jnp.multiply(np.pi, safe)
-    return jnp.where(zero, jnp.ones_like(x), jnp.divide(jnp.sin(pi_x), pi_x))
+    dtype = _dtypes.dtype(typeof(x))
+    zero = _lax.eq(x, np.zeros((), dtype))
+    pi_x = _lax.mul(np.asarray(np.pi, dtype), x)
+    safe = _where(zero, np.ones((), dtype), pi_x)
+    return _where(zero, _sinc_maclaurin(0, pi_x), _lax.div(_lax.sin(safe), safe))
+
+
+@partial(custom_jvp, nondiff_argnums=(0,))
+def _sinc_maclaurin(k: int, x: Array) -> Array:
+    # The k-th derivative of sin(x)/x at 0 times x**0: its jvp asks for the next one, so
+    # every order of derivative at zero is the series' term, not a 0/0.
+    if k % 2:
+        return x * 0
+    return x * 0 + (-1) ** (k // 2) / (k + 1)
+
+
+@_sinc_maclaurin.defjvp
+def _sinc_maclaurin_jvp(
+    k: int, primals: tuple[Array, ...], tangents: tuple[Array, ...]
+) -> tuple[Array, Array]:
+    (x,), (t,) = primals, tangents
+    return _sinc_maclaurin(k, x), _sinc_maclaurin(k + 1, x) * t
 
 
 def modf(x: ArrayLike, /, out: None = None) -> tuple[Array, Array]:
