@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from lamina_core import dtypes
+from lamina_core.partition_spec import split_counts
 
 
 def _must_override(aval: object, method: str, feature: str) -> NotImplementedError:
@@ -210,7 +211,7 @@ class ShapedArray(AbstractValue):
     def shard(
         self, mesh: Any, manual_axes: frozenset[Any], check_vma: bool, spec: Any
     ) -> ShapedArray:
-        counts = _split_counts(mesh, spec, self.ndim)
+        counts = split_counts(spec, mesh.shape, self.ndim)
         return ShapedArray(
             tuple(d // n for d, n in zip(self.shape, counts, strict=True)),
             self.dtype,
@@ -218,7 +219,7 @@ class ShapedArray(AbstractValue):
         )
 
     def unshard(self, mesh: Any, check_vma: bool, spec: Any) -> ShapedArray:
-        counts = _split_counts(mesh, spec, self.ndim)
+        counts = split_counts(spec, mesh.shape, self.ndim)
         return ShapedArray(
             tuple(d * n for d, n in zip(self.shape, counts, strict=True)),
             self.dtype,
@@ -231,18 +232,6 @@ class ShapedArray(AbstractValue):
         return ShapedArray(
             (*self.shape[:axis], size, *self.shape[axis:]), self.dtype, self.weak_type
         )
-
-
-def _split_counts(mesh: Any, spec: Any, ndim: int) -> tuple[int, ...]:
-    """Into how many pieces `spec` splits each of `ndim` axes over `mesh`'s axes."""
-    sizes = mesh.shape
-    parts = spec.partitions
-    counts = []
-    for i in range(ndim):
-        entry = parts[i] if i < len(parts) else None
-        names = () if entry is None else entry if isinstance(entry, tuple) else (entry,)
-        counts.append(math.prod(sizes[n] for n in names))
-    return tuple(counts)
 
 
 def physical_aval(aval: ShapedArray) -> ShapedArray:

@@ -17,7 +17,7 @@ from typing import Any, Final
 
 import numpy as np
 
-from lamina_core.partition_spec import PartitionSpec
+from lamina_core.partition_spec import PartitionSpec, entry_axes, split_counts
 
 
 class AxisType(enum.Enum):
@@ -358,12 +358,8 @@ class NamedSharding:
                 f"{type(spec).__name__}"
             )
         for entry in spec.partitions:
-            for name in entry if isinstance(entry, tuple) else (entry,):
-                if (
-                    name is not None
-                    and name is not PartitionSpec.UNCONSTRAINED
-                    and (name not in mesh.axis_names)
-                ):
+            for name in entry_axes(entry):
+                if name not in mesh.axis_names:
                     raise ValueError(
                         f"Resource axis: {name} of {spec} is not found in mesh: "
                         f"{tuple(mesh.axis_names)}."
@@ -401,12 +397,7 @@ class NamedSharding:
 
     def split_counts(self, ndim: int) -> tuple[int, ...]:
         """Into how many pieces each of `ndim` array axes is split."""
-        sizes = self.mesh.shape
-        parts = self.spec.partitions
-        return tuple(
-            math.prod(sizes[n] for n in _entry_names(parts[i])) if i < len(parts) else 1
-            for i in range(ndim)
-        )
+        return split_counts(self.spec, self.mesh.shape, ndim)
 
     def shard_shape(self, global_shape: Sequence[int]) -> tuple[int, ...]:
         """The shape of each device's piece of an array of `global_shape`."""
@@ -423,14 +414,8 @@ class NamedSharding:
     @property
     def is_fully_replicated(self) -> bool:
         return all(
-            self.mesh.shape[n] == 1 for entry in self.spec.partitions for n in _entry_names(entry)
+            self.mesh.shape[n] == 1 for entry in self.spec.partitions for n in entry_axes(entry)
         )
-
-
-def _entry_names(entry: Any) -> tuple[Any, ...]:
-    if entry is None or entry is PartitionSpec.UNCONSTRAINED:
-        return ()
-    return entry if isinstance(entry, tuple) else (entry,)
 
 
 def _mesh_in(value: Any) -> Mesh | AbstractMesh | None:
@@ -482,7 +467,7 @@ def jaxpr_mesh(jaxpr: Any) -> Mesh | AbstractMesh | None:
 
 def spec_axis_names(spec: PartitionSpec) -> frozenset[Any]:
     """The mesh axes `spec` splits some array axis over."""
-    return frozenset(n for entry in spec.partitions for n in _entry_names(entry))
+    return frozenset(n for entry in spec.partitions for n in entry_axes(entry))
 
 
 __all__ = [

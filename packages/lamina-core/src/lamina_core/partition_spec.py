@@ -7,7 +7,8 @@ a leaf of pytrees (not a tuple), so specs can stand in a pytree of specs.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import math
+from collections.abc import Iterator, Mapping
 from typing import Any, Final
 
 
@@ -41,6 +42,24 @@ def _axes(value: Any, name: str) -> frozenset[Any]:
         return frozenset(value)
     raise TypeError(
         f"{name} argument of PartitionSpec should of type `frozenset` or `set`. Got type {value}"
+    )
+
+
+def entry_axes(entry: Any) -> tuple[Any, ...]:
+    """The mesh axes one entry of a spec names: none for `None` or `UNCONSTRAINED`, the tuple
+    for a tuple of axes, else the one axis."""
+    if entry is None or entry is UNCONSTRAINED:
+        return ()
+    return entry if isinstance(entry, tuple) else (entry,)
+
+
+def split_counts(spec: PartitionSpec, axis_sizes: Mapping[Any, int], ndim: int) -> tuple[int, ...]:
+    """Into how many pieces `spec` splits each of `ndim` array axes, for mesh axes of
+    `axis_sizes` (axes past the spec's entries are whole)."""
+    parts = spec.partitions
+    return tuple(
+        math.prod(axis_sizes[n] for n in entry_axes(parts[i])) if i < len(parts) else 1
+        for i in range(ndim)
     )
 
 
@@ -185,4 +204,4 @@ def _rebuild(
 
 P = PartitionSpec
 
-__all__ = ["UNCONSTRAINED", "P", "PartitionSpec"]
+__all__ = ["UNCONSTRAINED", "P", "PartitionSpec", "entry_axes", "split_counts"]

@@ -29,7 +29,7 @@ from lamina_core.interpreters.batching import AxisData, extend_axis_env
 from lamina_core.interpreters.staging import trace_to_jaxpr
 from lamina_core.jaxpr import DebugInfo, Jaxpr
 from lamina_core.mesh import AbstractMesh, AxisType, Mesh, get_abstract_mesh, spec_axis_names
-from lamina_core.partition_spec import PartitionSpec
+from lamina_core.partition_spec import PartitionSpec, entry_axes
 from lamina_core.primitive import Primitive
 from lamina_core.rules import abstract_eval_rules, effects_rules, impl_rules
 from lamina_core.shard_map_checks import (
@@ -99,12 +99,6 @@ def _shard_map_effects(*avals: AbstractValue, jaxpr: Jaxpr, **params: Any) -> Ef
     return frozenset(jaxpr.effects)
 
 
-def _entry_names(entry: Any) -> tuple[Any, ...]:
-    if entry is None:
-        return ()
-    return entry if isinstance(entry, tuple) else (entry,)
-
-
 def _block_index(
     shape: Sequence[int], spec: PartitionSpec, sizes: dict[Any, int], where: dict[Any, int]
 ) -> tuple[slice, ...]:
@@ -112,7 +106,7 @@ def _block_index(
     index = []
     parts = spec.partitions
     for d, size in enumerate(shape):
-        names = _entry_names(parts[d]) if d < len(parts) else ()
+        names = entry_axes(parts[d]) if d < len(parts) else ()
         count, block = 1, 0
         for n in names:  # row-major over the axes the dimension is split over
             block = block * sizes[n] + where[n]

@@ -17,7 +17,7 @@ from typing import Any
 from lamina_core import tree_util
 from lamina_core._tree_registry import keystr
 from lamina_core.mesh import AbstractMesh, Mesh, spec_axis_names
-from lamina_core.partition_spec import PartitionSpec
+from lamina_core.partition_spec import PartitionSpec, entry_axes
 
 
 def is_spec(x: Any) -> bool:
@@ -182,7 +182,7 @@ def check_args(
             continue
         clause = _binding_clause(f, in_tree, path)
         for d, entry in enumerate(s.partitions):
-            names = () if entry is None else entry if isinstance(entry, tuple) else (entry,)
+            names = entry_axes(entry)
             n = math.prod(mesh.shape[x] for x in names)
             if names and a.shape[d] % n:
                 axis = f"axes {names}" if len(names) > 1 else f"axis '{names[0]}'"

@@ -12,14 +12,14 @@ axis; the partitioner chooses the placement of values left unannotated.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import Final
 
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import sdy
 
 from lamina_core.avals import AbstractValue
 from lamina_core.mesh import AbstractMesh
-from lamina_core.partition_spec import UNCONSTRAINED, PartitionSpec
+from lamina_core.partition_spec import UNCONSTRAINED, PartitionSpec, entry_axes
 
 MESH_SYMBOL: Final = "mesh"
 """The symbol of the module's mesh (`@mesh`), which shardings and manual regions refer to."""
@@ -44,12 +44,6 @@ def emit_mesh(module: ir.Module, mesh: AbstractMesh) -> None:
     op.operation.attributes["stablehlo.mesh"] = ir.DictAttr.get({"axes": described})
 
 
-def _entry_axes(entry: Any) -> tuple[Any, ...]:
-    if entry is None or entry is UNCONSTRAINED:
-        return ()
-    return entry if isinstance(entry, tuple) else (entry,)
-
-
 def sharding_attr(spec: PartitionSpec, ndim: int, mesh: AbstractMesh) -> ir.Attribute:
     """`#sdy.sharding<@mesh, [...]>` for an array of rank `ndim` split as `spec` says.
 
@@ -66,7 +60,7 @@ def sharding_attr(spec: PartitionSpec, ndim: int, mesh: AbstractMesh) -> ir.Attr
     dims = []
     for i in range(ndim):
         entry = parts[i] if i < len(parts) else None
-        names = _entry_axes(entry)
+        names = entry_axes(entry)
         for name in names:
             if name not in mesh.axis_names:
                 raise ValueError(
