@@ -63,6 +63,9 @@ class Option(Generic[T]):
     parse: Callable[[str], T]
     help: str
     _config: Config = field(repr=False)
+    validator: Callable[[T], None] | None = None
+    """Called with each value `update` or a scope sets, before it takes effect (it may raise,
+    or pass the value on to where it acts, as the device count to the backend)."""
 
     @property
     def value(self) -> T:
@@ -110,11 +113,18 @@ class Config:
         """Options that may not have their default value somewhere (set by `update`, a scope
         or the environment): a hot path asks this set before reading a rarely used option."""
 
-    def define(self, name: str, default: T, parse: Callable[[str], T], help: str) -> Option[T]:
+    def define(
+        self,
+        name: str,
+        default: T,
+        parse: Callable[[str], T],
+        help: str,
+        validator: Callable[[T], None] | None = None,
+    ) -> Option[T]:
         """Register an option; layers call this at import time."""
         if name in self._options:
             raise ValueError(f"configuration option {name!r} is already defined")
-        option = Option(name, default, parse, help, self)
+        option = Option(name, default, parse, help, self, validator)
         self._options[name] = option
         if any(env_name in os.environ for env_name in option.env_names):
             self.touched.add(name)
@@ -163,6 +173,8 @@ class Config:
             isinstance(value, bool) or not isinstance(value, int)
         ):
             raise TypeError(f"config option {name!r} takes an int, got {type(value).__name__}")
+        if option.validator is not None:
+            option.validator(value)
         return value
 
     def update(self, name: str, value: Any) -> None:

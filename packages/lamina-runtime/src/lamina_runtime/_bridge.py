@@ -92,6 +92,12 @@ def devices(backend: str | None = None) -> list[Any]:
     return list(jax.devices(backend))
 
 
+def set_num_cpu_devices(count: int) -> None:
+    """How many CPU devices the backend makes when it starts (`jax_num_cpu_devices`); JAX
+    raises its own RuntimeError once the backend has started with another count. [public]"""
+    jax.config.update("jax_num_cpu_devices", count)  # type: ignore[no-untyped-call]
+
+
 def local_devices(backend: str | None = None) -> list[Any]:
     return list(jax.local_devices(backend=backend))  # [public]
 

@@ -10,16 +10,29 @@ import importlib.metadata
 import platform
 import sys
 import warnings
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 
 from lamina_core import tree_util
+from lamina_core.config import config
 from lamina_runtime import _bridge
 from lamina_runtime._version import __version__
 
 Device = _bridge.Device
 """The type of every device (`jax.Device`): jaxlib's, as `devices()` returns them."""
+
+
+num_cpu_devices: Final = config.define(
+    "jax_num_cpu_devices",
+    -1,
+    int,
+    "Number of CPU devices to use (-1: the XLA flag --xla_force_host_platform_device_count "
+    "decides). Must be set before the backend starts, i.e. before any array is made.",
+    validator=_bridge.set_num_cpu_devices,
+)
+if num_cpu_devices.value != -1:  # set through LAMINA_NUM_CPU_DEVICES / JAX_NUM_CPU_DEVICES
+    _bridge.set_num_cpu_devices(num_cpu_devices.value)
 
 
 def device_count(backend: str | None = None) -> int:
