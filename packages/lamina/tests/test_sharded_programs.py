@@ -85,7 +85,6 @@ KNOWN: dict[tuple[str, str], str] = {
     ("pmap_out_axes_none", "lowered"): _PMAP_LOWER,
     ("pmap_of_grad", "lowered"): _PMAP_LOWER,
     ("make_mesh_explicit", "jaxpr"): _EXPLICIT,
-    ("make_mesh_explicit", "specs"): _EXPLICIT + "; outputs' specs are full rank: P('data', None)",
     ("check_vma_true_psum", "jaxpr"): _VMA,
     ("dp_mlp_step", "jaxpr"): _TYPES,
     ("dp_softmax_xent", "jaxpr"): _TYPES + " (one_hot's iota prints its sharding too)",
@@ -95,15 +94,6 @@ KNOWN: dict[tuple[str, str], str] = {
     ("jit_in_out_shardings", "jaxpr"): _JIT_SHARDINGS,
 }
 """`(program, check)`: why Lamina knowingly differs from JAX there (a strict xfail)."""
-
-UNSTABLE: dict[tuple[str, str], str] = {
-    (name, "lowered"): "In CI's full run (2 workers, after other tests) Lamina lowered these "
-    "grad-through-jit programs without `sdy.sharding` on the split batch arguments, where alone "
-    "it matches JAX's text; the values and output shardings still match JAX's. Not understood "
-    "yet: a non-strict expected failure until it is"
-    for name in ("dp_mlp_step", "dp_mlp_value_and_grad", "dp_softmax_xent", "shard_map_dp_grads")
-}
-"""`(program, check)`: checks whose result depends on what ran before (not strict)."""
 
 SLOW: frozenset[str] = frozenset()
 """Programs whose checks are left to the slow session (the default run stays under 60 s)."""
@@ -115,8 +105,6 @@ def _cases(check: str) -> list[Any]:
         marks: list[Any] = []
         if (name, check) in KNOWN:
             marks.append(pytest.mark.xfail(strict=True, reason=KNOWN[name, check]))
-        elif (name, check) in UNSTABLE:
-            marks.append(pytest.mark.xfail(strict=False, reason=UNSTABLE[name, check]))
         if name in SLOW:
             marks.append(pytest.mark.slow)
         cases.append(pytest.param(name, marks=marks, id=name))
@@ -160,12 +148,11 @@ def test_printed_jaxpr_equals_jax(name: str) -> None:
     assert str(lamina.make_jaxpr(fun)(*args)) == str(jax.make_jaxpr(jfun)(*jargs))
 
 
-_LOCATIONS = re.compile(r'loc\(.*?\)|#loc.*|jax\.result_info = "[^"]*"')
+_LOCATIONS = re.compile(r"loc\(.*?\)|#loc.*")
 
 
 def _module_text(lowered: Any) -> str:
-    """StableHLO text without source locations or result names: Lamina names the results of a
-    nested output tree by flat position (`result[2]`), JAX by path (`result[1][0]`)."""
+    """StableHLO text without source locations (results are named by path, as JAX's)."""
     return _LOCATIONS.sub("", lowered.as_text())
 
 

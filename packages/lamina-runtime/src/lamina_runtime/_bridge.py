@@ -238,16 +238,22 @@ def result_handler(shape: tuple[int, ...], dtype: np.dtype, weak_type: bool, dev
 
 @functools.lru_cache(maxsize=256)
 def named_sharding(devices: tuple[Any, ...], mesh_shape: tuple[int, ...],
-                   axis_names: tuple[Any, ...], partitions: tuple[Any, ...]) -> Any:  # fmt: skip
-    """jax's NamedSharding of the mesh of `devices` (in mesh order) split as `partitions`."""
-    mesh = jax.sharding.Mesh(np.array(devices, dtype=object).reshape(mesh_shape), axis_names)
+                   axis_names: tuple[Any, ...], partitions: tuple[Any, ...],
+                   axis_types: tuple[str, ...]) -> Any:  # fmt: skip
+    """jax's NamedSharding of the mesh of `devices` (in mesh order) split as `partitions`, its
+    axes of the types named (`"Auto"`, `"Explicit"`, `"Manual"`)."""
+    types = tuple(getattr(jax.sharding.AxisType, t) for t in axis_types)  # [public]
+    grid = np.array(devices, dtype=object).reshape(mesh_shape)
+    mesh = jax.sharding.Mesh(grid, axis_names, axis_types=types)
     spec = jax.sharding.PartitionSpec(*partitions)  # type: ignore[no-untyped-call]  # [public]
     return jax.sharding.NamedSharding(mesh, spec)
 
 
-ShardingParts = tuple[tuple[Any, ...], tuple[int, ...], tuple[Any, ...], tuple[Any, ...]]
-"""A jax sharding as plain data: (devices in mesh order, mesh shape, axis names, spec entries);
-a single device's has mesh shape `()`."""
+ShardingParts = tuple[
+    tuple[Any, ...], tuple[int, ...], tuple[Any, ...], tuple[Any, ...], tuple[str, ...]
+]
+"""A jax sharding as plain data: (devices in mesh order, mesh shape, axis names, spec entries,
+axis type names); a single device's has mesh shape `()`."""
 
 
 def sharding_parts(sharding: Any) -> ShardingParts:
@@ -255,9 +261,9 @@ def sharding_parts(sharding: Any) -> ShardingParts:
     if isinstance(sharding, jax.sharding.NamedSharding):
         mesh = sharding.mesh
         return (tuple(mesh.devices.flat), tuple(mesh.devices.shape), tuple(mesh.axis_names),
-                tuple(sharding.spec))  # fmt: skip
+                tuple(sharding.spec), tuple(t.name for t in mesh.axis_types))  # fmt: skip
     if isinstance(sharding, jax.sharding.SingleDeviceSharding):
-        return (tuple(sharding.device_set), (), (), ())
+        return (tuple(sharding.device_set), (), (), (), ())
     raise TypeError(f"Lamina cannot describe the sharding {sharding!r}")
 
 

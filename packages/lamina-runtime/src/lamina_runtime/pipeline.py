@@ -94,6 +94,14 @@ def _spec(s: shardings.Sharding | None, mesh: Mesh) -> Any:
     return s.spec if isinstance(s, NamedSharding) and s.mesh == mesh else None
 
 
+def result_paths(out_tree: Any) -> list[str]:
+    """Each output's `jax.result_info`: `result` and its path in the returned pytree
+    (`result`, `result[0]`, `result['b'][1]`), as JAX names them."""
+    placeholders = tree_util.tree_unflatten(out_tree, [0] * out_tree.num_leaves)
+    paths = tree_util.tree_flatten_with_path(placeholders)[0]
+    return [f"result{tree_util.keystr(path)}" for path, _ in paths]
+
+
 def lower_staged(
     staged: Staged, name: str, *, keep_unused: bool, placement: Placement | None = None
 ) -> LoweredCall:
@@ -124,11 +132,10 @@ def lower_staged(
     for k, i in enumerate(ref_inputs):
         aliases[i] = n_out + k  # a Ref's buffer is updated in place: always aliased
     result_names = None
-    if hi is not None and not ref_inputs:
-        # Each array of a hi result is named after the result, as JAX names them.
-        n = len(hi.out_avals)
-        names = ["result"] if n == 1 else [f"result[{i}]" for i in range(n)]
-        result_names = list(expand_per_value(names, hi.out_avals))
+    if not ref_inputs:
+        result_names = result_paths(staged.out_tree)
+        if hi is not None:  # each array of a hi result is named after the result, as JAX's
+            result_names = list(expand_per_value(result_names, hi.out_avals))
     hoist = use_simplified_jaxpr_constants.value
     const_args: ConstArgs = jaxpr_const_args(jaxpr) if hoist else EMPTY
     const_shardings = [

@@ -69,13 +69,18 @@ _lamina_of: Final[dict[int, tuple[Any, Sharding]]] = {}
 _meshes: Final[dict[tuple[Any, ...], Mesh]] = {}
 
 
-def _mesh_of(devices: tuple[Any, ...], shape: tuple[int, ...], names: tuple[Any, ...]) -> Mesh:
-    key = (tuple(d.id for d in devices), shape, names)
+def _mesh_of(
+    devices: tuple[Any, ...],
+    shape: tuple[int, ...],
+    names: tuple[Any, ...],
+    types: tuple[AxisType, ...],
+) -> Mesh:
+    key = (tuple(d.id for d in devices), shape, names, types)
     mesh = _meshes.get(key)
     if mesh is None:
         grid = np.empty(len(devices), dtype=object)
         grid[:] = devices
-        mesh = _meshes[key] = Mesh(grid.reshape(shape), names)
+        mesh = _meshes[key] = Mesh(grid.reshape(shape), names, axis_types=types)
     return mesh
 
 
@@ -86,7 +91,10 @@ def to_jax(sharding: Sharding) -> Any:
     mesh = sharding.mesh
     if not isinstance(mesh, Mesh):
         raise ValueError(f"{sharding} is on an AbstractMesh: it has no devices to place on")
-    key = (mesh.devices_flat, mesh.axis_sizes, mesh.axis_names, sharding.spec.partitions)
+    # Axis types are part of the key: meshes differing only in them are different meshes, and
+    # `of_jax` must give back the one the array was placed with.
+    types = tuple(t.name for t in mesh.axis_types)
+    key = (mesh.devices_flat, mesh.axis_sizes, mesh.axis_names, sharding.spec.partitions, types)
     jax_sharding = _bridge.named_sharding(*key)
     if id(jax_sharding) not in _lamina_of:
         _lamina_of[id(jax_sharding)] = (jax_sharding, sharding)
@@ -98,12 +106,13 @@ def of_jax(jax_sharding: Any) -> Sharding:
     known = _lamina_of.get(id(jax_sharding))
     if known is not None:
         return known[1]
-    devices, shape, names, partitions = _bridge.sharding_parts(jax_sharding)
+    devices, shape, names, partitions, types = _bridge.sharding_parts(jax_sharding)
     found: Sharding
     if not shape:
         found = SingleDeviceSharding(devices[0])
     else:
-        found = NamedSharding(_mesh_of(devices, shape, names), PartitionSpec(*partitions))
+        mesh = _mesh_of(devices, shape, names, tuple(AxisType[t] for t in types))
+        found = NamedSharding(mesh, PartitionSpec(*partitions))
     _lamina_of[id(jax_sharding)] = (jax_sharding, found)
     return found
 

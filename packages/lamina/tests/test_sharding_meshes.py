@@ -1,0 +1,47 @@
+"""Arrays remember the mesh they were placed on, axis types included: two meshes of the same
+devices and names that differ only in axis types (`make_mesh`'s Explicit axes, `Mesh`'s Auto
+ones) are different meshes, whichever was used first in the process. (Once, the first one's
+sharding was reported for both, and a later jitted call lowered without the arguments'
+`sdy.sharding`.)"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import lamina
+from lamina.sharding import AxisType, Mesh, NamedSharding
+from lamina.sharding import PartitionSpec as P
+
+jax = pytest.importorskip("jax")
+
+
+def _meshes() -> tuple[Mesh, Mesh]:
+    explicit = lamina.make_mesh((8,), ("data",))
+    auto = Mesh(np.array(lamina.devices()).reshape(8), ("data",))
+    return explicit, auto
+
+
+@pytest.mark.parametrize("first", ["explicit", "auto"])
+def test_each_array_reports_its_own_mesh(first: str) -> None:
+    explicit, auto = _meshes()
+    order = [explicit, auto] if first == "explicit" else [auto, explicit]
+    x = np.arange(16.0, dtype=np.float32).reshape(8, 2)
+    placed = [lamina.device_put(x, NamedSharding(m, P("data"))) for m in order]
+    for mesh, array in zip(order, placed, strict=True):
+        assert array.sharding.mesh == mesh
+        assert array.sharding.mesh.axis_types == mesh.axis_types
+    assert explicit.axis_types == (AxisType.Explicit,)
+    assert auto.axis_types == (AxisType.Auto,)
+
+
+def test_a_jitted_call_on_an_auto_mesh_after_an_explicit_one_keeps_its_shardings() -> None:
+    explicit, auto = _meshes()
+    x = np.ones((8, 4), np.float32)
+    lamina.device_put(x, NamedSharding(explicit, P("data")))
+    placed = lamina.device_put(x, NamedSharding(auto, P("data")))
+    text = lamina.jit(lambda a: a * 2.0).lower(placed).as_text()
+    assert 'sdy.sharding = #sdy.sharding<@mesh, [{"data"}, {}]>' in text
+    out = lamina.jit(lambda a: a * 2.0)(placed)
+    assert out.sharding.mesh == auto
+    np.testing.assert_array_equal(np.asarray(out), 2 * x)
