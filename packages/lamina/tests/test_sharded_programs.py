@@ -76,14 +76,10 @@ _SCAN_BODY = (
     "JAX lowers a scan's body as a call of a private `closed_call` function, Lamina inlines "
     "it (single-device programs too)"
 )
-_PMAP_LOWER = "Lamina's pmap returns a plain function: no `.lower` (JAX's pmap has one)"
 KNOWN: dict[tuple[str, str], str] = {
     ("make_mesh_explicit", "lowered"): _EXPLICIT + "; JAX adds sdy.sharding_constraint ops",
     ("shard_map_fori_loop", "lowered"): _SCAN_BODY,
     ("sharded_scan_cumsum", "lowered"): _SCAN_BODY,
-    ("pmap_psum_in_axes_none", "lowered"): _PMAP_LOWER,
-    ("pmap_out_axes_none", "lowered"): _PMAP_LOWER,
-    ("pmap_of_grad", "lowered"): _PMAP_LOWER,
     ("make_mesh_explicit", "jaxpr"): _EXPLICIT,
     ("check_vma_true_psum", "jaxpr"): _VMA,
     ("dp_mlp_step", "jaxpr"): _TYPES,

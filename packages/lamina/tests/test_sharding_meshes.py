@@ -2,7 +2,7 @@
 devices and names that differ only in axis types (`make_mesh`'s Explicit axes, `Mesh`'s Auto
 ones) are different meshes, whichever was used first in the process. (Once, the first one's
 sharding was reported for both, and a later jitted call lowered without the arguments'
-`sdy.sharding`.)"""
+`sdy.sharding`.) And `pmap(f).lower`, which lowers the jit of shard_map JAX runs at top level."""
 
 from __future__ import annotations
 
@@ -45,3 +45,12 @@ def test_a_jitted_call_on_an_auto_mesh_after_an_explicit_one_keeps_its_shardings
     out = lamina.jit(lambda a: a * 2.0)(placed)
     assert out.sharding.mesh == auto
     np.testing.assert_array_equal(np.asarray(out), 2 * x)
+
+
+def test_pmap_lower_compiles_and_runs_as_jax() -> None:
+    x = np.arange(8.0, dtype=np.float32).reshape(4, 2)
+    ours = lamina.pmap(lambda v: lamina.lax.psum(v * 2, "i"), axis_name="i")
+    theirs = jax.pmap(lambda v: jax.lax.psum(v * 2, "i"), axis_name="i")
+    got = ours.lower(x).compile()(x)
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(theirs.lower(x).compile()(x)))
+    assert got.sharding.spec == lamina.sharding.PartitionSpec("i")

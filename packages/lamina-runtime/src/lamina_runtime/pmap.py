@@ -16,9 +16,10 @@ from typing import Any
 import numpy as np
 
 from lamina_core import lax, tree_util
-from lamina_core.mesh import Mesh
+from lamina_core.mesh import Mesh, NamedSharding
 from lamina_core.partition_spec import PartitionSpec
 from lamina_core.shard_map import shard_map
+from lamina_core.tracing import EVAL_TRACE, current_trace
 from lamina_core.vmap_api import flatten_axes
 from lamina_runtime import _bridge
 from lamina_runtime.jit import jit
@@ -105,10 +106,19 @@ def pmap(
             check_vma=False,
             axis_names={name},
         )
-        return jit(sharded, donate_argnums=donate)
+        # As JAX's pmap: at top level the jit places the inputs and outputs as the specs say
+        # (its lowering carries their `sdy.sharding`s); under a trace it is a plain jit.
+        as_named = functools.partial(NamedSharding, mesh)
+        placed = jit(
+            sharded,
+            donate_argnums=donate,
+            in_shardings=tuple(as_named(spec) for spec in in_specs),
+            out_shardings=tree_util.tree_map(as_named, out_specs),
+        )
+        return jit(sharded, donate_argnums=donate), placed
 
-    @functools.wraps(fun)
-    def wrapped(*args: Any, **kwargs: Any) -> Any:
+    def prepare(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, list[Any]]:
+        """The jitted shard_map for this call's structure, axes and statics; its flat args."""
         if static and max(static) >= len(args):
             raise ValueError(
                 f"pmapped function has static_broadcasted_argnums={static} but was called with "
@@ -168,8 +178,20 @@ def pmap(
             ) from None
         if jitted is None:
             jitted = cache[key] = mapped(dyn_fun, tree, axes, devs, tuple(donate))
+        plain, placed = jitted
+        return (placed if current_trace() is EVAL_TRACE else plain), leaves
+
+    @functools.wraps(fun)
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        jitted, leaves = prepare(args, kwargs)
         return jitted(*leaves)
 
+    def lower(*args: Any, **kwargs: Any) -> Any:
+        """The `jit` of `shard_map` this call runs, lowered (JAX's `pmap(f).lower`)."""
+        jitted, leaves = prepare(args, kwargs)
+        return jitted.lower(*leaves)
+
+    wrapped.lower = lower  # type: ignore[attr-defined]
     return wrapped
 
 
