@@ -60,6 +60,18 @@ def main(address: str, nprocs: int, pid: int) -> None:
     y = jax.make_array_from_single_device_arrays(data.shape, sharding, pieces)
     check_local_shards(y, data)
 
+    # ... from the rows this process holds (its half of the batch), as JAX's data loaders do.
+    rows = NamedSharding(mesh, P("p"))
+    half = data[pid * 4 : (pid + 1) * 4]
+    v = jax.make_array_from_process_local_data(rows, half)
+    assert v.shape == data.shape, v.shape
+    check_local_shards(v, data)
+    # Whole along an axis split inside each process only: the local data is the global array.
+    by_device = jax.make_array_from_process_local_data(NamedSharding(mesh, P(None, "d")), data)
+    check_local_shards(by_device, data)
+    with pytest.raises(ValueError, match="In dimension 0, the process data has 3 elements"):
+        jax.make_array_from_process_local_data(rows, data[:3], data.shape)
+
     # A sharded jit: partitioned over all 8 devices, results sharded the same way.
     @jax.jit
     def affine(a: jax.Array, b: jax.Array) -> Any:

@@ -40,6 +40,7 @@ from lamina_runtime.jit import (
     toplevel_dispatcher,
     toplevel_jit,
 )
+from lamina_runtime.process_local import make_array_from_process_local_data
 from lamina_runtime.sharding import SingleDeviceSharding
 from lamina_runtime.stages import ArgInfo, Compiled, Lowered, Traced
 
@@ -78,6 +79,7 @@ __all__ = [
     "jit_function_of",
     "local_devices",
     "make_array_from_callback",
+    "make_array_from_process_local_data",
     "make_array_from_single_device_arrays",
     "runtime",
 ]

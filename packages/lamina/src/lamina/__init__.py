@@ -78,6 +78,7 @@ from lamina_runtime import (
     jit,
     local_devices,
     make_array_from_callback,
+    make_array_from_process_local_data,
     make_array_from_single_device_arrays,
 )
 from lamina_runtime.environment import (
@@ -166,6 +167,7 @@ __all__ = [
     "local_devices",
     "log_compiles",
     "make_array_from_callback",
+    "make_array_from_process_local_data",
     "make_array_from_single_device_arrays",
     "make_jaxpr",
     "make_mesh",
