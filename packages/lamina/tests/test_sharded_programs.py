@@ -68,10 +68,6 @@ _TYPES = (
     "AbstractMesh(...)), and the scalar ones of full_like a `reshard`; Lamina's avals carry "
     "no sharding yet"
 )
-_JIT_SHARDINGS = (
-    "Lamina's staged jit equation leaves in_shardings/out_shardings unspecified (the runtime "
-    "applies them when it compiles): JAX prints them among the jit parameters"
-)
 _SCAN_BODY = (
     "JAX lowers a scan's body as a call of a private `closed_call` function, Lamina inlines "
     "it (single-device programs too)"
@@ -87,7 +83,6 @@ KNOWN: dict[tuple[str, str], str] = {
     ("dp_mlp_value_and_grad", "jaxpr"): _TYPES,
     ("shard_map_dp_grads", "jaxpr"): _TYPES,
     ("grad_through_shard_map", "jaxpr"): _TYPES,
-    ("jit_in_out_shardings", "jaxpr"): _JIT_SHARDINGS,
 }
 """`(program, check)`: why Lamina knowingly differs from JAX there (a strict xfail)."""
 

@@ -6,6 +6,8 @@ sharding was reported for both, and a later jitted call lowered without the argu
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -54,3 +56,36 @@ def test_pmap_lower_compiles_and_runs_as_jax() -> None:
     got = ours.lower(x).compile()(x)
     np.testing.assert_array_equal(np.asarray(got), np.asarray(theirs.lower(x).compile()(x)))
     assert got.sharding.spec == lamina.sharding.PartitionSpec("i")
+
+
+def _sharded_square_sum() -> tuple[Mesh, Any]:
+    mesh = _mesh_of(4)
+    f = lamina.jit(
+        lambda x: (x * x, x.sum()),
+        in_shardings=NamedSharding(mesh, P("i")),
+        out_shardings=(NamedSharding(mesh, P("i")), NamedSharding(mesh, P())),
+    )
+    return mesh, f
+
+
+def _mesh_of(n: int) -> Mesh:
+    return Mesh(np.array(lamina.devices()[:n]), ("i",))
+
+
+def test_a_jit_with_shardings_records_them_on_its_equation() -> None:
+    mesh, f = _sharded_square_sum()
+    text = str(lamina.make_jaxpr(f)(np.ones((8, 2), np.float32)))
+    assert f"in_shardings=({NamedSharding(mesh, P('i'))!r},)" in text
+    assert f"out_shardings=({NamedSharding(mesh, P('i'))!r}, " in text
+
+
+def test_transformations_of_a_jit_with_shardings_run() -> None:
+    _, f = _sharded_square_sum()
+    x = np.arange(16.0, dtype=np.float32).reshape(8, 2)
+    grad = lamina.jit(lamina.grad(lambda v: f(v)[1] + f(v)[0].sum()))(x)
+    np.testing.assert_allclose(np.asarray(grad), 1.0 + 2.0 * x)
+    batched = lamina.jit(lamina.vmap(lambda v: f(v)[0]))(np.stack([x, x + 1]))
+    np.testing.assert_allclose(np.asarray(batched), np.stack([x * x, (x + 1) ** 2]))
+    # Only the first output used: dead-code elimination keeps the first output's sharding.
+    only_square = lamina.jit(lambda v: f(v)[0])
+    np.testing.assert_allclose(np.asarray(only_square(x)), x * x)

@@ -505,7 +505,7 @@ _dce_cache: _Cache = weakref.WeakKeyDictionary()
 
 
 def _call_dce(
-    param: str, rebuild: Callable[[JaxprEqn, ClosedJaxpr, list[bool]], dict[str, Any]]
+    param: str, rebuild: Callable[[JaxprEqn, ClosedJaxpr, list[bool], list[bool]], dict[str, Any]]
 ) -> DceRule:
     """The DCE rule of a call primitive holding its callee in `param`: the callee keeps the
     outputs read and the inputs those need; `rebuild` gives the trimmed call's params."""
@@ -525,7 +525,7 @@ def _call_dce(
         new = eqn.replace(
             invars=tuple(v for v, u in zip(eqn.invars, used_inputs, strict=True) if u),
             outvars=tuple(v for v, u in zip(eqn.outvars, used_outputs, strict=True) if u),
-            params=rebuild(eqn, trimmed, used_inputs),
+            params=rebuild(eqn, trimmed, used_inputs, list(used_outputs)),
             effects=trimmed.effects,
         )
         return used_inputs, new
@@ -533,16 +533,25 @@ def _call_dce(
     return rule
 
 
-def _jit_dce_params(eqn: JaxprEqn, trimmed: ClosedJaxpr, used_inputs: list[bool]) -> dict[str, Any]:
+def _jit_dce_params(
+    eqn: JaxprEqn, trimmed: ClosedJaxpr, used_inputs: list[bool], used_outputs: list[bool]
+) -> dict[str, Any]:
     params = _rebind_params(eqn.params, trimmed)
-    kept_donated = [d for d, u in zip(eqn.params["donated_invars"], used_inputs, strict=True) if u]
-    params["donated_invars"] = tuple(kept_donated)
+    old = eqn.params
+    params["donated_invars"] = tuple(_kept(old["donated_invars"], used_inputs))
+    # The shardings given for what stays stay (other rebinds change arity or ranks: they drop).
+    params["in_shardings"] = tuple(_kept(old["in_shardings"], used_inputs))
+    params["out_shardings"] = tuple(_kept(old["out_shardings"], used_outputs))
     return params
+
+
+def _kept(values: Sequence[Any], used: Sequence[bool]) -> list[Any]:
+    return [v for v, u in zip(values, used, strict=True) if u]
 
 
 dce_rules.set(jit_p, _call_dce("jaxpr", _jit_dce_params))
 dce_rules.set(
-    closed_call_p, _call_dce("call_jaxpr", lambda _, trimmed, __: {"call_jaxpr": trimmed})
+    closed_call_p, _call_dce("call_jaxpr", lambda _, trimmed, *__: {"call_jaxpr": trimmed})
 )
 
 __all__ = [

@@ -13,7 +13,7 @@ import weakref
 from collections.abc import Sequence
 from typing import Any
 
-from lamina_core.call import closed_call_p, jit_p
+from lamina_core.call import UNSPECIFIED, closed_call_p, jit_p
 from lamina_core.evaluate import eval_jaxpr
 from lamina_core.interpreters.batching import AxisData, BatchDim, batch_flat, batching_rules
 from lamina_core.interpreters.staging import trace_to_jaxpr
@@ -51,7 +51,12 @@ def _jit_batch(
     axis_data: AxisData, vals: Sequence[Any], dims: Sequence[BatchDim], **params: Any
 ) -> tuple[list[Any], list[BatchDim]]:
     jaxpr, out_dims = batch_jaxpr(params["jaxpr"], axis_data, tuple(dims))
-    outs = jit_p.bind(*vals, **dict(params, jaxpr=jaxpr))
+    # Shardings given for the unbatched ranks do not fit the batched values: dropped.
+    unspecified = {
+        "in_shardings": (UNSPECIFIED,) * len(vals),
+        "out_shardings": (UNSPECIFIED,) * len(jaxpr.out_avals),
+    }
+    outs = jit_p.bind(*vals, **dict(params, jaxpr=jaxpr, **unspecified))
     return outs, list(out_dims)
 
 

@@ -19,7 +19,7 @@ from typing import Any, Final
 from lamina_core import tree_util
 from lamina_core.api import argument_names, func_src_info
 from lamina_core.avals import AbstractValue
-from lamina_core.call import jit_p, jit_params
+from lamina_core.call import UNSPECIFIED, jit_p, jit_params
 from lamina_core.config import config, disable_jit, enable_checks
 from lamina_core.interpreters.batching import axis_frame, bound_axis_names
 from lamina_core.interpreters.staging import trace_to_jaxpr
@@ -390,6 +390,14 @@ class Jitted:
     def on_cache_miss(self, signature: Signature) -> None:
         """Called when a call is traced anew; the runtime explains misses here."""
 
+    def staged_shardings(
+        self, staged: Staged, args: tuple[Any, ...], kwargs: dict[str, Any], n_leaves: int
+    ) -> tuple[Sequence[Any], Sequence[Any]] | None:
+        """The shardings the caller gave for each flat argument and output (None where none
+        was given), recorded on the staged `jit` equation as JAX's `in_shardings` and
+        `out_shardings`; None when none were given. The runtime's `jit` has them."""
+        return None
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if "jax_disable_jit" in config.touched and disable_jit.value:
             return self.fun(*args, **kwargs)
@@ -408,6 +416,16 @@ class Jitted:
             keep_unused=self.keep_unused,
             inline=self.inline,
         )
+        given = self.staged_shardings(staged, args, kwargs, len(leaves))
+        if given is not None:
+            ins, outs_given = given
+            before, after = len(captured), len(staged.mutable_consts)
+            params["in_shardings"] = (
+                *[UNSPECIFIED] * before,
+                *[UNSPECIFIED if s is None else s for s in ins],
+                *[UNSPECIFIED] * after,
+            )
+            params["out_shardings"] = tuple(UNSPECIFIED if s is None else s for s in outs_given)
         outs = jit_p.bind(*captured, *leaves, *staged.mutable_consts, **params)
         return tree_util.tree_unflatten(staged.out_tree, outs)
 

@@ -268,6 +268,15 @@ class JitFunction(Jitted):
             known = self._fast_paths[id(call)] = fast_path_of(call, len(leaves))
         return cast("_bridge.FastPath | None", known)
 
+    def staged_shardings(
+        self, staged: Staged, args: tuple[Any, ...], kwargs: dict[str, Any], n_leaves: int
+    ) -> tuple[Sequence[Any], Sequence[Any]] | None:
+        if self.in_shardings is None and self.out_shardings is None:
+            return None
+        dyn_args = self._split(args, kwargs)[0]
+        ins = shardings.per_leaf(self.in_shardings, dyn_args, n_leaves, "in_shardings")
+        return ins, shardings.per_out(self.out_shardings, staged.out_tree)
+
     def on_cache_miss(self, signature: Signature) -> None:
         if explain_cache_misses.value:
             logger.warning(explain_miss(self.name, signature, self._seen))
