@@ -439,6 +439,22 @@ def check_vma_true_psum(s: Side) -> Built:
     return s.jax.jit(f), (s.put(data(8, 3), mesh, "i"),)
 
 
+def partial_manual_psum(s: Side) -> Built:
+    """shard_map manual over one axis of a 2-D mesh (the other left Auto): a psum over it.
+    (No constants in the body: JAX constrains their broadcasts over the Auto axes, from the
+    sharding in its types, which Lamina's do not carry yet.)"""
+    mesh = s.mesh((2, 4), ("i", "j"))
+    f = s.jax.shard_map(
+        lambda b: s.lax.psum(b, "i"),
+        mesh=mesh,
+        in_specs=s.P("i"),
+        out_specs=s.P(),
+        axis_names={"i"},
+        check_vma=False,
+    )
+    return s.jax.jit(f), (s.put(data(8, 4), mesh, "i"),)
+
+
 def make_mesh_explicit(s: Side) -> Built:
     """A jitted function over an array split on a `make_mesh` mesh (Explicit axes in JAX)."""
     mesh = s.jax.make_mesh((8,), ("data",))
@@ -479,6 +495,7 @@ PROGRAMS: dict[str, Program] = {
         sharded_reductions,
         sharded_scan_cumsum,
         check_vma_true_psum,
+        partial_manual_psum,
         make_mesh_explicit,
     )
 }

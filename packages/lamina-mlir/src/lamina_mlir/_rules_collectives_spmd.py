@@ -20,6 +20,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import sdy
 from jaxlib.mlir.dialects import stablehlo as hlo
 
+from lamina_core.mesh import AbstractMesh, AxisType
 from lamina_core.partition_spec import PartitionSpec
 from lamina_mlir import _hlo
 from lamina_mlir._context import LoweringRuleContext
@@ -72,12 +73,32 @@ def _spmd_attrs(
 
 
 def _reducer_region(
-    op: ir.Operation, element: ir.Type, combine: Combine, caches: ContextCaches
+    op: ir.Operation,
+    element: ir.Type,
+    combine: Combine,
+    caches: ContextCaches,
+    replicated_on: AbstractMesh | None = None,
 ) -> None:
+    """The scalar combining region of a reducing collective; with `replicated_on`, its result
+    is constrained replicated over that mesh (JAX's, when some mesh axes are still Auto)."""
     scalar = ir.RankedTensorType.get([], element)
     block = op.regions[0].blocks.append(scalar, scalar)
     with ir.InsertionPoint(block):
-        _hlo.return_([combine(caches, *block.arguments)])
+        out = combine(caches, *block.arguments)
+        if replicated_on is not None:
+            attr = sharding_attr(PartitionSpec(), 0, replicated_on)
+            out = sdy.ShardingConstraintOp(out, attr).result
+        _hlo.return_([out])
+
+
+def _partly_auto(spmd: SpmdContext) -> bool:
+    """Manual over some mesh axes while others are Auto (a partial-manual shard_map)."""
+    mesh = spmd.mesh
+    return bool(spmd.manual_axes) and any(
+        t is AxisType.Auto
+        for n, t in zip(mesh.axis_names, mesh.axis_types, strict=True)
+        if n not in spmd.manual_axes
+    )
 
 
 def all_reduce(
@@ -91,7 +112,9 @@ def all_reduce(
     """`stablehlo.all_reduce` of `x` over the named `axes`, reducing with `combine`."""
     groups = replica_groups(spmd, axes, axis_index_groups)
     op = _hlo.emit("stablehlo.all_reduce", [x.type], [x], _spmd_attrs(groups), regions=1)
-    _reducer_region(op, ir.RankedTensorType(x.type).element_type, combine, ctx.caches)
+    element = ir.RankedTensorType(x.type).element_type
+    replicated_on = spmd.mesh.abstract_mesh if _partly_auto(spmd) else None
+    _reducer_region(op, element, combine, ctx.caches, replicated_on)
     return op.result
 
 

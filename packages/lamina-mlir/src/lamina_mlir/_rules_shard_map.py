@@ -25,7 +25,7 @@ from lamina_consts import jaxpr_const_args
 from lamina_core import dtypes
 from lamina_core.avals import ShapedArray
 from lamina_core.jaxpr import Jaxpr
-from lamina_core.mesh import AbstractMesh, Mesh
+from lamina_core.mesh import AbstractMesh, AxisType, Mesh
 from lamina_core.partition_spec import PartitionSpec
 from lamina_core.shard_map import manual_axes_env, shard_map_p
 from lamina_mlir._constants import ir_constant
@@ -134,17 +134,23 @@ def _shard_map_lowering(
     consts = list(jaxpr_const_args(jaxpr))
     const_values = [ir_constant(ctx.caches, v, a, ctx.const_lowering) for v, a in consts]
     replicated = PartitionSpec()
+    # Manual over some axes only, with Auto ones left: every dimension stays open to the
+    # partitioner along those (JAX's partial-manual shardings).
+    open_dims = any(
+        t is AxisType.Auto
+        for n, t in zip(mesh.axis_names, mesh.axis_types, strict=True)
+        if n not in manual
+    )
+    abstract = mesh.abstract_mesh
+
+    def attr(spec: PartitionSpec, aval: Any) -> Any:
+        return sharding_attr(spec, _physical_ndim(aval), abstract, open_dims=open_dims)
+
     in_shardings = [
-        *(sharding_attr(replicated, _physical_ndim(a), mesh.abstract_mesh) for _, a in consts),
-        *(
-            sharding_attr(s, _physical_ndim(a), mesh.abstract_mesh)
-            for s, a in zip(in_specs, ctx.avals_in, strict=True)
-        ),
+        *(attr(replicated, a) for _, a in consts),
+        *(attr(s, a) for s, a in zip(in_specs, ctx.avals_in, strict=True)),
     ]
-    out_shardings = [
-        sharding_attr(s, _physical_ndim(a), mesh.abstract_mesh)
-        for s, a in zip(out_specs, ctx.avals_out, strict=True)
-    ]
+    out_shardings = [attr(s, a) for s, a in zip(out_specs, ctx.avals_out, strict=True)]
     ordered_manual = [n for n in mesh.axis_names if n in newly_manual_axes]
     op = sdy.ManualComputationOp(
         [mctx.ir_type(a) for a in ctx.avals_out],

@@ -44,7 +44,9 @@ def emit_mesh(module: ir.Module, mesh: AbstractMesh) -> None:
     op.operation.attributes["stablehlo.mesh"] = ir.DictAttr.get({"axes": described})
 
 
-def sharding_attr(spec: PartitionSpec, ndim: int, mesh: AbstractMesh) -> ir.Attribute:
+def sharding_attr(
+    spec: PartitionSpec, ndim: int, mesh: AbstractMesh, *, open_dims: bool = False
+) -> ir.Attribute:
     """`#sdy.sharding<@mesh, [...]>` for an array of rank `ndim` split as `spec` says.
 
     Raises:
@@ -68,7 +70,8 @@ def sharding_attr(spec: PartitionSpec, ndim: int, mesh: AbstractMesh) -> ir.Attr
                     f"{tuple(mesh.axis_names)}."
                 )
         refs = [sdy.AxisRefAttr.get(str(n)) for n in names]
-        dims.append(sdy.DimensionShardingAttr.get(refs, is_closed=entry is not UNCONSTRAINED))
+        closed = entry is not UNCONSTRAINED and not open_dims
+        dims.append(sdy.DimensionShardingAttr.get(refs, is_closed=closed))
     return sdy.TensorShardingAttr.get(MESH_SYMBOL, dims)
 
 
