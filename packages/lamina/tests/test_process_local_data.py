@@ -65,7 +65,7 @@ def test_global_shape_follows_the_processes_splitting_each_axis() -> None:
     assert global_shape_of(split_in_process, (6, 5), _by_quarters) == (6, 5)
     both = NamedSharding(mesh, P(("hosts", "chips")))
     assert global_shape_of(both, (4,), _by_quarters) == (16,)
-    assert process_groups(both, 0, _by_quarters) == [
+    assert process_groups(both, 0, 1, _by_quarters) == [
         frozenset({0, 1}),
         frozenset({2, 3}),
         frozenset({4, 5}),
@@ -77,7 +77,7 @@ def test_a_non_uniform_split_has_no_global_shape() -> None:
     mesh = _mesh((8,), ("data",))
     uneven = {d: (0 if d.id < 3 else 1) for d in lamina.devices()[:8]}
     sharding = NamedSharding(mesh, P("data"))
-    assert process_groups(sharding, 0, uneven.__getitem__) is None
+    assert process_groups(sharding, 0, 1, uneven.__getitem__) is None
     assert global_shape_of(sharding, (3,), uneven.__getitem__) == (None,)
 
 

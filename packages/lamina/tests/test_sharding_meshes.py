@@ -89,3 +89,22 @@ def test_transformations_of_a_jit_with_shardings_run() -> None:
     # Only the first output used: dead-code elimination keeps the first output's sharding.
     only_square = lamina.jit(lambda v: f(v)[0])
     np.testing.assert_allclose(np.asarray(only_square(x)), x * x)
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [P(), P("i"), P(None, "j"), P(("j", "i"), None), P("j", "i"), P(("i", "j"))],
+    ids=str,
+)
+def test_devices_indices_map_equals_jax(spec: P) -> None:
+    mesh = Mesh(np.array(lamina.devices()).reshape(2, 4), ("i", "j"))
+    ours = NamedSharding(mesh, spec)
+    jmesh = jax.sharding.Mesh(np.array(jax.devices()).reshape(2, 4), ("i", "j"))
+    theirs = jax.sharding.NamedSharding(jmesh, jax.sharding.PartitionSpec(*spec))
+    shape = (16, 8)
+    want = {d.id: i for d, i in theirs.devices_indices_map(shape).items()}
+    assert {d.id: i for d, i in ours.devices_indices_map(shape).items()} == want
+    got = ours.addressable_devices_indices_map(shape)
+    assert {d.id: i for d, i in got.items()} == want  # one process: all of them
+    assert ours.is_fully_addressable and ours.addressable_devices == ours.device_set
+    assert mesh.local_devices == list(mesh.devices.flat)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextvars
 import enum
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from types import TracebackType
 from typing import Any, Final
 
@@ -217,7 +217,9 @@ class Mesh(_MeshShape):
 
     @property
     def local_devices(self) -> list[Any]:
-        return list(self.devices.flat)
+        """The devices of this process (all of them, unless several processes run)."""
+        here = _process_index()
+        return [d for d in self.devices.flat if _process_of(d) == here]
 
     def _key(self) -> tuple[Any, ...]:
         ids = tuple(d.id for d in self.devices.flat if d is not None)
@@ -416,6 +418,68 @@ class NamedSharding:
         return all(
             self.mesh.shape[n] == 1 for entry in self.spec.partitions for n in entry_axes(entry)
         )
+
+    def devices_indices_map(self, global_shape: Sequence[int]) -> dict[Any, tuple[slice, ...]]:
+        """The piece of an array of `global_shape` each device holds, as JAX's: per axis a
+        slice, `slice(None)` where the axis is whole."""
+        mesh = self.mesh
+        if not isinstance(mesh, Mesh):
+            raise ValueError("an AbstractMesh has no devices")
+        shard = self.shard_shape(global_shape)
+        counts = self.split_counts(len(global_shape))
+        parts = self.spec.partitions
+        names = [entry_axes(parts[d]) if d < len(parts) else () for d in range(len(shard))]
+        sizes = mesh.shape
+        out: dict[Any, tuple[slice, ...]] = {}
+        for coords in np.ndindex(*mesh.axis_sizes):
+            at = dict(zip(mesh.axis_names, coords, strict=True))
+            index = []
+            for dim, axes in enumerate(names):
+                if counts[dim] == 1:
+                    index.append(slice(None))
+                    continue
+                piece = 0
+                for name in axes:  # the first axis named is the most significant
+                    piece = piece * sizes[name] + at[name]
+                index.append(slice(piece * shard[dim], (piece + 1) * shard[dim]))
+            out[mesh.devices[coords]] = tuple(index)
+        return out
+
+    def addressable_devices_indices_map(
+        self, global_shape: Sequence[int]
+    ) -> dict[Any, tuple[slice, ...]]:
+        """`devices_indices_map` for this process's devices only."""
+        here = _process_index()
+        full = self.devices_indices_map(global_shape)
+        return {d: index for d, index in full.items() if _process_of(d) == here}
+
+    @property
+    def addressable_devices(self) -> set[Any]:
+        here = _process_index()
+        return {d for d in self.device_set if _process_of(d) == here}
+
+    @property
+    def is_fully_addressable(self) -> bool:
+        here = _process_index()
+        return all(_process_of(d) == here for d in self.device_set)
+
+
+def _single_process() -> int:
+    return 0
+
+
+_process_index: Callable[[], int] = _single_process
+"""This process's index among the processes of a run; the runtime installs its own."""
+
+
+def install_process_index(fn: Callable[[], int]) -> None:
+    """Tell core which process this is (`Mesh.local_devices`, addressable devices)."""
+    global _process_index
+    _process_index = fn
+
+
+def _process_of(device: Any) -> int:
+    return int(getattr(device, "process_index", 0))
 
 
 def _mesh_in(value: Any) -> Mesh | AbstractMesh | None:

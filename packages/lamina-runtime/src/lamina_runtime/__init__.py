@@ -6,10 +6,12 @@ fallback when the runtime is not installed).
 
 from lamina_core import source_info as _source_info
 from lamina_core.jit import install_toplevel_jit as _install_toplevel_jit
+from lamina_core.mesh import install_process_index as _install_process_index
 from lamina_core.tracing import install_eager_impl as _install_eager_impl
 from lamina_core.tracing import install_materializer as _install_materializer
 from lamina_core.tracing import install_toplevel_dispatch as _install_toplevel_dispatch
 from lamina_runtime import aot
+from lamina_runtime import environment as _environment
 from lamina_runtime._bridge import CompileError
 from lamina_runtime._version import __version__
 from lamina_runtime.api import (
@@ -49,6 +51,7 @@ _install_eager_impl(XLA_EAGER)
 _install_materializer(materialize)
 _install_toplevel_dispatch(toplevel_dispatcher)
 _install_toplevel_jit(toplevel_jit)
+_install_process_index(_environment.process_index)
 
 __all__ = [
     "ArgInfo",

@@ -16,8 +16,7 @@ from typing import Any
 import numpy as np
 
 from lamina_core import tree_util
-from lamina_core.mesh import Mesh, NamedSharding
-from lamina_core.partition_spec import entry_axes
+from lamina_core.mesh import NamedSharding
 from lamina_runtime import sharding as shardings
 from lamina_runtime.api import device_put, make_array_from_callback
 from lamina_runtime.array import Array
@@ -28,32 +27,23 @@ def _process_of(device: Any) -> int:
     return int(device.process_index)
 
 
-def _pieces_by_device(sharding: NamedSharding, dim: int) -> dict[Any, int]:
-    """Which piece along array axis `dim` each device of the mesh holds (its position along
-    the mesh axes the spec names there, the first named the most significant)."""
-    mesh = sharding.mesh
-    if not isinstance(mesh, Mesh):
-        raise ValueError(f"{sharding} is on an AbstractMesh: it has no devices to place on")
-    parts = sharding.spec.partitions
-    names = entry_axes(parts[dim]) if dim < len(parts) else ()
-    sizes = dict(zip(mesh.axis_names, mesh.axis_sizes, strict=True))
-    pieces: dict[Any, int] = {}
-    for coords in np.ndindex(*mesh.axis_sizes):
-        at = dict(zip(mesh.axis_names, coords, strict=True))
-        piece = 0
-        for name in names:
-            piece = piece * sizes[name] + at[name]
-        pieces[mesh.devices[coords]] = piece
-    return pieces
+def _pieces_by_device(sharding: NamedSharding, dim: int, ndim: int) -> dict[Any, int]:
+    """Which piece along array axis `dim` each device of the mesh holds (on an array whose
+    pieces are one element long, a piece's offset is its number)."""
+    one_each = sharding.devices_indices_map(sharding.split_counts(ndim))
+    return {device: index[dim].start or 0 for device, index in one_each.items()}
 
 
 def process_groups(
-    sharding: NamedSharding, dim: int, process_of: Callable[[Any], int] = _process_of
+    sharding: NamedSharding,
+    dim: int,
+    ndim: int,
+    process_of: Callable[[Any], int] = _process_of,
 ) -> list[frozenset[int]] | None:
     """The sets of pieces along `dim` the processes hold, one per distinct set, or None when
     the split is not uniform (sets of different sizes, or overlapping without being equal)."""
     held: dict[int, set[int]] = {}
-    for device, piece in _pieces_by_device(sharding, dim).items():
+    for device, piece in _pieces_by_device(sharding, dim, ndim).items():
         held.setdefault(process_of(device), set()).add(piece)
     groups = sorted({frozenset(s) for s in held.values()}, key=min)
     if len({len(g) for g in groups}) != 1:
@@ -74,7 +64,7 @@ def global_shape_of(
     """The global shape a process's data of `local_shape` implies (None on a non-uniform axis)."""
     out: list[int | None] = []
     for dim, size in enumerate(local_shape):
-        groups = process_groups(sharding, dim, process_of)
+        groups = process_groups(sharding, dim, len(local_shape), process_of)
         out.append(None if groups is None else size * len(groups))
     return tuple(out)
 
@@ -94,7 +84,7 @@ def local_index(
         held = sorted(
             {
                 p * shard[dim]
-                for d, p in _pieces_by_device(sharding, dim).items()
+                for d, p in _pieces_by_device(sharding, dim, len(global_shape)).items()
                 if process_of(d) == me
             }
         )
