@@ -462,6 +462,111 @@ def make_mesh_explicit(s: Side) -> Built:
     return s.jax.jit(lambda x: s.jnp.sin(x) * 2.0), (x,)
 
 
+# ---- more collectives and placements -----------------------------------------------------
+
+
+def pmean_center(s: Side) -> Built:
+    """Blocks centred on the global mean (pmean of the per-device means)."""
+    mesh = s.mesh((8,), ("i",))
+
+    def body(b: Any) -> Any:
+        return b - s.lax.pmean(s.jnp.mean(b, axis=0), "i")
+
+    f = s.jax.shard_map(body, mesh=mesh, in_specs=s.P("i"), out_specs=s.P("i"), check_vma=False)
+    return s.jax.jit(f), (s.put(data(16, 3), mesh, "i"),)
+
+
+def pmin_floor(s: Side) -> Built:
+    """Each block clipped below at the global minimum of the block maxima (pmin)."""
+    mesh = s.mesh((4,), ("i",))
+
+    def body(b: Any) -> Any:
+        return s.jnp.maximum(b, s.lax.pmin(s.jnp.max(b), "i"))
+
+    f = s.jax.shard_map(body, mesh=mesh, in_specs=s.P("i"), out_specs=s.P("i"), check_vma=False)
+    return s.jax.jit(f), (s.put(data(8, 5), mesh, "i"),)
+
+
+def psum_scatter_columns(s: Side) -> Built:
+    """psum_scatter over axis 1 (tiled), over one axis of a 2-D mesh."""
+    mesh = s.mesh((2, 4), ("x", "y"))
+    f = s.jax.shard_map(
+        lambda b: s.lax.psum_scatter(b, "y", scatter_dimension=1, tiled=True),
+        mesh=mesh,
+        in_specs=s.P("x"),
+        out_specs=s.P("x", "y"),
+        check_vma=False,
+    )
+    return s.jax.jit(f), (s.put(data(4, 8), mesh, "x"),)
+
+
+def all_gather_columns(s: Side) -> Built:
+    """all_gather (tiled) along axis 1 of column blocks, then a row sum."""
+    mesh = s.mesh((4,), ("i",))
+    f = s.jax.shard_map(
+        lambda b: s.jnp.sum(s.lax.all_gather(b, "i", axis=1, tiled=True), axis=1),
+        mesh=mesh,
+        in_specs=s.P(None, "i"),
+        out_specs=s.P(),
+        check_vma=False,
+    )
+    return s.jax.jit(f), (s.put(data(3, 8), mesh, None, "i"),)
+
+
+def ppermute_2d_rows(s: Side) -> Built:
+    """A cyclic shift along one axis of a 2-D mesh: each row of devices rotates its blocks."""
+    mesh = s.mesh((2, 4), ("x", "y"))
+    perm = [(j, (j + 1) % 4) for j in range(4)]
+    f = s.jax.shard_map(
+        lambda b: s.lax.ppermute(b, "y", perm),
+        mesh=mesh,
+        in_specs=s.P("x", "y"),
+        out_specs=s.P("x", "y"),
+        check_vma=False,
+    )
+    return s.jax.jit(f), (s.put(data(4, 8), mesh, "x", "y"),)
+
+
+def shard_map_cond_by_index(s: Side) -> Built:
+    """A `cond` on the device's position: even devices double, odd ones negate."""
+    mesh = s.mesh((4,), ("i",))
+
+    def body(b: Any) -> Any:
+        even = s.lax.axis_index("i") % 2 == 0
+        return s.lax.cond(even, lambda v: v * 2.0, lambda v: -v, b)
+
+    f = s.jax.shard_map(body, mesh=mesh, in_specs=s.P("i"), out_specs=s.P("i"), check_vma=False)
+    return s.jax.jit(f), (s.put(data(8, 2), mesh, "i"),)
+
+
+def shard_map_two_outputs(s: Side) -> Built:
+    """Two results with different specs: the blocks themselves and their global sum."""
+    mesh = s.mesh((4,), ("i",))
+
+    def body(b: Any) -> Any:
+        return b * 3.0, s.lax.psum(s.jnp.sum(b, axis=0), "i")
+
+    f = s.jax.shard_map(
+        body, mesh=mesh, in_specs=s.P("i"), out_specs=(s.P("i"), s.P()), check_vma=False
+    )
+    return s.jax.jit(f), (s.put(data(8, 3), mesh, "i"),)
+
+
+def jit_2d_elementwise_chain(s: Side) -> Built:
+    """Elementwise ops and a transpose on an array split over both axes of a 2-D mesh."""
+    mesh = s.mesh((2, 4), ("x", "y"))
+    f = s.jax.jit(lambda a: (s.jnp.tanh(a) * 2.0 + 1.0).T)
+    return f, (s.put(data(8, 8), mesh, "x", "y"),)
+
+
+def jit_row_split_affine(s: Side) -> Built:
+    """x @ w + b under jit with x's rows split over 'i' and w, b replicated."""
+    mesh = s.mesh((8,), ("i",))
+    w, b = data(4, 6, seed=1), data(6, seed=2)
+    f = s.jax.jit(lambda x, w, b: s.jnp.tanh(x @ w + b))
+    return f, (s.put(data(16, 4), mesh, "i"), s.put(w, mesh), s.put(b, mesh))
+
+
 PROGRAMS: dict[str, Program] = {
     p.__name__: p
     for p in (
@@ -497,5 +602,14 @@ PROGRAMS: dict[str, Program] = {
         check_vma_true_psum,
         partial_manual_psum,
         make_mesh_explicit,
+        pmean_center,
+        pmin_floor,
+        psum_scatter_columns,
+        all_gather_columns,
+        ppermute_2d_rows,
+        shard_map_cond_by_index,
+        shard_map_two_outputs,
+        jit_2d_elementwise_chain,
+        jit_row_split_affine,
     )
 }
