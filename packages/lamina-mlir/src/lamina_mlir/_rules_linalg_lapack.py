@@ -141,6 +141,9 @@ def _ffi_call(
         "operand_layouts": _layouts(avals_in, full_rank, True),
         "result_layouts": _layouts(avals_out, full_rank, True),
     }
+    if not aliases:
+        # JAX leaves the attribute out when no output reuses an operand's buffer.
+        del attributes["output_operand_aliases"]
     op = hlo.CustomCallOp.build_generic(
         results=result_types, operands=list(operands), attributes=attributes
     )
