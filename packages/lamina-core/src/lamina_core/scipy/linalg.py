@@ -2,15 +2,17 @@
 triangular-solve primitives give: cholesky, cho_factor, cho_solve, solve_triangular,
 lu_factor, lu and lu_solve; solve (LU, or Cholesky for `assume_a='pos'`, both on
 `custom_linear_solve`), inv and det through `jnp.linalg`; qr, svd and eigh on their
-primitives; all staged as JAX 0.10.2 stages them.
+primitives; solve_sylvester (Bartels-Stewart on the complex Schur forms, or by
+eigendecompositions); all staged as JAX 0.10.2 stages them.
 
-Not here yet: schur, expm, eigh_tridiagonal and the rest;
-`toeplitz` waits for `conv_general_dilated_patches`.
+The rest lives in sibling modules and is re-exported here: solve_triangular
+(`_linalg_triangular`), the special matrices (`_linalg_special`), expm and expm_frechet
+(`_linalg_expm`), polar and eigh_tridiagonal (`_linalg_polar`), qr_multiply (`_linalg_qr`),
+and schur, hessenberg, rsf2csf, funm and sqrtm (`_linalg_schur`).
 """
 
 from __future__ import annotations
 
-import warnings
 from functools import partial
 from typing import Any
 
@@ -21,8 +23,35 @@ from lamina_core import numpy as jnp
 from lamina_core.jit import Jitted
 from lamina_core.lax import linalg as lax_linalg
 from lamina_core.numpy import _linalg_solve
-from lamina_core.numpy._promote import promote_dtypes, promote_dtypes_inexact
+from lamina_core.numpy._index_update import at
+from lamina_core.numpy._promote import (
+    promote_args_inexact,
+    promote_dtypes,
+    promote_dtypes_inexact,
+)
 from lamina_core.numpy._util import dtype_of, shape_of
+from lamina_core.scipy._linalg_expm import expm, expm_frechet
+from lamina_core.scipy._linalg_polar import eigh_tridiagonal, polar
+from lamina_core.scipy._linalg_qr import qr_multiply
+from lamina_core.scipy._linalg_schur import funm, hessenberg, rsf2csf, schur, sqrtm
+from lamina_core.scipy._linalg_special import (
+    circulant,
+    companion,
+    convolution_matrix,
+    dft,
+    fiedler,
+    fiedler_companion,
+    hadamard,
+    hankel,
+    helmert,
+    hilbert,
+    invhilbert,
+    invpascal,
+    leslie,
+    pascal,
+    toeplitz,
+)
+from lamina_core.scipy._linalg_triangular import solve_signature, solve_triangular
 from lamina_core.vmap_api import vmap
 
 Array = Any
@@ -79,34 +108,10 @@ def cho_factor(
     return cholesky(a, lower=lower), lower
 
 
-def _solve_signature(name: str, a: Any, b: Any, extra: str = "") -> str:
-    """The gufunc signature of one solve: a vector right-hand side, or a matrix of them."""
-    a_ndim, b_ndim = len(shape_of(a)), len(shape_of(b))
-    if b_ndim == 1:
-        return f"(n,n),{extra}(n)->(n)"
-    if a_ndim == b_ndim + 1 and shape_of(a)[-1] == shape_of(b)[-1]:
-        warnings.warn(
-            f"jax.scipy.linalg.{name}: batched 1D solves with b.ndim > 1 are deprecated, and "
-            "in the future will be treated as a batched 2D solve. Use "
-            f"{_SQUEEZE_HINT[name]} to avoid this warning.",
-            category=FutureWarning,
-            stacklevel=4,
-        )
-        return f"(n,n),{extra}(n)->(n)"
-    return f"(n,n),{extra}(n,k)->(n,k)"
-
-
-_SQUEEZE_HINT = {
-    "cho_solve": "cho_solve(c_and_lower, b[..., None]).squeeze(-1)",
-    "solve_triangular": "solve_triangular(a, b[..., None]).squeeze(-1)",
-    "lu_solve": "lu_solve(lu_and_piv, b[..., None]).squeeze(-1)",
-}
-
-
 @partial(Jitted, static_argnames=("lower",))
 def _cho_solve(c: Any, b: Any, lower: bool) -> Array:
     c, b = promote_dtypes_inexact(jnp.asarray(c), jnp.asarray(b))
-    signature = _solve_signature("cho_solve", c, b)
+    signature = solve_signature("cho_solve", c, b)
     # Two triangular solves: with the factor's (conjugate) transpose, then with the factor.
     first = partial(
         lax_linalg.triangular_solve,
@@ -133,43 +138,6 @@ def cho_solve(
     del overwrite_b, check_finite
     c, lower = c_and_lower
     return _cho_solve(c, b, lower)
-
-
-_TRANS = {0: (False, False), "N": (False, False), 1: (True, False), "T": (True, False)}
-_TRANS |= {2: (True, True), "C": (True, True)}
-
-
-@partial(Jitted, static_argnames=("trans", "lower", "unit_diagonal"))
-def _solve_triangular(a: Any, b: Any, trans: int | str, lower: bool, unit_diagonal: bool) -> Array:
-    if trans not in _TRANS:
-        raise ValueError(f"Invalid 'trans' value {trans}")
-    transpose_a, conjugate_a = _TRANS[trans]
-    a, b = promote_dtypes_inexact(jnp.asarray(a), jnp.asarray(b))
-    signature = _solve_signature("solve_triangular", a, b)
-    solve = partial(
-        lax_linalg.triangular_solve,
-        left_side=True,
-        lower=lower,
-        transpose_a=transpose_a,
-        conjugate_a=conjugate_a,
-        unit_diagonal=unit_diagonal,
-    )
-    return jnp.vectorize(solve, signature=signature)(a, b)
-
-
-def solve_triangular(
-    a: Any,
-    b: Any,
-    trans: int | str = 0,
-    lower: bool = False,
-    unit_diagonal: bool = False,
-    overwrite_b: bool = False,
-    debug: Any = None,
-    check_finite: bool = True,
-) -> Array:
-    """x with op(a) x = b for triangular `a` (op per `trans`: 0/'N', 1/'T' or 2/'C')."""
-    del overwrite_b, debug, check_finite
-    return _solve_triangular(a, b, trans, lower, unit_diagonal)
 
 
 @partial(Jitted, static_argnames=("overwrite_a", "check_finite"))
@@ -223,7 +191,7 @@ def lu_solve(
     packed, b = promote_dtypes_inexact(jnp.asarray(packed), jnp.asarray(b))
     m = shape_of(packed)[-2]
     permutation = lax_linalg.lu_pivots_to_permutation(pivots, m)
-    signature = _solve_signature("lu_solve", packed, b, extra="(n),")
+    signature = solve_signature("lu_solve", packed, b, extra="(n),")
     solve_one = partial(_linalg_solve.lu_solve, trans=trans)
     return jnp.vectorize(solve_one, signature=signature)(packed, permutation, b)
 
@@ -366,19 +334,119 @@ def eigh(
     return _eigh(a, b, lower, eigvals_only, eigvals, type)
 
 
+def _solve_sylvester_triangular_scan(R: Array, S: Array, F: Array) -> Array:
+    """Y with R Y + Y S^T = F for upper-triangular R (m x m) and S (n x n) (Bartels and
+    Stewart's back substitution), one entry per scan step from the bottom-right corner."""
+    R, S, F = promote_args_inexact("_solve_sylvester_triangular_scan", R, S, F)
+    m, n = shape_of(F)
+    total = m * n
+    flat_indices = jnp.arange(total - 1, -1, -1)
+    Y0 = jnp.zeros((m * n,), dtype=dtype_of(F))
+
+    def step(Y_flat: Array, idx: Array) -> tuple[Array, None]:
+        i = jnp.floor_divide(idx, n)
+        j = jnp.remainder(idx, n)
+        Y = jnp.reshape(Y_flat, (m, n))
+        rhs = F[i, j]
+        row_mask = jnp.arange(m) > i
+        row_term = jnp.sum(jnp.where(row_mask, R[i, :] * Y[:, j], 0.0))
+        col_mask = jnp.arange(n) > j
+        col_term = jnp.sum(jnp.where(col_mask, Y[i, :] * S[:, j], 0.0))
+        rhs = rhs - (row_term + col_term)
+        val = rhs / (R[i, i] + S[j, j])
+        return at(Y_flat)[i * n + j].set(val), None
+
+    Y_flat, _ = lax.scan(step, Y0, flat_indices)
+    return jnp.reshape(Y_flat, (m, n))
+
+
+@partial(Jitted, static_argnames=["method"])
+def _solve_sylvester_2d(A: Array, B: Array, C: Array, *, method: str, tol: float) -> Array:
+    m, n = shape_of(C)[-2:]
+    if method == "schur":
+        R, U = schur(A, output="complex")
+        S, V = schur(jnp.transpose(jnp.conj(B)), output="complex")
+        U_h = jnp.transpose(jnp.conj(U))
+        F = jnp.matmul(jnp.matmul(U_h, C.astype(dtype_of(R))), V)
+        Y = _solve_sylvester_triangular_scan(R, jnp.transpose(jnp.conj(S)), F)
+        X = jnp.matmul(jnp.matmul(U, Y), jnp.transpose(jnp.conj(V)))
+    elif method == "eigen":
+        RA, UA = jnp.linalg.eig(A)
+        RB, UB = jnp.linalg.eig(B)
+        F = solve(UA, jnp.matmul(C.astype(dtype_of(RA)), UB))
+        W = RA[:, None] + RB[None, :]
+        Y = F / W
+        X = jnp.matmul(jnp.matmul(UA[:m, :m], Y[:m, :n]), inv(UB)[:n, :n])
+    else:
+        raise ValueError(
+            f'Unrecognized method {method}. The two valid methods are either "schur" or "eigen".'
+        )
+    if dtype_of(C).kind != "c":
+        X = jnp.real(X)
+    sums = jnp.linalg.eigvals(A)[:, None] + jnp.linalg.eigvals(B)[None, :]
+    return lax.cond(
+        jnp.any(jnp.abs(sums) < tol),
+        lambda: jnp.zeros_like(X) * np.nan,
+        lambda: X,
+    )
+
+
+@partial(Jitted, static_argnames=["method"])
+def solve_sylvester(A: Any, B: Any, C: Any, *, method: str = "schur", tol: float = 1e-8) -> Array:
+    """X with A X + X B = C, by the complex Schur forms of A and B (`method='schur'`, Bartels
+    and Stewart) or their eigendecompositions ('eigen'); NaNs where some eigenvalue of A plus
+    one of B is within `tol` of zero (no unique solution)."""
+    A, B, C = promote_dtypes_inexact(jnp.asarray(A), jnp.asarray(B), jnp.asarray(C))
+    m, n = shape_of(C)[-2:]
+    if tuple(shape_of(A)[-2:]) != (m, m) or tuple(shape_of(B)[-2:]) != (n, n):
+        raise ValueError(
+            "Incompatible shapes for Sylvester equation:\n"
+            f"A: {shape_of(A)}\nB: {shape_of(B)}\nC: {shape_of(C)}"
+        )
+    one = partial(_solve_sylvester_2d, method=method, tol=tol)
+    out: Array = jnp.vectorize(one, signature="(m,m),(n,n),(m,n)->(m,n)")(A, B, C)
+    return out
+
+
 __all__ = [
     "block_diag",
     "cho_factor",
     "cho_solve",
     "cholesky",
+    "circulant",
+    "companion",
+    "convolution_matrix",
     "det",
+    "dft",
     "eigh",
+    "eigh_tridiagonal",
+    "expm",
+    "expm_frechet",
+    "fiedler",
+    "fiedler_companion",
+    "funm",
+    "hadamard",
+    "hankel",
+    "helmert",
+    "hessenberg",
+    "hilbert",
     "inv",
+    "invhilbert",
+    "invpascal",
+    "leslie",
     "lu",
     "lu_factor",
     "lu_solve",
+    "pascal",
+    "polar",
     "qr",
+    "qr_multiply",
+    "rsf2csf",
+    "schur",
     "solve",
+    "solve_sylvester",
     "solve_triangular",
+    "sqrtm",
     "svd",
+    "toeplitz",
 ]
