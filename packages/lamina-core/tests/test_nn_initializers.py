@@ -103,6 +103,5 @@ def test_bad_arguments_raise_as_jax(case: tuple[str, Callable[[Any, Any], Any]])
 
 def test_public_names_match_jax() -> None:
     theirs = {n for n in dir(_jax_init()) if not n.startswith("_")}
-    # Not built yet: both need random.orthogonal (a QR decomposition).
-    assert set(initializers.__all__) == theirs - {"orthogonal", "delta_orthogonal"}
+    assert set(initializers.__all__) == theirs
     assert isinstance(initializers.zeros, initializers.Initializer)

@@ -2,8 +2,6 @@
 
 Built on `lamina_core.random`, so a key gives JAX's numbers bit for bit. Every initializer
 takes `out_sharding` as JAX's does; Lamina has one device, so only `None` is accepted.
-`orthogonal` and `delta_orthogonal` need `random.orthogonal` (a QR decomposition), which
-Lamina does not have yet.
 """
 
 from __future__ import annotations
@@ -16,6 +14,7 @@ import numpy as np
 
 from lamina_core import dtypes, random
 from lamina_core import numpy as jnp
+from lamina_core.numpy._index_update import at
 
 Array = Any
 Axes = int | Sequence[int]
@@ -205,6 +204,51 @@ def variance_scaling(
     return init
 
 
+def orthogonal(scale: Any = 1.0, column_axis: int = -1, dtype: Any = None) -> Initializer:
+    """An initializer of `scale` times a random matrix whose `column_axis` columns (or, if
+    fewer, the rows of the other axes flattened) are orthonormal."""
+
+    def init(
+        key: Array, shape: Sequence[int], dtype: Any = dtype, out_sharding: Any = None
+    ) -> Array:
+        if out_sharding is not None:
+            raise NotImplementedError
+        dtype = _default_float(dtype)
+        if len(shape) < 2:
+            raise ValueError("orthogonal initializer requires at least a 2D shape")
+        if any(dim == 0 for dim in shape):
+            return jnp.zeros(shape, dtype=dtype)
+        n_cols = shape[column_axis]
+        n_rows = math.prod(shape) // n_cols
+        q = random.orthogonal(key, n_rows, (), dtype, n_cols)
+        rest = tuple(int(d) for d in np.delete(np.asarray(shape), column_axis))
+        q = jnp.moveaxis(jnp.reshape(q, (*rest, n_cols)), -1, column_axis)
+        return jnp.array(scale, dtype) * q
+
+    return init
+
+
+def delta_orthogonal(scale: Any = 1.0, column_axis: int = -1, dtype: Any = None) -> Initializer:
+    """An initializer of 3-D to 5-D convolution kernels that are zero except at the spatial
+    centre, which holds an `orthogonal` matrix of the last two axes (fan_in <= fan_out)."""
+
+    def init(
+        key: Array, shape: Sequence[int], dtype: Any = dtype, out_sharding: Any = None
+    ) -> Array:
+        if out_sharding is not None:
+            raise NotImplementedError
+        dtype = _default_float(dtype)
+        if len(shape) not in (3, 4, 5):
+            raise ValueError("Delta orthogonal initializer requires a 3D, 4D or 5D shape.")
+        if shape[-1] < shape[-2]:
+            raise ValueError("`fan_in` must be less or equal than `fan_out`. ")
+        ortho = orthogonal(scale=scale, column_axis=column_axis, dtype=dtype)(key, shape[-2:])
+        centre = tuple((k - 1) // 2 for k in shape[:-2])
+        return at(jnp.zeros(shape, dtype=dtype))[(*centre, ...)].set(ortho)
+
+    return init
+
+
 def _named_scaling(scale: float, mode: Mode, distribution: Distribution, doc: str) -> Any:
     def make(
         in_axis: Axes = -2, out_axis: Axes = -1, batch_axis: Axes = (), dtype: Any = None
@@ -232,6 +276,7 @@ kaiming_normal = he_normal
 __all__ = [
     "Initializer",
     "constant",
+    "delta_orthogonal",
     "glorot_normal",
     "glorot_uniform",
     "he_normal",
@@ -242,6 +287,7 @@ __all__ = [
     "lecun_uniform",
     "normal",
     "ones",
+    "orthogonal",
     "truncated_normal",
     "uniform",
     "variance_scaling",

@@ -3,6 +3,7 @@
 from lamina_core.nn.initializers import (
     Initializer,
     constant,
+    delta_orthogonal,
     glorot_normal,
     glorot_uniform,
     he_normal,
@@ -13,6 +14,7 @@ from lamina_core.nn.initializers import (
     lecun_uniform,
     normal,
     ones,
+    orthogonal,
     truncated_normal,
     uniform,
     variance_scaling,
@@ -24,6 +26,7 @@ from lamina_core.nn.initializers import (
 __all__ = [
     "Initializer",
     "constant",
+    "delta_orthogonal",
     "glorot_normal",
     "glorot_uniform",
     "he_normal",
@@ -34,6 +37,7 @@ __all__ = [
     "lecun_uniform",
     "normal",
     "ones",
+    "orthogonal",
     "truncated_normal",
     "uniform",
     "variance_scaling",

@@ -3,46 +3,69 @@ functions (logpdf/pdf or logpmf/pmf, and cdf, sf, ppf, ... where JAX builds them
 primitives Lamina has).
 
 Not here: the CDFs and survival functions of gamma, beta, chi2 and poisson (incomplete
-gamma and beta functions), and the distributions binom, betabinom, nbinom,
-dirichlet, multinomial, gennorm, truncnorm, vonmises, wrapcauchy and gaussian_kde.
+gamma and beta functions).
 """
 
 from lamina_core.scipy.stats import (
     bernoulli,
     beta,
+    betabinom,
+    binom,
     cauchy,
     chi2,
+    dirichlet,
     expon,
     gamma,
+    gennorm,
     geom,
     gumbel_l,
     gumbel_r,
     laplace,
     logistic,
+    multinomial,
     multivariate_normal,
+    nbinom,
     norm,
     pareto,
     poisson,
     t,
+    truncnorm,
     uniform,
+    vonmises,
+    wrapcauchy,
 )
+from lamina_core.scipy.stats._core import mode, rankdata, sem
+from lamina_core.scipy.stats.kde import gaussian_kde
 
 __all__ = [
     "bernoulli",
     "beta",
+    "betabinom",
+    "binom",
     "cauchy",
     "chi2",
+    "dirichlet",
     "expon",
     "gamma",
+    "gaussian_kde",
+    "gennorm",
     "geom",
     "gumbel_l",
     "gumbel_r",
     "laplace",
     "logistic",
+    "mode",
+    "multinomial",
     "multivariate_normal",
+    "nbinom",
     "norm",
     "pareto",
     "poisson",
+    "rankdata",
+    "sem",
     "t",
+    "truncnorm",
     "uniform",
+    "vonmises",
+    "wrapcauchy",
 ]
