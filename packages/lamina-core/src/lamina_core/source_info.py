@@ -27,6 +27,12 @@ def register_internal_path(package_file: str) -> None:
         _is_internal.clear()
 
 
+def is_internal_code(code: CodeType) -> bool:
+    """Whether `code` is in a folder registered with `register_internal_path`."""
+    known = _is_internal.get(code)
+    return _classify(code) if known is None else known
+
+
 def _classify(code: CodeType) -> bool:
     internal = code.co_filename.startswith(tuple(_internal_dirs))
     _is_internal[code] = internal

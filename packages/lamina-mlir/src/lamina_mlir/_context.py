@@ -88,6 +88,9 @@ class ModuleContext:
     devices): `LoweredModule.mesh` then reports it."""
     device_mesh: Mesh | None = None
     """The concrete mesh behind `mesh`, when known."""
+    host_callbacks: list[Callable[..., Any]] = field(default_factory=list)
+    """Python functions the module's host-callback `custom_call`s name by index; whoever
+    compiles the module hands them to the compiler."""
 
     @property
     def context(self) -> ir.Context:

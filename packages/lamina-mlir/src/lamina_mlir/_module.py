@@ -13,9 +13,9 @@ import collections
 import io
 import re
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 from jaxlib.mlir import ir, passmanager
 
@@ -53,6 +53,8 @@ class LoweredModule:
     out_avals: tuple[AbstractValue, ...]
     mesh: Mesh | AbstractMesh | None = None
     """The mesh the module was lowered for (declared as `@mesh`), or None (one device)."""
+    host_callbacks: tuple[Callable[..., Any], ...] = ()
+    """The Python functions the module calls back (by index), to pass to the compiler."""
 
     def as_text(self, *, debug_info: bool = False) -> str:
         """The module as JAX's `Lowered.as_text()` prints it; with locations if `debug_info`."""
@@ -287,7 +289,14 @@ def lower_jaxpr_to_module(
         verify(module)
     final_mesh = mctx.device_mesh or mctx.mesh  # a rule may have declared one (shard_map)
     return LoweredModule(
-        module, caches.context, symbol, const_args, in_avals, out_avals, final_mesh
+        module,
+        caches.context,
+        symbol,
+        const_args,
+        in_avals,
+        out_avals,
+        final_mesh,
+        tuple(mctx.host_callbacks),
     )
 
 

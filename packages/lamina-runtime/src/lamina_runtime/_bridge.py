@@ -209,17 +209,29 @@ def register_lapack_kernels() -> None:
 
 def _needs_lapack(code: bytes | str) -> None:
     # Loading SciPy's LAPACK takes about half a second: only programs that call it pay.
-    found = b"lapack_" in code if isinstance(code, bytes) else "lapack_" in code
+    # (`tridiagonal_solve_perturbed_ffi` is one of the LAPACK module's kernels too.)
+    if isinstance(code, bytes):
+        found = b"lapack_" in code or b"tridiagonal_solve_perturbed_ffi" in code
+    else:
+        found = "lapack_" in code or "tridiagonal_solve_perturbed_ffi" in code
     if found:
         register_lapack_kernels()
 
 
-def compile(code: bytes | str, device_list: Sequence[Any], options: Any) -> Any:
-    """Compile StableHLO (bytecode or text) for `device_list`. [semi]"""
+def compile(code: bytes | str, device_list: Sequence[Any], options: Any,
+            host_callbacks: Sequence[Any] = (), module: Any = None) -> Any:  # fmt: skip
+    """Compile StableHLO (bytecode or text) for `device_list`; `host_callbacks` are the Python
+    functions its host-callback custom calls name by index, and `module` the same program as
+    an MLIR module (required with them). [semi]"""
     _needs_lapack(code)
     client = device_list[0].client
+    devices = xc.DeviceList(tuple(device_list))
     try:
-        return client.compile_and_load(code, xc.DeviceList(tuple(device_list)), options)
+        if host_callbacks:
+            # Only the overload taking a module object accepts callbacks: `module` is one.
+            return client.compile_and_load(module, devices, options,
+                                           host_callbacks=list(host_callbacks))  # fmt: skip
+        return client.compile_and_load(code, devices, options)
     except _jax.JaxRuntimeError as err:  # [private] the error type jaxlib raises
         raise CompileError(str(err)) from err
 

@@ -21,7 +21,7 @@ from lamina_core import dtypes
 from lamina_core.avals import AbstractValue, ShapedArray, physical_aval
 from lamina_core.mesh import AbstractMesh, Mesh, NamedSharding, get_concrete_mesh
 from lamina_core.partition_spec import PartitionSpec
-from lamina_mlir import LoweredModule
+from lamina_mlir import LoweredModule, tokens_made_inside
 from lamina_runtime import _bridge
 from lamina_runtime import sharding as shardings
 from lamina_runtime._lru import LRUCache
@@ -270,6 +270,8 @@ class Runtime:
         returned `Executable` has `lowered`'s own types, weak types included.
         """
         mesh = mesh or _concrete(lowered.mesh)
+        # The runtime passes no tokens: a program with ordered effects makes its own.
+        lowered = tokens_made_inside(lowered)
         device = device or _bridge.default_device()
         devices = [device] if mesh is None else list(mesh.devices_flat)
         if mesh is None:
@@ -280,7 +282,18 @@ class Runtime:
         key = compilation_key(lowered, devices, options)
         with self._lock:
             known = self._executables.get(key.digest)
-        if known is None:
+        if lowered.host_callbacks:
+            # The module names its Python functions by index only: another module of the same
+            # text calls other functions, so it is compiled anew and cached nowhere (as JAX).
+            code = lowered.as_bytecode()
+            with lowered.context:
+                loaded = _bridge.compile(
+                    code, devices, options, lowered.host_callbacks, lowered.module
+                )
+            known = (loaded, None)
+            with self._lock:
+                self.compilations += 1
+        elif known is None:
             known = self._load_or_compile(lowered, key, devices, options, mesh is not None)
             with self._lock:
                 known = self._executables.setdefault(key.digest, known)
