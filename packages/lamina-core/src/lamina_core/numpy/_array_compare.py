@@ -4,6 +4,7 @@ to themselves, NaNs close to nothing unless `equal_nan`)."""
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -11,40 +12,45 @@ import numpy as np
 import lamina_core.numpy as jnp
 from lamina_core import dtypes as _dtypes
 from lamina_core import lax as _lax
-from lamina_core.numpy._promote import promote_dtypes, promote_dtypes_inexact
+from lamina_core.jit import Jitted
+from lamina_core.numpy._promote import (
+    check_arraylike,
+    promote_args,
+    promote_args_inexact,
+    promote_dtypes,
+)
 from lamina_core.numpy._reductions import ensure_arraylike
 from lamina_core.numpy._util import Array, ArrayLike, shape_of
 
 
+@partial(Jitted, static_argnames=("equal_nan",))
 def isclose(
     a: ArrayLike, b: ArrayLike, rtol: ArrayLike = 1e-05, atol: ArrayLike = 1e-08,
     equal_nan: bool = False,
 ) -> Array:  # fmt: skip
-    """Elementwise `|a - b| <= atol + rtol * |b|`, as `jax.numpy.isclose`."""
-    a, b = ensure_arraylike("isclose", a, b)
-    a, b = promote_dtypes_inexact(a, b)
+    """Elementwise `a == b or (isfinite(b) and |a - b| <= atol + rtol * |b|)`, jitted as
+    `jax.numpy.isclose` (NaNs close to each other only with `equal_nan`)."""
+    a, b = promote_args("isclose", a, b)
+    a, b = promote_args_inexact("isclose", a, b)
     dtype = a.dtype
-    if not _dtypes.issubdtype(dtype, np.inexact):
-        return _lax.eq(a, b)
-    real = np.finfo(dtype).dtype if _dtypes.issubdtype(dtype, np.complexfloating) else dtype
-    rtol = _lax.convert_element_type(rtol, real)
-    atol = _lax.convert_element_type(atol, real)
-    out = _lax.le(_lax.abs(_lax.sub(a, b)), _lax.add(atol, _lax.mul(rtol, _lax.abs(b))))
-    a_inf, b_inf = jnp.isinf(a), jnp.isinf(b)
-    out = jnp.logical_and(out, jnp.logical_not(jnp.logical_or(a_inf, b_inf)))
-    out = jnp.logical_or(out, jnp.logical_and(jnp.logical_and(a_inf, b_inf), _lax.eq(a, b)))
-    a_nan, b_nan = jnp.isnan(a), jnp.isnan(b)
-    out = jnp.logical_and(out, jnp.logical_not(jnp.logical_or(a_nan, b_nan)))
-    if equal_nan:
-        out = jnp.logical_or(out, jnp.logical_and(a_nan, b_nan))
-    return out
+    if _dtypes.issubdtype(dtype, np.complexfloating):
+        dtype = np.finfo(dtype).dtype
+    rtol = _lax.convert_element_type(rtol, dtype)
+    atol = _lax.convert_element_type(atol, dtype)
+    both_nan = jnp.logical_and(jnp.isnan(a), jnp.isnan(b))
+    finite = jnp.isfinite(b)
+    in_range = _lax.le(_lax.abs(_lax.sub(a, b)), _lax.add(atol, _lax.mul(rtol, _lax.abs(b))))
+    out = jnp.logical_or(_lax.eq(a, b), jnp.logical_and(finite, in_range))
+    return jnp.logical_or(out, both_nan) if equal_nan else out
 
 
+@partial(Jitted, static_argnames=("equal_nan",))
 def allclose(
     a: ArrayLike, b: ArrayLike, rtol: ArrayLike = 1e-05, atol: ArrayLike = 1e-08,
     equal_nan: bool = False,
 ) -> Array:  # fmt: skip
-    """Whether every element of `a` is close to `b`'s, as `jax.numpy.allclose`."""
+    """Whether every element of `a` is close to `b`'s, jitted as `jax.numpy.allclose`."""
+    check_arraylike("allclose", a, b)
     return jnp.all(isclose(a, b, rtol, atol, equal_nan))
 
 

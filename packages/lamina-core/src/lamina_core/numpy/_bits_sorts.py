@@ -518,11 +518,9 @@ def poly(seq_of_zeros: ArrayLike) -> Array:
     zeros_ = jnp.atleast_1d(zeros_)
     shape = shape_of(zeros_)
     if len(shape) == 2 and shape[0] == shape[1] and shape[0] != 0:
-        # JAX takes a square matrix's eigenvalues as the roots.
-        raise NotImplementedError(
-            "poly of a square matrix needs its eigenvalues (jax.numpy.linalg.eigvals), which "
-            "Lamina does not have yet; pass the roots as a 1-D array"
-        )
+        # A square matrix's roots are its eigenvalues.
+        zeros_ = jnp.linalg.eigvals(zeros_)
+        shape = shape_of(zeros_)
     if len(shape) != 1:
         raise ValueError("input must be 1d or non-empty square 2d array.")
     dtype = dtype_of(zeros_)

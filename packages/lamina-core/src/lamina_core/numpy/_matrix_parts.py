@@ -4,21 +4,23 @@ along an axis (`diff`, `ediff1d`), with `jax.numpy`'s semantics and errors."""
 from __future__ import annotations
 
 import operator
+from functools import partial
 from typing import Any
 
 import numpy as np
 
 import lamina_core.numpy as jnp
 from lamina_core import lax as _lax
+from lamina_core.jit import Jitted
 from lamina_core.numpy._index_update import at
 from lamina_core.numpy._reductions import canonicalize_axis, ensure_arraylike
 from lamina_core.numpy._util import Array, ArrayLike, DTypeLike, shape_of
 
 
 def _tri_mask(n: int, m: int, k: int) -> Array:
-    rows = _lax.broadcasted_iota(np.int32, (n, m), 0)
+    rows = _lax.add(_lax.broadcasted_iota(np.int32, (n, m), 0), np.int32(k))
     cols = _lax.broadcasted_iota(np.int32, (n, m), 1)
-    return _lax.ge(_lax.add(rows, np.int32(k)), cols)
+    return _lax.ge(rows, cols)
 
 
 def tri(N: int, M: int | None = None, k: int = 0, dtype: DTypeLike | None = None) -> Array:
@@ -36,20 +38,28 @@ def _at_least_2d(name: str, m: Any) -> Any:
     return m
 
 
+def _tri_which(m: Any, k: int) -> Array:
+    """The mask of `tri(N, M, k)` for `m`'s last two axes, broadcast over its leading ones."""
+    shape = shape_of(m)
+    n, cols = shape[-2:]
+    return _lax.broadcast(_tri_mask(n, cols, k), shape[:-2])
+
+
+@partial(Jitted, static_argnames=("k",))
 def tril(m: ArrayLike, k: int = 0) -> Array:
     """`m` with the elements above its `k`-th diagonal zeroed (the last two axes)."""
     m = _at_least_2d("tril", m)
-    n, cols = shape_of(m)[-2:]
-    return jnp.where(_tri_mask(n, cols, k), m, jnp.zeros_like(m))
+    return _lax.select(_tri_which(m, k), m, jnp.zeros_like(m))
 
 
+@partial(Jitted, static_argnames=("k",))
 def triu(m: ArrayLike, k: int = 0) -> Array:
     """`m` with the elements below its `k`-th diagonal zeroed (the last two axes)."""
     m = _at_least_2d("triu", m)
-    n, cols = shape_of(m)[-2:]
-    return jnp.where(_tri_mask(n, cols, k - 1), jnp.zeros_like(m), m)
+    return _lax.select(_tri_which(m, k - 1), jnp.zeros_like(m), m)
 
 
+@partial(Jitted, static_argnames=("offset", "axis1", "axis2"))
 def diagonal(a: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Array:
     """The `offset`-th diagonal of the matrices on axes `axis1` and `axis2`, as the last axis."""
     (a,) = ensure_arraylike("diagonal", a)
@@ -64,9 +74,9 @@ def diagonal(a: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1) -> A
     a = jnp.moveaxis(a, (axis1, axis2), (-2, -1))
     n, m = shape_of(a)[-2:]
     size = max(0, min(n + min(offset, 0), m - max(offset, 0)))
-    rows = np.arange(size) + max(-offset, 0)
-    cols = np.arange(size) + max(offset, 0)
-    return a[..., rows, cols]
+    i = jnp.arange(size)
+    j = jnp.arange(abs(offset), abs(offset) + size)
+    return a[..., i, j] if offset >= 0 else a[..., j, i]
 
 
 def diag(v: ArrayLike, k: int = 0) -> Array:
@@ -94,17 +104,20 @@ def trace(
     return jnp.sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
 
 
+@partial(Jitted, static_argnames=("n", "axis"))
 def diff(
     a: ArrayLike, n: int = 1, axis: int = -1, prepend: ArrayLike | None = None,
     append: ArrayLike | None = None,
 ) -> Array:  # fmt: skip
-    """The `n`-th discrete difference along `axis` (`not_equal` for booleans)."""
+    """The `n`-th discrete difference along `axis` (`not_equal` for booleans), jitted as
+    JAX's with `n` and `axis` static."""
     (arr,) = ensure_arraylike("diff", a)
     n = operator.index(n)
-    if n < 0:
-        raise ValueError(f"order must be non-negative but got {n}")
+    axis = operator.index(axis)
     if n == 0:
         return arr
+    if n < 0:
+        raise ValueError(f"order must be non-negative but got {n}")
     ndim = len(shape_of(arr))
     if ndim == 0:
         raise ValueError(f"diff requires input that is at least one dimensional; got {a}")
@@ -122,12 +135,11 @@ def diff(
         pieces.append(extra)
     if len(pieces) > 1:
         arr = jnp.concatenate(pieces, axis)
-    subtract = jnp.not_equal if arr.dtype == np.bool_ else jnp.subtract
+    upper = tuple(slice(1, None) if d == axis else slice(None) for d in range(ndim))
+    lower = tuple(slice(None, -1) if d == axis else slice(None) for d in range(ndim))
+    subtract = operator.ne if arr.dtype == np.bool_ else operator.sub
     for _ in range(n):
-        size = shape_of(arr)[axis]
-        upper = _lax.slice_in_dim(arr, 1, size, axis=axis)
-        lower = _lax.slice_in_dim(arr, 0, size - 1, axis=axis)
-        arr = subtract(upper, lower)
+        arr = subtract(arr[upper], arr[lower])
     return arr
 
 

@@ -4,12 +4,15 @@ reduction's identity; `nanmax`/`nanmin` of all-NaN slices are NaN."""
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import numpy as np
 
 import lamina_core.numpy as jnp
 from lamina_core import dtypes as _dtypes
+from lamina_core import lax as _lax
+from lamina_core.jit import Jitted
 from lamina_core.numpy._reductions import ensure_arraylike
 from lamina_core.numpy._util import Array, ArrayLike, DTypeLike
 
@@ -99,6 +102,7 @@ def nanmean(
     return jnp.divide(total, count)
 
 
+@partial(Jitted, static_argnames=("axis", "keepdims"))
 def count_nonzero(a: ArrayLike, axis: Axis = None, keepdims: bool = False) -> Array:
     """How many elements are not zero (along `axis`), as an integer array."""
     (a,) = ensure_arraylike("count_nonzero", a)
@@ -115,20 +119,24 @@ def ptp(a: ArrayLike, axis: Axis = None, out: None = None, keepdims: bool = Fals
                         jnp.min(a, axis=axis, keepdims=keepdims))  # fmt: skip
 
 
+@Jitted
 def nan_to_num(
     x: ArrayLike, copy: bool = True, nan: ArrayLike = 0.0, posinf: ArrayLike | None = None,
     neginf: ArrayLike | None = None,
 ) -> Array:  # fmt: skip
     """`x` with NaNs replaced by `nan` and infinities by `posinf`/`neginf` (by default the
-    largest and most negative finite values of its dtype)."""
+    largest and most negative finite values of its dtype). Jitted as JAX's (every argument
+    traced); a complex `x` is handled part by part."""
+    del copy
     (x,) = ensure_arraylike("nan_to_num", x)
     dtype = x.dtype
     if not _inexact(x):
         return x
     if _dtypes.issubdtype(dtype, np.complexfloating):
-        return jnp.real(nan_to_num(jnp.real(x), copy, nan, posinf, neginf)) + 1j * nan_to_num(
-            jnp.imag(x), copy, nan, posinf, neginf
-        ).astype(dtype)
+        return _lax.complex(
+            nan_to_num(_lax.real(x), nan=nan, posinf=posinf, neginf=neginf),
+            nan_to_num(_lax.imag(x), nan=nan, posinf=posinf, neginf=neginf),
+        )
     info = _dtypes.finfo(dtype)
     high = info.max if posinf is None else posinf
     low = info.min if neginf is None else neginf

@@ -20,6 +20,7 @@ from lamina_core.control_flow.scan import scan
 from lamina_core.jit import Jitted
 from lamina_core.numpy._promote import promote_dtypes
 from lamina_core.numpy._reductions import ensure_arraylike
+from lamina_core.numpy._ufuncs_composite import where
 from lamina_core.numpy._util import Array, ArrayLike, shape_of
 from lamina_core.vmap_api import vmap
 
@@ -127,11 +128,11 @@ def digitize(
         return _lax.full(shape_of(x), 0, np.int32)
     side = "left" if right else "right"
     how = "scan" if method is None else method
+    # JAX's order: the direction test, then both searches, then a jitted `where`.
+    increasing = _lax.ge(bins[-1], bins[0])
     rising = searchsorted(bins, x, side=side, method=how)
     falling = _lax.sub(np.int32(n), searchsorted(bins[::-1], x, side=side, method=how))
-    return _lax.select(
-        _lax.broadcast_in_dim(_lax.ge(bins[-1], bins[0]), shape_of(x), ()), rising, falling
-    )
+    return where(increasing, rising, falling)
 
 
 __all__ = ["digitize", "searchsorted"]

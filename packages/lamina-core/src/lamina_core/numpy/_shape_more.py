@@ -87,6 +87,7 @@ def isreal(x: ArrayLike) -> Array:
     return jnp.equal(jnp.imag(x), 0) if iscomplexobj(x) else jnp.ones(shape_of(x), bool)
 
 
+@partial(Jitted, static_argnames=("k", "axes"))
 def rot90(m: ArrayLike, k: int = 1, axes: tuple[int, int] = (0, 1)) -> Array:
     """`m` rotated by 90 degrees `k` times in the plane of `axes` (first towards second)."""
     (m,) = ensure_arraylike("rot90", m)
@@ -184,18 +185,21 @@ vsplit = _split_on("vsplit", 0, 2)
 dsplit = _split_on("dsplit", 2, 3)
 
 
+@Jitted
 def kron(a: ArrayLike, b: ArrayLike) -> Array:
     """The Kronecker product: blocks of `b` scaled by each element of `a`."""
-    a, b = promote_dtypes(*ensure_arraylike("kron", a, b))
+    check_arraylike("kron", a, b)
+    a, b = promote_dtypes(a, b)
     na, nb = len(shape_of(a)), len(shape_of(b))
     if na < nb:
-        a = jnp.reshape(a, (1,) * (nb - na) + shape_of(a))
+        a = jnp.expand_dims(a, tuple(range(nb - na)))
     elif nb < na:
-        b = jnp.reshape(b, (1,) * (na - nb) + shape_of(b))
-    a_exp = jnp.reshape(a, tuple(d for s in shape_of(a) for d in (s, 1)))
-    b_exp = jnp.reshape(b, tuple(d for s in shape_of(b) for d in (1, s)))
+        b = jnp.expand_dims(b, tuple(range(na - nb)))
+    nd = len(shape_of(a))
+    a_exp = jnp.expand_dims(a, tuple(range(1, 2 * nd, 2)))
+    b_exp = jnp.expand_dims(b, tuple(range(0, 2 * nd, 2)))
     out_shape = tuple(x * y for x, y in zip(shape_of(a), shape_of(b), strict=True))
-    return jnp.reshape(jnp.multiply(a_exp, b_exp), out_shape)
+    return jnp.reshape(_lax.mul(a_exp, b_exp), out_shape)
 
 
 def cross(

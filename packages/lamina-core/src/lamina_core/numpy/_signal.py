@@ -154,7 +154,35 @@ def interp(
 ) -> Array:
     """Piecewise-linear interpolation at `x` of the points `(xp, fp)` (`xp` increasing; `left`
     and `right` for points outside, or `"extrapolate"`; `period` for periodic `xp`), as
-    `jax.numpy.interp`."""
+    `jax.numpy.interp`: one jitted call, with `left`/`right` static when they are strings or
+    None and `period` static when None."""
+    static = tuple(
+        name
+        for name, value, is_static in (
+            ("left", left, isinstance(left, str) or left is None),
+            ("right", right, isinstance(right, str) or right is None),
+            ("period", period, period is None),
+        )
+        if is_static
+    )
+    jitted = _interp_jits.get(static)
+    if jitted is None:
+        jitted = _interp_jits[static] = Jitted(_interp, static_argnames=static)
+    return jitted(x, xp, fp, left, right, period)
+
+
+_interp_jits: dict[tuple[str, ...], Jitted] = {}
+"""One jitted `_interp` per choice of static arguments (JAX's jit cache is keyed the same)."""
+
+
+def _interp(
+    x: ArrayLike,
+    xp: ArrayLike,
+    fp: ArrayLike,
+    left: ArrayLike | str | None = None,
+    right: ArrayLike | str | None = None,
+    period: ArrayLike | None = None,
+) -> Array:
     x, xp, fp = ensure_arraylike("interp", x, xp, fp)
     if shape_of(xp) != shape_of(fp) or len(shape_of(xp)) != 1:
         raise ValueError("xp and fp must be one-dimensional arrays of equal size")
