@@ -14,6 +14,7 @@ from lamina_mlir import (  # noqa: E402, F401  (importing the rule modules regis
     _rules_barrier,
     _rules_bessel,
     _rules_call,
+    _rules_callbacks,
     _rules_checkpoint,
     _rules_collectives,
     _rules_composite,
@@ -23,13 +24,18 @@ from lamina_mlir import (  # noqa: E402, F401  (importing the rule modules regis
     _rules_elementwise,
     _rules_fft,
     _rules_gather_scatter,
+    _rules_igamma,
     _rules_linalg,
+    _rules_linalg_condensed,
     _rules_linalg_decomp,
+    _rules_linalg_eig,
     _rules_linalg_lapack,
+    _rules_linalg_products,
     _rules_misc,
     _rules_random,
     _rules_reductions,
     _rules_rng,
+    _rules_scaled_dot,
     _rules_shape,
     _rules_shard_map,
     _rules_sharding_constraint,
@@ -53,6 +59,7 @@ from lamina_mlir._ir_types import aval_to_ir_type, dtype_to_ir_type, ir_type_rul
 from lamina_mlir._lower import jaxpr_subcomp, lower_jaxpr_to_fun  # noqa: E402
 from lamina_mlir._mlir_context import ContextCaches, make_context  # noqa: E402
 from lamina_mlir._module import LoweredModule, lower_jaxpr_to_module, verify  # noqa: E402
+from lamina_mlir._tokens import tokens_made_inside  # noqa: E402
 
 __version__ = "0.1.0"
 
@@ -75,5 +82,6 @@ __all__ = [
     "lowering_rules",
     "make_context",
     "ordered_effect_types",
+    "tokens_made_inside",
     "verify",
 ]

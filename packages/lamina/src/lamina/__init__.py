@@ -9,6 +9,7 @@ from lamina import (
     aot,
     custom_batching,
     custom_derivatives,
+    debug,
     distributed,
     dtypes,
     errors,
@@ -50,6 +51,7 @@ from lamina_core import (
     vmap,
 )
 from lamina_core import source_info as _source_info
+from lamina_core.callbacks import pure_callback
 from lamina_core.config import (
     debug_infs,
     debug_nans,
@@ -127,6 +129,7 @@ __all__ = [
     "custom_gradient",
     "custom_jvp",
     "custom_vjp",
+    "debug",
     "debug_infs",
     "debug_nans",
     "default_backend",
@@ -182,6 +185,7 @@ __all__ = [
     "process_count",
     "process_index",
     "process_indices",
+    "pure_callback",
     "random",
     "ref",
     "remat",

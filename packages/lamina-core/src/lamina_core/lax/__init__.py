@@ -30,6 +30,8 @@ from lamina_core.lax import _fft_ad as _fft_ad
 from lamina_core.lax import _fft_batching as _fft_batching
 from lamina_core.lax import _gather_scatter_ad as _gather_scatter_ad
 from lamina_core.lax import _gather_scatter_batching as _gather_scatter_batching
+from lamina_core.lax import _igamma_ad as _igamma_ad
+from lamina_core.lax import _igamma_batching as _igamma_batching
 from lamina_core.lax import _joining_ad as _joining_ad
 from lamina_core.lax import _joining_batching as _joining_batching
 from lamina_core.lax import _linalg_ad as _linalg_ad
@@ -81,6 +83,8 @@ from lamina_core.lax._fft import *  # noqa: F403
 from lamina_core.lax._fft import __all__ as _fft_all
 from lamina_core.lax._gather_scatter import *  # noqa: F403
 from lamina_core.lax._gather_scatter import __all__ as _gather_scatter_all
+from lamina_core.lax._igamma import *  # noqa: F403
+from lamina_core.lax._igamma import __all__ as _igamma_all
 from lamina_core.lax._joining import *  # noqa: F403
 from lamina_core.lax._joining import __all__ as _joining_all
 from lamina_core.lax._linalg import *  # noqa: F403
@@ -99,6 +103,8 @@ from lamina_core.lax._reductions import *  # noqa: F403
 from lamina_core.lax._reductions import __all__ as _reductions_all
 from lamina_core.lax._rng import *  # noqa: F403
 from lamina_core.lax._rng import __all__ as _rng_all
+from lamina_core.lax._scaled_dot import *  # noqa: F403
+from lamina_core.lax._scaled_dot import __all__ as _scaled_dot_all
 from lamina_core.lax._select_and_scatter import *  # noqa: F403
 from lamina_core.lax._select_and_scatter import __all__ as _select_and_scatter_all
 from lamina_core.lax._selection import *  # noqa: F403
@@ -145,6 +151,7 @@ __all__ = [
     *_elementwise_all,
     *_fft_all,
     *_gather_scatter_all,
+    *_igamma_all,
     *_joining_all,
     *_linalg_all,
     *_linear_solve_all,
@@ -153,6 +160,7 @@ __all__ = [
     *_ragged_dot_all,
     *_reduce_generic_all,
     *_reductions_all,
+    *_scaled_dot_all,
     *_rng_all,
     *_selection_all,
     *_select_and_scatter_all,

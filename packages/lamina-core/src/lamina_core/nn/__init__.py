@@ -42,12 +42,14 @@ from lamina_core.nn._normalization import (
     softmax,
     standardize,
 )
+from lamina_core.nn._scaled_matmul import get_scaled_dot_general_config, scaled_matmul
 
 __all__ = [
     "celu",
     "dot_product_attention",
     "elu",
     "gelu",
+    "get_scaled_dot_general_config",
     "glu",
     "hard_sigmoid",
     "hard_silu",
@@ -65,6 +67,7 @@ __all__ = [
     "one_hot",
     "relu",
     "relu6",
+    "scaled_matmul",
     "selu",
     "sigmoid",
     "silu",

@@ -28,6 +28,7 @@ from lamina_core.numpy import (
     _matrix_parts,
     _nan_reductions,
     _pad,
+    _polynomial_fit,
     _quantiles,
     _reductions,
     _scalar_types,
@@ -57,6 +58,7 @@ from lamina_core.numpy._loops import *  # noqa: F403
 from lamina_core.numpy._matrix_parts import *  # noqa: F403
 from lamina_core.numpy._nan_reductions import *  # noqa: F403
 from lamina_core.numpy._pad import *  # noqa: F403
+from lamina_core.numpy._polynomial_fit import *  # noqa: F403
 from lamina_core.numpy._quantiles import *  # noqa: F403
 from lamina_core.numpy._reductions import *  # noqa: F403
 from lamina_core.numpy._scalar_types import *  # noqa: F403
@@ -103,6 +105,7 @@ __all__ += _index_tricks.__all__
 __all__ += _bits_sorts.__all__
 __all__ += _functional.__all__
 __all__ += _pad.__all__
+__all__ += _polynomial_fit.__all__
 __all__ += _histograms.__all__
 __all__ += _signal.__all__
 __all__ += _host_io.__all__

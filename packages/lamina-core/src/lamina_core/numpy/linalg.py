@@ -6,8 +6,8 @@ values) and `vector_norm`, each JAX's formula, `norm` jitted as JAX's is; and, o
 (in `_linalg_svd`), `solve`, `inv`, `lstsq`, `matrix_power`, `tensorsolve` and `tensorinv`
 (in `_linalg_solve`, `solve` on `custom_linear_solve`), and the array-API names `outer`,
 `cross`, `vecdot`, `matrix_transpose`, `diagonal`, `trace`, `tensordot`, `matmul`,
-`matrix_norm` with `multi_dot` (in `_linalg_array_api`). Not here: `eig` and `eigvals`, which
-need LAPACK's nonsymmetric eigensolver (`geev`)."""
+`matrix_norm` with `multi_dot` (in `_linalg_array_api`). `eig`, `eigvals` (in `_linalg_eig`, on
+LAPACK's nonsymmetric eigensolver `geev`)."""
 
 from __future__ import annotations
 
@@ -32,6 +32,7 @@ from lamina_core.numpy._linalg_array_api import (
     vecdot,
 )
 from lamina_core.numpy._linalg_decomp import EighResult, QRResult, eigh, eigvalsh, qr
+from lamina_core.numpy._linalg_eig import EigResult, eig, eigvals
 from lamina_core.numpy._linalg_lu import SlogdetResult, cholesky, det, slogdet
 from lamina_core.numpy._linalg_solve import (
     inv,
@@ -139,6 +140,7 @@ def norm(
 
 
 __all__ = [
+    "EigResult",
     "EighResult",
     "QRResult",
     "SVDResult",
@@ -148,7 +150,9 @@ __all__ = [
     "cross",
     "det",
     "diagonal",
+    "eig",
     "eigh",
+    "eigvals",
     "eigvalsh",
     "inv",
     "lstsq",

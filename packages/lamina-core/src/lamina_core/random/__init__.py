@@ -9,7 +9,8 @@ Values are JAX 0.10.2's bit for bit (threefry with either `jax_threefry_partitio
 Modules: `_threefry` (the hash and key operations in NumPy, the reference), `_primitives`
 (the primitives and their core rules; the key dtype), `_keys` (making and deriving keys),
 `_samplers`, `_samplers_more`, `_samplers_discrete`, `_samplers_transformed`,
-`_samplers_gamma`, `_samplers_poisson`, `_samplers_binomial` (the distributions),
+`_samplers_gamma`, `_samplers_poisson`, `_samplers_binomial`, `_samplers_linalg` (the
+distributions),
 `_threefry_original` (threefry's non-partitionable layout), `_rbg` (the rbg implementations'
 key operations). Lowering rules are
 lamina-mlir's `_rules_random`.
@@ -57,6 +58,7 @@ from lamina_core.random._samplers_gamma import (
     random_gamma_p,
     t,
 )
+from lamina_core.random._samplers_linalg import multivariate_normal, orthogonal
 from lamina_core.random._samplers_more import (
     cauchy,
     exponential,
@@ -115,7 +117,9 @@ __all__ = [
     "lognormal",
     "maxwell",
     "multinomial",
+    "multivariate_normal",
     "normal",
+    "orthogonal",
     "pareto",
     "permutation",
     "poisson",

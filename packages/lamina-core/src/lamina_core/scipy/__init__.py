@@ -1,8 +1,8 @@
-"""`jax.scipy` for Lamina: `special`, `stats` and `linalg`, as far as Lamina's primitives go.
+"""`jax.scipy` for Lamina: `special`, `stats` and `linalg`.
 
-Each function stages the equations JAX 0.10.2's does, so jaxprs print alike; what needs a
-primitive Lamina lacks (incomplete gamma and beta, zeta and polygamma, QR, SVD and eigen
-decompositions) is left out and listed in each module's docstring.
+Each function computes what JAX 0.10.2's does, with the same algorithms (so values match) and
+mostly the same equations (so jaxprs print alike); the few names still missing are listed in
+each module's docstring and in docs/api-coverage.md.
 """
 
 from lamina_core.scipy import linalg, special, stats

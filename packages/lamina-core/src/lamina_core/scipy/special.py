@@ -1,13 +1,14 @@
 """`jax.scipy.special` for Lamina: the special functions JAX 0.10.2 builds from primitives
 Lamina has (see the `_special_*` modules), staged as JAX stages them.
 
-Not here, for want of primitives: betainc, gammainc, gammaincc (igamma, betainc), bessel_jn,
-erfcx, dawsn, wofz, expi,
-exp1, expn, sici, fresnel, hyp1f1, hyp2f1, owens_t, lpmn, sph_harm_y, bernoulli; the complex
+Not here: bessel_jn, sici, fresnel, hyp1f1, hyp2f1, owens_t, lpmn, sph_harm_y; the complex
 branches of gamma and loggamma.
 """
 
+from lamina_core.scipy._special_bernoulli import bernoulli
 from lamina_core.scipy._special_bessel import i0, i0e, i1, i1e
+from lamina_core.scipy._special_expint import exp1, expi, expn
+from lamina_core.scipy._special_faddeeva import dawsn, erfcx, wofz
 from lamina_core.scipy._special_gamma import (
     beta,
     betaln,
@@ -24,6 +25,7 @@ from lamina_core.scipy._special_gamma import (
     multigammaln,
     poch,
 )
+from lamina_core.scipy._special_incomplete import betainc, gammainc, gammaincc
 from lamina_core.scipy._special_log import (
     boxcox,
     boxcox1p,
@@ -42,19 +44,28 @@ from lamina_core.scipy._special_ndtr import log_ndtr, ndtr, ndtri, spence
 from lamina_core.scipy._special_zeta import polygamma, zeta
 
 __all__ = [
+    "bernoulli",
     "beta",
+    "betainc",
     "betaln",
     "boxcox",
     "boxcox1p",
     "comb",
+    "dawsn",
     "digamma",
     "entr",
     "erf",
     "erfc",
+    "erfcx",
     "erfinv",
+    "exp1",
+    "expi",
     "expit",
+    "expn",
     "factorial",
     "gamma",
+    "gammainc",
+    "gammaincc",
     "gammaln",
     "gammasgn",
     "i0",
@@ -75,6 +86,7 @@ __all__ = [
     "rel_entr",
     "softmax",
     "spence",
+    "wofz",
     "xlog1py",
     "xlogy",
     "zeta",

@@ -30,6 +30,7 @@ from lamina_core.lax._dot_types import *  # noqa: F403
 from lamina_core.lax._elementwise import *  # noqa: F403
 from lamina_core.lax._fft import *  # noqa: F403
 from lamina_core.lax._gather_scatter import *  # noqa: F403
+from lamina_core.lax._igamma import *  # noqa: F403
 from lamina_core.lax._joining import *  # noqa: F403
 from lamina_core.lax._linalg import *  # noqa: F403
 from lamina_core.lax._linear_solve import *  # noqa: F403
@@ -39,6 +40,7 @@ from lamina_core.lax._ragged_dot import *  # noqa: F403
 from lamina_core.lax._reduce_generic import *  # noqa: F403
 from lamina_core.lax._reductions import *  # noqa: F403
 from lamina_core.lax._rng import *  # noqa: F403
+from lamina_core.lax._scaled_dot import *  # noqa: F403
 from lamina_core.lax._select_and_scatter import *  # noqa: F403
 from lamina_core.lax._selection import *  # noqa: F403
 from lamina_core.lax._shape import *  # noqa: F403

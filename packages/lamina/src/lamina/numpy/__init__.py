@@ -23,6 +23,7 @@ from lamina_core.numpy._loops import *  # noqa: F403
 from lamina_core.numpy._matrix_parts import *  # noqa: F403
 from lamina_core.numpy._nan_reductions import *  # noqa: F403
 from lamina_core.numpy._pad import *  # noqa: F403
+from lamina_core.numpy._polynomial_fit import *  # noqa: F403
 from lamina_core.numpy._quantiles import *  # noqa: F403
 from lamina_core.numpy._reductions import *  # noqa: F403
 from lamina_core.numpy._scalar_types import *  # noqa: F403

@@ -2,6 +2,7 @@
 
 from lamina_core.numpy.linalg import (
     EighResult,
+    EigResult,
     QRResult,
     SlogdetResult,
     SVDResult,
@@ -10,7 +11,9 @@ from lamina_core.numpy.linalg import (
     cross,
     det,
     diagonal,
+    eig,
     eigh,
+    eigvals,
     eigvalsh,
     inv,
     lstsq,
@@ -37,6 +40,7 @@ from lamina_core.numpy.linalg import (
 )
 
 __all__ = [
+    "EigResult",
     "EighResult",
     "QRResult",
     "SVDResult",
@@ -46,7 +50,9 @@ __all__ = [
     "cross",
     "det",
     "diagonal",
+    "eig",
     "eigh",
+    "eigvals",
     "eigvalsh",
     "inv",
     "lstsq",
