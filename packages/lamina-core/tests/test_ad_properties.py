@@ -57,11 +57,26 @@ steps_strategy = st.lists(
 )
 
 
-@settings(max_examples=40, deadline=None)
+def _check_random_program(oracle: Oracle, steps: list[Step], reduce: bool) -> None:
+    x = np.linspace(-0.8, 0.9, 3, dtype=np.float32)
+    y = np.linspace(0.3, -0.5, 3, dtype=np.float32)
+    check_ad(oracle, _program(steps, reduce), x, y, order=1)
+
+
+# 8 random programs by default (the elementwise AD corpus runs every rule by default); the
+# 40-program run (about 30 s) goes with the slow tests.
+@settings(max_examples=8, deadline=None)
 @given(steps=steps_strategy, reduce=st.booleans())
 def test_random_programs_differentiate_as_jax(
     oracle: Oracle, steps: list[Step], reduce: bool
 ) -> None:
-    x = np.linspace(-0.8, 0.9, 3, dtype=np.float32)
-    y = np.linspace(0.3, -0.5, 3, dtype=np.float32)
-    check_ad(oracle, _program(steps, reduce), x, y, order=1)
+    _check_random_program(oracle, steps, reduce)
+
+
+@pytest.mark.slow
+@settings(max_examples=40, deadline=None)
+@given(steps=steps_strategy, reduce=st.booleans())
+def test_forty_random_programs_differentiate_as_jax(
+    oracle: Oracle, steps: list[Step], reduce: bool
+) -> None:
+    _check_random_program(oracle, steps, reduce)

@@ -515,7 +515,8 @@ def test_grad_through_edits() -> None:
 
         return f
 
-    _compare(lc.grad(loss(L))(_V), jax.grad(loss(jnp))(_V))
+    # JAX's side jitted: op by op, its eager grad compiles each of some forty ops (~15 s).
+    _compare(lc.grad(loss(L))(_V), jax.jit(jax.grad(loss(jnp)))(_V))
 
 
 def test_vmap_of_put_along_axis_and_choose() -> None:

@@ -137,7 +137,6 @@ def test_lu_values(oracle: Oracle, permute_l: bool) -> None:
         np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=2e-6, atol=2e-6)
 
 
-@pytest.mark.xfail(strict=False, reason="Lamina's jnp.tril/triu are not jitted as JAX's are")
 def test_lu_jaxpr(oracle: Oracle) -> None:
     oracle.check(call(lambda la: la.lu), GENERAL, numerics=False)
 

@@ -48,7 +48,7 @@ def check(
     oracle: Oracle, make: Make, *args: Any, printed: bool = True, loop: Any = None
 ) -> lamina_core.ClosedJaxpr:
     """`make(api, jnp)` built from Lamina and from JAX: the same text (if `printed`), JAX's
-    values from Lamina's jaxpr and eagerly; with `loop=(make_one, in_axes)`, also a per-example
+    values (jitted) from Lamina's jaxpr and eagerly; with `loop=(make_one, in_axes)`, also a per-example
     loop of JAX's `make_one` (the function that was vmapped)."""
     ours_f = make(lamina_core, lamina_core.numpy)
     theirs_f = make(oracle.jax, oracle.jnp)
@@ -57,7 +57,8 @@ def check(
     if printed:
         assert str(ours) == str(theirs), f"\n--- lamina ---\n{ours}\n--- jax ---\n{theirs}"
     check_jaxpr(ours)
-    want = oracle.jax.tree_util.tree_leaves(theirs_f(*args))
+    # JAX's values under one jit: op by op, its eager transformations compile every op.
+    want = oracle.jax.tree_util.tree_leaves(oracle.jax.jit(theirs_f)(*args))
     got = oracle.evaluate(ours, tree_util.tree_leaves(args))
     assert len(got) == len(want)
     for g, w in zip(got, want, strict=True):
@@ -67,7 +68,7 @@ def check(
         _close(g, w, "eager vs jax")
     if loop is not None:
         make_one, in_axes = loop
-        one = make_one(oracle.jax, oracle.jnp)
+        one = oracle.jax.jit(make_one(oracle.jax, oracle.jnp))
         size = next(np.shape(a)[d] for a, d in zip(args, in_axes, strict=True) if d is not None)
         rows = [
             one(

@@ -49,8 +49,9 @@ def test_eager_call_is_jaxs_value_and_traces_once(name: str, call: Call, x: Any)
     for got in results:
         assert got.dtype == want.dtype
         np.testing.assert_array_equal(got, want)
-    # One new trace for this signature, and the dispatcher serves the repeated calls.
-    assert len(jitted._cache) == before + 1
+    # At most one new trace for this signature (none if an earlier test made it), and the
+    # dispatcher serves the repeated calls.
+    assert len(jitted._cache) - before in (0, 1)
     assert jitted._toplevel is not None
 
 
