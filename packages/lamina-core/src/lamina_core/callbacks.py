@@ -17,7 +17,7 @@ import numpy as np
 
 from lamina_core import dtypes, tree_util
 from lamina_core.avals import AbstractValue, ShapedArray
-from lamina_core.effects import Effect, Effects
+from lamina_core.effects import Effects, KindEffect
 from lamina_core.interpreters.batching import AxisData, batching_rules
 from lamina_core.interpreters.jvp import jvp_rules
 from lamina_core.interpreters.transpose import transpose_rules
@@ -52,31 +52,19 @@ class FlatCallback:
         return f"_FlatCallback(callback_func={self.callback_func!r}, in_tree={tree})"
 
 
-class IOEffect(Effect):
+class IOEffect(KindEffect):
     """The effect of an unordered `io_callback`."""
 
     __slots__ = ()
-
-    def __eq__(self, other: object) -> bool:
-        return type(other) is IOEffect
-
-    def __hash__(self) -> int:
-        return hash(IOEffect)
 
     def __str__(self) -> str:
         return "IO"
 
 
-class OrderedIOEffect(Effect):
+class OrderedIOEffect(KindEffect):
     """The effect of an ordered `io_callback`: such callbacks run in program order."""
 
     __slots__ = ()
-
-    def __eq__(self, other: object) -> bool:
-        return type(other) is OrderedIOEffect
-
-    def __hash__(self) -> int:
-        return hash(OrderedIOEffect)
 
     def __str__(self) -> str:
         return "OrderedIO"

@@ -19,7 +19,7 @@ import numpy as np
 
 from lamina_core import tree_util
 from lamina_core.avals import AbstractValue
-from lamina_core.effects import Effect, Effects
+from lamina_core.effects import Effect, Effects, KindEffect
 from lamina_core.interpreters.batching import AxisData, batching_rules
 from lamina_core.interpreters.jvp import jvp_rules
 from lamina_core.interpreters.partial_eval_custom import (
@@ -44,31 +44,19 @@ from lamina_core.values import typeof
 logger: Final = logging.getLogger("jax._src.debugging")
 
 
-class DebugEffect(Effect):
+class DebugEffect(KindEffect):
     """The effect of an unordered debug callback."""
 
     __slots__ = ()
-
-    def __eq__(self, other: object) -> bool:
-        return type(other) is DebugEffect
-
-    def __hash__(self) -> int:
-        return hash(DebugEffect)
 
     def __str__(self) -> str:
         return "Debug"
 
 
-class OrderedDebugEffect(Effect):
+class OrderedDebugEffect(KindEffect):
     """The effect of an ordered debug callback: such callbacks run in program order."""
 
     __slots__ = ()
-
-    def __eq__(self, other: object) -> bool:
-        return type(other) is OrderedDebugEffect
-
-    def __hash__(self) -> int:
-        return hash(OrderedDebugEffect)
 
     def __str__(self) -> str:
         return "OrderedDebug"

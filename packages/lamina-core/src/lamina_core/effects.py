@@ -15,5 +15,18 @@ class Effect:
     __slots__ = ()
 
 
+class KindEffect(Effect):
+    """An effect that is only its kind: every instance of a subclass equals every other (the
+    subclass defines `__str__`)."""
+
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self)
+
+    def __hash__(self) -> int:
+        return hash(type(self))
+
+
 Effects: TypeAlias = frozenset[Effect]
 no_effects: Final[Effects] = frozenset()

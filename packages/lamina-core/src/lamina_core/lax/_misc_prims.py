@@ -16,7 +16,7 @@ import numpy as np
 
 from lamina_core import dtypes, tree_util
 from lamina_core.avals import AbstractValue, ShapedArray
-from lamina_core.effects import Effect, Effects
+from lamina_core.effects import Effects, KindEffect
 from lamina_core.interpreters.batching import AxisData, batching_rules, needs_axis_rule
 from lamina_core.interpreters.helpers import deflinear
 from lamina_core.interpreters.jvp import defjvp_zero, not_differentiable
@@ -175,16 +175,10 @@ def stage(x: Any, /) -> Any:
 # --- dce_sink ---------------------------------------------------------------------------------
 
 
-class NoDCEEffect(Effect):
+class NoDCEEffect(KindEffect):
     """The effect of `dce_sink`: its equation, and what computes its operand, are kept."""
 
     __slots__ = ()
-
-    def __eq__(self, other: object) -> bool:
-        return type(other) is NoDCEEffect
-
-    def __hash__(self) -> int:
-        return hash(NoDCEEffect)
 
     def __str__(self) -> str:
         return "NoDCEEffect"
