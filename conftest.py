@@ -30,6 +30,29 @@ if "xla_force_host_platform_device_count" not in os.environ.get("XLA_FLAGS", "")
     ).strip()
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """With `LAMINA_ORACLE_CACHE_DIR` set (the nox sessions that run the oracle set it), JAX's
+    own compilations go to a persistent cache there: sessions compare against the same JAX
+    programs (the `xla` session reruns lamina-core's oracle corpus), and a program JAX has
+    compiled once is loaded after that. Only JAX's config is touched; Lamina's cache options
+    stay its own. Set here, before any test module compiles, so JAX turns its cache on."""
+    path = os.environ.get("LAMINA_ORACLE_CACHE_DIR")
+    xdist_controller = getattr(config.option, "numprocesses", None) and not os.environ.get(
+        "PYTEST_XDIST_WORKER"
+    )
+    if not path or xdist_controller or importlib.util.find_spec("jax") is None:
+        return
+    import jax
+
+    options = {
+        "jax_compilation_cache_dir": path,
+        "jax_persistent_cache_min_compile_time_secs": 0.0,
+        "jax_persistent_cache_min_entry_size_bytes": 0,
+    }
+    for name, value in options.items():
+        jax.config.update(name, value)  # type: ignore[no-untyped-call]
+
+
 def _is_readme(path: Path) -> bool:
     if path.name != "README.md":
         return False

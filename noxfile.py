@@ -37,6 +37,10 @@ PYPROJECT = nox.project.load_toml("pyproject.toml")
 PY = "3.11"
 JAX_CLOSURE = {d for d in PACKAGES if "lamina-runtime" in local_closure(d)} | {"lamina-runtime"}
 DEFAULT_MARKERS = "not gpu and not slow"
+UMBRELLA = "lamina"
+ORACLE_CACHE_DIR = str(ROOT / ".nox" / "oracle-cache")
+"""JAX's persistent compilation cache for the oracle's side of the tests (see conftest.py):
+sessions that compare against the same JAX programs compile each once."""
 ACCEPTANCE_DIR = Path(
     os.environ.get("LAMINA_ACCEPTANCE_DIR", ROOT.parent / "shared" / "acceptance")
 )
@@ -51,9 +55,10 @@ def groups(*names: str) -> list[str]:
     return [req for name in names for req in nox.project.dependency_groups(PYPROJECT, name)]
 
 
-PARALLEL = ("-n", "auto")
-"""pytest-xdist: one worker per core for the two long sessions (CI has two cores; each worker
-imports JAX, about 0.5 GB). Compilations share the cache, which is safe across processes."""
+PARALLEL = ("-n", "auto", "--durations=15")
+"""pytest-xdist: one worker per core for the long sessions (CI has two cores; each worker
+imports JAX, about 0.5 GB). Compilations share the cache, which is safe across processes.
+The slowest tests are listed at the end, to keep an eye on the default run's length."""
 
 
 def install_all(session: nox.Session, *group_names: str) -> None:
@@ -61,6 +66,7 @@ def install_all(session: nox.Session, *group_names: str) -> None:
     # Compilations of tests, docs and the acceptance suite go to a cache inside .nox/, never
     # the user's own cache.
     session.env["LAMINA_CACHE_DIR"] = str(ROOT / ".nox" / "lamina-cache")
+    session.env["LAMINA_ORACLE_CACHE_DIR"] = ORACLE_CACHE_DIR
 
 
 @nox.session(python=PY, tags=["ci"])
@@ -69,11 +75,16 @@ def tests(session: nox.Session, dist: str) -> None:
     """Run one package's tests with only that package and its sibling closure installed.
 
     Oracle tests (marked `oracle`, they need real JAX) run only where JAX is in the closure;
-    `tests_all` runs them for every package.
+    `tests_all` runs them for the packages below. The umbrella's closure is every package, so
+    its session is the one run of its tests (in parallel, with the oracle group: JAX is
+    installed there anyway, the group adds what JAX's side of a comparison draws with).
     """
     closure = local_closure(dist)
-    session.install(*editable(closure), *groups("test"))
+    top = dist == UMBRELLA
+    session.install(*editable(closure), *groups("test", *(("oracle",) if top else ())))
     session.env["LAMINA_CACHE_DIR"] = str(ROOT / ".nox" / "lamina-cache")
+    if top:
+        session.env["LAMINA_ORACLE_CACHE_DIR"] = ORACLE_CACHE_DIR
     markers = DEFAULT_MARKERS if dist in JAX_CLOSURE else f"{DEFAULT_MARKERS} and not oracle"
     session.run(
         "pytest",
@@ -82,17 +93,19 @@ def tests(session: nox.Session, dist: str) -> None:
         markers,
         "-p",
         "no:cacheprovider",
+        *(PARALLEL if top else ()),
         *session.posargs,
     )
 
 
 @nox.session(python=PY, tags=["ci"])
 def tests_all(session: nox.Session) -> None:
-    """Install every package (and JAX, the oracle); run all packages' tests and tools/tests."""
+    """Install every package (and JAX, the oracle); run the tests of every package below the
+    umbrella (whose own session runs its tests with everything installed) and tools/tests."""
     install_all(session, "test", "oracle")
     session.run(
         "pytest",
-        *(f"packages/{d}/tests" for d in PACKAGES),
+        *(f"packages/{d}/tests" for d in PACKAGES if d != UMBRELLA),
         "tools/tests",
         "-m",
         DEFAULT_MARKERS,

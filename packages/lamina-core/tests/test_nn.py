@@ -224,8 +224,7 @@ def test_public_names_match_jax() -> None:
 
     theirs = {n for n in dir(jax.nn) if not n.startswith("_")}
     ours = set(lamina_core.nn.__all__)
-    # Not built yet: the block-quantized dot_general (its quantization and custom_vjp).
-    assert ours == theirs - {"scaled_dot_general"}
+    assert ours == theirs
 
 
 def test_gelu_exact_jaxpr(oracle: Oracle) -> None:

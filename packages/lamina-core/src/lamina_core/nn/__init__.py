@@ -42,6 +42,7 @@ from lamina_core.nn._normalization import (
     softmax,
     standardize,
 )
+from lamina_core.nn._scaled_dot_general import scaled_dot_general
 from lamina_core.nn._scaled_matmul import get_scaled_dot_general_config, scaled_matmul
 
 __all__ = [
@@ -67,6 +68,7 @@ __all__ = [
     "one_hot",
     "relu",
     "relu6",
+    "scaled_dot_general",
     "scaled_matmul",
     "selu",
     "sigmoid",

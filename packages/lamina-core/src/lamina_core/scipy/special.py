@@ -1,14 +1,15 @@
 """`jax.scipy.special` for Lamina: the special functions JAX 0.10.2 builds from primitives
 Lamina has (see the `_special_*` modules), staged as JAX stages them.
 
-Not here: bessel_jn, sici, fresnel, hyp1f1, hyp2f1, owens_t, lpmn, sph_harm_y; the complex
-branches of gamma and loggamma.
+Not here: lpmn; the complex branches of gamma and loggamma.
 """
 
 from lamina_core.scipy._special_bernoulli import bernoulli
 from lamina_core.scipy._special_bessel import i0, i0e, i1, i1e
+from lamina_core.scipy._special_bessel_jn import bessel_jn
 from lamina_core.scipy._special_expint import exp1, expi, expn
 from lamina_core.scipy._special_faddeeva import dawsn, erfcx, wofz
+from lamina_core.scipy._special_fresnel import fresnel
 from lamina_core.scipy._special_gamma import (
     beta,
     betaln,
@@ -25,6 +26,8 @@ from lamina_core.scipy._special_gamma import (
     multigammaln,
     poch,
 )
+from lamina_core.scipy._special_hyp1f1 import hyp1f1
+from lamina_core.scipy._special_hyp2f1 import hyp2f1
 from lamina_core.scipy._special_incomplete import betainc, gammainc, gammaincc
 from lamina_core.scipy._special_log import (
     boxcox,
@@ -41,10 +44,14 @@ from lamina_core.scipy._special_log import (
     xlogy,
 )
 from lamina_core.scipy._special_ndtr import log_ndtr, ndtr, ndtri, spence
+from lamina_core.scipy._special_owens_t import owens_t
+from lamina_core.scipy._special_sici import sici
+from lamina_core.scipy._special_sph_harm import sph_harm_y
 from lamina_core.scipy._special_zeta import polygamma, zeta
 
 __all__ = [
     "bernoulli",
+    "bessel_jn",
     "beta",
     "betainc",
     "betaln",
@@ -63,11 +70,14 @@ __all__ = [
     "expit",
     "expn",
     "factorial",
+    "fresnel",
     "gamma",
     "gammainc",
     "gammaincc",
     "gammaln",
     "gammasgn",
+    "hyp1f1",
+    "hyp2f1",
     "i0",
     "i0e",
     "i1",
@@ -81,11 +91,14 @@ __all__ = [
     "multigammaln",
     "ndtr",
     "ndtri",
+    "owens_t",
     "poch",
     "polygamma",
     "rel_entr",
+    "sici",
     "softmax",
     "spence",
+    "sph_harm_y",
     "wofz",
     "xlog1py",
     "xlogy",
