@@ -1,11 +1,7 @@
 """`lax.linalg` and `lamina.numpy.linalg` on XLA against JAX 0.10.2: the lowered module text
 equals `jax.jit(f).lower(...).as_text()` (LAPACK FFI custom calls with JAX's attributes and
-layouts), and jitted and eager programs compute JAX's numbers.
-
-`lu` and `lu_pivots_to_permutation` lower the pivots-to-permutation loop through Lamina's scan
-lowering, which inlines the loop body where JAX 0.10.2 calls it as a private `@closed_call`
-function: their module text differs from JAX's in that alone (checked as an expected failure;
-everything before the loop is equal, and so are the numbers)."""
+layouts; a scan's body, such as `lu`'s pivots-to-permutation loop, as a private
+`@closed_call` function), and jitted and eager programs compute JAX's numbers."""
 
 from __future__ import annotations
 
@@ -188,27 +184,14 @@ def test_namedtuple_results_lower_as_jax(case: str) -> None:
     _close(ours(*args), expected)
 
 
-def _before_loop(text: str) -> str:
-    return re.split(r"stablehlo\.while", text)[0]
-
-
 @pytest.mark.parametrize("case", sweep(sorted(LU_PROGRAMS), sorted(LU_PROGRAMS), unpack=False))
 def test_lu_runs_as_jax(case: str) -> None:
     ours, theirs, args = _both(LU_PROGRAMS[case])
     expected = jax.jit(theirs)(*args)
     _close(lamina.jit(ours)(*args), expected)
     _close(ours(*args), expected)
-    text, want = lamina.jit(ours).lower(*args).as_text(), jax.jit(theirs).lower(*args).as_text()
-    if case.startswith("numpy"):
-        return  # jnp helpers (diagonal, trace, count_nonzero) print differently already
-    assert _before_loop(text) == _before_loop(want)
-
-
-@pytest.mark.xfail(
-    strict=True, reason="Lamina's scan lowering inlines the body JAX calls as @closed_call"
-)
-def test_lu_lowering_text_is_jaxs() -> None:
-    ours, theirs, args = _both(LU_PROGRAMS["lu"])
+    if case == "numpy_slogdet_4x4":
+        return  # slogdet's parity of the permutation builds its iota unlike JAX's
     assert lamina.jit(ours).lower(*args).as_text() == jax.jit(theirs).lower(*args).as_text()
 
 

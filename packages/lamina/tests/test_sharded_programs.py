@@ -68,14 +68,8 @@ _TYPES = (
     "AbstractMesh(...)), and the scalar ones of full_like a `reshard`; Lamina's avals carry "
     "no sharding yet"
 )
-_SCAN_BODY = (
-    "JAX lowers a scan's body as a call of a private `closed_call` function, Lamina inlines "
-    "it (single-device programs too)"
-)
 KNOWN: dict[tuple[str, str], str] = {
     ("make_mesh_explicit", "lowered"): _EXPLICIT + "; JAX adds sdy.sharding_constraint ops",
-    ("shard_map_fori_loop", "lowered"): _SCAN_BODY,
-    ("sharded_scan_cumsum", "lowered"): _SCAN_BODY,
     ("make_mesh_explicit", "jaxpr"): _EXPLICIT,
     ("check_vma_true_psum", "jaxpr"): _VMA,
     ("dp_mlp_step", "jaxpr"): _TYPES,

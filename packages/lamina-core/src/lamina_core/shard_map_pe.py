@@ -243,7 +243,10 @@ def _shard_map_dce(
     trimmed, used_inputs = dce_jaxpr(jaxpr, list(used_outputs), prune_invars=True)
     if not any(used_inputs) and not any(used_outputs) and not trimmed.effects:
         return used_inputs, None
-    if all(used_outputs) and all(used_inputs) and len(trimmed.eqns) == len(jaxpr.eqns):
+    unchanged = len(trimmed.eqns) == len(jaxpr.eqns) and all(
+        a is b for a, b in zip(trimmed.eqns, jaxpr.eqns, strict=True)
+    )  # an inner equation (a loop's unused carry) may be trimmed in place: not unchanged
+    if all(used_outputs) and all(used_inputs) and unchanged:
         return used_inputs, eqn
     params = dict(
         eqn.params,

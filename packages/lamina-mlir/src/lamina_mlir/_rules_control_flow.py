@@ -17,9 +17,9 @@ from jaxlib.mlir import ir
 
 from lamina_core import dtypes, lax
 from lamina_core.avals import ShapedArray
+from lamina_core.call import closed_call_p
 from lamina_core.control_flow import cond_p, scan_p, while_p
 from lamina_core.control_flow.loops import while_loop
-from lamina_core.evaluate import eval_jaxpr
 from lamina_core.interpreters.staging import trace_to_jaxpr
 from lamina_core.jaxpr import ClosedJaxpr
 from lamina_mlir import _hlo
@@ -200,7 +200,7 @@ def _scan_as_loops(
         for k in range(n):
             i = n - k - 1 if reverse else k
             x = [lax.index_in_dim(b, i, keepdims=False) for b in x_blocks]
-            outs = eval_jaxpr(jaxpr, (), *consts, *carry, *x)
+            outs = closed_call_p.bind(*consts, *carry, *x, call_jaxpr=jaxpr)
             carry = list(outs[:num_carry])
             ys.append(list(outs[num_carry:]))
         if reverse:
@@ -242,7 +242,7 @@ def _scan_as_loops(
                     lax.dynamic_index_in_dim(b, j, keepdims=False, allow_negative_indices=False)
                     for b in blocks
                 ]
-                outs = eval_jaxpr(jaxpr, (), *consts, *c, *x)
+                outs = closed_call_p.bind(*consts, *c, *x, call_jaxpr=jaxpr)
                 c, y = list(outs[:num_carry]), list(outs[num_carry:])
             else:
                 x_blocks = [
