@@ -371,11 +371,6 @@ def test_constant_mode_prints_as_jax(kwargs: dict[str, Any]) -> None:
     assert str(lc.make_jaxpr(make(lnp_pad.pad))(x)) == str(jax.make_jaxpr(make(jnp.pad))(x))
 
 
-_MEDIAN_XFAIL = pytest.mark.xfail(
-    reason="jnp.median itself stages another algorithm than JAX's (quantile by take_along_axis)",
-    strict=True,
-)
-
 # (name, array, pad_width, keyword arguments of pad), for the printed-jaxpr comparison.
 PRINTED: list[Any] = [
     ("edge_2d", _I, ((1, 2), (0, 3)), {"mode": "edge"}),
@@ -394,13 +389,13 @@ PRINTED: list[Any] = [
     ("minimum_stat_length", _I, 2, {"mode": "minimum", "stat_length": ((1, 2), (2, 1))}),
     ("mean_float", _T[0], 1, {"mode": "mean"}),
     ("mean_int_stat_length", _I, (2, 1), {"mode": "mean", "stat_length": (2, 3)}),
-    pytest.param("median", _V, (2, 2), {"mode": "median"}, marks=_MEDIAN_XFAIL),
+    ("median", _V, (2, 2), {"mode": "median"}),
     pytest.param(
         "median_stat_length",
         _I,
         2,
         {"mode": "median", "stat_length": ((2, 2), (3, 4))},
-        marks=[_MEDIAN_XFAIL, pytest.mark.slow],
+        marks=pytest.mark.slow,
     ),
     ("empty", _T, ((1, 0), (2, 2), (0, 1)), {"mode": "empty"}),
     ("callable_2d", _I, ((1, 2), (2, 1)), {"mode": _set_ends, "low": 5}),

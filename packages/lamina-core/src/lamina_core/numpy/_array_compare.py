@@ -17,9 +17,7 @@ from lamina_core.numpy._promote import (
     check_arraylike,
     promote_args,
     promote_args_inexact,
-    promote_dtypes,
 )
-from lamina_core.numpy._reductions import ensure_arraylike
 from lamina_core.numpy._util import Array, ArrayLike, shape_of
 
 
@@ -76,17 +74,22 @@ def array_equiv(a1: ArrayLike, a2: ArrayLike) -> Array:
 
 
 def _nan_choice(x1: Any, x2: Any, prefer: Any) -> Array:
-    x1, x2 = promote_dtypes(*ensure_arraylike("fmax", x1, x2))
-    return jnp.where(jnp.logical_or(prefer(x1, x2), jnp.isnan(x2)), x1, x2)
+    """`x1` where `prefer(x1, x2)` or `x2` is NaN, else `x2` (JAX's staging: no promotion
+    before the comparison)."""
+    return jnp.where(jnp.bitwise_or(prefer(x1, x2), jnp.isnan(x2)), x1, x2)
 
 
+@Jitted
 def fmax(x1: ArrayLike, x2: ArrayLike) -> Array:
-    """The elementwise maximum, ignoring NaNs (NaN only where both are), as `jnp.fmax`."""
+    """The elementwise maximum, ignoring NaNs (NaN only where both are), jitted as
+    `jnp.fmax`."""
     return _nan_choice(x1, x2, jnp.greater)
 
 
+@Jitted
 def fmin(x1: ArrayLike, x2: ArrayLike) -> Array:
-    """The elementwise minimum, ignoring NaNs (NaN only where both are), as `jnp.fmin`."""
+    """The elementwise minimum, ignoring NaNs (NaN only where both are), jitted as
+    `jnp.fmin`."""
     return _nan_choice(x1, x2, jnp.less)
 
 

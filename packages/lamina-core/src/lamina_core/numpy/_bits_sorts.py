@@ -79,7 +79,7 @@ def _packbits(a: Array, axis: int | None = None, bitorder: str = "big") -> Array
     arr = jnp.astype(jnp.not_equal(arr, jnp.zeros((), dtype_of(arr))), np.uint8)
     bits = jnp.arange(8, dtype=np.uint8)
     if bitorder == "big":
-        bits = jnp.flip(bits)
+        bits = _lax.rev(bits, (0,))
     if axis is None:
         arr = jnp.ravel(arr)
         axis = 0
@@ -95,13 +95,11 @@ def _packbits(a: Array, axis: int | None = None, bitorder: str = "big") -> Array
     return jnp.swapaxes(packed, axis, -1)
 
 
-_packbits_jit = Jitted(_packbits, static_argnames=("axis", "bitorder"))
-
-
+@partial(Jitted, static_argnames=("axis", "bitorder"))
 def packbits(a: ArrayLike, axis: int | None = None, bitorder: str = "big") -> Array:
     """The nonzero-ness of the elements of `a` packed into the bits of `uint8` values, eight
     to a byte along `axis` (the flattened array if None), padded with zeros."""
-    return _packbits_jit(a, axis=axis, bitorder=bitorder)
+    return _packbits(a, axis=axis, bitorder=bitorder)
 
 
 def _unpackbits(
@@ -114,7 +112,7 @@ def _unpackbits(
         raise ValueError("'order' must be either 'little' or 'big'")
     bits = jnp.left_shift(1, jnp.arange(8, dtype=np.uint8))
     if bitorder == "big":
-        bits = jnp.flip(bits)
+        bits = _lax.rev(bits, (0,))
     if axis is None:
         arr = jnp.ravel(arr)
         axis = 0
@@ -127,31 +125,29 @@ def _unpackbits(
     if count is not None:
         n = shape_of(unpacked)[-1]
         if count > n:
-            config = [(0, 0, 0)] * (len(shape_of(unpacked)) - 1) + [(0, count - n, 0)]
-            unpacked = _lax.pad(unpacked, np.uint8(0), config)
+            widths = [(0, 0)] * (len(shape_of(unpacked)) - 1) + [(0, count - n)]
+            unpacked = jnp.pad(unpacked, widths)
         else:
             unpacked = unpacked[..., :count]
     return jnp.swapaxes(unpacked, axis, -1)
 
 
-_unpackbits_jit = Jitted(_unpackbits, static_argnames=("axis", "count", "bitorder"))
-
-
+@partial(Jitted, static_argnames=("axis", "count", "bitorder"))
 def unpackbits(
     a: ArrayLike, axis: int | None = None, count: int | None = None, bitorder: str = "big"
 ) -> Array:
     """The bits of the `uint8` array `a` as `uint8` zeros and ones along `axis` (the
     flattened array if None), cut or zero-padded to `count` bits if given."""
-    return _unpackbits_jit(a, axis=axis, count=count, bitorder=bitorder)
+    return _unpackbits(a, axis=axis, count=count, bitorder=bitorder)
 
 
-@Jitted
 def _bitwise_count(x: Array) -> Array:
     (arr,) = promote_args_numeric("bitwise_count", x)
     # NumPy counts the bits of the magnitude and answers in uint8.
     return jnp.astype(_lax.population_count(jnp.absolute(arr)), np.uint8)
 
 
+@Jitted
 def bitwise_count(x: ArrayLike, /) -> Array:
     """The number of one bits in the absolute value of each element, as `uint8`."""
     return _bitwise_count(x)
@@ -187,13 +183,11 @@ def _partition(a: Array, kth: int, axis: int = -1) -> Array:
     return jnp.swapaxes(out, -1, axis)
 
 
-_partition_jit = Jitted(_partition, static_argnames=("kth", "axis"))
-
-
+@partial(Jitted, static_argnames=("kth", "axis"))
 def partition(a: ArrayLike, kth: int, axis: int = -1) -> Array:
     """`a` with the `kth+1` smallest values along `axis` first (ascending), then the rest
     (descending), as JAX's `top_k`-based partition orders them."""
-    return _partition_jit(a, kth=kth, axis=axis)
+    return _partition(a, kth=kth, axis=axis)
 
 
 def _argpartition(a: Array, kth: int, axis: int = -1) -> Array:
@@ -213,12 +207,10 @@ def _argpartition(a: Array, kth: int, axis: int = -1) -> Array:
     return jnp.swapaxes(out, -1, axis)
 
 
-_argpartition_jit = Jitted(_argpartition, static_argnames=("kth", "axis"))
-
-
+@partial(Jitted, static_argnames=("kth", "axis"))
 def argpartition(a: ArrayLike, kth: int, axis: int = -1) -> Array:
     """The indices that `partition` would gather along `axis`."""
-    return _argpartition_jit(a, kth=kth, axis=axis)
+    return _argpartition(a, kth=kth, axis=axis)
 
 
 def _to_complex_dtype(dtype: np.dtype) -> np.dtype:
@@ -226,13 +218,13 @@ def _to_complex_dtype(dtype: np.dtype) -> np.dtype:
     return np.dtype(np.complex128 if wide else np.complex64)
 
 
-@Jitted
 def _sort_complex(a: Array) -> Array:
     (arr,) = ensure_arraylike("sort_complex", a)
     arr = _lax.sort(arr)
     return _lax.convert_element_type(arr, _to_complex_dtype(dtype_of(arr)))
 
 
+@Jitted
 def sort_complex(a: ArrayLike) -> Array:
     """`a` sorted along its last axis (complex numbers by real, then imaginary part), as a
     complex array."""
@@ -253,35 +245,33 @@ def _lexsort(keys: tuple[Any, ...], axis: int = -1) -> Array:
     return _lax.sort((*keys[::-1], iota), dimension=axis, num_keys=len(keys))[-1]
 
 
-_lexsort_jit = Jitted(_lexsort, static_argnames=("axis",))
-
-
+@partial(Jitted, static_argnames=("axis",))
 def lexsort(keys: Array | np.ndarray | Sequence[ArrayLike], axis: int = -1) -> Array:
     """The indices that sort by the last key, ties broken by the one before, and so on."""
     key_arrays = tuple(ensure_arraylike("lexsort", *tuple(keys)))
-    return _lexsort_jit(key_arrays, axis=axis)
+    return _lexsort(key_arrays, axis=axis)
 
 
 # --- vector products ----------------------------------------------------------------------
 
 
-@Jitted
 def _matvec(x1: Array, x2: Array) -> Array:
     x1, x2 = ensure_arraylike("matvec", x1, x2)
     return vectorize(jnp.matmul, signature="(n,m),(m)->(n)")(x1, x2)
 
 
+@Jitted
 def matvec(x1: ArrayLike, x2: ArrayLike, /) -> Array:
     """Matrix-vector products over the broadcast leading dimensions."""
     return _matvec(x1, x2)
 
 
-@Jitted
 def _vecmat(x1: Array, x2: Array) -> Array:
     x1, x2 = ensure_arraylike("matvec", x1, x2)  # sic: JAX names matvec here
     return vectorize(jnp.matmul, signature="(n),(n,m)->(m)")(jnp.conjugate(x1), x2)
 
 
+@Jitted
 def vecmat(x1: ArrayLike, x2: ArrayLike, /) -> Array:
     """Conjugated vector-matrix products over the broadcast leading dimensions."""
     return _vecmat(x1, x2)
@@ -312,7 +302,7 @@ def vecdot(
 _INT_OF_BITS = {8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}
 
 
-def _frexp_impl(x: Any) -> tuple[Any, Any]:
+def _frexp(x: Any) -> tuple[Any, Any]:
     dtype = dtype_of(x)
     info = _dtypes.finfo(dtype)
     int_type = np.dtype(_INT_OF_BITS[info.bits])
@@ -331,16 +321,16 @@ def _frexp_impl(x: Any) -> tuple[Any, Any]:
     special = jnp.logical_or(
         jnp.logical_or(jnp.isinf(x), jnp.isnan(x)), jnp.equal(x, jnp.zeros((), dtype))
     )
-    exponent = jnp.where(special, jnp.zeros((), int_type), exponent)
+    exponent = jnp.where(special, _lax.full_like(exponent, 0), exponent)
     return jnp.where(special, x, mantissa), _lax.convert_element_type(exponent, np.int32)
 
 
-_frexp_core = custom_jvp(_frexp_impl)
+_frexp_core = custom_jvp(_frexp)
 
 
 def _frexp_jvp(primals: tuple[Any, ...], tangents: tuple[Any, ...]) -> tuple[Any, Any]:
     (x,), (t,) = primals, tangents
-    m, e = _frexp_core(x)
+    m, e = frexp(x)
     dm = jnp.multiply(t, jnp.exp2(jnp.negative(jnp.astype(e, dtype_of(t)))))
     de = np.zeros(shape_of(e), _dtypes.float0)
     return (m, e), (dm, de)
@@ -350,18 +340,14 @@ _frexp_core.defjvp(_frexp_jvp)
 
 
 @Jitted
-def _frexp(x: Array) -> tuple[Array, Array]:
+def frexp(x: ArrayLike, /) -> tuple[Array, Array]:
+    """`x` split into mantissas in [0.5, 1) (signed) and integer exponents of two, jitted as
+    `jax.numpy.frexp`."""
     (arr,) = ensure_arraylike("frexp", x)
     (arr,) = promote_dtypes_inexact(arr)
     if dtype_of(arr).kind == "c":
         raise TypeError("frexp does not support complex-valued inputs")
     m, e = _frexp_core(arr)
-    return m, e
-
-
-def frexp(x: ArrayLike, /) -> tuple[Array, Array]:
-    """`x` split into mantissas in [0.5, 1) (signed) and integer exponents of two."""
-    m, e = _frexp(x)
     return m, e
 
 
@@ -512,8 +498,10 @@ def polymul(a1: ArrayLike, a2: ArrayLike, *, trim_leading_zeros: bool = False) -
     return _convolve_full(p, q)
 
 
+@Jitted
 def poly(seq_of_zeros: ArrayLike) -> Array:
-    """The coefficients (highest power first) of the monic polynomial with the given roots."""
+    """The coefficients (highest power first) of the monic polynomial with the given roots,
+    jitted as JAX's (one full convolution per root)."""
     (zeros_,) = promote_dtypes_inexact(*ensure_arraylike("poly", seq_of_zeros))
     zeros_ = jnp.atleast_1d(zeros_)
     shape = shape_of(zeros_)
@@ -528,8 +516,8 @@ def poly(seq_of_zeros: ArrayLike) -> Array:
         return jnp.ones((), dtype=dtype)
     coeffs = jnp.ones((1,), dtype=dtype)
     for k in range(shape[0]):
-        factor = jnp.stack([jnp.ones((), dtype=dtype), jnp.negative(zeros_[k])])
-        coeffs = _convolve_full(coeffs, factor)
+        factor = jnp.array([1, jnp.negative(zeros_[k])], dtype=dtype)
+        coeffs = jnp.convolve(coeffs, factor, mode="full")
     return coeffs
 
 
@@ -575,15 +563,13 @@ def _unwrap(p: Array, discont: Any = None, axis: int = -1, period: Any = 2 * np.
     return jnp.concatenate((first, rest), axis=axis)
 
 
-_unwrap_jit = Jitted(_unwrap, static_argnames=("axis",))
-
-
+@partial(Jitted, static_argnames=("axis",))
 def unwrap(
     p: ArrayLike, discont: ArrayLike | None = None, axis: int = -1, period: ArrayLike = 2 * np.pi
 ) -> Array:
     """`p` with jumps larger than `discont` along `axis` replaced by their complements
     modulo `period`."""
-    return _unwrap_jit(p, discont, axis=axis, period=period)
+    return _unwrap(p, discont, axis=axis, period=period)
 
 
 def _gradient_along(a: Any, h: Any, axis: int) -> Any:
@@ -595,7 +581,9 @@ def _gradient_along(a: Any, h: Any, axis: int) -> Any:
     h_rank = len(shape_of(h))
     if h_rank == 0:
         inner = jnp.divide(jnp.multiply(jnp.subtract(piece(2, None), piece(None, -2)), 0.5), h)
-        return jnp.concatenate((jnp.divide(first, h), inner, jnp.divide(last, h)), axis=axis)
+        # JAX divides the last edge first.
+        last = jnp.divide(last, h)
+        return jnp.concatenate((jnp.divide(first, h), inner, last), axis=axis)
     if h_rank != 1:
         raise ValueError("Spacing arrays must be 1D arrays or scalars.")
     if shape_of(h)[0] != shape_of(a)[axis]:
@@ -614,10 +602,9 @@ def _gradient_along(a: Any, h: Any, axis: int) -> Any:
     last = jnp.divide(last, jnp.subtract(hp(-1, None), hp(-2, -1)))
     dx1 = jnp.subtract(hp(1, -1), hp(0, -2))
     dx2 = jnp.subtract(hp(2, None), hp(1, -1))
-    total = jnp.add(dx1, dx2)
-    w0 = jnp.divide(jnp.negative(dx2), jnp.multiply(dx1, total))
+    w0 = jnp.divide(jnp.negative(dx2), jnp.multiply(dx1, jnp.add(dx1, dx2)))
     w1 = jnp.divide(jnp.subtract(dx2, dx1), jnp.multiply(dx1, dx2))
-    w2 = jnp.divide(dx1, jnp.multiply(dx2, total))
+    w2 = jnp.divide(dx1, jnp.multiply(dx2, jnp.add(dx1, dx2)))
     inner = jnp.add(
         jnp.add(jnp.multiply(w0, piece(0, -2)), jnp.multiply(w1, piece(1, -1))),
         jnp.multiply(w2, piece(2, None)),
@@ -626,7 +613,7 @@ def _gradient_along(a: Any, h: Any, axis: int) -> Any:
 
 
 def _gradient(
-    f: Array, *varargs: Any, axis: int | tuple[int, ...] | None = None, edge_order: Any = None
+    f: Array, *varargs: Any, axis: int | Sequence[int] | None = None, edge_order: Any = None
 ) -> Array | list[Array]:
     if edge_order is not None:
         raise NotImplementedError("The 'edge_order' argument to jnp.gradient is not supported.")
@@ -653,9 +640,7 @@ def _gradient(
     return grads[0] if len(axes) == 1 else grads
 
 
-_gradient_jit = Jitted(_gradient, static_argnames=("axis", "edge_order"))
-
-
+@partial(Jitted, static_argnames=("axis", "edge_order"))
 def gradient(
     f: ArrayLike,
     *varargs: ArrayLike,
@@ -664,5 +649,4 @@ def gradient(
 ) -> Array | list[Array]:
     """Central differences of `f` inside and one-sided differences at the edges, along each
     axis; spacings are scalars or coordinate vectors, one for all axes or one per axis."""
-    static_axis = tuple(axis) if isinstance(axis, (list, tuple)) else axis
-    return _gradient_jit(f, *varargs, axis=static_axis, edge_order=edge_order)
+    return _gradient(f, *varargs, axis=axis, edge_order=edge_order)

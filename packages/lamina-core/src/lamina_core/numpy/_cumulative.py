@@ -23,18 +23,23 @@ from lamina_core.numpy._reductions import (
     ensure_arraylike,
     ravel,
 )
+from lamina_core.numpy._ufuncs_composite import where
 from lamina_core.numpy._util import Array, ArrayLike, DTypeLike, dtype_of, shape_of
 
 
 def _cumulative(
-    name: str, scan: Callable[..., Array], a: ArrayLike, axis: int | None, dtype: Any, out: None
-) -> Array:
+    name: str, scan: Callable[..., Array], a: ArrayLike, axis: int | None, dtype: Any, out: None,
+    fill_nan: int | None = None,
+) -> Array:  # fmt: skip
     if out is not None:
         raise NotImplementedError(f"The 'out' argument to jnp.{name} is not supported")
     (a,) = ensure_arraylike(name, a)
     if axis is None or (not shape_of(a) and _dtypes.is_weakly_typed(a)):
         a = ravel(a)
     axis = canonicalize_axis(0 if axis is None else axis, len(shape_of(a)))
+    if fill_nan is not None:
+        # NaNs count as the scan's identity (JAX tests every dtype: no NaN is never equal).
+        a = where(_lax.ne(a, a), np.array(fill_nan, dtype_of(a)), a)
     if dtype is None:
         result_dtype = dtype_of(a)
         if result_dtype == np.dtype(bool):
@@ -52,11 +57,12 @@ def _cumulative(
     return _convert_element_type(scan(a, axis), result_dtype, False)
 
 
-def _jitted_scan(name: str, scan: Callable[..., Array]) -> Any:
-    """The scan as JAX stages it: `jit[name=cumsum]` (or cumprod) with static axis and dtype."""
+def _jitted_scan(name: str, scan: Callable[..., Array], fill_nan: int | None = None) -> Any:
+    """The scan as JAX stages it: `jit[name=cumsum]` (or cumprod, or their `nan` forms, which
+    count NaNs as `fill_nan`) with static axis and dtype."""
 
     def body(a: Array, *, axis: int | None, dtype: Any, out: None) -> Array:
-        return _cumulative(name, scan, a, axis, dtype, out)
+        return _cumulative(name, scan, a, axis, dtype, out, fill_nan)
 
     body.__name__ = body.__qualname__ = name
     return jit(body, static_argnames=("axis", "dtype"))
@@ -64,6 +70,8 @@ def _jitted_scan(name: str, scan: Callable[..., Array]) -> Any:
 
 _cumsum_jit = _jitted_scan("cumsum", _lax.cumsum)
 _cumprod_jit = _jitted_scan("cumprod", _lax.cumprod)
+_nancumsum_jit = _jitted_scan("nancumsum", _lax.cumsum, 0)
+_nancumprod_jit = _jitted_scan("nancumprod", _lax.cumprod, 1)
 
 
 def cumsum(
@@ -80,7 +88,23 @@ def cumprod(
     return _cumprod_jit(a, axis=axis, dtype=dtype, out=out)
 
 
+def nancumsum(
+    a: ArrayLike, axis: int | None = None, dtype: DTypeLike | None = None, out: None = None
+) -> Array:
+    """The cumulative sum, NaNs counted as zero (jitted as JAX's)."""
+    return _nancumsum_jit(a, axis=axis, dtype=dtype, out=out)
+
+
+def nancumprod(
+    a: ArrayLike, axis: int | None = None, dtype: DTypeLike | None = None, out: None = None
+) -> Array:
+    """The cumulative product, NaNs counted as one (jitted as JAX's)."""
+    return _nancumprod_jit(a, axis=axis, dtype=dtype, out=out)
+
+
 __all__ = [
     "cumprod",
     "cumsum",
+    "nancumprod",
+    "nancumsum",
 ]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -15,8 +16,9 @@ import numpy as np
 import lamina_core.numpy as jnp
 from lamina_core import dtypes as _dtypes
 from lamina_core import lax as _lax
+from lamina_core.jit import Jitted
 from lamina_core.numpy._index_update import at
-from lamina_core.numpy._promote import promote_dtypes, promote_dtypes_inexact
+from lamina_core.numpy._promote import promote_args_inexact, promote_dtypes, promote_dtypes_inexact
 from lamina_core.numpy._reductions import ensure_arraylike
 from lamina_core.numpy._util import Array, ArrayLike, DTypeLike, shape_of
 
@@ -215,53 +217,63 @@ def hanning(M: int) -> Array:
     return _cosine_window(M, (0.5, -0.5))
 
 
+@Jitted
 def polyadd(a1: ArrayLike, a2: ArrayLike) -> Array:
-    """The sum of two polynomials (coefficients highest power first)."""
+    """The sum of two polynomials (coefficients highest power first), jitted as JAX's: the
+    shorter one added into the tail of the longer."""
     a1, a2 = promote_dtypes(*ensure_arraylike("polyadd", a1, a2))
     n1, n2 = shape_of(a1)[0], shape_of(a2)[0]
-    if n1 < n2:
-        a1 = jnp.concatenate([jnp.zeros((n2 - n1,), a1.dtype), a1])
-    elif n2 < n1:
-        a2 = jnp.concatenate([jnp.zeros((n1 - n2,), a2.dtype), a2])
-    return jnp.add(a1, a2)
+    if n2 <= n1:
+        return at(a1)[-n2:].add(a2)
+    return at(a2)[-n1:].add(a1)
 
 
+@Jitted
 def polysub(a1: ArrayLike, a2: ArrayLike) -> Array:
     """The difference of two polynomials (coefficients highest power first)."""
     a1, a2 = promote_dtypes(*ensure_arraylike("polysub", a1, a2))
     return polyadd(a1, jnp.negative(a2))
 
 
+def _falling_factorials(start: int, stop: int, m: int, dtype: np.dtype) -> Array:
+    """Per column j of `start..stop-1`, the products over i < m of `j - i` (a grid of rows
+    `arange(start, stop) - i`, as JAX forms it); not yet reduced."""
+    row = jnp.expand_dims(jnp.arange(start, stop, dtype=dtype), 0)
+    return jnp.subtract(row, jnp.expand_dims(jnp.arange(m, dtype=dtype), 1))
+
+
+@partial(Jitted, static_argnames=("m",))
 def polyder(p: ArrayLike, m: int = 1) -> Array:
     """The `m`-th derivative of the polynomial `p`."""
-    (p,) = promote_dtypes_inexact(*ensure_arraylike("polyder", p))
+    (p,) = ensure_arraylike("polyder", p)
     m = operator.index(m)
+    (p,) = promote_dtypes_inexact(p)
     if m < 0:
         raise ValueError("Order of derivative must be positive")
-    for _ in range(m):
-        n = shape_of(p)[0]
-        if n <= 1:
-            return jnp.zeros((0,), p.dtype)
-        p = jnp.multiply(p[:-1], jnp.arange(n - 1, 0, -1, dtype=p.dtype))
-    return p
+    if m == 0:
+        return p
+    coeff = jnp.prod(_falling_factorials(m, shape_of(p)[0], m, p.dtype), 0)
+    return jnp.multiply(p[:-m], coeff[::-1])
 
 
+@partial(Jitted, static_argnames=("m",))
 def polyint(p: ArrayLike, m: int = 1, k: ArrayLike | None = None) -> Array:
     """The `m`-th antiderivative of `p`, with integration constants `k` (zeros by default)."""
-    (p,) = promote_dtypes_inexact(*ensure_arraylike("polyint", p))
     m = operator.index(m)
+    p, k = ensure_arraylike("polyint", p, 0 if k is None else k)
+    p, k = promote_dtypes_inexact(p, k)
     if m < 0:
         raise ValueError("Order of integral must be positive (see polyder)")
-    consts = jnp.zeros((m,), p.dtype) if k is None else jnp.ravel(jnp.asarray(k, p.dtype))
-    if shape_of(consts)[0] == 1 and m > 1:
-        consts = jnp.broadcast_to(consts, (m,))
-    if shape_of(consts)[0] != m:
+    k = jnp.atleast_1d(k)
+    if shape_of(k)[0] == 1:
+        k = jnp.full((m,), k[0])
+    if shape_of(k) != (m,):
         raise ValueError("k must be a scalar or a rank-1 array of length 1 or m.")
-    for i in range(m):
-        n = shape_of(p)[0]
-        scaled = jnp.true_divide(p, jnp.arange(n, 0, -1, dtype=p.dtype))
-        p = jnp.concatenate([scaled, consts[i : i + 1]])
-    return p
+    if m == 0:
+        return p
+    grid = _falling_factorials(0, shape_of(p)[0] + m, m, p.dtype)
+    coeff = jnp.prod(jnp.maximum(1, grid), 0)[::-1]
+    return jnp.true_divide(jnp.concatenate((p, k)), coeff)
 
 
 def copy(a: ArrayLike, order: str | None = None) -> Array:
@@ -274,13 +286,22 @@ def concat(arrays: Sequence[ArrayLike], /, *, axis: int | None = 0) -> Array:
     return jnp.concatenate(arrays, axis=axis)
 
 
+@Jitted
 def ldexp(x1: ArrayLike, x2: ArrayLike, /) -> Array:
-    """`x1 * 2 ** x2` (`x2` integer)."""
+    """`x1 * 2 ** x2` (`x2` integer), jitted as JAX's: the exponent is added to `x1`'s own
+    (from `frexp`) so that small `x1` and large `x2` do not overflow."""
     x1, x2 = ensure_arraylike("ldexp", x1, x2)
-    if not _dtypes.issubdtype(x2.dtype, np.integer):
-        raise ValueError(f"x2 argument to ldexp must be of integer type, got {x2.dtype}")
-    (x1,) = promote_dtypes_inexact(x1)
-    return x1 * jnp.power(jnp.asarray(2, x1.dtype), x2.astype(x1.dtype))
+    if _dtypes.issubdtype(x1.dtype, np.complexfloating) or _dtypes.issubdtype(x2.dtype, np.inexact):
+        raise ValueError(f"ldexp not supported for input types {(x1.dtype, x2.dtype)}")
+    (x1,) = promote_args_inexact("ldexp", x1)
+    x2 = _lax.convert_element_type(x2, x1.dtype)
+    m, e = jnp.frexp(x1)
+    e = (e.astype(x2.dtype) + x2).astype(x1.dtype)
+    # The exponent may overflow by one and the result still be finite.
+    m = jnp.where(e > 0, m * 2, m)
+    e = jnp.where(e > 0, e - 1, e)
+    x = m * (2 ** e.astype(m.dtype))
+    return jnp.where(jnp.isinf(x1) | (x1 == 0), x1, x)
 
 
 def isdtype(dtype: DTypeLike, kind: Any) -> bool:

@@ -12,7 +12,6 @@ import numpy as np
 import lamina_core.numpy as jnp
 from lamina_core import lax as _lax
 from lamina_core.jit import Jitted
-from lamina_core.numpy._index_update import at
 from lamina_core.numpy._reductions import canonicalize_axis, ensure_arraylike
 from lamina_core.numpy._util import Array, ArrayLike, DTypeLike, shape_of
 
@@ -82,26 +81,41 @@ def diagonal(a: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1) -> A
 def diag(v: ArrayLike, k: int = 0) -> Array:
     """The `k`-th diagonal of a 2-D `v`, or a square matrix with the 1-D `v` on it."""
     (v,) = ensure_arraylike("diag", v)
+    return _diag(v, operator.index(k))
+
+
+@partial(Jitted, static_argnames=("k",))
+def _diag(v: Array, k: int) -> Array:
+    """`diag` jitted as JAX's: a vector is padded to the diagonal's length and placed by an
+    `eye` mask."""
     shape = shape_of(v)
-    k = operator.index(k)
     if len(shape) == 1:
-        n = shape[0] + abs(k)
-        rows = np.arange(shape[0]) + max(-k, 0)
-        cols = np.arange(shape[0]) + max(k, 0)
-        return at(jnp.zeros((n, n), v.dtype))[rows, cols].set(v)
+        zero = _lax.full_like(v, 0, shape=())
+        v = _lax.pad(v, zero, ((max(0, -k), max(0, k), 0),))
+        mask = jnp.eye(shape[0] + abs(k), k=k, dtype=bool)
+        return jnp.where(mask, jnp.expand_dims(v, 1), zero)
     if len(shape) == 2:
         return diagonal(v, offset=k)
     raise ValueError("diag input must be 1d or 2d")
 
 
+@partial(Jitted, static_argnames=("axis1", "axis2", "dtype"))
 def trace(
-    a: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1,
+    a: ArrayLike, offset: int | ArrayLike = 0, axis1: int = 0, axis2: int = 1,
     dtype: DTypeLike | None = None, out: None = None,
 ) -> Array:  # fmt: skip
-    """The sum along the `offset`-th diagonal."""
+    """The sum along the `offset`-th diagonal (`offset` may be traced), jitted as JAX's: the
+    matrices masked by `eye` and summed."""
+    (a,) = ensure_arraylike("trace", a)
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.trace is not supported.")
-    return jnp.sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
+    nd = len(shape_of(a))
+    if canonicalize_axis(axis1, nd) == canonicalize_axis(axis2, nd):
+        raise ValueError(f"axis1 and axis2 can not be same. axis1={axis1} and axis2={axis2}")
+    shape = shape_of(a)
+    a = jnp.moveaxis(a, (axis1, axis2), (-2, -1))
+    mask = jnp.eye(shape[axis1], shape[axis2], k=offset, dtype=bool)
+    return jnp.sum(jnp.where(mask, a, jnp.zeros_like(a)), axis=(-2, -1), dtype=dtype)
 
 
 @partial(Jitted, static_argnames=("n", "axis"))
@@ -143,20 +157,22 @@ def diff(
     return arr
 
 
+@Jitted
 def ediff1d(
     ary: ArrayLike, to_end: ArrayLike | None = None, to_begin: ArrayLike | None = None
 ) -> Array:
-    """Differences of consecutive elements of the flattened `ary`, with optional ends."""
+    """Differences of consecutive elements of the flattened `ary`, with optional ends, jitted
+    as JAX's."""
     (arr,) = ensure_arraylike("ediff1d", ary)
-    flat = jnp.ravel(arr)
-    result = _lax.sub(flat[1:], flat[:-1])
-    parts = []
+    arr = jnp.ravel(arr)
+    result = _lax.sub(arr[1:], arr[:-1])
     if to_begin is not None:
-        parts.append(jnp.ravel(jnp.asarray(to_begin)).astype(result.dtype))
-    parts.append(result)
+        (begin,) = ensure_arraylike("ediff1d", to_begin)
+        result = jnp.concatenate((jnp.ravel(begin.astype(arr.dtype)), result))
     if to_end is not None:
-        parts.append(jnp.ravel(jnp.asarray(to_end)).astype(result.dtype))
-    return jnp.concatenate(parts) if len(parts) > 1 else result
+        (end,) = ensure_arraylike("ediff1d", to_end)
+        result = jnp.concatenate((result, jnp.ravel(end.astype(arr.dtype))))
+    return result
 
 
 __all__ = ["diag", "diagonal", "diff", "ediff1d", "trace", "tri", "tril", "triu"]

@@ -13,7 +13,7 @@ import lamina_core.numpy as jnp
 from lamina_core import dtypes as _dtypes
 from lamina_core import lax as _lax
 from lamina_core.jit import Jitted
-from lamina_core.numpy._reductions import ensure_arraylike
+from lamina_core.numpy._reductions import _optional_axes, _user_dtype, check_where, ensure_arraylike
 from lamina_core.numpy._util import Array, ArrayLike, DTypeLike
 
 Axis = int | tuple[int, ...] | None
@@ -28,78 +28,87 @@ def nan_as(a: Any, identity: float) -> Any:
     for integer and boolean arrays, which hold no NaNs."""
     if not _inexact(a):
         return a
-    return jnp.where(jnp.isnan(a), jnp.full_like(a, identity), a)
+    return jnp.where(_lax.ne(a, a), np.array(identity, a.dtype), a)
 
 
+def _nan_reduction(
+    name: str, reduce: Any, identity: float, nan_if_all_nan: bool, a: ArrayLike, axis: Axis,
+    keepdims: bool, where: ArrayLike | None, **kwargs: Any,
+) -> Array:  # fmt: skip
+    """`reduce` with NaNs counted as `identity`, as JAX stages it (NaN where a slice is all
+    NaN when `nan_if_all_nan`; `where` does not mask that test, as in JAX)."""
+    (a,) = ensure_arraylike(name, a)
+    where = check_where(name, where)
+    if not _inexact(a):
+        return reduce(a, axis=axis, keepdims=keepdims, where=where, **kwargs)
+    out = reduce(nan_as(a, identity), axis=axis, keepdims=keepdims, where=where, **kwargs)
+    if not nan_if_all_nan:
+        return out
+    all_nan = jnp.all(_lax.ne(a, a), axis=axis, keepdims=keepdims)
+    return jnp.where(all_nan, np.array(np.nan, a.dtype), out)
+
+
+@partial(Jitted, static_argnames=("axis", "dtype", "keepdims"))
 def nansum(
     a: ArrayLike, axis: Axis = None, dtype: DTypeLike | None = None, out: None = None,
     keepdims: bool = False, initial: ArrayLike | None = None, where: ArrayLike | None = None,
 ) -> Array:  # fmt: skip
-    """The sum, NaNs counted as zero."""
-    (a,) = ensure_arraylike("nansum", a)
-    return jnp.sum(nan_as(a, 0), axis=axis, dtype=dtype, out=out, keepdims=keepdims,
-                   initial=initial, where=where)  # fmt: skip
+    """The sum, NaNs counted as zero (jitted as JAX's)."""
+    return _nan_reduction("nansum", jnp.sum, 0, False, a, axis, keepdims, where, dtype=dtype,
+                          out=out, initial=initial)  # fmt: skip
 
 
+@partial(Jitted, static_argnames=("axis", "dtype", "keepdims"))
 def nanprod(
     a: ArrayLike, axis: Axis = None, dtype: DTypeLike | None = None, out: None = None,
     keepdims: bool = False, initial: ArrayLike | None = None, where: ArrayLike | None = None,
 ) -> Array:  # fmt: skip
-    """The product, NaNs counted as one."""
-    (a,) = ensure_arraylike("nanprod", a)
-    return jnp.prod(nan_as(a, 1), axis=axis, dtype=dtype, out=out, keepdims=keepdims,
-                    initial=initial, where=where)  # fmt: skip
+    """The product, NaNs counted as one (jitted as JAX's)."""
+    return _nan_reduction("nanprod", jnp.prod, 1, False, a, axis, keepdims, where, dtype=dtype,
+                          out=out, initial=initial)  # fmt: skip
 
 
-def _nan_extremum(
-    name: str, reduce: Any, fill: float, a: ArrayLike, axis: Axis, keepdims: bool,
-    initial: ArrayLike | None, where: ArrayLike | None,
-) -> Array:  # fmt: skip
-    (a,) = ensure_arraylike(name, a)
-    if not _inexact(a):
-        return reduce(a, axis=axis, keepdims=keepdims, initial=initial, where=where)
-    nan = jnp.isnan(a)
-    out = reduce(jnp.where(nan, jnp.full_like(a, fill), a), axis=axis, keepdims=keepdims,
-                 initial=initial, where=where)  # fmt: skip
-    all_nan = jnp.all(nan, axis=axis, keepdims=keepdims, where=where)
-    return jnp.where(all_nan, jnp.full_like(out, np.nan), out)
-
-
+@partial(Jitted, static_argnames=("axis", "keepdims"))
 def nanmax(
     a: ArrayLike, axis: Axis = None, out: None = None, keepdims: bool = False,
     initial: ArrayLike | None = None, where: ArrayLike | None = None,
 ) -> Array:  # fmt: skip
-    """The maximum ignoring NaNs (NaN where a slice is all NaN)."""
+    """The maximum ignoring NaNs (NaN where a slice is all NaN and there is no `initial`)."""
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.nanmax is not supported.")
-    return _nan_extremum("nanmax", jnp.max, -np.inf, a, axis, keepdims, initial, where)
+    return _nan_reduction("nanmax", jnp.max, -np.inf, initial is None, a, axis, keepdims, where,
+                          initial=initial)  # fmt: skip
 
 
+@partial(Jitted, static_argnames=("axis", "keepdims"))
 def nanmin(
     a: ArrayLike, axis: Axis = None, out: None = None, keepdims: bool = False,
     initial: ArrayLike | None = None, where: ArrayLike | None = None,
 ) -> Array:  # fmt: skip
-    """The minimum ignoring NaNs (NaN where a slice is all NaN)."""
+    """The minimum ignoring NaNs (NaN where a slice is all NaN and there is no `initial`)."""
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.nanmin is not supported.")
-    return _nan_extremum("nanmin", jnp.min, np.inf, a, axis, keepdims, initial, where)
+    return _nan_reduction("nanmin", jnp.min, np.inf, initial is None, a, axis, keepdims, where,
+                          initial=initial)  # fmt: skip
 
 
+@partial(Jitted, static_argnames=("axis", "dtype", "keepdims"))
 def nanmean(
     a: ArrayLike, axis: Axis = None, dtype: DTypeLike | None = None, out: None = None,
     keepdims: bool = False, where: ArrayLike | None = None,
 ) -> Array:  # fmt: skip
-    """The mean of the elements that are not NaN (NaN where there are none)."""
+    """The mean of the elements that are not NaN (NaN where there are none), jitted as
+    JAX's: the NaN-free sum over the count of non-NaN elements."""
+    (a,) = ensure_arraylike("nanmean", a)
+    where = check_where("nanmean", where)
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.nanmean is not supported.")
-    (a,) = ensure_arraylike("nanmean", a)
     if not _inexact(a):
-        return jnp.mean(a, axis=axis, dtype=dtype, keepdims=keepdims, where=where)
-    nan = jnp.isnan(a)
-    total = nansum(a, axis=axis, dtype=dtype, keepdims=keepdims, where=where)
-    count = jnp.sum(jnp.logical_not(nan), axis=axis, dtype=total.dtype, keepdims=keepdims,
-                    where=where)  # fmt: skip
-    return jnp.divide(total, count)
+        return jnp.mean(a, axis, dtype, out, keepdims, where=where)
+    dtype = a.dtype if dtype is None else _user_dtype(dtype)
+    not_nan = _lax.bitwise_not(_lax.ne(a, a))
+    count = jnp.sum(not_nan, axis=axis, dtype=dtype, keepdims=keepdims, where=where)
+    return _lax.div(nansum(a, axis, dtype=dtype, keepdims=keepdims, where=where), count)
 
 
 @partial(Jitted, static_argnames=("axis", "keepdims"))
@@ -111,12 +120,18 @@ def count_nonzero(a: ArrayLike, axis: Axis = None, keepdims: bool = False) -> Ar
 
 
 def ptp(a: ArrayLike, axis: Axis = None, out: None = None, keepdims: bool = False) -> Array:
-    """The range of values (maximum minus minimum) along `axis`."""
+    """The range of values (maximum minus minimum) along `axis`, as one jitted call (`_ptp`,
+    as JAX stages it)."""
+    (a,) = ensure_arraylike("ptp", a)
+    return _ptp(a, _optional_axes(axis), out, keepdims)
+
+
+@partial(Jitted, static_argnames=("axis", "keepdims"))
+def _ptp(a: Array, axis: Axis = None, out: None = None, keepdims: bool = False) -> Array:
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.ptp is not supported.")
-    (a,) = ensure_arraylike("ptp", a)
-    return jnp.subtract(jnp.max(a, axis=axis, keepdims=keepdims),
-                        jnp.min(a, axis=axis, keepdims=keepdims))  # fmt: skip
+    return _lax.sub(jnp.max(a, axis=axis, keepdims=keepdims),
+                    jnp.min(a, axis=axis, keepdims=keepdims))  # fmt: skip
 
 
 @Jitted

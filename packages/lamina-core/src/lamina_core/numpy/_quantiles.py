@@ -1,10 +1,12 @@
 """Order statistics: `quantile`, `percentile`, `median` and their NaN-ignoring forms, with
 `jax.numpy`'s methods (`linear`, `lower`, `higher`, `midpoint`, `nearest`): the reduced axes
-are sorted, and each quantile reads (and interpolates between) two order statistics."""
+are sorted, and each quantile reads (and interpolates between) two order statistics. Each is
+jitted with JAX's static arguments and staged as JAX stages it."""
 
 from __future__ import annotations
 
 import math
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -12,12 +14,92 @@ import numpy as np
 import lamina_core.numpy as jnp
 from lamina_core import dtypes as _dtypes
 from lamina_core import lax as _lax
+from lamina_core.jit import Jitted
 from lamina_core.numpy._promote import promote_dtypes_inexact
 from lamina_core.numpy._reductions import canonicalize_axis, ensure_arraylike
 from lamina_core.numpy._util import Array, ArrayLike, shape_of
 
 _METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
 Axis = int | tuple[int, ...] | None
+_QUANTILE_STATICS = ("axis", "overwrite_input", "keepdims", "method")
+
+
+def _reduced_last(a: Any, axis: tuple[int, ...]) -> Any:
+    """`a` with the (distinct) axes of `axis` merged into one last axis, kept ones first in
+    the order JAX's swap-based permutation gives them."""
+    shape = shape_of(a)
+    nd = len(shape)
+    if len(set(axis)) != len(axis):
+        raise ValueError("repeated axis")
+    order = list(range(nd))
+    for i, d in enumerate(sorted(set(range(nd)) - set(axis))):
+        order[i], order[d] = order[d], order[i]
+    kept = tuple(n for d, n in enumerate(shape) if d not in axis)
+    merged = math.prod(n for d, n in enumerate(shape) if d in axis)
+    return _lax.reshape(a, (*kept, merged), order)
+
+
+def _order_statistics(a: Any, q: Any, axis: int, keepdims: bool) -> tuple[Any, ...]:
+    """(low value, high value, low weight, high weight) over all of `axis`, NaNs already
+    made to spread over their slices."""
+    q_nd = len(shape_of(q))
+    size = shape_of(a)[axis]
+    a = _lax.sort(a, dimension=axis)
+    zero, one, n = (np.array(v, q.dtype) for v in (0, 1, size))
+    pos = _lax.mul(q, _lax.sub(n, one))
+    low, high = _lax.floor(pos), _lax.ceil(pos)
+    high_weight = _lax.sub(pos, low)
+    low_weight = _lax.sub(one, high_weight)
+    index_dtype = _dtypes.canonicalize_dtype(int)
+    low = _lax.clamp(zero, low, _lax.sub(n, one))
+    high = _lax.clamp(zero, high, _lax.sub(n, one))
+    low = _lax.convert_element_type(low, index_dtype)
+    high = _lax.convert_element_type(high, index_dtype)
+    shape = shape_of(a)
+    sizes = list(shape)
+    sizes[axis] = 1
+    dnums = _lax.GatherDimensionNumbers(
+        offset_dims=tuple(range(q_nd, len(shape) + q_nd - (0 if keepdims else 1))),
+        collapsed_slice_dims=() if keepdims else (axis,),
+        start_index_map=(axis,),
+    )
+    low_value = _lax.gather(a, low[..., None], dimension_numbers=dnums, slice_sizes=sizes)
+    high_value = _lax.gather(a, high[..., None], dimension_numbers=dnums, slice_sizes=sizes)
+    if q_nd == 1:
+        low_weight = _lax.broadcast_in_dim(low_weight, shape_of(low_value), (0,))
+        high_weight = _lax.broadcast_in_dim(high_weight, shape_of(high_value), (0,))
+    return low_value, high_value, low_weight, high_weight
+
+
+def _nan_order_statistics(a: Any, q: Any, axis: int, keepdims: bool) -> tuple[Any, ...]:
+    """`_order_statistics` over the elements that are not NaN (which sort last)."""
+    q_nd = len(shape_of(q))
+    a = _lax.sort(a, dimension=axis)
+    counts = jnp.sum(_lax.bitwise_not(_lax.ne(a, a)), axis=axis, dtype=q.dtype, keepdims=keepdims)
+    reduced = shape_of(counts)
+    q = _lax.expand_dims(q, tuple(range(q_nd, len(reduced) + q_nd)))
+    counts = _lax.expand_dims(counts, tuple(range(q_nd)))
+    pos = _lax.mul(q, _lax.sub(counts, np.array(1, q.dtype)))
+    low, high = _lax.floor(pos), _lax.ceil(pos)
+    high_weight = _lax.sub(pos, low)
+    low_weight = _lax.sub(np.array(1, q.dtype), high_weight)
+    index_dtype = _dtypes.canonicalize_dtype(int)
+    low = _lax.max(np.array(0, q.dtype), _lax.min(low, counts - 1))
+    high = _lax.max(np.array(0, q.dtype), _lax.min(high, counts - 1))
+    low = _lax.convert_element_type(low, index_dtype)
+    high = _lax.convert_element_type(high, index_dtype)
+    out_shape = shape_of(q)[:q_nd] + reduced
+    index: list[Any] = [
+        _lax.broadcasted_iota(index_dtype, out_shape, d + q_nd) for d in range(len(reduced))
+    ]
+    if keepdims:
+        index[axis] = low
+    else:
+        index.insert(axis, low)
+    low_value = a[tuple(index)]
+    index[axis] = high
+    high_value = a[tuple(index)]
+    return low_value, high_value, low_weight, high_weight
 
 
 def _quantile(a: Any, q: Any, axis: Axis, method: str, keepdims: bool, squash_nans: bool) -> Array:
@@ -33,123 +115,129 @@ def _quantile(a: Any, q: Any, axis: Axis, method: str, keepdims: bool, squash_na
         raise ValueError(
             "quantile does not support complex input, as the operation is poorly defined."
         )
-    shape = shape_of(a)
-    nd = len(shape)
+    keep_shape: list[int] = []
     if axis is None:
-        axes = tuple(range(nd))
+        if keepdims:
+            keep_shape = [1] * len(shape_of(a))
+        a = jnp.ravel(a)
+        axis = 0
+    elif isinstance(axis, tuple):
+        nd = len(shape_of(a))
+        axis = tuple(canonicalize_axis(ax, nd) for ax in axis)
+        keep_shape = [1 if d in axis else n for d, n in enumerate(shape_of(a))]
+        a = _reduced_last(a, axis)
+        axis = len(shape_of(a)) - 1
     else:
-        axes = tuple(
-            canonicalize_axis(ax, nd) for ax in (axis if isinstance(axis, tuple) else (axis,))
-        )
-        if len(set(axes)) != len(axes):
-            raise ValueError("repeated axis")
+        axis = canonicalize_axis(axis, len(shape_of(a)))
     q_shape = shape_of(q)
     if len(q_shape) > 1:
         raise ValueError(f"q must be have rank <= 1, got shape {q_shape}")
-    kept = [d for d in range(nd) if d not in axes]
-    kept_shape = tuple(shape[d] for d in kept)
-    n = math.prod(shape[d] for d in axes)
-    data = _lax.reshape(jnp.transpose(a, (*kept, *axes)), (*kept_shape, n))
-    q = q.astype(a.dtype) if q.dtype != a.dtype else q
-    nan = jnp.isnan(data)
-    ordered = _lax.sort(data, dimension=len(kept_shape))  # NaNs sort last
     if squash_nans:
-        counts = jnp.sum(jnp.logical_not(nan), axis=-1).astype(a.dtype)
+        # Every NaN made positive, so that all of them sort last.
+        a = jnp.where(_lax.ne(a, a), np.nan, a)
+        low_value, high_value, low_weight, high_weight = _nan_order_statistics(a, q, axis, keepdims)
     else:
-        counts = jnp.full(kept_shape, n, a.dtype)
-    qb = _lax.reshape(q, (*q_shape, *(1,) * len(kept_shape)))
-    pos = jnp.multiply(qb, jnp.subtract(counts, 1))
-    low, high = jnp.floor(pos), jnp.ceil(pos)
-    high_weight = jnp.subtract(pos, low)
-    low_weight = jnp.subtract(1, high_weight)
-    top = jnp.subtract(counts, 1)
-    low = jnp.maximum(0, jnp.minimum(low, top)).astype(np.int32)
-    high = jnp.maximum(0, jnp.minimum(high, top)).astype(np.int32)
-    out_shape = (*q_shape, *kept_shape)
-    spread = jnp.broadcast_to(ordered, (*out_shape, n))
-    low_value = jnp.take_along_axis(
-        spread, jnp.expand_dims(jnp.broadcast_to(low, out_shape), -1), -1
-    )[..., 0]
-    high_value = jnp.take_along_axis(
-        spread, jnp.expand_dims(jnp.broadcast_to(high, out_shape), -1), -1
-    )[..., 0]
+        a = jnp.where(jnp.any(_lax.ne(a, a), axis=axis, keepdims=True), np.nan, a)
+        low_value, high_value, low_weight, high_weight = _order_statistics(a, q, axis, keepdims)
     if method == "linear":
-        result = low_value * low_weight + high_value * high_weight
+        result = _lax.add(
+            _lax.mul(_as(low_value, q.dtype), low_weight),
+            _lax.mul(_as(high_value, q.dtype), high_weight),
+        )
     elif method == "lower":
         result = low_value
     elif method == "higher":
         result = high_value
     elif method == "nearest":
-        result = jnp.where(jnp.less_equal(high_weight, 0.5), low_value, high_value)
+        near_low = _lax.le(high_weight, np.array(0.5, high_weight.dtype))
+        result = _lax.select(near_low, low_value, high_value)
     else:
-        result = (low_value + high_value) * np.asarray(0.5, a.dtype)
-    result = jnp.broadcast_to(result, out_shape)
-    if not squash_nans:
-        result = jnp.where(jnp.any(nan, axis=-1), jnp.full((), np.nan, a.dtype), result)
-    if keepdims:
-        full = [1 if d in axes else shape[d] for d in range(nd)]
-        result = _lax.reshape(result, (*q_shape, *full))
-    return result.astype(a.dtype)
+        result = _lax.mul(_lax.add(low_value, high_value), np.array(0.5, low_value.dtype))
+    if keepdims and keep_shape:
+        if q_shape:
+            keep_shape = [q_shape[0], *keep_shape]
+        result = jnp.reshape(result, tuple(keep_shape))
+    return _lax.convert_element_type(result, a.dtype)
 
 
-def _checked(name: str, a: ArrayLike, q: ArrayLike, overwrite_input: bool, out: Any) -> Any:
+def _as(x: Any, dtype: Any) -> Any:
+    return x if x.dtype == dtype else _lax.convert_element_type(x, dtype)
+
+
+def _checked(name: str, overwrite_input: bool, out: Any) -> None:
     if overwrite_input or out is not None:
         raise ValueError(f"jax.numpy.{name} does not support overwrite_input=True or out != None")
-    return ensure_arraylike(name, a, q)
 
 
+@partial(Jitted, static_argnames=_QUANTILE_STATICS)
 def quantile(
     a: ArrayLike, q: ArrayLike, axis: Axis = None, out: None = None,
     overwrite_input: bool = False, method: str = "linear", keepdims: bool = False,
 ) -> Array:  # fmt: skip
-    """The `q`-th quantiles (`q` in [0, 1], a scalar or 1-D) of `a` along `axis`."""
-    a, q = _checked("quantile", a, q, overwrite_input, out)
+    """The `q`-th quantiles (`q` in [0, 1], a scalar or 1-D) of `a` along `axis`, jitted as
+    JAX's."""
+    a, q = ensure_arraylike("quantile", a, q)
+    _checked("quantile", overwrite_input, out)
     return _quantile(a, q, axis, method, keepdims, squash_nans=False)
 
 
+@partial(Jitted, static_argnames=_QUANTILE_STATICS)
 def nanquantile(
     a: ArrayLike, q: ArrayLike, axis: Axis = None, out: None = None,
     overwrite_input: bool = False, method: str = "linear", keepdims: bool = False,
 ) -> Array:  # fmt: skip
-    """`quantile` of the elements that are not NaN."""
-    a, q = _checked("nanquantile", a, q, overwrite_input, out)
+    """`quantile` of the elements that are not NaN, jitted as JAX's."""
+    a, q = ensure_arraylike("nanquantile", a, q)
+    _checked("nanquantile", overwrite_input, out)
     return _quantile(a, q, axis, method, keepdims, squash_nans=True)
 
 
+@partial(Jitted, static_argnames=_QUANTILE_STATICS)
 def percentile(
     a: ArrayLike, q: ArrayLike, axis: Axis = None, out: None = None,
     overwrite_input: bool = False, method: str = "linear", keepdims: bool = False,
 ) -> Array:  # fmt: skip
-    """The `q`-th percentiles (`q` in [0, 100]) of `a` along `axis`."""
-    a, q = _checked("percentile", a, q, overwrite_input, out)
+    """The `q`-th percentiles (`q` in [0, 100]) of `a` along `axis`: `quantile` of `q / 100`,
+    jitted as JAX's."""
+    a, q = ensure_arraylike("percentile", a, q)
     (q,) = promote_dtypes_inexact(q)
-    return _quantile(a, jnp.true_divide(q, 100.0), axis, method, keepdims, squash_nans=False)
+    return quantile(a, q / 100, axis=axis, out=out, overwrite_input=overwrite_input,
+                    method=method, keepdims=keepdims)  # fmt: skip
 
 
+@partial(Jitted, static_argnames=_QUANTILE_STATICS)
 def nanpercentile(
     a: ArrayLike, q: ArrayLike, axis: Axis = None, out: None = None,
     overwrite_input: bool = False, method: str = "linear", keepdims: bool = False,
 ) -> Array:  # fmt: skip
-    """`percentile` of the elements that are not NaN."""
-    a, q = _checked("nanpercentile", a, q, overwrite_input, out)
+    """`percentile` of the elements that are not NaN, jitted as JAX's."""
+    a, q = ensure_arraylike("nanpercentile", a, q)
     (q,) = promote_dtypes_inexact(q)
-    return _quantile(a, jnp.true_divide(q, 100.0), axis, method, keepdims, squash_nans=True)
+    return nanquantile(a, q / 100, axis=axis, out=out, overwrite_input=overwrite_input,
+                       method=method, keepdims=keepdims)  # fmt: skip
 
 
+@partial(Jitted, static_argnames=("axis", "overwrite_input", "keepdims"))
 def median(
     a: ArrayLike, axis: Axis = None, out: None = None, overwrite_input: bool = False,
     keepdims: bool = False,
 ) -> Array:  # fmt: skip
-    """The median along `axis` (the mean of the two middle values for even counts)."""
-    return quantile(a, 0.5, axis, out, overwrite_input, "midpoint", keepdims)
+    """The median along `axis` (the mean of the two middle values for even counts), jitted
+    as JAX's."""
+    (a,) = ensure_arraylike("median", a)
+    return quantile(a, 0.5, axis=axis, out=out, overwrite_input=overwrite_input,
+                    keepdims=keepdims, method="midpoint")  # fmt: skip
 
 
+@partial(Jitted, static_argnames=("axis", "overwrite_input", "keepdims"))
 def nanmedian(
     a: ArrayLike, axis: Axis = None, out: None = None, overwrite_input: bool = False,
     keepdims: bool = False,
 ) -> Array:  # fmt: skip
-    """The median of the elements that are not NaN."""
-    return nanquantile(a, 0.5, axis, out, overwrite_input, "midpoint", keepdims)
+    """The median of the elements that are not NaN, jitted as JAX's."""
+    (a,) = ensure_arraylike("nanmedian", a)
+    return nanquantile(a, 0.5, axis=axis, out=out, overwrite_input=overwrite_input,
+                       keepdims=keepdims, method="midpoint")  # fmt: skip
 
 
 __all__ = [

@@ -75,16 +75,18 @@ def isrealobj(x: Any) -> bool:
     return not iscomplexobj(x)
 
 
+@Jitted
 def iscomplex(x: ArrayLike) -> Array:
-    """Elementwise: a nonzero imaginary part."""
-    (x,) = ensure_arraylike("iscomplex", x)
-    return jnp.not_equal(jnp.imag(x), 0) if iscomplexobj(x) else jnp.zeros(shape_of(x), bool)
+    """Elementwise: a nonzero imaginary part (jitted as JAX's)."""
+    imag = jnp.imag(x)
+    return _lax.ne(imag, np.array(0, imag.dtype))
 
 
+@Jitted
 def isreal(x: ArrayLike) -> Array:
-    """Elementwise: a zero imaginary part."""
-    (x,) = ensure_arraylike("isreal", x)
-    return jnp.equal(jnp.imag(x), 0) if iscomplexobj(x) else jnp.ones(shape_of(x), bool)
+    """Elementwise: a zero imaginary part (jitted as JAX's)."""
+    imag = jnp.imag(x)
+    return _lax.eq(imag, np.array(0, imag.dtype))
 
 
 @partial(Jitted, static_argnames=("k", "axes"))
@@ -128,8 +130,9 @@ def matrix_transpose(x: ArrayLike, /) -> Array:
     return jnp.swapaxes(x, -1, -2)
 
 
+@partial(Jitted, static_argnames=("axis", "start"))
 def rollaxis(a: ArrayLike, axis: int, start: int = 0) -> Array:
-    """NumPy's older `moveaxis`: `axis` moved to stand before `start`."""
+    """NumPy's older `moveaxis`: `axis` moved to stand before `start` (jitted as JAX's)."""
     (a,) = ensure_arraylike("rollaxis", a)
     nd = len(shape_of(a))
     axis = canonicalize_axis(axis, nd)
@@ -152,8 +155,10 @@ def unstack(x: ArrayLike, /, *, axis: int = 0) -> tuple[Array, ...]:
     return tuple(jnp.moveaxis(x, axis, 0))
 
 
+@partial(Jitted, static_argnames=("axis",))
 def append(arr: ArrayLike, values: ArrayLike, axis: int | None = None) -> Array:
-    """`values` appended to `arr` along `axis` (both flattened when `axis` is None)."""
+    """`values` appended to `arr` along `axis` (both flattened when `axis` is None), jitted
+    as JAX's."""
     if axis is None:
         return jnp.concatenate([jnp.ravel(arr), jnp.ravel(values)], 0)
     return jnp.concatenate([arr, values], axis=axis)
@@ -202,12 +207,13 @@ def kron(a: ArrayLike, b: ArrayLike) -> Array:
     return jnp.reshape(_lax.mul(a_exp, b_exp), out_shape)
 
 
+@partial(Jitted, static_argnames=("axisa", "axisb", "axisc", "axis"))
 def cross(
     a: ArrayLike, b: ArrayLike, axisa: int = -1, axisb: int = -1, axisc: int = -1,
     axis: int | None = None,
 ) -> Array:  # fmt: skip
-    """The cross product of 2- or 3-vectors along the given axes."""
-    a, b = promote_dtypes(*ensure_arraylike("cross", a, b))
+    """The cross product of 2- or 3-vectors along the given axes, jitted as JAX's."""
+    check_arraylike("cross", a, b)
     if axis is not None:
         axisa = axisb = axisc = axis
     a = jnp.moveaxis(a, axisa, -1)
@@ -220,22 +226,23 @@ def cross(
     a2 = a[..., 2] if shape_of(a)[-1] == 3 else jnp.zeros_like(a0)
     b0, b1 = b[..., 0], b[..., 1]
     b2 = b[..., 2] if shape_of(b)[-1] == 3 else jnp.zeros_like(b0)
-    c = jnp.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
-    return jnp.moveaxis(c, -1, axisc)
+    c = jnp.array([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0])
+    return jnp.moveaxis(c, 0, axisc)
 
 
+@partial(Jitted, static_argnames=("N", "increasing"))
 def vander(x: ArrayLike, N: int | None = None, increasing: bool = False) -> Array:
-    """The Vandermonde matrix of the 1-D `x`: columns are powers of `x`."""
+    """The Vandermonde matrix of the 1-D `x`: columns are powers of `x` (jitted as JAX's)."""
     (x,) = ensure_arraylike("vander", x)
     if len(shape_of(x)) != 1:
         raise ValueError("x must be a one-dimensional array")
     n = shape_of(x)[0] if N is None else operator.index(N)
     if n < 0:
         raise ValueError("N must be nonnegative")
-    powers = jnp.arange(n, dtype=_dtype(x))
+    powers = _lax.iota(_dtype(x), n)
     if not increasing:
-        powers = jnp.flip(powers)
-    return jnp.power(jnp.expand_dims(x, 1), powers)
+        powers = _lax.sub(_lax.full((), n - 1, _dtype(x)), powers)
+    return jnp.power(jnp.expand_dims(x, -1), jnp.expand_dims(powers, 0))
 
 
 def select(
@@ -286,13 +293,14 @@ def _sinc_maclaurin_jvp(
     return _sinc_maclaurin(k, x), _sinc_maclaurin(k + 1, x) * t
 
 
+@Jitted
 def modf(x: ArrayLike, /, out: None = None) -> tuple[Array, Array]:
-    """The fractional and integral parts of `x`, both with `x`'s sign."""
+    """The fractional and integral parts of `x`, both with `x`'s sign, jitted as JAX's."""
+    (x,) = promote_dtypes_inexact(*ensure_arraylike("modf", x))
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.modf is not supported.")
-    (x,) = promote_dtypes_inexact(*ensure_arraylike("modf", x))
-    whole = jnp.trunc(x)
-    return jnp.subtract(x, whole), whole
+    whole = _where(_lax.ge(x, np.array(0, x.dtype)), jnp.floor(x), jnp.ceil(x))
+    return x - whole, whole
 
 
 __all__ = [

@@ -5,6 +5,9 @@
 from __future__ import annotations
 
 import math
+import operator
+from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -12,18 +15,29 @@ import numpy as np
 import lamina_core.numpy as jnp
 from lamina_core import dtypes as _dtypes
 from lamina_core import lax as _lax
-from lamina_core.numpy._nan_reductions import nan_as
-from lamina_core.numpy._promote import promote_dtypes_inexact
-from lamina_core.numpy._reductions import canonicalize_axis, ensure_arraylike
+from lamina_core.jit import Jitted
+from lamina_core.lax._structural import _convert_element_type
+from lamina_core.numpy._promote import check_arraylike, promote_args_inexact, promote_dtypes_inexact
+from lamina_core.numpy._reductions import (
+    _optional_axes,
+    _user_dtype,
+    _var_dtypes,
+    canonicalize_axis,
+    check_where,
+    ensure_arraylike,
+)
 from lamina_core.numpy._util import Array, ArrayLike, DTypeLike, shape_of
+from lamina_core.tracing import dispatched_at_top_level
 
 Axis = int | tuple[int, ...] | None
 
 
-def _axes(axis: Axis, nd: int) -> tuple[int, ...]:
+def _axes(axis: int | Sequence[int] | None, nd: int) -> tuple[int, ...]:
     if axis is None:
         return tuple(range(nd))
-    return tuple(canonicalize_axis(a, nd) for a in (axis if isinstance(axis, tuple) else (axis,)))
+    if isinstance(axis, int):
+        return (canonicalize_axis(axis, nd),)
+    return tuple(canonicalize_axis(a, nd) for a in axis)
 
 
 def average(
@@ -31,26 +45,36 @@ def average(
     returned: bool = False, keepdims: bool = False,
 ) -> Array | tuple[Array, Array]:  # fmt: skip
     """The mean of `a` along `axis`, weighted by `weights`; with `returned`, also the sum of
-    the weights."""
+    the weights. Eagerly one dispatched call (JAX's `_average` is an inlined jit)."""
+    result: Array | tuple[Array, Array] = _average(
+        a, _optional_axes(axis), weights, returned, keepdims
+    )
+    return result
+
+
+@dispatched_at_top_level(static_argnames=("axis", "returned", "keepdims"))
+def _average(
+    a: ArrayLike, axis: int | Sequence[int] | None = None, weights: ArrayLike | None = None,
+    returned: bool = False, keepdims: bool = False,
+) -> Array | tuple[Array, Array]:  # fmt: skip
+    axes = _axes(axis, len(shape_of(a)))
     if weights is None:
         (a,) = promote_dtypes_inexact(*ensure_arraylike("average", a))
         avg = jnp.mean(a, axis=axis, keepdims=keepdims)
-        count = math.prod(shape_of(a)[d] for d in _axes(axis, len(shape_of(a))))
-        weights_sum = jnp.full((), count, dtype=avg.dtype)
+        count = math.prod(shape_of(a)[d] for d in axes)
+        weights_sum = _lax.full((), count, dtype=avg.dtype)
     else:
         a, w = promote_dtypes_inexact(*ensure_arraylike("average", a, weights))
         ashape, wshape = shape_of(a), shape_of(w)
         if ashape != wshape:
             if axis is None:
                 raise ValueError("Axis must be specified when shapes of a and weights differ.")
-            axes = _axes(axis, len(ashape))
             if wshape != tuple(ashape[d] for d in axes):
                 raise ValueError(
                     "Shape of weights must be consistent with shape of a along specified axis."
                 )
-            order = np.argsort(axes)
-            w = jnp.transpose(w, tuple(int(i) for i in np.argsort(order)))
-            w = _lax.reshape(w, tuple(d if i in axes else 1 for i, d in enumerate(ashape)))
+            new_shape = tuple(d if i in axes else 1 for i, d in enumerate(ashape))
+            w = _lax.reshape(w, new_shape, tuple(int(i) for i in np.argsort(axes)))
         weights_sum = jnp.sum(w, axis=axis, keepdims=keepdims)
         avg = jnp.sum(a * w, axis=axis, keepdims=keepdims) / weights_sum
     if returned:
@@ -60,85 +84,96 @@ def average(
     return avg
 
 
-def _nan_moments(a: Any, axis: Axis, ddof: int, keepdims: bool) -> tuple[Any, Any]:
-    (a,) = promote_dtypes_inexact(*ensure_arraylike("nanvar", a))
-    nan = jnp.isnan(a)
-    count = jnp.sum(jnp.logical_not(nan), axis=axis, keepdims=True)
-    mean = jnp.sum(jnp.where(nan, jnp.zeros_like(a), a), axis=axis, keepdims=True) / count
-    centered = jnp.where(nan, jnp.zeros_like(a), a - mean)
-    if _dtypes.issubdtype(a.dtype, np.complexfloating):
-        squares = jnp.real(centered * jnp.conj(centered))
-    else:
-        squares = centered * centered
-    total = jnp.sum(squares, axis=axis, keepdims=keepdims)
-    n = jnp.sum(jnp.logical_not(nan), axis=axis, keepdims=keepdims)
-    dof = jnp.maximum(n - ddof, 0).astype(total.dtype)
-    return total, dof
-
-
+@partial(Jitted, static_argnames=("axis", "dtype", "keepdims"))
 def nanvar(
     a: ArrayLike, axis: Axis = None, dtype: DTypeLike | None = None, out: None = None,
-    ddof: int = 0, keepdims: bool = False,
+    ddof: int = 0, keepdims: bool = False, where: ArrayLike | None = None,
+    mean: ArrayLike | None = None,
 ) -> Array:  # fmt: skip
-    """The variance of the elements that are not NaN."""
+    """The variance of the elements that are not NaN (NaN where the count minus `ddof` is not
+    positive), jitted as JAX's."""
+    (a,) = ensure_arraylike("nanvar", a)
+    where = check_where("nanvar", where)
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.nanvar is not supported.")
-    total, dof = _nan_moments(a, axis, ddof, keepdims)
-    result = jnp.where(dof == 0, jnp.full_like(total, np.nan), total / dof)
-    return result if dtype is None else result.astype(dtype)
+    computation_dtype, result_dtype = _var_dtypes(
+        a.dtype, None if dtype is None else _user_dtype(dtype)
+    )
+    a = _convert_element_type(a, computation_dtype, False)
+    if mean is None:
+        mean = jnp.nanmean(a, axis, dtype=computation_dtype, keepdims=True, where=where)
+    else:
+        (mean,) = ensure_arraylike("nanvar", mean)
+        mean = _convert_element_type(mean, computation_dtype, False)
+    is_nan = _lax.ne(a, a)
+    centered = jnp.where(is_nan, 0, _lax.sub(a, mean))
+    if _dtypes.issubdtype(centered.dtype, np.complexfloating):
+        centered = _lax.real(_lax.mul(centered, _lax.conj(centered)))
+    else:
+        centered = _lax.square(centered)
+    count = jnp.sum(_lax.bitwise_not(_lax.ne(a, a)), axis=axis, keepdims=keepdims, where=where)
+    count = count - ddof
+    empty = _lax.le(count, _convert_element_type(0, count.dtype, False))
+    total = jnp.sum(centered, axis, keepdims=keepdims, where=where)
+    total = jnp.where(empty, np.nan, total)
+    divisor = jnp.where(empty, 1, count)
+    total = _lax.div(total, _convert_element_type(divisor, total.dtype, False))
+    return _convert_element_type(total, result_dtype, False)
 
 
+@partial(Jitted, static_argnames=("axis", "dtype", "keepdims"))
 def nanstd(
     a: ArrayLike, axis: Axis = None, dtype: DTypeLike | None = None, out: None = None,
-    ddof: int = 0, keepdims: bool = False,
+    ddof: int = 0, keepdims: bool = False, where: ArrayLike | None = None,
+    mean: ArrayLike | None = None,
 ) -> Array:  # fmt: skip
-    """The standard deviation of the elements that are not NaN."""
-    return jnp.sqrt(nanvar(a, axis, dtype, out, ddof, keepdims))
+    """The standard deviation of the elements that are not NaN, jitted as JAX's."""
+    (a,) = ensure_arraylike("nanstd", a)
+    where = check_where("nanstd", where)
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.nanstd is not supported.")
+    return _lax.sqrt(nanvar(a, axis=axis, dtype=None if dtype is None else _user_dtype(dtype),
+                            ddof=ddof, keepdims=keepdims, where=where, mean=mean))  # fmt: skip
 
 
-def _nanarg(name: str, pick: Any, fill: float, a: ArrayLike, axis: int | None,
-            keepdims: bool) -> Array:  # fmt: skip
-    (a,) = ensure_arraylike(name, a)
+def _nanarg(pick: Any, fill: float, a: Array, axis: int | None, keepdims: bool) -> Array:
     if not _dtypes.issubdtype(a.dtype, np.inexact):
         return pick(a, axis=axis, keepdims=keepdims)
-    nan = jnp.isnan(a)
-    index = pick(jnp.where(nan, jnp.full_like(a, fill), a), axis=axis, keepdims=keepdims)
-    all_nan = jnp.all(nan, axis=axis, keepdims=keepdims)
-    return jnp.where(all_nan, jnp.full_like(index, -1), index)
+    is_nan = jnp.isnan(a)
+    index = pick(jnp.where(is_nan, fill, a), axis=axis, keepdims=keepdims)
+    return jnp.where(jnp.all(is_nan, axis=axis, keepdims=keepdims), -1, index)
+
+
+@partial(Jitted, static_argnames=("axis", "keepdims"))
+def _nanargmax(a: Array, axis: int | None = None, keepdims: bool = False) -> Array:
+    return _nanarg(jnp.argmax, -np.inf, a, axis, keepdims)
+
+
+@partial(Jitted, static_argnames=("axis", "keepdims"))
+def _nanargmin(a: Array, axis: int | None = None, keepdims: bool = False) -> Array:
+    return _nanarg(jnp.argmin, np.inf, a, axis, keepdims)
 
 
 def nanargmax(
     a: ArrayLike, axis: int | None = None, out: None = None, keepdims: bool | None = None
 ) -> Array:
-    """The index of the maximum ignoring NaNs (-1 where a slice is all NaN)."""
+    """The index of the maximum ignoring NaNs (-1 where a slice is all NaN), one jitted call
+    (`_nanargmax`, as JAX stages it)."""
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.nanargmax is not supported.")
-    return _nanarg("nanargmax", jnp.argmax, -np.inf, a, axis, bool(keepdims))
+    (a,) = ensure_arraylike("nanargmax", a)
+    return _nanargmax(a, None if axis is None else operator.index(axis), keepdims=bool(keepdims))
 
 
 def nanargmin(
     a: ArrayLike, axis: int | None = None, out: None = None, keepdims: bool | None = None
 ) -> Array:
-    """The index of the minimum ignoring NaNs (-1 where a slice is all NaN)."""
+    """The index of the minimum ignoring NaNs (-1 where a slice is all NaN), one jitted call
+    (`_nanargmin`, as JAX stages it)."""
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.nanargmin is not supported.")
-    return _nanarg("nanargmin", jnp.argmin, np.inf, a, axis, bool(keepdims))
-
-
-def nancumsum(
-    a: ArrayLike, axis: int | None = None, dtype: DTypeLike | None = None, out: None = None
-) -> Array:
-    """The cumulative sum, NaNs counted as zero."""
-    (a,) = ensure_arraylike("nancumsum", a)
-    return jnp.cumsum(nan_as(a, 0), axis=axis, dtype=dtype, out=out)
-
-
-def nancumprod(
-    a: ArrayLike, axis: int | None = None, dtype: DTypeLike | None = None, out: None = None
-) -> Array:
-    """The cumulative product, NaNs counted as one."""
-    (a,) = ensure_arraylike("nancumprod", a)
-    return jnp.cumprod(nan_as(a, 1), axis=axis, dtype=dtype, out=out)
+    (a,) = ensure_arraylike("nanargmin", a)
+    return _nanargmin(a, None if axis is None else operator.index(axis), keepdims=bool(keepdims))
 
 
 def _cumulative(name: str, what: str, op_name: str, initial: int) -> Any:
@@ -177,14 +212,19 @@ cumulative_sum = _cumulative("cumulative_sum", "sum", "cumsum", 0)
 cumulative_prod = _cumulative("cumulative_prod", "product", "cumprod", 1)
 
 
+@partial(Jitted, static_argnames=("axis",))
 def trapezoid(
     y: ArrayLike, x: ArrayLike | None = None, dx: ArrayLike = 1.0, axis: int = -1
 ) -> Array:
     """The integral of `y` along `axis` by the trapezoidal rule (samples at `x`, or `dx`
-    apart)."""
+    apart), jitted as JAX's: one spacing for all intervals scales the sum less the halved
+    ends."""
     if x is None:
         (y,) = promote_dtypes_inexact(*ensure_arraylike("trapezoid", y))
         dx_ = jnp.asarray(dx)
+        if len(shape_of(dx_)) > 0:
+            dx_ = _lax.expand_dims(dx_, range(len(shape_of(y)) - len(shape_of(dx_))))
+            dx_ = jnp.moveaxis(dx_, axis, -1)
     else:
         y, x = promote_dtypes_inexact(*ensure_arraylike("trapezoid", y, x))
         if len(shape_of(x)) == 1:
@@ -192,52 +232,114 @@ def trapezoid(
         else:
             dx_ = jnp.moveaxis(jnp.diff(x, axis=axis), axis, -1)
     y = jnp.moveaxis(y, axis, -1)
-    return 0.5 * jnp.sum(dx_ * (y[..., 1:] + y[..., :-1]), axis=-1)
+    dx_shape = shape_of(dx_)
+    if len(dx_shape) == 0 or dx_shape[-1] == 1:
+        step = dx_ if len(dx_shape) == 0 else dx_[..., 0]
+        total = jnp.sum(y, -1)
+        ends = jnp.multiply(0.5, jnp.add(y[..., 0], y[..., -1]))
+        return jnp.multiply(step, jnp.subtract(total, ends))
+    return jnp.multiply(0.5, jnp.sum(jnp.multiply(dx_, jnp.add(y[..., 1:], y[..., :-1])), -1))
 
 
+def _cov_weights(X: Any, fweights: ArrayLike | None, aweights: ArrayLike | None) -> tuple[Any, Any]:
+    """`cov`'s observation weights (frequency times analytic, made non-negative) and the
+    checked analytic weights; None where not given."""
+    w: Any = None
+    n = shape_of(X)[1]
+    if fweights is not None:
+        (fweights,) = ensure_arraylike("cov", fweights)
+        if len(shape_of(fweights)) > 1:
+            raise RuntimeError("cannot handle multidimensional fweights")
+        if shape_of(fweights)[0] != n:
+            raise RuntimeError("incompatible numbers of samples and fweights")
+        if not _dtypes.issubdtype(fweights.dtype, np.integer):
+            raise TypeError("fweights must be integer.")
+        w = jnp.abs(fweights)
+    if aweights is not None:
+        (aweights,) = ensure_arraylike("cov", aweights)
+        if len(shape_of(aweights)) > 1:
+            raise RuntimeError("cannot handle multidimensional aweights")
+        if shape_of(aweights)[0] != n:
+            raise RuntimeError("incompatible numbers of samples and aweights")
+        aweights = jnp.abs(aweights)
+        w = jnp.asarray(aweights if w is None else w * aweights)
+    return w, aweights
+
+
+@partial(Jitted, static_argnames=("rowvar", "bias", "ddof", "dtype"))
 def cov(
     m: ArrayLike, y: ArrayLike | None = None, rowvar: bool = True, bias: bool = False,
     ddof: int | None = None, fweights: ArrayLike | None = None,
-    aweights: ArrayLike | None = None,
+    aweights: ArrayLike | None = None, dtype: DTypeLike | None = None,
 ) -> Array:  # fmt: skip
-    """The covariance matrix of the variables (rows of `m`, with `rowvar`)."""
-    if fweights is not None or aweights is not None:
-        raise NotImplementedError("jnp.cov with fweights or aweights is not supported yet")
-    (m,) = promote_dtypes_inexact(*ensure_arraylike("cov", m))
+    """The covariance matrix of the variables (rows of `m`, with `rowvar`), optionally with
+    frequency and analytic observation weights; jitted as JAX's."""
+    if y is not None:
+        m, y = promote_args_inexact("cov", m, y)
+        if len(shape_of(y)) > 2:
+            raise ValueError("y has more than 2 dimensions")
+    else:
+        (m,) = promote_args_inexact("cov", m)
     if len(shape_of(m)) > 2:
         raise ValueError("m has more than 2 dimensions")
-    x = jnp.atleast_2d(m)
-    if not rowvar and shape_of(x)[0] != 1:
-        x = x.T
-    if shape_of(x)[0] == 0:
+    if dtype is not None and not _dtypes.issubdtype(dtype, np.inexact):
+        raise ValueError(f"cov: dtype must be a subclass of float or complex; got {dtype=}")
+    X = jnp.atleast_2d(m)
+    if not rowvar and len(shape_of(m)) != 1:
+        X = X.T
+    if shape_of(X)[0] == 0:
         return jnp.array([]).reshape(0, 0)
     if y is not None:
-        (yy,) = promote_dtypes_inexact(*ensure_arraylike("cov", y))
-        yy = jnp.atleast_2d(yy)
-        if not rowvar and shape_of(yy)[0] != 1:
-            yy = yy.T
-        x = jnp.concatenate([x, yy], axis=0)
+        y_2d = jnp.atleast_2d(y)
+        if not rowvar and shape_of(y_2d)[0] != 1:
+            y_2d = y_2d.T
+        X = jnp.concatenate((X, y_2d), axis=0)
+    if shape_of(X)[1] == 0:
+        rows = shape_of(X)[0]
+        return jnp.full(() if rows == 1 else (rows, rows), np.nan, dtype=X.dtype)
     if ddof is None:
-        ddof = 0 if bias else 1
-    n = shape_of(x)[1]
-    centered = x - jnp.mean(x, axis=1, keepdims=True)
-    fact = max(n - ddof, 0)
-    result = jnp.matmul(centered, jnp.conj(centered).T) / fact
-    return jnp.squeeze(result)
+        ddof = 1 if bias == 0 else 0
+    w, aweights = _cov_weights(X, fweights, aweights)
+    if dtype is not None:
+        X = X.astype(dtype)
+        w = w.astype(dtype) if w is not None else w
+    avg, w_sum = jnp.average(X, axis=1, weights=w, returned=True)
+    w_sum = w_sum[0]
+    f: Any
+    if w is None:
+        f = shape_of(X)[1] - ddof
+    elif ddof == 0:
+        f = w_sum
+    elif aweights is None:
+        f = w_sum - ddof
+    else:
+        f = w_sum - ddof * jnp.sum(w * aweights) / w_sum
+    X = X - avg[:, None]
+    X_T = X.T if w is None else (X * _lax.broadcast_to_rank(w, len(shape_of(X)))).T
+    return jnp.true_divide(jnp.dot(X, X_T.conj()), f).squeeze()
 
 
-def corrcoef(x: ArrayLike, y: ArrayLike | None = None, rowvar: bool = True) -> Array:
-    """Pearson correlation coefficients (`cov` normalized by the standard deviations)."""
-    c = cov(x, y, rowvar)
+@partial(Jitted, static_argnames=("rowvar", "dtype"))
+def corrcoef(
+    x: ArrayLike, y: ArrayLike | None = None, rowvar: bool = True,
+    dtype: DTypeLike | None = None,
+) -> Array:  # fmt: skip
+    """Pearson correlation coefficients (`cov` normalized by the standard deviations, clipped
+    to [-1, 1]), jitted as JAX's."""
+    check_arraylike("corrcoef", x)
+    if dtype is not None and not _dtypes.issubdtype(dtype, np.inexact):
+        raise ValueError(f"corrcoef: dtype must be a subclass of float or complex; got {dtype=}")
+    c = cov(x, y, rowvar, dtype=dtype)
     if len(shape_of(c)) == 0:
+        # A scalar: NaN for nan/nan, inf/inf and 0/0, else one.
         return jnp.divide(c, c)
     d = jnp.diag(c)
     stddev = jnp.sqrt(jnp.real(d)).astype(c.dtype)
-    c = c / stddev[:, None]
-    c = c / stddev[None, :]
+    c = c / stddev[:, None] / stddev[None, :]
+    real_part = jnp.clip(jnp.real(c), -1, 1)
     if _dtypes.issubdtype(c.dtype, np.complexfloating):
-        return jnp.clip(jnp.real(c), -1, 1) + 1j * jnp.clip(jnp.imag(c), -1, 1)
-    return jnp.clip(c, -1, 1)
+        return _lax.complex(real_part, jnp.clip(jnp.imag(c), -1, 1))
+    return real_part
 
 
 __all__ = [
@@ -248,8 +350,6 @@ __all__ = [
     "cumulative_sum",
     "nanargmax",
     "nanargmin",
-    "nancumprod",
-    "nancumsum",
     "nanstd",
     "nanvar",
     "trapezoid",
