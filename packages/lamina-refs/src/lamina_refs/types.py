@@ -9,6 +9,7 @@ Ref by reference and makes `jit` refuse to return one; `tracer_getitem`/`tracer_
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -118,6 +119,12 @@ class Ref(metaclass=_RefMeta):
     def __init__(self, aval: AbstractRef, value: Any) -> None:
         self._aval = aval
         self._value = value
+
+    @property
+    def _key(self) -> weakref.ref[Ref]:
+        """This Ref's identity as a value that does not keep it alive (hashable, equal only
+        to itself while the Ref lives): what caches keyed on Refs hold."""
+        return weakref.ref(self)
 
     @property
     def aval(self) -> AbstractRef:

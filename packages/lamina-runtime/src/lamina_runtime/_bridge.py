@@ -504,6 +504,9 @@ DISPATCH_CONTEXT: Final = _jax.config.Config(  # [private]
 DISPATCH_REGISTRY: Final = _jax.pytree.PyTreeRegistry()  # [private] None/tuple/list/dict/namedtuple
 _DISPATCH_CACHE: Final = _jax.PjitFunctionCache(8192)  # [private] entries of all Lamina jits
 _RESULT_LEAF: Final = object()
+RESULT_LEAF: Final = _RESULT_LEAF
+"""A leaf of an output tree for C++ that is an output as C++ made it (a device array), for a
+node to wrap itself; `ResultSlot` wraps it as an array."""
 _dispatcher_serials: Final = itertools.count()
 
 
@@ -539,6 +542,12 @@ def register_array_type(
     DISPATCH_REGISTRY.register_node(
         ResultSlot, lambda slot: ((_RESULT_LEAF,), slot.aval), from_result
     )
+
+
+def register_holder_type(cls: type, field: str, key: str) -> None:
+    """Let C++ dispatch see through `cls` (a holder of an array wrapper in `field`), its
+    `key` attribute part of the call's signature; both read in C++, no Python call."""
+    DISPATCH_REGISTRY.register_dataclass_node(cls, [field], [key])
 
 
 def register_node_type(

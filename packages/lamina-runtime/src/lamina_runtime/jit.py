@@ -32,6 +32,13 @@ from lamina_runtime.array import Array
 from lamina_runtime.eager import clear_programs
 from lamina_runtime.executable import runtime, to_buffer
 from lamina_runtime.pipeline import CompiledCall, Placement, compile_staged
+from lamina_runtime.ref_dispatch import (
+    ALIASED,
+    RefEntry,
+    RefResults,
+    dispatch_value,
+    ref_arguments,
+)
 from lamina_runtime.stages import Traced
 
 logger = logging.getLogger("lamina.jit")
@@ -191,9 +198,11 @@ class JitFunction(Jitted):
                         entry = FastEntry(call, keepalive)
                     self._fast[key] = entry
                 out = entry(leaves)
-                if out is not _ALIASED:
+                if out is not ALIASED:
                     if special_values.checking():
                         return self._checked(args, kwargs, out)
+                    if type(entry) is RefEntry and entry.closed:
+                        leaves = [*leaves, *entry.closed]  # the inputs the call took
                     return out, entry.call, leaves
                 # A Ref passed twice (or passed and closed over), or arguments over several
                 # devices: the general path.
@@ -226,8 +235,8 @@ class JitFunction(Jitted):
         """C++ dispatch found no entry: run in Python, and say how C++ may repeat the call."""
         self.dispatch_misses += 1
         outs, call, leaves = self._call(args, kwargs)
-        if call is None or call.ref_inputs or call.hi is not None:
-            # Refs are updated in place, hi values lowered and raised, by Python's path.
+        if call is None or call.hi is not None:
+            # Hi values are lowered and raised by Python's path.
             return outs, None, False
         return outs, self._fast_path(call, args, kwargs, leaves), False
 
@@ -241,7 +250,9 @@ class JitFunction(Jitted):
         """How C++ may repeat this call, or None where it would not do what Python did.
 
         C++ sees the arguments through jaxlib's tree registry and converts host values by JAX's
-        x64 flag: both must agree with what Lamina did for this call.
+        x64 flag: both must agree with what Lamina did for this call. A call updating Refs is
+        repeated only if they are all among its arguments (`leaves` holds the closed-over ones
+        after the arguments, so C++ sees fewer leaves); its entry is for those Refs only.
         """
         dyn_args, dyn_kwargs, *_ = self._split(args, kwargs)
         try:
@@ -255,6 +266,10 @@ class JitFunction(Jitted):
             kind = type(mine)
             if kind is Array:
                 mine = mine._buf
+            elif kind is Ref:
+                mine = dispatch_value(mine)
+                if mine is None:
+                    return None
             elif kind is not _bridge.DeviceArray:
                 if kind not in _HOST_KINDS and not isinstance(mine, np.generic):
                     return None
@@ -263,6 +278,9 @@ class JitFunction(Jitted):
                 return None
         if host_values and enable_x64.value != _bridge.jax_x64_enabled():
             return None
+        if call.ref_inputs:
+            refs = ref_arguments(call, leaves)
+            return None if refs is None else fast_path_of(call, len(leaves), refs)
         known = self._fast_paths.get(id(call), _UNKNOWN)
         if known is _UNKNOWN:
             known = self._fast_paths[id(call)] = fast_path_of(call, len(leaves))
@@ -351,12 +369,19 @@ _HOST_KINDS: Final = frozenset({np.ndarray, bool, int, float, complex})
 _UNKNOWN: Final = object()
 
 
-def fast_path_of(call: CompiledCall, n_args: int) -> _bridge.FastPath | None:
-    """`call` described for C++ dispatch; None if C++ could not build its outputs."""
+def fast_path_of(
+    call: CompiledCall, n_args: int, refs: Sequence[Ref] = ()
+) -> _bridge.FastPath | None:
+    """`call` described for C++ dispatch; None if C++ could not build its outputs. A call
+    updating Refs (`refs`, one per aliased output) stores their final values in them."""
     executable = call.executable
     slots = [_bridge.ResultSlot(a) for a in executable.out_avals]
+    n_out = len(slots) - len(refs)
     try:
-        out_tree = _bridge.result_tree(tree_util.tree_unflatten(call.out_tree, slots))
+        structure = tree_util.tree_unflatten(call.out_tree, slots[:n_out])
+        if refs:
+            structure = RefResults(structure, executable.out_avals[n_out:], refs)
+        out_tree = _bridge.result_tree(structure)
     except Exception:  # a custom node that refuses placeholder children: stay in Python
         return None
     if out_tree is None:
@@ -419,7 +444,7 @@ class FastEntry:
             if type(x) is Array and x._buf.sharding is sharding:
                 bufs.append(x._buf)  # already in place: the common case, checked inline
             elif type(x) is Array and not _bridge.is_single_device(x._buf):
-                return _ALIASED  # placed over several devices: a program on their mesh
+                return ALIASED  # placed over several devices: a program on their mesh
             else:
                 bufs.append(to_buffer(x, self._in_avals[i], self._device))
         outs = self._run(bufs)
@@ -443,73 +468,6 @@ class CallEntry:
 
     def __call__(self, leaves: Sequence[Any]) -> Any:
         return self.call([*leaves, *self._closed] if self._closed else leaves)
-
-
-_ALIASED: Final = object()
-"""What `RefEntry` returns for a call it must not run: one Ref at two places."""
-
-
-class RefEntry:
-    """One compiled call with Refs among its inputs (arguments or closed over), reachable by
-    `fast_key`: the Refs' buffers go in, and the Refs take the aliased outputs, in place.
-    Identity is intended."""
-
-    __slots__ = (
-        "_closed",
-        "_keepalive",
-        "_n_out",
-        "_out_avals",
-        "_refs",
-        "_returns_none",
-        "_run",
-        "call",
-    )
-
-    def __init__(self, call: CompiledCall, closed: tuple[Any, ...], keepalive: tuple[Any, ...]):
-        self.call = call
-        self._closed = closed
-        self._keepalive = keepalive
-        executable = call.executable
-        self._run = _bridge.executor(executable.loaded, executable.handlers)
-        self._out_avals = executable.out_avals
-        self._refs = call.ref_inputs
-        self._n_out = len(executable.out_avals) - len(call.ref_inputs)
-        self._returns_none = call.out_tree == tree_util.tree_structure(None)
-
-    def __call__(self, leaves: Sequence[Any]) -> Any:
-        call = self.call
-        closed = self._closed
-        if closed:
-            leaves = [*leaves, *closed]
-        if call.kept is not None:
-            leaves = [leaves[i] for i in call.kept]
-        refs = [leaves[i] for i in self._refs]
-        if (len(refs) > 1 or closed) and (
-            len({id(r) for r in refs}) != len(refs)
-            or any(x is c for x in leaves[: len(leaves) - len(closed)] for c in closed)
-        ):
-            return _ALIASED
-        bufs = list(call.const_bufs)
-        for i, x in enumerate(leaves):
-            kind = type(x)
-            if kind is Ref:
-                value = x._value
-                bufs.append((value if value is not None else x.value())._buf)
-            elif kind is Array:
-                bufs.append(x._buf)
-            else:
-                executable = call.executable
-                bufs.append(to_buffer(x, executable.in_avals[i], executable.device))
-        outs = self._run(bufs)
-        n_out = self._n_out
-        wrap = Array._wrap
-        avals = self._out_avals
-        for ref, buf, aval in zip(refs, outs[n_out:], avals[n_out:], strict=True):
-            ref._value = wrap(buf, aval)
-        if not n_out and self._returns_none:
-            return None
-        results = [wrap(o, a) for o, a in zip(outs[:n_out], avals[:n_out], strict=True)]
-        return tree_util.tree_unflatten(call.out_tree, results)
 
 
 def explain_miss(name: str, signature: Signature, seen: Sequence[Signature]) -> str:
