@@ -227,8 +227,26 @@ def canonicalize_dtype(dtype: DTypeLike) -> DType:
 
 def _default_dtype(scalar_type: type, x64: bool) -> DType:
     """The default dtype for values of a Python scalar type, canonicalized for `x64`."""
-    wide = {bool: bool_, int: int64, float: float64, complex: complex128}[scalar_type]
-    return _canonical(wide, x64)
+    return _canonical(_WIDE_DEFAULTS[scalar_type], x64)
+
+
+_WIDE_DEFAULTS: Final[dict[type, DType]] = {
+    bool: bool_,
+    int: int64,
+    float: float64,
+    complex: complex128,
+}
+_INT_BOUNDS: Final[dict[DType, tuple[int, int]]] = {}
+"""(min, max) of the integer dtypes asked so far: `np.iinfo` is slow, and tracing asks it for
+every Python int literal."""
+
+
+def _int_bounds(dt: DType) -> tuple[int, int]:
+    bounds = _INT_BOUNDS.get(dt)
+    if bounds is None:
+        info = np.iinfo(dt)
+        bounds = _INT_BOUNDS[dt] = (int(info.min), int(info.max))
+    return bounds
 
 
 def is_python_scalar(x: object) -> bool:
@@ -253,8 +271,8 @@ def python_scalar_dtype(x: bool | int | float | complex) -> DType:
         raise TypeError(f"python_scalar_dtype: expected a Python scalar, got {type(x).__name__}")
     result = _default_dtype(type(x), enable_x64.value)
     if type(x) is int:
-        bounds = np.iinfo(result)
-        if not bounds.min <= x <= bounds.max:
+        low, high = _int_bounds(result)
+        if not low <= x <= high:
             raise OverflowError(f"Python int {x} too large to convert to {result}")
     return result
 

@@ -201,6 +201,11 @@ class Jitted:
                 f"{both_nums} appear in both static_argnums and donate_argnums"
             )
         self._cache: dict[Signature, Staged] = {}
+        # Per call, what depends only on the number of positional arguments (the static and
+        # donated positions), and the `jit` equation's parameters of each cached trace (by id,
+        # holding the trace so the id stays its own): tracing a call reuses both.
+        self._plans: dict[int, tuple[tuple[int, ...], tuple[int, ...], set[int], set[int]]] = {}
+        self._call_params: dict[int, tuple[Staged, dict[str, Any]]] = {}
         # `updated=()`: copying `fun.__dict__` could overwrite this object's own attributes
         # (a custom_jvp function has a `fun` too).
         functools.update_wrapper(self, fun, updated=())
@@ -245,12 +250,21 @@ class Jitted:
     def name(self) -> str:
         return getattr(self.fun, "__name__", type(self.fun).__name__)
 
+    def _plan(self, n: int) -> tuple[tuple[int, ...], tuple[int, ...], set[int], set[int]]:
+        """For `n` positional arguments: the static positions (sorted), the dynamic ones, the
+        static position set and the donated dynamic positions."""
+        plan = self._plans.get(n)
+        if plan is None:
+            static_nums = {i % n if -n <= i < 0 else i for i in self.static_argnums}
+            sorted_static = tuple(i for i in sorted(static_nums) if 0 <= i < n)
+            dynamic = tuple(i for i in range(n) if i not in static_nums)
+            donated = {i for i in self.donate_argnums if i not in static_nums}
+            plan = self._plans[n] = (sorted_static, dynamic, static_nums, donated)
+        return plan
+
     def _split(self, args: Sequence[Any], kwargs: dict[str, Any]) -> tuple[Any, ...]:
-        n = len(args)
-        static_nums = {i % n if -n <= i < 0 else i for i in self.static_argnums}
-        static: list[tuple[int | str, Hashable]] = [
-            (i, args[i]) for i in sorted(static_nums) if 0 <= i < n
-        ]
+        sorted_static, dynamic, static_nums, donated_positions = self._plan(len(args))
+        static: list[tuple[int | str, Hashable]] = [(i, args[i]) for i in sorted_static]
         static.extend((name, kwargs[name]) for name in self.static_argnames if name in kwargs)
         for where, value in static:
             try:
@@ -261,9 +275,10 @@ class Jitted:
                     f"trying to hash an object of type {type(value)}, {value!r}. The argument "
                     f"was {where!r} of {self.name}."
                 ) from None
-        dyn_args = tuple(a for i, a in enumerate(args) if i not in static_nums)
-        dyn_kwargs = {k: v for k, v in kwargs.items() if k not in self.static_argnames}
-        donated_positions = {i for i in self.donate_argnums if i not in static_nums}
+        dyn_args = tuple([args[i] for i in dynamic])
+        dyn_kwargs = (
+            {k: v for k, v in kwargs.items() if k not in self.static_argnames} if kwargs else {}
+        )
         return dyn_args, dyn_kwargs, tuple(static), static_nums, donated_positions
 
     def stage(self, *args: Any, **kwargs: Any) -> tuple[Staged, list[Any], list[Any]]:
@@ -409,15 +424,10 @@ class Jitted:
                 return runner(*args, **kwargs)
             self._toplevel_calls += 1
         staged, captured, leaves = self.stage(*args, **kwargs)
-        params = jit_params(
-            staged.jaxpr,
-            self.name,
-            donated_invars=staged.donated_invars,
-            keep_unused=self.keep_unused,
-            inline=self.inline,
-        )
+        params = self._jit_params(staged)
         given = self.staged_shardings(staged, args, kwargs, len(leaves))
         if given is not None:
+            params = dict(params)
             ins, outs_given = given
             before, after = len(captured), len(staged.mutable_consts)
             params["in_shardings"] = (
@@ -428,6 +438,23 @@ class Jitted:
             params["out_shardings"] = tuple(UNSPECIFIED if s is None else s for s in outs_given)
         outs = jit_p.bind(*captured, *leaves, *staged.mutable_consts, **params)
         return tree_util.tree_unflatten(staged.out_tree, outs)
+
+    def _jit_params(self, staged: Staged) -> dict[str, Any]:
+        """The `jit` equation's parameters for `staged` (made once per trace; not to mutate)."""
+        known = self._call_params.get(id(staged))
+        if known is not None and known[0] is staged:
+            return known[1]
+        params = jit_params(
+            staged.jaxpr,
+            self.name,
+            donated_invars=staged.donated_invars,
+            keep_unused=self.keep_unused,
+            inline=self.inline,
+        )
+        if len(self._call_params) > 2 * len(self._cache) + 8:
+            self._call_params.clear()  # traces the cache no longer holds
+        self._call_params[id(staged)] = (staged, params)
+        return params
 
     def __get__(self, instance: Any, owner: type | None = None) -> Any:
         # Decorating a method: bind `self` like a function would.

@@ -124,11 +124,7 @@ def _canonical_numpy(x: np.ndarray | np.generic) -> np.ndarray | np.generic:
 
 
 def _python_scalar_literal(x: bool | int | float | complex) -> tuple[object, ShapedArray]:
-    dtype = dtypes.python_scalar_dtype(x)
-    if type(x) is int:
-        info = np.iinfo(dtype)
-        if not info.min <= x <= info.max:
-            raise OverflowError(f"Python int {x} too large to convert to {dtype.name}")
+    dtype = dtypes.python_scalar_dtype(x)  # raises OverflowError for an int out of range
     weak = dtypes.is_weakly_typed(x)
     return (typed_scalar(x, dtype) if weak else x), ShapedArray((), dtype, weak)
 
@@ -172,7 +168,21 @@ def typeof(x: Any) -> AbstractValue:
         return ShapedArray(x.shape, x.dtype, x.weak_type)
     if isinstance(x, AbstractValue):
         return x
+    kind = type(x)
+    if kind in _PYTHON_SCALARS:
+        # The type of a Python scalar, without making the typed scalar tracing would embed.
+        dtype = dtypes.python_scalar_dtype(x)  # raises OverflowError for an int out of range
+        if kind is bool:
+            return ShapedArray((), dtype, False)
+        aval = _WEAK_SCALAR_AVALS.get(dtype)
+        if aval is None:
+            aval = _WEAK_SCALAR_AVALS[dtype] = ShapedArray((), dtype, True)
+        return aval
     return canonical_value(x)[1]
+
+
+_WEAK_SCALAR_AVALS: dict[np.dtype, ShapedArray] = {}
+"""The type of Python int, float and complex scalars, by their default dtype."""
 
 
 def to_numpy(x: Any) -> np.ndarray | np.generic:

@@ -221,6 +221,50 @@ class StagingTrace(Trace):
         self.eqns.append(JaxprEqn(invars, (outvar,), prim, params, effects, current_source_info()))
         return StagingTracer(self, outvar)
 
+    def inline_jaxpr(self, jaxpr: Jaxpr, args: Sequence[Any]) -> list[Any]:
+        """Stage the equations of the effect-free, const-free `jaxpr` applied to `args` into
+        this trace, as binding them one by one would (JAX's inlining of a `jit(inline=True)`
+        call): an equation whose inputs are this trace's tracers and literals is recorded
+        with the recorded result types; any other is bound (a constant input may fold)."""
+        env: dict[Var, Any] = dict(zip(jaxpr.invars, args, strict=True))
+        info = current_source_info()
+        eqns = self.eqns
+        for eqn in jaxpr.eqns:
+            ins: list[Any] = []
+            atoms: list[Atom] = []
+            own, traced = True, False
+            for a in eqn.invars:
+                if type(a) is Literal:
+                    ins.append(a.val)
+                    atoms.append(a)
+                    continue
+                x = env[a]  # type: ignore[index]  # not a Literal: a Var
+                ins.append(x)
+                if own and type(x) is StagingTracer and x._trace is self:
+                    atoms.append(x.jaxpr_var)
+                    traced = True
+                else:
+                    own = False
+            if not (own and traced):
+                out = eqn.primitive.bind(*ins, **eqn.params)
+                if eqn.primitive.multiple_results:
+                    env.update(zip(eqn.outvars, out, strict=True))
+                else:
+                    env[eqn.outvars[0]] = out
+                continue
+            if not self._open:
+                raise RuntimeError(
+                    f"primitive '{eqn.primitive.name}' applied in {self.describe()}, which has "
+                    "finished"
+                )
+            outvars = tuple([Var(v.aval) for v in eqn.outvars])
+            eqns.append(
+                JaxprEqn(tuple(atoms), outvars, eqn.primitive, eqn.params, eqn.effects, info)
+            )
+            for old, new in zip(eqn.outvars, outvars, strict=True):
+                env[old] = StagingTracer(self, new)
+        return [a.val if isinstance(a, Literal) else env[a] for a in jaxpr.outvars]
+
     def defining_eqn(self, var: Var) -> JaxprEqn | None:
         if self._defined_by is None or len(self._defined_by) < len(self.eqns):
             self._defined_by = {v: e for e in self.eqns for v in e.outvars}

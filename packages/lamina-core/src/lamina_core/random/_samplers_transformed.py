@@ -1,8 +1,8 @@
 """Samplers that transform other samplers' draws: `rademacher`, `weibull_min`, `rayleigh`,
 `pareto`, `lognormal`, `triangular`, `wald` and `geometric`, each with JAX 0.10.2's algorithm
 in a jitted kernel of JAX's name and static arguments. JAX's `_lognormal` and `_triangular`
-are `jit(inline=True)`, which stages their bodies into the caller: here they are plain
-functions, which stage the same equations.
+are `jit(inline=True)`, which stages their bodies into the caller: here they are
+`inline_kernel`s, which stage the same equations from a cached trace.
 
 Distribution parameters broadcast against `shape` (default: their broadcast shape). JAX's
 check that a parameter casts safely to `dtype` is not made yet.
@@ -22,6 +22,7 @@ from lamina_core.jit import Jitted
 from lamina_core.lax._shape import canonical_shape
 from lamina_core.numpy._promote import promote_dtypes_inexact
 from lamina_core.numpy._util import lax_const as _const
+from lamina_core.random._inline import inline_kernel
 from lamina_core.random._keys import check_prng_key, split_typed, unstack
 from lamina_core.random._samplers import _check_shape, _user_dtype, bernoulli, normal, uniform
 from lamina_core.random._samplers_more import _float_dtype, exponential
@@ -114,6 +115,7 @@ def lognormal(
     return _lognormal(typed, sigma, _broadcast_shape("lognormal", shape, sigma), dt)
 
 
+@inline_kernel(2, 3)
 def _lognormal(key: Array, sigma: Any, shape: tuple[int, ...], dtype: Any) -> Array:
     sigma = lax.convert_element_type(sigma, dtype)
     return lax.exp(normal(key, shape, dtype) * sigma)
@@ -130,6 +132,7 @@ def triangular(
     return _triangular(typed, left, mode, right, shp, dt)
 
 
+@inline_kernel(4, 5)
 def _triangular(
     key: Array, left: Any, mode: Any, right: Any, shape: tuple[int, ...], dtype: Any
 ) -> Array:
