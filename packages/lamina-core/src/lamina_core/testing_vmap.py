@@ -47,6 +47,33 @@ def _axes_leaves(axes: Any, tree: Any) -> list[Any]:
     return flatten_axes("axes", tree_util.tree_structure(tree), axes)
 
 
+def _jitted(jax: ModuleType, f: Callable[..., Any], args: Sequence[Any]) -> Callable[..., Any]:
+    """`f` under the oracle's `jit`, for calls with arguments shaped as `args`: their array
+    leaves are the jit's inputs, the others (Python numbers, None: never mapped) fixed as in
+    `args`. One compilation where an eager call compiles each operation; a function that
+    needs concrete values (`jnp.unique` without `size`, ...) runs eagerly instead."""
+    leaves, tree = tree_util.tree_flatten(tuple(args))
+    is_array = [hasattr(x, "shape") and hasattr(x, "dtype") for x in leaves]
+    fixed = [None if a else x for x, a in zip(leaves, is_array, strict=True)]
+
+    def on_arrays(*arrays: Any) -> Any:
+        given = iter(arrays)
+        full = [next(given) if a else x for x, a in zip(fixed, is_array, strict=True)]
+        return f(*tree_util.tree_unflatten(tree, full))
+
+    run = jax.jit(on_arrays)
+    untraceable = (jax.errors.JAXTypeError, jax.errors.JAXIndexError)
+
+    def call(*call_args: Any) -> Any:
+        flat = tree_util.tree_leaves(tuple(call_args))
+        try:
+            return run(*(x for x, a in zip(flat, is_array, strict=True) if a))
+        except untraceable:
+            return f(*call_args)
+
+    return call
+
+
 def _loop(
     f: Callable[..., Any],
     args: Sequence[Any],
@@ -103,7 +130,8 @@ def check_vmap(
         assert str(ours) == str(theirs), f"\n--- lamina ---\n{ours}\n--- jax ---\n{theirs}"
     check_jaxpr(ours)
     got = oracle.evaluate(ours, tree_util.tree_leaves(args))
-    want = oracle.jax.tree_util.tree_leaves(oracle.jax.vmap(theirs_f, **kw)(*args))
+    batched = oracle.jax.vmap(theirs_f, **kw)
+    want = oracle.jax.tree_util.tree_leaves(_jitted(oracle.jax, batched, args)(*args))
     assert len(got) == len(want)
     for g, w in zip(got, want, strict=True):
         _close(g, w, "vmap vs jax")
@@ -115,10 +143,25 @@ def check_vmap(
             _close(g, w, "vmap(jit) vs jax")
     if loop and axis_name is None:
         size = axis_size if axis_size is not None else _size(args, in_axes)
-        expected = _loop(theirs_f, args, in_axes, out_axes, size, oracle.jnp.asarray)
+        example = _loop_args(args, in_axes)
+        per_example = _jitted(oracle.jax, theirs_f, example)
+        expected = _loop(per_example, args, in_axes, out_axes, size, oracle.jnp.asarray)
         for g, w in zip(got, expected, strict=True):
             _close(g, w, "vmap vs loop")
     return ours
+
+
+def _loop_args(args: Sequence[Any], in_axes: Any) -> tuple[Any, ...]:
+    """The arguments of the loop's first example (array leaves sliced at index 0)."""
+    leaves, tree = tree_util.tree_flatten(tuple(args))
+    if isinstance(in_axes, list):
+        in_axes = tuple(in_axes)
+    dims = _axes_leaves(in_axes, tuple(args))
+    sliced = [
+        x if d is None else np.take(np.asarray(x), 0, axis=d)
+        for x, d in zip(leaves, dims, strict=True)
+    ]
+    return tuple(tree_util.tree_unflatten(tree, sliced))
 
 
 def _size(args: Sequence[Any], in_axes: Any) -> int:
