@@ -51,12 +51,6 @@ def test_named_sharding_prints_as_jax(meshes: tuple[Any, Mesh]) -> None:
     np.testing.assert_array_equal(lc.eval_shape(ours, X).shape, (8, 3))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="JAX's avals carry shardings (sharding in types): the constrained value's aval is "
-    "sharded, so reduce_sum's transpose seeds its cotangent through a `reshard` equation; "
-    "Lamina's avals carry none yet",
-)
 def test_grad_prints_as_jax(meshes: tuple[Any, Mesh]) -> None:
     jax: Any = pytest.importorskip("jax")
     jm, lm = meshes

@@ -62,21 +62,10 @@ _EXPLICIT = (
     "ctx_mesh= in jit's parameters; Lamina's avals carry no sharding yet"
 )
 _VMA = "check_vma=True: JAX prints varying-manual-axes types ({V:i}); Lamina makes no vma check"
-_TYPES = (
-    "JAX traces under the arguments' abstract mesh (sharding in types, Auto axes too): the "
-    "transpose of a broadcast prints reshape/reduce_sum with sharding=NamedSharding("
-    "AbstractMesh(...)), and the scalar ones of full_like a `reshard`; Lamina's avals carry "
-    "no sharding yet"
-)
 KNOWN: dict[tuple[str, str], str] = {
     ("make_mesh_explicit", "lowered"): _EXPLICIT + "; JAX adds sdy.sharding_constraint ops",
     ("make_mesh_explicit", "jaxpr"): _EXPLICIT,
     ("check_vma_true_psum", "jaxpr"): _VMA,
-    ("dp_mlp_step", "jaxpr"): _TYPES,
-    ("dp_softmax_xent", "jaxpr"): _TYPES + " (one_hot's iota prints its sharding too)",
-    ("dp_mlp_value_and_grad", "jaxpr"): _TYPES,
-    ("shard_map_dp_grads", "jaxpr"): _TYPES,
-    ("grad_through_shard_map", "jaxpr"): _TYPES,
 }
 """`(program, check)`: why Lamina knowingly differs from JAX there (a strict xfail)."""
 

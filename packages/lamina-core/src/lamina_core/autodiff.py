@@ -369,10 +369,12 @@ def _check_scalar(x: Any) -> None:
 
 
 def _one_like(x: Any) -> Any:
+    from lamina_core.lax._reshard import reshard_like
     from lamina_core.lax._structural import _convert_element_type
 
     aval = typeof(x)
-    return _convert_element_type(1, aval.dtype, aval.weak_type)  # type: ignore[attr-defined]
+    one = _convert_element_type(1, aval.dtype, aval.weak_type)  # type: ignore[attr-defined]
+    return reshard_like(one, aval)
 
 
 def fix_other_args(

@@ -15,7 +15,9 @@ from typing import Any, ClassVar
 import numpy as np
 
 from lamina_core import dtypes
-from lamina_core.partition_spec import split_counts
+from lamina_core import mesh as _mesh
+from lamina_core.mesh import AbstractMesh, AxisType, NamedSharding
+from lamina_core.partition_spec import PartitionSpec, split_counts
 
 
 def _must_override(aval: object, method: str, feature: str) -> NotImplementedError:
@@ -133,6 +135,12 @@ def _canonical_shape(shape: Any) -> tuple[int, ...]:
     return tuple(out)
 
 
+_KEEP: Any = object()
+
+MESHES_SEEN: list[bool] = [False]
+"""Whether any array type with a mesh was made: until one is, tracing skips the mesh rule."""
+
+
 @dataclass(frozen=True, slots=True)
 class ShapedArray(AbstractValue):
     """An array type: shape, dtype and whether the dtype is weak (came from a Python scalar)."""
@@ -141,8 +149,21 @@ class ShapedArray(AbstractValue):
     dtype: np.dtype
     weak_type: bool = False
     """Weakly typed values take the dtype of the strongly typed values they meet."""
+    mesh: AbstractMesh | None = None
+    """The abstract mesh the value is laid out over (None: the empty mesh). Values of a
+    sharded argument carry its mesh, and so does what is computed from them; types made
+    inside a `shard_map` body carry its manual mesh (JAX's sharding in types, Auto and Manual
+    axes: a spec is all None there, so the mesh is all a type holds)."""
 
     def __post_init__(self) -> None:
+        mesh = self.mesh
+        if mesh is None:
+            if _mesh._abstract_scopes[0]:
+                object.__setattr__(self, "mesh", _mesh.aval_mesh())
+        elif mesh.empty:
+            object.__setattr__(self, "mesh", None)
+        else:
+            MESHES_SEEN[0] = True
         if type(self.shape) is not tuple or not all(type(d) is int for d in self.shape):
             object.__setattr__(self, "shape", _canonical_shape(self.shape))
         if not isinstance(self.dtype, np.dtype):
@@ -174,11 +195,20 @@ class ShapedArray(AbstractValue):
         shape: tuple[int, ...] | None = None,
         dtype: np.dtype | None = None,
         weak_type: bool | None = None,
+        mesh: AbstractMesh | Any | None = _KEEP,
     ) -> ShapedArray:
         return ShapedArray(
             self.shape if shape is None else shape,
             self.dtype if dtype is None else dtype,
             self.weak_type if weak_type is None else weak_type,
+            self.mesh if mesh is _KEEP else mesh,
+        )
+
+    @property
+    def sharding(self) -> NamedSharding:
+        """JAX's `aval.sharding`: the mesh, and a spec of None per dimension."""
+        return NamedSharding(
+            self.mesh or _mesh.EMPTY_ABSTRACT_MESH, PartitionSpec(*(None,) * len(self.shape))
         )
 
     def str_short(self, short_dtypes: bool = True) -> str:
@@ -197,40 +227,46 @@ class ShapedArray(AbstractValue):
     def to_tangent_aval(self) -> ShapedArray:
         # Integers, bools and extended dtypes (keys); ml_dtypes floats also have kind "V".
         if self.dtype.kind in "biu" or dtypes.extended(self.dtype) is not None:
-            return ShapedArray(self.shape, dtypes.float0, self.weak_type)
+            return ShapedArray(self.shape, dtypes.float0, self.weak_type, self.mesh)
         return self
 
     def normalize(self) -> ShapedArray:
-        return self if not self.weak_type else ShapedArray(self.shape, self.dtype)
+        return self if not self.weak_type else ShapedArray(self.shape, self.dtype, False, self.mesh)
 
     def dec_rank(self, size: int, axis: int) -> ShapedArray:
         if not 0 <= axis < self.ndim or self.shape[axis] != size:
             raise ValueError(f"cannot remove axis {axis} of size {size} from {self.str_short()}")
-        return ShapedArray(self.shape[:axis] + self.shape[axis + 1 :], self.dtype, self.weak_type)
+        return ShapedArray(
+            self.shape[:axis] + self.shape[axis + 1 :], self.dtype, self.weak_type, self.mesh
+        )
 
     def shard(
         self, mesh: Any, manual_axes: frozenset[Any], check_vma: bool, spec: Any
     ) -> ShapedArray:
         counts = split_counts(spec, mesh.shape, self.ndim)
+        manual = mesh.abstract_mesh.update_axis_types(dict.fromkeys(manual_axes, AxisType.Manual))
         return ShapedArray(
             tuple(d // n for d, n in zip(self.shape, counts, strict=True)),
             self.dtype,
             self.weak_type,
+            manual,
         )
 
     def unshard(self, mesh: Any, check_vma: bool, spec: Any) -> ShapedArray:
         counts = split_counts(spec, mesh.shape, self.ndim)
+        context = _mesh.get_abstract_mesh()
         return ShapedArray(
             tuple(d * n for d, n in zip(self.shape, counts, strict=True)),
             self.dtype,
             self.weak_type,
+            mesh.abstract_mesh if context.empty else context,
         )
 
     def inc_rank(self, size: int, axis: int) -> ShapedArray:
         if not 0 <= axis <= self.ndim:
             raise ValueError(f"cannot insert axis {axis} into {self.str_short()}")
         return ShapedArray(
-            (*self.shape[:axis], size, *self.shape[axis:]), self.dtype, self.weak_type
+            (*self.shape[:axis], size, *self.shape[axis:]), self.dtype, self.weak_type, self.mesh
         )
 
 
@@ -240,9 +276,25 @@ def physical_aval(aval: ShapedArray) -> ShapedArray:
     ext = dtypes.extended(aval.dtype)
     if ext is None:
         return aval
-    return ShapedArray((*aval.shape, *ext.physical_shape), ext.physical_dtype)
+    return ShapedArray((*aval.shape, *ext.physical_shape), ext.physical_dtype, False, aval.mesh)
 
 
 def types_match(a: AbstractValue, b: AbstractValue) -> bool:
-    """Equal up to weak typing, the comparison the type checker uses."""
-    return a.normalize() == b.normalize()
+    """Equal up to weak typing and mesh, the comparison the type checker uses."""
+    a, b = a.normalize(), b.normalize()
+    if type(a) is ShapedArray and type(b) is ShapedArray and a.mesh != b.mesh:
+        return a.update(mesh=None) == b.update(mesh=None)
+    return a == b
+
+
+def common_mesh(avals: Any) -> AbstractMesh | None:
+    """The mesh of the array types among `avals` that have one (JAX's rule for a primitive's
+    result under Auto and Manual axes); None if none has, or two differ."""
+    found = None
+    for a in avals:
+        m = getattr(a, "mesh", None)
+        if m is not None:
+            if found is not None and m != found:
+                return None
+            found = m
+    return found

@@ -300,10 +300,62 @@ def get_concrete_mesh() -> Mesh:
     return _global_mesh[0] or EMPTY_MESH
 
 
+_abstract_stack: contextvars.ContextVar[tuple[AbstractMesh, ...]] = contextvars.ContextVar(
+    "lamina_abstract_mesh_context", default=()
+)
+_abstract_scopes: list[int] = [0]
+"""How many `use_abstract_mesh` blocks are open in any thread: while none is, a new array type
+needs no context lookup to know it has no mesh."""
+
+
 def get_abstract_mesh() -> AbstractMesh:
-    """The abstract mesh of the mesh in context, or the empty abstract mesh."""
+    """The abstract mesh in context (`use_abstract_mesh`, e.g. inside a `shard_map` body), else
+    the abstract mesh of the mesh in context, or the empty abstract mesh."""
+    if _abstract_scopes[0]:
+        stack = _abstract_stack.get()
+        if stack:
+            return stack[-1]
     mesh = get_concrete_mesh()
     return EMPTY_ABSTRACT_MESH if mesh.empty else mesh.abstract_mesh
+
+
+def aval_mesh() -> AbstractMesh | None:
+    """The mesh a new array type takes when nothing says otherwise: the abstract mesh a
+    `use_abstract_mesh` block put in context, or None (the empty mesh)."""
+    if not _abstract_scopes[0]:
+        return None
+    stack = _abstract_stack.get()
+    if not stack or stack[-1].empty:
+        return None
+    return stack[-1]
+
+
+class use_abstract_mesh:  # lower case as JAX's: a context manager named like a function
+    """`with use_abstract_mesh(mesh):` traces the block under `mesh`: the array types made in
+    it carry `mesh` (as JAX traces a `shard_map` body under its manual mesh)."""
+
+    __slots__ = ("_token", "mesh")
+
+    def __init__(self, mesh: AbstractMesh) -> None:
+        if not isinstance(mesh, AbstractMesh):
+            raise ValueError(f"Expected mesh of type `AbstractMesh`. Got {type(mesh)}")
+        self.mesh = mesh
+        self._token: contextvars.Token[tuple[AbstractMesh, ...]] | None = None
+
+    def __enter__(self) -> AbstractMesh:
+        self._token = _abstract_stack.set((*_abstract_stack.get(), self.mesh))
+        _abstract_scopes[0] += 1
+        return self.mesh
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        assert self._token is not None
+        _abstract_stack.reset(self._token)
+        _abstract_scopes[0] -= 1
 
 
 class set_mesh:  # lower case as JAX's: it is used as a function and as a context manager
@@ -490,6 +542,11 @@ def _mesh_in(value: Any) -> Mesh | AbstractMesh | None:
     return None
 
 
+_RESULT_TYPE_PARAMS: Final = frozenset({"out_sharding", "dst_sharding"})
+"""Parameters that give a result's type its mesh (with `sharding`, but for a sharding
+constraint's): they place nothing, so they do not say which devices a program runs on."""
+
+
 def jaxpr_mesh(jaxpr: Any) -> Mesh | AbstractMesh | None:
     """The mesh a program runs on: the one its equations name (`shard_map`'s mesh, a
     sharding constraint's), sub-jaxprs included; None if it names none. A concrete mesh is
@@ -505,7 +562,10 @@ def jaxpr_mesh(jaxpr: Any) -> Mesh | AbstractMesh | None:
             continue
         seen.add(id(j))
         for eqn in j.eqns:
-            for value in eqn.params.values():
+            constrains = eqn.primitive.name == "sharding_constraint"
+            for key, value in eqn.params.items():
+                if key in _RESULT_TYPE_PARAMS or (key == "sharding" and not constrains):
+                    continue
                 mesh = _mesh_in(value)
                 if mesh is None:
                     continue

@@ -28,7 +28,14 @@ from lamina_core.evaluate import eval_jaxpr
 from lamina_core.interpreters.batching import AxisData, extend_axis_env
 from lamina_core.interpreters.staging import trace_to_jaxpr
 from lamina_core.jaxpr import DebugInfo, Jaxpr
-from lamina_core.mesh import AbstractMesh, AxisType, Mesh, get_abstract_mesh, spec_axis_names
+from lamina_core.mesh import (
+    AbstractMesh,
+    AxisType,
+    Mesh,
+    get_abstract_mesh,
+    spec_axis_names,
+    use_abstract_mesh,
+)
 from lamina_core.partition_spec import PartitionSpec, entry_axes
 from lamina_core.primitive import Primitive
 from lamina_core.rules import abstract_eval_rules, effects_rules, impl_rules
@@ -239,11 +246,14 @@ def _check_mesh(
 
 @contextlib.contextmanager
 def manual_axes_env(mesh: Mesh | AbstractMesh, manual: frozenset[Any]) -> Any:
-    """Bind the manual mesh axes as named axes (in mesh order) while a body is traced."""
+    """Bind the manual mesh axes as named axes (in mesh order) while a body is traced, and
+    trace it under the manual mesh (the types made in it carry that mesh, as JAX's)."""
     with contextlib.ExitStack() as stack:
         for name, size in mesh.shape_tuple:
             if name in manual:
                 stack.enter_context(extend_axis_env(AxisData(name, size)))
+        manual_mesh = mesh.abstract_mesh.update_axis_types(dict.fromkeys(manual, AxisType.Manual))
+        stack.enter_context(use_abstract_mesh(manual_mesh))
         yield
 
 

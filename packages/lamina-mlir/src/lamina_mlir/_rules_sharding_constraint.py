@@ -1,7 +1,10 @@
-"""Lowering of `sharding_constraint` to `sdy.sharding_constraint` over the module's mesh.
+"""Lowering of `sharding_constraint` to `sdy.sharding_constraint` over the module's mesh,
+and of `reshard`.
 
 Unconstrained dimensions are open (`{?}`), the partitioner's to choose. A module lowered for
-one device has nothing to constrain: the value passes through.
+one device has nothing to constrain: the value passes through. A `reshard` moves a value onto
+a mesh of Auto or Manual axes, where its spec is all open: JAX emits nothing for it, nor does
+Lamina (the partitioner places it).
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from typing import Any
 
 from jaxlib.mlir.dialects import sdy
 
+from lamina_core.lax._reshard import reshard_p
 from lamina_core.lax._sharding_constraint import sharding_constraint_p
 from lamina_core.mesh import NamedSharding
 from lamina_mlir._context import LoweringRuleContext
@@ -27,3 +31,8 @@ def _sharding_constraint_lowering(
         return [x]
     attr = sharding_attr(sharding.spec, out_aval(ctx).ndim, mesh)
     return [sdy.ShardingConstraintOp(x, attr).result]
+
+
+@register(reshard_p)
+def _reshard_lowering(ctx: LoweringRuleContext, x: IrValue, **params: Any) -> list[IrValue]:
+    return [x]

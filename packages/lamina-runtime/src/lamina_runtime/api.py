@@ -65,7 +65,9 @@ def _put_sharded(leaf: Any, sharding: NamedSharding) -> Array:
     if not isinstance(aval, ShapedArray):
         raise TypeError(f"device_put: cannot place a value of type {aval.str_short()}")
     shardings.check_divides(sharding, aval.shape)
-    return Array(place(leaf, aval, shardings.to_jax(sharding)), aval)
+    # Its type carries the mesh, as JAX's does: what is traced from it is laid out over it.
+    laid_out = aval.update(mesh=sharding.mesh.abstract_mesh)
+    return Array(place(leaf, aval, shardings.to_jax(sharding)), laid_out)
 
 
 def make_array_from_callback(

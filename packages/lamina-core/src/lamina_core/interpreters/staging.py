@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextvars import ContextVar
 from typing import Any
 
-from lamina_core.avals import AbstractValue
+from lamina_core.avals import MESHES_SEEN, AbstractValue, ShapedArray, common_mesh
 from lamina_core.effects import no_effects
 from lamina_core.jaxpr import Atom, ClosedJaxpr, DebugInfo, Jaxpr, JaxprEqn, Literal, Var
 from lamina_core.primitive import Primitive
@@ -209,6 +209,8 @@ class StagingTrace(Trace):
         invars = tuple([self.to_atom(x) for x in args])
         in_avals = [v.aval for v in invars]
         out_aval = abstract_eval_rules[prim](*in_avals, **params)
+        if MESHES_SEEN[0]:
+            out_aval = _with_input_mesh(in_avals, out_aval, prim.multiple_results, params)
         effects_rule = effects_rules.get(prim)
         effects = no_effects if effects_rule is None else effects_rule(*in_avals, **params)
         if prim.multiple_results:
@@ -295,3 +297,24 @@ def trace_to_jaxpr(
         outs = fun(*args)
     jaxpr, consts = trace.finish([a.jaxpr_var for a in args], outs)
     return ClosedJaxpr(jaxpr, consts)
+
+
+def _with_input_mesh(
+    in_avals: Sequence[AbstractValue], out: Any, multiple: bool, params: dict[str, Any]
+) -> Any:
+    """Results laid out over the mesh of the sharding the equation asks for (a `sharding` or
+    `out_sharding` parameter), else over their operands' mesh (JAX's sharding rule under Auto
+    and Manual axes), unless the rule gave them one."""
+    asked = params.get("sharding", params.get("out_sharding"))
+    asked_mesh = getattr(asked, "mesh", None)
+    if asked_mesh is not None and not asked_mesh.empty and not multiple:
+        mesh = asked_mesh.abstract_mesh
+        return out.update(mesh=mesh) if type(out) is ShapedArray else out
+    mesh = common_mesh(in_avals)
+    if mesh is None:
+        return out
+
+    def place(a: Any) -> Any:
+        return a.update(mesh=mesh) if type(a) is ShapedArray and a.mesh is None else a
+
+    return [place(a) for a in out] if multiple else place(out)

@@ -14,6 +14,7 @@ from lamina_core import dtypes
 from lamina_core.avals import AbstractValue, ShapedArray
 from lamina_core.interpreters.zeros import register_zeros_maker
 from lamina_core.lax._reductions import reduce_sum
+from lamina_core.lax._reshard import reshard_like
 from lamina_core.lax._shape import reshape
 from lamina_core.lax._structural import _convert_element_type, broadcast, broadcast_in_dim
 from lamina_core.tracing import EVAL_TRACE, current_trace
@@ -32,9 +33,9 @@ def const(x: Any, value: Any) -> np.ndarray:
 
 
 def one(x: Any) -> Any:
-    """A scalar 1 with `x`'s dtype and weak type."""
+    """A scalar 1 with `x`'s dtype and weak type, laid out over `x`'s mesh (JAX's `_one`)."""
     aval = aval_of(x)
-    return _convert_element_type(1, aval.dtype, aval.weak_type)
+    return reshard_like(_convert_element_type(1, aval.dtype, aval.weak_type), aval)
 
 
 def zeros_like_shaped(aval: AbstractValue) -> Any:
@@ -46,7 +47,7 @@ def zeros_like_shaped(aval: AbstractValue) -> Any:
         # Broadcast from a scalar, as JAX does: under a trace it prints as `broadcast_in_dim`.
         return broadcast(np.zeros((), dtypes.float0), aval.shape)
     zero = _convert_element_type(0, aval.dtype, aval.weak_type)
-    return broadcast(zero, aval.shape)
+    return broadcast(zero, aval.shape, out_sharding=aval.sharding)
 
 
 register_zeros_maker(ShapedArray, zeros_like_shaped)
@@ -65,7 +66,7 @@ def unbroadcast(aval: ShapedArray, x: Any) -> Any:
         return reduce_sum(x, list(range(len(x_shape))))
     dims = [i for i, (a, b) in enumerate(zip(x_shape, aval.shape, strict=True)) if a != b]
     x = reduce_sum(x, dims) if dims else x
-    return reshape(x, aval.shape)
+    return reshape(x, aval.shape, out_sharding=aval.sharding)
 
 
 def maybe_broadcast(shape: tuple[int, ...], x: Any) -> Any:

@@ -21,6 +21,7 @@ from lamina_core.interpreters.batching import (
 )
 from lamina_core.lax._shape import canonicalize_axis, expand_dims, transpose
 from lamina_core.lax._structural import broadcast_in_dim_p
+from lamina_core.mesh import NamedSharding
 from lamina_core.primitive import Primitive
 from lamina_core.values import typeof
 
@@ -139,6 +140,16 @@ def reduced_axes(axes: Sequence[int], bdim: int) -> tuple[tuple[Any, ...], int]:
     return new_axes, bdim - sum(1 for a in new_axes if a < bdim)
 
 
+def sharding_for_vmap(sharding: Any, bdim: int) -> Any:
+    """A rule's output sharding with the mapped axis inserted at `bdim`, unconstrained (JAX's
+    `get_sharding_for_vmap` with no `spmd_axis_name`); None stays None."""
+    if sharding is None:
+        return None
+    parts = list(sharding.spec.partitions)
+    parts.insert(bdim, None)
+    return NamedSharding(sharding.mesh, sharding.spec.update(partitions=parts))
+
+
 def defreducer(prim: Primitive) -> None:
     """`prim` reduces its one operand over `axes`: the mapped axis is kept out of them."""
 
@@ -149,6 +160,8 @@ def defreducer(prim: Primitive) -> None:
         (operand,), (bdim,) = vals, dims
         assert bdim is not None
         new_axes, out_dim = reduced_axes(axes, bdim)
+        if params.get("out_sharding") is not None:
+            params["out_sharding"] = sharding_for_vmap(params["out_sharding"], out_dim)
         return prim.bind(operand, axes=new_axes, **params), out_dim
 
     batching_rules.set(prim, rule)
@@ -166,4 +179,5 @@ __all__ = [
     "ndim_of",
     "reduced_axes",
     "shape_of",
+    "sharding_for_vmap",
 ]

@@ -172,9 +172,11 @@ argmin_p: Final = _index_reduction("argmin", np.argmin)
 
 def reduce_sum(operand: Array, axes: Sequence[int], *, out_sharding: Any = None) -> Array:
     """Sum over `axes` (each `0 <= axis < ndim`), without upcasting narrow types."""
-    if out_sharding is not None:
-        raise NotImplementedError("reduce_sum: out_sharding is not supported by Lamina yet")
-    return reduce_sum_p.bind(operand, axes=tuple(axes), out_sharding=None)
+    from lamina_core.lax._structural import canonical_sharding
+
+    return reduce_sum_p.bind(
+        operand, axes=tuple(axes), out_sharding=canonical_sharding(out_sharding)
+    )
 
 
 def reduce_prod(operand: Array, axes: Sequence[int]) -> Array:

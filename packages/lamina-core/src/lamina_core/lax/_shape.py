@@ -20,7 +20,7 @@ import numpy as np
 from lamina_core import dtypes
 from lamina_core.avals import AbstractValue, ShapedArray
 from lamina_core.lax import _checks as c
-from lamina_core.lax._structural import _convert_element_type, broadcast_in_dim
+from lamina_core.lax._structural import _convert_element_type, broadcast_in_dim, canonical_sharding
 from lamina_core.lax._types import Array
 from lamina_core.primitive import Primitive
 from lamina_core.rules import abstract_eval_rules, impl_rules
@@ -146,6 +146,7 @@ def reshape(
     shape = shape_of(operand)
     dims = None if dimensions is None else tuple(operator.index(d) for d in dimensions)
     identity = dims is None or dims == tuple(range(len(shape)))
+    out_sharding = canonical_sharding(out_sharding)
     if shape and shape == sizes and identity and out_sharding is None and is_array(operand):
         return operand
     return reshape_p.bind(
@@ -336,7 +337,7 @@ def broadcasted_iota(
         dtype=dtypes.canonicalize_dtype(dtype),
         shape=canonical_shape(shape),
         dimension=operator.index(dimension),
-        sharding=out_sharding,
+        sharding=canonical_sharding(out_sharding),
     )
 
 

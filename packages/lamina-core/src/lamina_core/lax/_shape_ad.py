@@ -20,9 +20,10 @@ def _reshape_transpose(
 ) -> Sequence[Any]:
     shape = x.aval.shape
     if dimensions is None:
-        return [sh.reshape(ct, shape)]
+        return [sh.reshape(ct, shape, out_sharding=x.aval.sharding)]
     permuted = tuple(shape[d] for d in dimensions)
-    return [sh.transpose(sh.reshape(ct, permuted), tuple(np.argsort(dimensions)))]
+    out = sh.reshape(ct, permuted, out_sharding=x.aval.sharding)
+    return [sh.transpose(out, tuple(np.argsort(dimensions)))]
 
 
 def _squeeze_transpose(ct: Any, x: Any, *, dimensions: Any) -> Sequence[Any]:

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from lamina_core.interpreters.batching import AxisData, BatchDim, batching_rules
-from lamina_core.lax._batching_common import moveaxis, shape_of
+from lamina_core.lax._batching_common import moveaxis, shape_of, sharding_for_vmap
 from lamina_core.lax._shape import (
     reshape,
     reshape_p,
@@ -48,13 +48,12 @@ def _reshape_batch(
     sharding: Any,
 ) -> tuple[Any, BatchDim]:
     x, bdim = _only(vals, dims)
-    if sharding is not None:
-        raise NotImplementedError("vmap of reshape with an output sharding")
     x = moveaxis(x, bdim, 0)
     # The permutation keeps the mapped axis first; JAX shifts the rest with NumPy, but
     # `reshape` turns them back into Python ints.
     perm = None if dimensions is None else (0, *np.add(1, dimensions))
-    return reshape(x, (shape_of(x)[0], *new_sizes), perm), 0
+    out_sharding = sharding_for_vmap(sharding, 0)
+    return reshape(x, (shape_of(x)[0], *new_sizes), perm, out_sharding=out_sharding), 0
 
 
 def _squeeze_batch(
@@ -104,8 +103,6 @@ def _broadcast_in_dim_batch(
     sharding: Any,
 ) -> tuple[Any, BatchDim]:
     x, bdim = _only(vals, dims)
-    if sharding is not None:
-        raise NotImplementedError("vmap of broadcast_in_dim with an output sharding")
     size = shape_of(x)[bdim]
     x = moveaxis(x, bdim, 0)
     # Bound directly: the shifted dimensions are NumPy integers in JAX's params and print so.
@@ -113,7 +110,7 @@ def _broadcast_in_dim_batch(
         x,
         shape=(size, *shape),
         broadcast_dimensions=(0, *np.add(1, broadcast_dimensions)),
-        sharding=None,
+        sharding=sharding_for_vmap(sharding, 0),
     )
     return out, 0
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from lamina_core import tree_util
-from lamina_core.avals import AbstractValue
+from lamina_core.avals import AbstractValue, ShapedArray
 from lamina_core.interpreters.batching import AxisData, BatchDim, batching_rules
 from lamina_core.interpreters.helpers import deflinear
 from lamina_core.interpreters.transpose import is_undefined
@@ -32,7 +32,11 @@ sharding_constraint_p: Final = Primitive("sharding_constraint")
 
 
 @abstract_eval_rules.register(sharding_constraint_p)
-def _abstract_eval(x: AbstractValue, **params: Any) -> AbstractValue:
+def _abstract_eval(x: AbstractValue, *, sharding: NamedSharding, **params: Any) -> AbstractValue:
+    # The value's type takes the constraint's mesh, as JAX's.
+    mesh = sharding.mesh
+    if isinstance(x, ShapedArray) and not mesh.empty and x.mesh != mesh.abstract_mesh:
+        return x.update(mesh=mesh.abstract_mesh)
     return x
 
 

@@ -15,8 +15,10 @@ import numpy as np
 from lamina_core import dtypes
 from lamina_core.avals import AbstractValue, ShapedArray
 from lamina_core.lax import _checks as c
+from lamina_core.lax._reshard import reshard_p
 from lamina_core.lax._types import Array
 from lamina_core.literals import TypedComplex, TypedFloat, TypedInt, typed_scalar
+from lamina_core.mesh import NamedSharding
 from lamina_core.pretty import hide_params
 from lamina_core.primitive import Primitive
 from lamina_core.rules import abstract_eval_rules, const_fold_rules, impl_rules
@@ -184,16 +186,31 @@ def broadcast_in_dim(
     shape = tuple(int(d) for d in shape)
     dims = tuple(int(d) for d in broadcast_dimensions)
     aval = typeof(operand)
-    if (
-        getattr(aval, "shape", None) == shape
-        and dims == tuple(range(len(shape)))
-        and out_sharding is None
-    ):
-        # JAX's staging forwards an identity broadcast of a tracer instead of recording it.
-        return operand
+    out_sharding = canonical_sharding(out_sharding)
+    if getattr(aval, "shape", None) == shape and dims == tuple(range(len(shape))):
+        if out_sharding is None:
+            # JAX's staging forwards an identity broadcast of a tracer instead of recording it.
+            return operand
+        if getattr(aval, "mesh", None) != out_sharding.mesh:
+            return reshard_p.bind(operand, dst_sharding=out_sharding, concrete_mesh=None)
     return broadcast_in_dim_p.bind(
         operand, shape=shape, broadcast_dimensions=dims, sharding=out_sharding
     )
+
+
+def canonical_sharding(sharding: Any) -> Any:
+    """A rule's `out_sharding` as JAX's `canonicalize_sharding` makes it: None for none or for
+    a sharding over the empty mesh; a concrete mesh's sharding over its abstract mesh."""
+    if sharding is None:
+        return None
+    mesh = getattr(sharding, "mesh", None)
+    if mesh is None:
+        return sharding
+    if mesh.empty:
+        return None
+    if mesh.abstract_mesh is not mesh:
+        return NamedSharding(mesh.abstract_mesh, sharding.spec)
+    return sharding
 
 
 def broadcast(operand: Array, sizes: Sequence[int], *, out_sharding: Any = None) -> Array:

@@ -66,7 +66,8 @@ def _broadcast_in_dim_transpose(
     unit_dims = [i for i, d in enumerate(x.aval.shape) if d == 1]
     bdims = tuple(d for i, d in enumerate(broadcast_dimensions) if i not in unit_dims)
     axes = tuple(i for i in range(len(shape)) if i not in bdims)
-    return [expand_dims(reduce_sum(ct, axes), unit_dims)]
+    summed = x.aval.update(shape=tuple(d for d in x.aval.shape if d != 1))
+    return [expand_dims(reduce_sum(ct, axes, out_sharding=summed.sharding), unit_dims)]
 
 
 jvp_rules.set(broadcast_in_dim_p, linear_jvp(broadcast_in_dim_p))

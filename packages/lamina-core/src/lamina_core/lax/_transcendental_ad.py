@@ -12,13 +12,13 @@ import numpy as np
 from lamina_core.interpreters.jvp import defjvp, defjvp2
 from lamina_core.lax import _elementwise as e
 from lamina_core.lax import _transcendental as tr
-from lamina_core.lax._ad_common import const, full_like
+from lamina_core.lax._ad_common import const, one
 
 _HIGHEST = tr.AccuracyMode.HIGHEST
 
 
 def _one(x: Any) -> Any:
-    return full_like(x, 1, ())
+    return one(x)
 
 
 defjvp(tr.log1p_p, lambda g, x, **_: e.div(g, e.add(x, _one(x))))

@@ -18,12 +18,14 @@ import numpy as np
 
 from lamina_core import dtypes, lax
 from lamina_core import numpy as jnp
+from lamina_core.avals import ShapedArray
 from lamina_core.custom_derivatives import custom_jvp
 from lamina_core.jit import Jitted
 from lamina_core.lax._ad_common import full_like
 from lamina_core.numpy import _promote as p
 from lamina_core.numpy._reductions import _count, _reduction_dims, canonicalize_axis
 from lamina_core.numpy._util import dtype_of, shape_of
+from lamina_core.values import typeof
 
 Array = Any
 Axis = int | tuple[int, ...] | None
@@ -180,7 +182,13 @@ def _one_hot(x: Any, num_classes: int, *, dtype: Any, axis: int) -> Array:
     lhs = lax.expand_dims(x, (axis,))
     rhs_shape = [1] * ndim
     rhs_shape.insert(output_pos_axis, num_classes)
-    rhs = lax.broadcasted_iota(dtype_of(x), tuple(rhs_shape), output_pos_axis)
+    # Laid out over `x`'s mesh, replicated, as JAX's (it prints the sharding when there is one).
+    x_aval = typeof(x)
+    assert isinstance(x_aval, ShapedArray)
+    rhs_sharding = x_aval.update(shape=tuple(rhs_shape)).sharding
+    rhs = lax.broadcasted_iota(
+        dtype_of(x), tuple(rhs_shape), output_pos_axis, out_sharding=rhs_sharding
+    )
     return (lhs == rhs).astype(dtype)
 
 

@@ -1,0 +1,86 @@
+"""`reshard`: a value retyped to another sharding (JAX's `reshard` primitive).
+
+With Auto and Manual axes a sharding type is a mesh (its spec is all None), so `reshard`
+moves a value onto a mesh: the identity on values, and on the program (lowered, it is the
+value itself, as JAX's for meshes with no Explicit axis). JAX emits it where a rule asks
+for a value laid out like another one: `_one(x)`, the scalar seeds of `grad` and the `1 - y`
+of `tanh`'s derivative, made inside a trace whose context mesh is not `x`'s. It prints with
+no parameters, as JAX's.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from lamina_core import pp
+from lamina_core.avals import AbstractValue, ShapedArray
+from lamina_core.interpreters.batching import AxisData, BatchDim, batching_rules
+from lamina_core.interpreters.helpers import deflinear
+from lamina_core.interpreters.transpose import is_undefined
+from lamina_core.interpreters.zeros import Zero
+from lamina_core.jaxpr import JaxprEqn
+from lamina_core.mesh import NamedSharding
+from lamina_core.partition_spec import PartitionSpec
+from lamina_core.pretty import PpContext, PpSettings, pp_eqn_rules, pp_eqn_with_params
+from lamina_core.primitive import Primitive
+from lamina_core.rules import abstract_eval_rules, impl_rules
+from lamina_core.values import typeof
+
+reshard_p: Final = Primitive("reshard")
+
+
+@abstract_eval_rules.register(reshard_p)
+def _abstract_eval(
+    x: AbstractValue, *, dst_sharding: NamedSharding, concrete_mesh: Any
+) -> AbstractValue:
+    if not isinstance(x, ShapedArray):
+        raise TypeError(f"reshard: expected an array, got {x.str_short()}")
+    mesh = None if dst_sharding.mesh.empty else dst_sharding.mesh.abstract_mesh
+    return x if x.mesh == mesh else x.update(mesh=mesh)
+
+
+@impl_rules.register(reshard_p)
+def _impl(x: Any, **params: Any) -> Any:
+    return x  # a layout over a mesh of Auto or Manual axes: the values are unchanged
+
+
+def _transpose(ct: Any, x: Any, *, dst_sharding: NamedSharding, concrete_mesh: Any) -> list[Any]:
+    assert is_undefined(x)
+    if type(ct) is Zero:
+        return [ct]
+    return [reshard_p.bind(ct, dst_sharding=x.aval.sharding, concrete_mesh=concrete_mesh)]
+
+
+deflinear(reshard_p, _transpose)
+
+
+def _batch(axis_data: AxisData, vals: Any, dims: Any, **params: Any) -> tuple[Any, BatchDim]:
+    (x,), (d,) = vals, dims
+    if d is not None:
+        mesh = params["dst_sharding"].mesh
+        params = dict(params, dst_sharding=_spec_none(mesh, typeof(x)))
+    return reshard_p.bind(x, **params), d
+
+
+batching_rules.set(reshard_p, _batch)
+
+
+def _pp(eqn: JaxprEqn, ctx: PpContext, settings: PpSettings) -> pp.Doc:
+    return pp_eqn_with_params(eqn, ctx, settings, [])
+
+
+pp_eqn_rules.set(reshard_p, _pp)
+
+
+def _spec_none(mesh: Any, aval: Any) -> NamedSharding:
+    return NamedSharding(mesh, PartitionSpec(*(None,) * len(aval.shape)))
+
+
+def reshard_like(x: Any, like: AbstractValue) -> Any:
+    """`x` laid out over `like`'s mesh, as JAX's `full_like` makes its fill value: a `reshard`
+    when `like` has a mesh that `x`'s type does not (else `x` itself)."""
+    mesh = getattr(like, "mesh", None)
+    aval = typeof(x)
+    if mesh is None or getattr(aval, "mesh", None) == mesh:
+        return x
+    return reshard_p.bind(x, dst_sharding=_spec_none(mesh, aval), concrete_mesh=None)
