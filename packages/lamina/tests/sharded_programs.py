@@ -567,6 +567,113 @@ def jit_row_split_affine(s: Side) -> Built:
     return f, (s.put(data(16, 4), mesh, "i"), s.put(w, mesh), s.put(b, mesh))
 
 
+# ---- check_vma=True: varying manual axes in the body's types -----------------------------------
+
+
+def vma_replicated_bias(s: Side) -> Built:
+    """A split block plus a replicated bias (check_vma): the bias and the literal are cast to
+    varying (`pvary`) before they meet the block."""
+    mesh = s.mesh((4,), ("i",))
+    f = s.jax.shard_map(
+        lambda a, b: a * 2.0 + b, mesh=mesh, in_specs=(s.P("i"), s.P()), out_specs=s.P("i")
+    )
+    return s.jax.jit(f), (s.put(data(8, 3), mesh, "i"), s.put(data(3, seed=1), mesh))
+
+
+def vma_pmean_2d(s: Side) -> Built:
+    """pmean over one axis of a 2-D mesh (check_vma): types vary over both axes, then one."""
+    mesh = s.mesh((2, 4), ("i", "j"))
+
+    def body(a: Any, b: Any) -> Any:
+        return s.lax.pmean(s.jnp.tanh(a) * b, "j")
+
+    f = s.jax.shard_map(
+        body, mesh=mesh, in_specs=(s.P("i", "j"), s.P(None, "j")), out_specs=s.P("i")
+    )
+    return s.jax.jit(f), (s.put(data(8, 8), mesh, "i", "j"), s.put(data(1, 8, seed=1), mesh))
+
+
+def vma_collectives(s: Side) -> Built:
+    """axis_index, ppermute and all_gather in a checked body; a replicated operand is cast to
+    varying before it is gathered."""
+    mesh = s.mesh((4,), ("i",))
+    perm = [(j, (j + 1) % 4) for j in range(4)]
+
+    def body(a: Any, b: Any) -> Any:
+        shifted = s.lax.ppermute(a, "i", perm) * s.lax.axis_index("i")
+        return s.lax.all_gather(shifted, "i", tiled=True), s.lax.all_gather(b, "i")
+
+    f = s.jax.shard_map(body, mesh=mesh, in_specs=(s.P("i"), s.P()), out_specs=(s.P("i"), s.P("i")))
+    return s.jax.jit(f), (s.put(data(8, 3), mesh, "i"), s.put(data(2, seed=1), mesh))
+
+
+def vma_pmax_psum_scatter(s: Side) -> Built:
+    """pmax and psum_scatter of a replicated value (check_vma): both cast it to varying first;
+    the psum of a constant is the axis size."""
+    mesh = s.mesh((4,), ("i",))
+
+    def body(a: Any) -> Any:
+        top = s.lax.pmax(a, "i") / s.lax.psum(1.0, "i")
+        return top, s.lax.psum_scatter(a, "i", tiled=True)
+
+    f = s.jax.shard_map(body, mesh=mesh, in_specs=s.P(), out_specs=(s.P(), s.P("i")))
+    return s.jax.jit(f), (s.put(data(8, 3), mesh),)
+
+
+def vma_fori_loop(s: Side) -> Built:
+    """A fori_loop whose carry starts as zeros_like of a split block (check_vma): the zeros are
+    cast to varying so the carry keeps its type."""
+    mesh = s.mesh((4,), ("i",))
+
+    def body(a: Any) -> Any:
+        return s.lax.fori_loop(0, 3, lambda k, c: c * 0.5 + a, s.jnp.zeros_like(a))
+
+    f = s.jax.shard_map(body, mesh=mesh, in_specs=s.P("i"), out_specs=s.P("i"))
+    return s.jax.jit(f), (s.put(data(8, 3), mesh, "i"),)
+
+
+def _vma_loss(s: Side) -> Callable[..., Any]:
+    mesh = s.mesh((4,), ("i",))
+
+    def local(w: Any, a: Any) -> Any:
+        return s.lax.psum(s.jnp.sum(s.jnp.sin(a @ w) * s.jnp.cos(w[0, 0])), "i")
+
+    f: Callable[..., Any] = s.jax.shard_map(
+        local, mesh=mesh, in_specs=(s.P(), s.P("i")), out_specs=s.P()
+    )
+    return f
+
+
+def vma_vjp_through_shard_map(s: Side) -> Built:
+    """vjp of a checked shard_map with a given cotangent: residuals leave the body split over
+    the axes they vary over (the invariant one replicated), pvary transposes to psum_invariant
+    and psum_invariant to pvary."""
+    loss = _vma_loss(s)
+    mesh = s.mesh((4,), ("i",))
+
+    def pullback(w: Any, a: Any) -> Any:
+        return s.jax.vjp(lambda w: loss(w, a), w)[1](s.jnp.float32(1.5))
+
+    w, a = s.put(data(3, 2, seed=1), mesh), s.put(data(8, 3), mesh, "i")
+    return s.jax.jit(pullback), (w, a)
+
+
+def vma_grad_through_shard_map(s: Side) -> Built:
+    """grad of a checked shard_map under jit (its seed's `reshard` is a known difference)."""
+    loss = _vma_loss(s)
+    mesh = s.mesh((4,), ("i",))
+    w, a = s.put(data(3, 2, seed=1), mesh), s.put(data(8, 3), mesh, "i")
+    return s.jax.jit(s.jax.grad(loss)), (w, a)
+
+
+def vma_jvp_through_shard_map(s: Side) -> Built:
+    """jvp of a checked shard_map: tangents of replicated inputs are cast with their primals."""
+    loss = _vma_loss(s)
+    mesh = s.mesh((4,), ("i",))
+    w, a = s.put(data(3, 2, seed=1), mesh), s.put(data(8, 3), mesh, "i")
+    return s.jax.jit(lambda w, a: s.jax.jvp(loss, (w, a), (w, a))), (w, a)
+
+
 PROGRAMS: dict[str, Program] = {
     p.__name__: p
     for p in (
@@ -611,5 +718,13 @@ PROGRAMS: dict[str, Program] = {
         shard_map_two_outputs,
         jit_2d_elementwise_chain,
         jit_row_split_affine,
+        vma_replicated_bias,
+        vma_pmean_2d,
+        vma_collectives,
+        vma_pmax_psum_scatter,
+        vma_fori_loop,
+        vma_vjp_through_shard_map,
+        vma_grad_through_shard_map,
+        vma_jvp_through_shard_map,
     )
 }

@@ -59,13 +59,11 @@ JAX = corpus.Side(
 
 _EXPLICIT = (
     "jax.make_mesh makes Explicit axes: JAX prints sharded types (f32[8@data,3]) and "
-    "ctx_mesh= in jit's parameters; Lamina's avals carry no sharding yet"
+    "ctx_mesh= in jit's parameters; Lamina's types carry the mesh but no Explicit spec yet"
 )
-_VMA = "check_vma=True: JAX prints varying-manual-axes types ({V:i}); Lamina makes no vma check"
 KNOWN: dict[tuple[str, str], str] = {
     ("make_mesh_explicit", "lowered"): _EXPLICIT + "; JAX adds sdy.sharding_constraint ops",
     ("make_mesh_explicit", "jaxpr"): _EXPLICIT,
-    ("check_vma_true_psum", "jaxpr"): _VMA,
 }
 """`(program, check)`: why Lamina knowingly differs from JAX there (a strict xfail)."""
 

@@ -17,7 +17,7 @@ import numpy as np
 from lamina_core import dtypes
 from lamina_core import mesh as _mesh
 from lamina_core.mesh import AbstractMesh, AxisType, NamedSharding
-from lamina_core.partition_spec import PartitionSpec, split_counts
+from lamina_core.partition_spec import PartitionSpec, entry_axes, split_counts
 
 
 def _must_override(aval: object, method: str, feature: str) -> NotImplementedError:
@@ -154,8 +154,13 @@ class ShapedArray(AbstractValue):
     sharded argument carry its mesh, and so does what is computed from them; types made
     inside a `shard_map` body carry its manual mesh (JAX's sharding in types, Auto and Manual
     axes: a spec is all None there, so the mesh is all a type holds)."""
+    vma: frozenset[Any] = frozenset()
+    """The manual mesh axes the value varies over inside a `shard_map(check_vma=True)` body
+    (JAX's varying manual axes); empty everywhere else."""
 
     def __post_init__(self) -> None:
+        if type(self.vma) is not frozenset:
+            object.__setattr__(self, "vma", frozenset(self.vma))
         mesh = self.mesh
         if mesh is None:
             if _mesh._abstract_scopes[0]:
@@ -196,12 +201,14 @@ class ShapedArray(AbstractValue):
         dtype: np.dtype | None = None,
         weak_type: bool | None = None,
         mesh: AbstractMesh | Any | None = _KEEP,
+        vma: frozenset[Any] | None = None,
     ) -> ShapedArray:
         return ShapedArray(
             self.shape if shape is None else shape,
             self.dtype if dtype is None else dtype,
             self.weak_type if weak_type is None else weak_type,
             self.mesh if mesh is _KEEP else mesh,
+            self.vma if vma is None else vma,
         )
 
     @property
@@ -215,7 +222,7 @@ class ShapedArray(AbstractValue):
         name = (
             dtypes.short_dtype_name(self.dtype) if short_dtypes else dtypes.dtype_name(self.dtype)
         )
-        return f"{name}[{','.join(map(str, self.shape))}]"
+        return f"{name}[{','.join(map(str, self.shape))}]{vma_str(self.vma, self.mesh)}"
 
     def __str__(self) -> str:
         return f"{'~' if self.weak_type else ''}{self.str_short(short_dtypes=False)}"
@@ -227,17 +234,25 @@ class ShapedArray(AbstractValue):
     def to_tangent_aval(self) -> ShapedArray:
         # Integers, bools and extended dtypes (keys); ml_dtypes floats also have kind "V".
         if self.dtype.kind in "biu" or dtypes.extended(self.dtype) is not None:
-            return ShapedArray(self.shape, dtypes.float0, self.weak_type, self.mesh)
+            return ShapedArray(self.shape, dtypes.float0, self.weak_type, self.mesh, self.vma)
         return self
 
     def normalize(self) -> ShapedArray:
-        return self if not self.weak_type else ShapedArray(self.shape, self.dtype, False, self.mesh)
+        return (
+            self
+            if not self.weak_type
+            else ShapedArray(self.shape, self.dtype, False, self.mesh, self.vma)
+        )
 
     def dec_rank(self, size: int, axis: int) -> ShapedArray:
         if not 0 <= axis < self.ndim or self.shape[axis] != size:
             raise ValueError(f"cannot remove axis {axis} of size {size} from {self.str_short()}")
         return ShapedArray(
-            self.shape[:axis] + self.shape[axis + 1 :], self.dtype, self.weak_type, self.mesh
+            self.shape[:axis] + self.shape[axis + 1 :],
+            self.dtype,
+            self.weak_type,
+            self.mesh,
+            self.vma,
         )
 
     def shard(
@@ -245,11 +260,14 @@ class ShapedArray(AbstractValue):
     ) -> ShapedArray:
         counts = split_counts(spec, mesh.shape, self.ndim)
         manual = mesh.abstract_mesh.update_axis_types(dict.fromkeys(manual_axes, AxisType.Manual))
+        # With check_vma, a piece varies over the mesh axes its spec splits the value over.
+        vma = self.vma | _split_over(spec) if check_vma else self.vma
         return ShapedArray(
             tuple(d // n for d, n in zip(self.shape, counts, strict=True)),
             self.dtype,
             self.weak_type,
             manual,
+            vma,
         )
 
     def unshard(self, mesh: Any, check_vma: bool, spec: Any) -> ShapedArray:
@@ -260,14 +278,36 @@ class ShapedArray(AbstractValue):
             self.dtype,
             self.weak_type,
             mesh.abstract_mesh if context.empty else context,
+            # Outside, the value varies only over the axes an enclosing shard_map is manual over.
+            self.vma & frozenset(mesh.manual_axes),
         )
 
     def inc_rank(self, size: int, axis: int) -> ShapedArray:
         if not 0 <= axis <= self.ndim:
             raise ValueError(f"cannot insert axis {axis} into {self.str_short()}")
         return ShapedArray(
-            (*self.shape[:axis], size, *self.shape[axis:]), self.dtype, self.weak_type, self.mesh
+            (*self.shape[:axis], size, *self.shape[axis:]),
+            self.dtype,
+            self.weak_type,
+            self.mesh,
+            self.vma,
         )
+
+
+def _split_over(spec: Any) -> frozenset[Any]:
+    return frozenset(n for entry in spec.partitions for n in entry_axes(entry))
+
+
+def vma_str(vma: frozenset[Any], mesh: AbstractMesh | None = None) -> str:
+    """How a type prints the manual axes it varies over, as JAX's: `{V:i}`, `{V:(i,j)}`, in
+    the order of the type's mesh (sorted by name when it has none)."""
+    if not vma:
+        return ""
+    if mesh is not None and vma <= set(mesh.axis_names):
+        names = [str(n) for n in mesh.axis_names if n in vma]
+    else:
+        names = sorted(map(str, vma))
+    return f"{{V:{names[0]}}}" if len(names) == 1 else f"{{V:({','.join(names)})}}"
 
 
 def physical_aval(aval: ShapedArray) -> ShapedArray:

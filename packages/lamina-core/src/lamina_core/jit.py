@@ -32,6 +32,7 @@ from lamina_core.mutable_checks import (
 from lamina_core.tracing import EVAL_TRACE, NotAnArrayArgument, Tracer, current_trace
 from lamina_core.typecheck import check_jaxpr
 from lamina_core.values import typeof
+from lamina_core.vma import check_vma_enabled
 
 
 def _indices(value: int | Sequence[int] | None) -> tuple[int, ...]:
@@ -290,9 +291,11 @@ class Jitted:
         except TypeError:
             raise self._not_an_array(args, kwargs, leaves, static_nums) from None
         # Named axes bound by enclosing vmaps are part of JAX's trace context (a collective's
-        # trace depends on their sizes, `psum(1, 'i')` being one).
+        # trace depends on their sizes, `psum(1, 'i')` being one), and so is whether a checked
+        # shard_map body encloses the call (its `psum`s bind `psum_invariant`).
         axes = tuple((n, axis_frame(n).size) for n in bound_axis_names())
-        signature = Signature(in_tree, in_avals, static, (*config.trace_context(), axes))
+        context = (*config.trace_context(), axes, check_vma_enabled())
+        signature = Signature(in_tree, in_avals, static, context)
         mutable_args = any(a.mutable for a in in_avals)
         staged = self._cache.get(signature)
         captured: list[Any] = []

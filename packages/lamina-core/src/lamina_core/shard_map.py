@@ -42,12 +42,14 @@ from lamina_core.rules import abstract_eval_rules, effects_rules, impl_rules
 from lamina_core.shard_map_checks import (
     broadcast_specs,
     check_args,
+    check_out_vma,
     check_outs,
     check_specs,
     fun_name,
 )
 from lamina_core.typecheck import sub_jaxpr_contexts
 from lamina_core.values import typeof
+from lamina_core.vma import check_vma_scope, drop_vma, pvary
 
 shard_map_p: Final = Primitive("shard_map", multiple_results=True)
 
@@ -150,8 +152,11 @@ def _shard_map_impl(
         pieces = [x[_block_index(x.shape, spec, sizes, w)] for w in positions]
         return np.stack(pieces).reshape(*lead, *pieces[0].shape)
 
+    # Each device's values carry no varying-manual-axes types: nor does the body run on them.
+    plain = drop_vma(jaxpr) if check_vma else jaxpr
+
     def body(*xs: Any) -> list[Any]:
-        return eval_jaxpr(jaxpr, [], *xs)
+        return eval_jaxpr(plain, [], *xs)
 
     run: Callable[..., Any] = body
     for name in reversed(names):
@@ -169,6 +174,12 @@ def _shard_map_impl(
             full[_block_index(full_shape, spec, sizes, w)] = out[pos]
         results.append(full)
     return results
+
+
+def _missing(spec: PartitionSpec, x: Any) -> tuple[Any, ...]:
+    """The mesh axes `spec` names that `x` does not vary over yet (`pvary` orders them)."""
+    have: frozenset[Any] = getattr(typeof(x), "vma", frozenset())
+    return tuple(n for n in sorted(spec_axis_names(spec), key=str) if n not in have)
 
 
 # --- the API ------------------------------------------------------------------------------------
@@ -194,7 +205,9 @@ def shard_map(
         in_specs: a pytree prefix of the arguments: how each is split (`None`: static).
         mesh: the mesh; by default the one in context (`set_mesh`).
         axis_names: the mesh axes `f` is manual over (default: all).
-        check_vma: checked replication of the outputs (kept as a parameter).
+        check_vma: type the body's values with the manual axes they vary over (JAX's
+            `{V:...}` types, `pvary` casts, `psum_invariant`) and check each result
+            varies only over the axes its out_spec names.
     """
     kwargs = dict(
         mesh=mesh,
@@ -245,22 +258,30 @@ def _check_mesh(
 
 
 @contextlib.contextmanager
-def manual_axes_env(mesh: Mesh | AbstractMesh, manual: frozenset[Any]) -> Any:
-    """Bind the manual mesh axes as named axes (in mesh order) while a body is traced, and
-    trace it under the manual mesh (the types made in it carry that mesh, as JAX's)."""
+def manual_axes_env(
+    mesh: Mesh | AbstractMesh, manual: frozenset[Any], check_vma: bool = False
+) -> Any:
+    """Bind the manual mesh axes as named axes (in mesh order) while a body is traced, with
+    varying-manual-axes typing on or off as the body's `check_vma` says, under the manual
+    mesh (the types made in it carry that mesh, as JAX's)."""
     with contextlib.ExitStack() as stack:
         for name, size in mesh.shape_tuple:
             if name in manual:
                 stack.enter_context(extend_axis_env(AxisData(name, size)))
         manual_mesh = mesh.abstract_mesh.update_axis_types(dict.fromkeys(manual, AxisType.Manual))
         stack.enter_context(use_abstract_mesh(manual_mesh))
+        stack.enter_context(check_vma_scope(check_vma))
         yield
 
 
 def _body_context(
-    *, mesh: Mesh | AbstractMesh, newly_manual_axes: frozenset[Any], **params: Any
+    *,
+    mesh: Mesh | AbstractMesh,
+    newly_manual_axes: frozenset[Any],
+    check_vma: bool,
+    **params: Any,
 ) -> Any:
-    return manual_axes_env(mesh, newly_manual_axes | frozenset(mesh.manual_axes))
+    return manual_axes_env(mesh, newly_manual_axes | frozenset(mesh.manual_axes), check_vma)
 
 
 sub_jaxpr_contexts[shard_map_p] = _body_context
@@ -326,14 +347,24 @@ def _shard_map(
             out = f(*tree_util.tree_unflatten(in_tree, full))
             out_leaves, out_tree = tree_util.tree_flatten_with_path(out)
             out_trees.append((out_tree, [p for p, _ in out_leaves]))
-            return [x for _, x in out_leaves]
+            flat = [x for _, x in out_leaves]
+            if not check_vma:
+                return flat
+            # A result its spec says varies over axes it does not vary over is cast to vary.
+            keyed = broadcast_specs("out", out_specs, out_tree)
+            return [
+                x if not isinstance(s, PartitionSpec) else pvary(x, _missing(s, x))
+                for x, (_, s) in zip(flat, keyed, strict=True)
+            ]
 
         debug = DebugInfo("shard_map", func_src_info(f), lambda: None)
-        with manual_axes_env(the_mesh, manual):
+        with manual_axes_env(the_mesh, manual, check_vma):
             closed = trace_to_jaxpr(flat_body, body_avals, debug)
         out_tree, out_paths = out_trees[0]
         keyed_out_specs = broadcast_specs("out", out_specs, out_tree)
         check_outs(f, out_paths, keyed_out_specs, closed.jaxpr.out_avals)
+        if check_vma:
+            check_out_vma(f, the_mesh, keyed_out_specs, closed.jaxpr.out_avals)
         flat_out_specs = tuple(s for _, s in keyed_out_specs)
         consts = list(closed.consts)
         for c in consts:

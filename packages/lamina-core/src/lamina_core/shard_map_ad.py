@@ -8,10 +8,10 @@ Each rule transforms the per-device body and binds `shard_map` again over the sa
   `[*residuals, *nonzero tangents]`. Residuals that are not body inputs or outputs leave the
   known body concatenated along axis 0 over every newly manual mesh axis (scalars gain a
   leading axis of size 1 first, which the tangent body squeezes away);
-* transposition: the body transposed with `backward_pass`. Lamina's bodies carry no
-  replication types, so cotangents are treated as JAX treats them with `check_vma=False`
-  whatever `check_vma` says: an output cotangent replicated over mesh axes its spec does not
-  name is divided by their size, and input cotangents are `psum`med over those axes.
+* transposition: the body transposed with `backward_pass`. With `check_vma=False` an output
+  cotangent replicated over mesh axes its spec does not name is divided by their size, and
+  input cotangents are `psum`med over those axes; with `check_vma=True` the body's types
+  (`pvary`, `psum_invariant`, which transpose into each other) already say so.
 
 Bodies are traced with the manual mesh axes bound (`manual_axes_env`), so collectives in them
 (and in the rules of their transposes) see their axes.
@@ -76,15 +76,32 @@ def residual_spec(names: tuple[Any, ...]) -> PartitionSpec:
     return PartitionSpec(names) if names else PartitionSpec()
 
 
+def fresh_residual_specs(
+    mesh: Mesh | AbstractMesh,
+    manual: frozenset[Any],
+    check_vma: bool,
+    avals: Sequence[AbstractValue],
+) -> list[PartitionSpec]:
+    """The specs residuals of types `avals` leave a body with: concatenated over every newly
+    manual axis, or, in a checked body, over the axes each varies over (JAX's `nospec`)."""
+    if not check_vma:
+        return [residual_spec(newly_manual_names(mesh, manual))] * len(avals)
+    return [
+        residual_spec(tuple(n for n in mesh.axis_names if n in getattr(a, "vma", ())))
+        for a in avals
+    ]
+
+
 def trace_body(
     fun: Callable[..., Sequence[Any]],
     avals: Sequence[AbstractValue],
     debug_info: DebugInfo | None,
     mesh: Mesh | AbstractMesh,
     manual: frozenset[Any],
+    check_vma: bool,
 ) -> ClosedJaxpr:
     """Stage a per-device body with the manual mesh axes bound as named axes."""
-    with manual_axes_env(mesh, manual):
+    with manual_axes_env(mesh, manual, check_vma):
         return trace_to_jaxpr(fun, avals, debug_info)
 
 
@@ -131,11 +148,12 @@ def gather_residuals(
     outs: Sequence[Any],
     out_specs: Sequence[Any],
     fresh: Sequence[Any],
-    fresh_spec: Any,
+    fresh_specs: Sequence[Any],
 ) -> tuple[list[Any], list[Any]]:
     """Each residual and its spec: a forwarded input (`in_fwd[i]`), a forwarded output
-    (`out_fwd[i]`), or the next of the `fresh` ones the known body returned (`fresh_spec`)."""
+    (`out_fwd[i]`), or the next of the `fresh` ones the known body returned (`fresh_specs`)."""
     new = iter(fresh)
+    new_specs = iter(fresh_specs)
     residuals, specs = [], []
     for f1, f2 in zip(in_fwd, out_fwd, strict=True):
         if f1 is not None:
@@ -146,7 +164,7 @@ def gather_residuals(
             specs.append(out_specs[f2])
         else:
             residuals.append(next(new))
-            specs.append(fresh_spec)
+            specs.append(next(new_specs))
     return residuals, specs
 
 
@@ -181,6 +199,7 @@ def promote_scalar_residuals(
         jaxpr.debug_info,
         params["mesh"],
         params["newly_manual_axes"],
+        params["check_vma"],
     )
 
 
@@ -197,7 +216,7 @@ def _shard_map_jvp(
     jaxpr: Jaxpr = params["jaxpr"]
     in_specs, out_specs = params["in_specs"], params["out_specs"]
     nonzeros = tuple(type(t) is not Zero and not is_float0(typeof(t)) for t in tangents)
-    with manual_axes_env(params["mesh"], params["newly_manual_axes"]):
+    with manual_axes_env(params["mesh"], params["newly_manual_axes"], params["check_vma"]):
         body, out_nz = jvp_jaxpr(ClosedJaxpr(jaxpr, []), nonzeros)
     nz_tangents = [t for t, nz in zip(tangents, nonzeros, strict=True) if nz]
     tangent_in = [s.to_tangent_spec() for s, nz in zip(in_specs, nonzeros, strict=True) if nz]
@@ -269,7 +288,6 @@ def _shard_map_linearize(nonzeros: Sequence[bool], *primals: Any, **params: Any)
         n and not is_float0(a.to_tangent_aval())
         for n, a in zip(nonzeros, closed.in_avals, strict=True)
     )
-    names = newly_manual_names(mesh, manual)
     box: list[Any] = []
 
     def known_body(*ps: Any) -> list[Any]:
@@ -290,14 +308,16 @@ def _shard_map_linearize(nonzeros: Sequence[bool], *primals: Any, **params: Any)
         box.extend([tangent, out_nz, in_fwd, out_fwd, promote])
         return [*(add_singleton(r) if _is_scalar(r) else r for r in res), *outs]
 
-    known = trace_body(known_body, closed.in_avals, jaxpr.debug_info, mesh, manual)
+    known = trace_body(
+        known_body, closed.in_avals, jaxpr.debug_info, mesh, manual, params["check_vma"]
+    )
     tangent, out_nz, in_fwd, out_fwd, promote = box
     n_res = sum(f1 is None and f2 is None for f1, f2 in zip(in_fwd, out_fwd, strict=True))
-    spec = residual_spec(names)
-    outs = bind_body(known, primals, in_specs, [*([spec] * n_res), *out_specs], params)
+    specs = fresh_residual_specs(mesh, manual, params["check_vma"], known.jaxpr.out_avals[:n_res])
+    outs = bind_body(known, primals, in_specs, [*specs, *out_specs], params)
     fresh, primals_out = outs[:n_res], outs[n_res:]
     residuals, res_specs = gather_residuals(
-        in_fwd, out_fwd, primals, in_specs, primals_out, out_specs, fresh, spec
+        in_fwd, out_fwd, primals, in_specs, primals_out, out_specs, fresh, specs
     )
     t = tangent.jaxpr
     opened = t.replace(constvars=(), invars=(*t.constvars, *t.invars))
@@ -353,8 +373,8 @@ def _shard_map_transpose(cts: Sequence[Any], *args: Any, **params: Any) -> list[
         ct_spec = spec.to_ct_spec()
         if type(ct) is Zero:
             out_cts.append(Zero(shard_aval(mesh, manual, check_vma, ct_spec, ct.aval)))
-        elif is_float0(typeof(ct)):
-            out_cts.append(ct)
+        elif check_vma or is_float0(typeof(ct)):
+            out_cts.append(ct)  # a checked body's types say where cotangents vary
         else:
             n = math.prod(sizes[a] for a in unmentioned_axes(mesh, ct_spec, manual))
             out_cts.append(_divide(ct, n))
@@ -380,7 +400,7 @@ def _shard_map_transpose(cts: Sequence[Any], *args: Any, **params: Any) -> list[
         summed = []
         lin_specs = [s for s, lin in zip(in_specs, linear, strict=True) if lin]
         for spec, ct in zip(lin_specs, left, strict=True):
-            if type(ct) is not Zero and not is_float0(typeof(ct)):
+            if type(ct) is not Zero and not check_vma and not is_float0(typeof(ct)):
                 axes = unmentioned_axes(mesh, spec.to_ct_spec(), manual)
                 if axes:
                     from lamina_core.lax import psum
@@ -390,7 +410,9 @@ def _shard_map_transpose(cts: Sequence[Any], *args: Any, **params: Any) -> list[
         left_nz.extend(type(c) is not Zero for c in summed)
         return [c for c in summed if type(c) is not Zero]
 
-    transposed = trace_body(body, [*ct_avals, *defined_avals], jaxpr.debug_info, mesh, manual)
+    transposed = trace_body(
+        body, [*ct_avals, *defined_avals], jaxpr.debug_info, mesh, manual, check_vma
+    )
     lin_specs = [s for s, lin in zip(in_specs, linear, strict=True) if lin]
     new_in = [
         *(s.to_ct_spec() for s, c in zip(out_specs, out_cts, strict=True) if type(c) is not Zero),
@@ -417,6 +439,7 @@ __all__ = [
     "add_singleton",
     "bind_body",
     "body_params",
+    "fresh_residual_specs",
     "newly_manual_names",
     "promote_scalar_residuals",
     "remove_singleton",

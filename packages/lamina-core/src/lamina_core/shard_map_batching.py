@@ -60,7 +60,7 @@ def _shard_map_batch(
     if spmd is not None:
         size = axis_data.size // math.prod(mesh.shape[n] for n in spmd)
         inner = AxisData(axis_data.name, size, spmd)
-    with manual_axes_env(mesh, manual):
+    with manual_axes_env(mesh, manual, params["check_vma"]):
         body, out_dims = batch_jaxpr(ClosedJaxpr(jaxpr, []), inner, tuple(dims))
     _check_spmd(spmd, out_specs, "out_specs")
     outs = bind_body(

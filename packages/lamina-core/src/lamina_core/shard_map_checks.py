@@ -245,4 +245,57 @@ def check_outs(
     raise ValueError(msg)
 
 
-__all__ = ["broadcast_specs", "check_args", "check_outs", "check_specs", "fun_name", "is_spec"]
+def check_out_vma(
+    f: Callable[..., Any],
+    mesh: Mesh | AbstractMesh,
+    specs: Sequence[tuple[str, Any]],
+    avals: Sequence[Any],
+) -> None:
+    """With `check_vma`: no result varies over a mesh axis its spec does not name (the spec
+    promises the value is the same along it); JAX's error otherwise."""
+    msgs = []
+    for (spec_path, s), a in zip(specs, avals, strict=True):
+        if not isinstance(s, PartitionSpec):
+            continue
+        named = spec_axis_names(s)
+        unmentioned = [n for n in mesh.axis_names if n not in named]
+        vma: frozenset[Any] = getattr(a, "vma", frozenset())
+        if not any(n in vma for n in unmentioned if n not in mesh.manual_axes):
+            continue
+        if len(unmentioned) > 1:
+            need = ",".join(str(n) for n in mesh.axis_names if n in named)
+            got = ",".join(str(n) for n in mesh.axis_names if n in vma)
+            diff = ",".join(str(n) for n in unmentioned if n in vma)
+            msgs.append(
+                f"* out_specs{spec_path} is {s} which implies that the corresponding output "
+                f"value is only varying across mesh axes {{{need}}} and not {{{diff}}}, but it "
+                f"was inferred to be possibly varying over {{{got}}}"
+            )
+        else:
+            msgs.append(
+                f"* out_specs{spec_path} is {s} which implies that the corresponding output "
+                f"value is replicated across mesh axis '{unmentioned[0]}', but could not infer "
+                "replication over any axes"
+            )
+    if not msgs:
+        return
+    raise ValueError(
+        f"shard_map applied to the function '{fun_name(f)}' was given out_specs which "
+        "require replication which can't be statically inferred given the mesh:\n\n"
+        f"The mesh given has shape {tuple(mesh.shape.values())} with corresponding axis "
+        f"names {mesh.axis_names}.\n\n{_bulleted(msgs)}\n\nCheck if these output values "
+        "are meant to be replicated over those mesh axes. If not, consider revising the "
+        "corresponding out_specs entries. If so, consider disabling the check by passing the "
+        "check_vma=False argument to `jax.shard_map`."
+    )
+
+
+__all__ = [
+    "broadcast_specs",
+    "check_args",
+    "check_out_vma",
+    "check_outs",
+    "check_specs",
+    "fun_name",
+    "is_spec",
+]

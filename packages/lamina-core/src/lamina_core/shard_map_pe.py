@@ -32,11 +32,10 @@ from lamina_core.shard_map import manual_axes_env, shard_map_p, unshard_aval
 from lamina_core.shard_map_ad import (
     add_singleton,
     body_params,
+    fresh_residual_specs,
     gather_residuals,
-    newly_manual_names,
     promote_scalar_residuals,
     remove_singleton,
-    residual_spec,
     trace_body,
 )
 
@@ -48,7 +47,7 @@ def _shard_map_partial_eval(trace: SplitTrace, *args: Any, **params: Any) -> lis
     mesh, manual = params["mesh"], params["newly_manual_axes"]
     in_specs, out_specs = params["in_specs"], params["out_specs"]
     unknowns = tuple(trace.is_unknown(a) for a in args)
-    with manual_axes_env(mesh, manual):
+    with manual_axes_env(mesh, manual, params["check_vma"]):
         known, unknown, out_unknowns, res_avals = partial_eval_jaxpr_nounits(
             ClosedJaxpr(jaxpr, []), unknowns, instantiate=False
         )
@@ -70,19 +69,29 @@ def _shard_map_partial_eval(trace: SplitTrace, *args: Any, **params: Any) -> lis
         res = [r for r, w in zip(outs[n_out:], fresh, strict=True) if w]
         return [*outs[:n_out], *(add_singleton(r) if not r.shape else r for r in res)]
 
-    known_body_jaxpr = trace_body(known_body, known.in_avals, jaxpr.debug_info, mesh, manual)
+    known_body_jaxpr = trace_body(
+        known_body, known.in_avals, jaxpr.debug_info, mesh, manual, params["check_vma"]
+    )
     known_in_specs = [s for s, u in zip(in_specs, unknowns, strict=True) if not u]
     known_out_specs = [s for s, u in zip(out_specs, out_unknowns, strict=True) if not u]
-    spec = residual_spec(newly_manual_names(mesh, manual))
-    n_fresh = sum(fresh)
+    specs = fresh_residual_specs(
+        mesh, manual, params["check_vma"], known_body_jaxpr.jaxpr.out_avals[n_out:]
+    )
     consts, kparams = body_params(
-        known_body_jaxpr, known_in_specs, [*known_out_specs, *([spec] * n_fresh)], params
+        known_body_jaxpr, known_in_specs, [*known_out_specs, *specs], params
     )
     known_args = [a for a, u in zip(args, unknowns, strict=True) if not u]
     outs = trace.bind_known(shard_map_p, [*consts, *known_args], kparams)
     known_vals = outs[:n_out]
     residuals, res_specs = gather_residuals(
-        in_fwd, out_fwd, known_args, known_in_specs, known_vals, known_out_specs, outs[n_out:], spec
+        in_fwd,
+        out_fwd,
+        known_args,
+        known_in_specs,
+        known_vals,
+        known_out_specs,
+        outs[n_out:],
+        specs,
     )
     unknown_body = promote_scalar_residuals(unknown.jaxpr, promote, params)
     unknown_in_specs = [s for s, u in zip(in_specs, unknowns, strict=True) if u]
@@ -116,6 +125,7 @@ def _with_singleton_residuals(
     if not any(scalar):
         return known, staged
     mesh, manual = params["mesh"], params["newly_manual_axes"]
+    check_vma: bool = params["check_vma"]
     n_res = sum(which)
 
     def known_fun(*args: Any) -> list[Any]:
@@ -123,7 +133,7 @@ def _with_singleton_residuals(
         head, res = outs[: len(outs) - n_res], outs[len(outs) - n_res :]
         return [*head, *(r if r.shape else add_singleton(r) for r in res)]
 
-    k = trace_body(known_fun, known.in_avals, known.debug_info, mesh, manual)
+    k = trace_body(known_fun, known.in_avals, known.debug_info, mesh, manual, check_vma)
     n = len(which)
     avals = [
         v.aval.inc_rank(1, 0) if s else v.aval
@@ -140,6 +150,7 @@ def _with_singleton_residuals(
         staged.debug_info,
         mesh,
         manual,
+        check_vma,
     )
     return _opened(k), _opened(st)
 
@@ -157,7 +168,7 @@ def _shard_map_pe_custom(
     params = dict(eqn.params)
     jaxpr: Jaxpr = params["jaxpr"]
     mesh, manual = params["mesh"], params["newly_manual_axes"]
-    with manual_axes_env(mesh, manual):
+    with manual_axes_env(mesh, manual, params["check_vma"]):
         known, staged, unks_out, inst_out, num_res = partial_eval_jaxpr_custom(
             jaxpr, unks_in, inst_in, False, False, saveable
         )
@@ -176,20 +187,23 @@ def _shard_map_pe_custom(
     known = known.replace(
         outvars=(*out_vars, *(r for r, w in zip(res_vars, which, strict=True) if w))
     )
-    with manual_axes_env(mesh, manual):
+    with manual_axes_env(mesh, manual, params["check_vma"]):
         known, _ = dce_jaxpr(known, [True] * len(known.outvars), prune_invars=False)
     known, staged = _with_singleton_residuals(known, staged, which, params)
-    spec = residual_spec(newly_manual_names(mesh, manual))
     ins_known = [x for x, u in zip(eqn.invars, unks_in, strict=True) if not u]
     in_specs_known = [s for s, u in zip(params["in_specs"], unks_in, strict=True) if not u]
     out_specs_known = [s for s, u in zip(params["out_specs"], unks_out, strict=True) if not u]
     fresh_avals = [v.aval for v, w in zip(staged.invars[:num_res], which, strict=True) if w]
-    residuals = [Var(unshard_aval(mesh, params["check_vma"], spec, a)) for a in fresh_avals]
+    specs = fresh_residual_specs(mesh, manual, params["check_vma"], fresh_avals)
+    residuals = [
+        Var(unshard_aval(mesh, params["check_vma"], s, a))
+        for s, a in zip(specs, fresh_avals, strict=True)
+    ]
     params_known = dict(
         params,
         jaxpr=known,
         in_specs=tuple(in_specs_known),
-        out_specs=(*out_specs_known, *([spec] * len(residuals))),
+        out_specs=(*out_specs_known, *specs),
     )
     full_res, res_specs = gather_residuals(
         in_fwd,
@@ -199,7 +213,7 @@ def _shard_map_pe_custom(
         out_binders_known,
         out_specs_known,
         residuals,
-        spec,
+        specs,
     )
     ins_staged = [x for x, i in zip(eqn.invars, inst_in, strict=True) if i]
     params_staged = dict(

@@ -14,7 +14,7 @@ from typing import Any
 from lamina_core.avals import AbstractValue, types_match
 from lamina_core.jaxpr import ClosedJaxpr, DropVar, Jaxpr, JaxprEqn, Literal, Var, jaxprs_in_params
 from lamina_core.primitive import Primitive
-from lamina_core.rules import abstract_eval_rules
+from lamina_core.vma import abstract_eval
 
 
 class JaxprTypeError(TypeError):
@@ -60,7 +60,7 @@ def check_jaxpr(jaxpr: Jaxpr | ClosedJaxpr) -> None:
     for eqn in jaxpr.eqns:
         in_avals = [read(v, eqn) for v in eqn.invars]
         try:
-            out = abstract_eval_rules[eqn.primitive](*in_avals, **eqn.params)
+            out = abstract_eval(eqn.primitive, in_avals, eqn.params)
         except Exception as err:
             raise _fail(f"'{eqn.primitive.name}' does not type-check: {err}", eqn) from err
         expected: Sequence[AbstractValue] = (

@@ -15,7 +15,9 @@ from typing import Any, NoReturn
 
 from lamina_core import lax
 from lamina_core.lax import _collectives as coll
+from lamina_core.lax._collectives_vma import psum_invariant_p
 from lamina_core.primitive import Primitive
+from lamina_core.vma import pvary_p
 from lamina_mlir import _rules_collectives_spmd as spmd_rules
 from lamina_mlir._context import LoweringRuleContext
 from lamina_mlir._mlir_context import IrValue
@@ -146,3 +148,18 @@ def _pbroadcast_rule(
     raise NotImplementedError(
         "MLIR translation rule for primitive 'pbroadcast' not found for platform cpu"
     )
+
+
+_psum_rule = _collective_rule(coll.psum_p, lax.reduce_sum_p)
+
+
+@register(psum_invariant_p)
+def _psum_invariant_rule(ctx: LoweringRuleContext, x: IrValue, *, axes: Any) -> list[IrValue]:
+    # The all-reduce of psum; only the types (vma) differ, which lowering does not see.
+    return _psum_rule(ctx, x, axes=axes, axis_index_groups=None)  # type: ignore[no-any-return]  # rule factory returns Any
+
+
+@register(pvary_p)
+def _pvary_rule(ctx: LoweringRuleContext, x: IrValue, *, axes: Any) -> list[IrValue]:
+    # A cast of types only: nothing on the devices.
+    return [x]

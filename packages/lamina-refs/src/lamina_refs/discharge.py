@@ -255,7 +255,7 @@ def _shard_map(eqn: JaxprEqn, ins: list[Any]) -> list[Any]:
     if len(_distinct_cells(ins)) != sum(is_cell):
         raise ValueError("shard_map: the same Ref is passed twice")
     manual = params["newly_manual_axes"] | frozenset(params["mesh"].manual_axes)
-    with manual_axes_env(params["mesh"], manual):
+    with manual_axes_env(params["mesh"], manual, params["check_vma"]):
         discharged = discharge_state(body)
     ref_specs = [s for s, c in zip(params["in_specs"], is_cell, strict=True) if c]
     outs = shard_map_p.bind(

@@ -254,6 +254,8 @@ def mismatch_extra(a1: AbstractValue, a2: AbstractValue) -> str:
         found.append("the dtypes do not match")
     if a1.shape != a2.shape:
         found.append("the shapes do not match")
+    if a1.vma != a2.vma:
+        found.append("the manual axis types do not match")
     if not found:
         return ""
     if len(found) == 1:
@@ -379,8 +381,38 @@ def check_carry_type(
         differences = "\n".join(f"  * {d};\n" for d in diffs[:-1]) + f"  * {diffs[-1]}.\n"
     raise TypeError(
         f"{name} function carry input and carry output must have equal types, but they "
-        f"differ:\n\n{differences}\nRevise the function so that all output types match the "
-        "corresponding input types."
+        f"differ:\n\n{differences}\n{_pcast_hint(paths, component, in_avals, out_avals)}"
+        "Revise the function so that all output types match the corresponding input types."
+    )
+
+
+def _pcast_hint(
+    paths: Sequence[Any],
+    component: Callable[[Sequence[Any]], str],
+    in_avals: Sequence[AbstractValue],
+    out_avals: Sequence[AbstractValue],
+) -> str:
+    """JAX's advice for carries that come out varying over more manual axes than they went in."""
+    fixes = [
+        f"applying `jax.lax.pcast(..., {tuple(b.vma - a.vma)}, to='varying')`, to the initial "
+        f"carry value corresponding to {component(p)}"
+        for p, a, b in zip(paths, in_avals, out_avals, strict=True)
+        if isinstance(a, ShapedArray) and isinstance(b, ShapedArray)
+        and not types_match(a, b) and b.vma - a.vma
+    ]  # fmt: skip
+    if not fixes:
+        return ""
+    if len(fixes) == 1:
+        msg = f"This might be fixed by {fixes[0]}.\n"
+    else:
+        msg = (
+            "This might be fixed by:\n"
+            + "\n".join(f"  * {d};\n" for d in fixes[:-1])
+            + f"  * {fixes[-1]}.\n"
+        )
+    return (
+        msg + "See https://docs.jax.dev/en/latest/notebooks/shard_map.html#scan-vma for more "
+        "information.\n\n"
     )
 
 

@@ -159,9 +159,34 @@ def _branch_outputs_error(
         differences = f"{capitalize(diffs[0])}.\n"
     else:
         differences = "\n".join(f"  * {d};" for d in diffs[:-1]) + f"\n  * {diffs[-1]}.\n"
+    # JAX's advice for outputs differing in the manual axes they vary over, word for word
+    # (its tuple of axes and the branch it names come out as its code makes them).
+    fixes = [
+        f"applying `jax.lax.pcast(..., {tuple(b1.vma - b2.vma)}, to='varying')` to the output "
+        f"of {n}{component(p)}"
+        for p, a1, a2 in zip(paths, avals1, avals2, strict=True)
+        for n, b1, b2 in ((name1, a2, a1), (name2, a1, a2))
+        if isinstance(b1, ShapedArray) and isinstance(b2, ShapedArray)
+        and not types_match(b1, b2) and b1.vma != b2.vma and b2.vma - b1.vma
+    ]  # fmt: skip
+    if not fixes:
+        hint = ""
+    elif len(fixes) == 1:
+        hint = f"This might be fixed by {fixes[0]}.\n"
+    else:
+        hint = (
+            "This might be fixed by:\n"
+            + "\n".join(f"  * {d};" for d in fixes[:-1])
+            + f"\n  * {fixes[-1]}.\n"
+        )
+    if hint:
+        hint += (
+            "See https://docs.jax.dev/en/latest/notebooks/shard_map.html#scan-vma for more "
+            "information.\n\n"
+        )
     return TypeError(
         f"{api} branches must have equal output types but they differ.\n\n"
-        f"{name1} is {info1}\n{name2} is {info2}\n\n{differences}\n"
+        f"{name1} is {info1}\n{name2} is {info2}\n\n{differences}\n{hint}"
         f"Revise {name1} and/or {name2} so that all output types match."
     )
 

@@ -59,6 +59,9 @@ def add_tangents(x: Any, y: Any) -> Any:
     aval = typeof(x)
     if aval.is_high:  # a hi tangent type adds its own way
         return aval.vspace_add(x, y)  # type: ignore[attr-defined]  # HiType's protocol
+    from lamina_core.vma import insert_pvary
+
+    x, y = insert_pvary(x, y)
     return add_any_p.bind(x, y)
 
 

@@ -64,6 +64,7 @@ from lamina_core.lax._collectives import *  # noqa: F403
 from lamina_core.lax._collectives import __all__ as _collectives_all
 from lamina_core.lax._collectives_layout import *  # noqa: F403
 from lamina_core.lax._collectives_layout import __all__ as _collectives_layout_all
+from lamina_core.lax._collectives_vma import psum_invariant_p  # noqa: F401  (registers rules)
 from lamina_core.lax._composite import *  # noqa: F403
 from lamina_core.lax._composite import __all__ as _composite_all
 from lamina_core.lax._conv import *  # noqa: F403

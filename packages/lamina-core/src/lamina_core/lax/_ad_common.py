@@ -19,6 +19,7 @@ from lamina_core.lax._shape import reshape
 from lamina_core.lax._structural import _convert_element_type, broadcast, broadcast_in_dim
 from lamina_core.tracing import EVAL_TRACE, current_trace
 from lamina_core.values import typeof
+from lamina_core.vma import pvary, pvary_like
 
 
 def aval_of(x: Any) -> ShapedArray:
@@ -45,9 +46,10 @@ def zeros_like_shaped(aval: AbstractValue) -> Any:
             # Eagerly a host value: float0 has no device representation.
             return np.zeros(aval.shape, dtypes.float0)
         # Broadcast from a scalar, as JAX does: under a trace it prints as `broadcast_in_dim`.
-        return broadcast(np.zeros((), dtypes.float0), aval.shape)
+        return pvary(broadcast(np.zeros((), dtypes.float0), aval.shape), tuple(aval.vma))
     zero = _convert_element_type(0, aval.dtype, aval.weak_type)
-    return broadcast(zero, aval.shape, out_sharding=aval.sharding)
+    # Zeros of a type varying over manual axes vary over them (a `pvary`, as JAX's).
+    return pvary(broadcast(zero, aval.shape, out_sharding=aval.sharding), tuple(aval.vma))
 
 
 register_zeros_maker(ShapedArray, zeros_like_shaped)
@@ -89,7 +91,7 @@ def full_like(x: Any, value: Any, shape: tuple[int, ...] | None = None, dtype: A
         fill = _convert_element_type(value, aval.dtype, aval.weak_type)
     else:
         fill = _convert_element_type(value, dtype, False)
-    return broadcast(fill, aval.shape if shape is None else shape)
+    return pvary_like(broadcast(fill, aval.shape if shape is None else shape), x)
 
 
 def replace_zero(x: Any) -> Any:

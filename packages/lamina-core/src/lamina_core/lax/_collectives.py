@@ -49,6 +49,7 @@ from lamina_core.primitive import Primitive
 from lamina_core.rules import abstract_eval_rules, impl_rules
 from lamina_core.tracing import Tracer
 from lamina_core.values import typeof
+from lamina_core.vma import check_vma_enabled, insert_collective_pvary, pvary
 
 psum_p: Final = Primitive("psum")
 pmax_p: Final = Primitive("pmax")
@@ -146,6 +147,15 @@ def _psum_leaf(x: Any, axes: tuple[Any, ...], groups: Any) -> Any:
     if _dtype_of(x) == np.bool_:
         x = convert_element_type(x, np.int32)
     if isinstance(x, Tracer):
+        if check_vma_enabled():
+            # A checked body sums into an invariant value: varying -> invariant.
+            from lamina_core.lax._collectives_vma import psum_invariant_p
+
+            if groups is not None:
+                raise NotImplementedError
+            have: frozenset[Any] = getattr(typeof(x), "vma", frozenset())
+            x = pvary(x, tuple(a for a in axes if a not in have))
+            return psum_invariant_p.bind(x, axes=axes)
         return psum_p.bind(x, axes=axes, axis_index_groups=groups)
     # A value no trace follows is the same at every index of the named axes: its sum over
     # them is the value times their size, computed right away.
@@ -187,7 +197,12 @@ def pmean(x: Any, axis_name: Any, *, axis_index_groups: Any = None) -> Any:
 def _extremum(prim: Primitive, x: Any, axis_name: Any, axis_index_groups: Any) -> Any:
     axes = _as_tuple(axis_name)
     groups = _reduction_params_check(axes, axis_index_groups)
-    return tree_util.tree_map(lambda leaf: prim.bind(leaf, axes=axes, axis_index_groups=groups), x)
+    return tree_util.tree_map(
+        lambda leaf: prim.bind(
+            insert_collective_pvary(axes, leaf), axes=axes, axis_index_groups=groups
+        ),
+        x,
+    )
 
 
 def pmax(x: Any, axis_name: Any, *, axis_index_groups: Any = None) -> Any:
@@ -348,8 +363,11 @@ def axis_index(axis_name: Any) -> Array:
 
 @abstract_eval_rules.register(axis_index_p)
 def _axis_index_abstract_eval(*, axis_name: Any) -> ShapedArray:
-    _check_axis_names(axis_name if isinstance(axis_name, tuple) else (axis_name,), "axis_index")
-    return ShapedArray((), np.dtype(np.int32))
+    names = axis_name if isinstance(axis_name, tuple) else (axis_name,)
+    _check_axis_names(names, "axis_index")
+    # In a checked shard_map body each device's index differs: it varies over the axes.
+    vma = frozenset(names) if check_vma_enabled() else frozenset()
+    return ShapedArray((), np.dtype(np.int32), vma=vma)
 
 
 @impl_rules.register(axis_index_p)
@@ -377,7 +395,12 @@ def ppermute(x: Any, axis_name: Any, perm: Sequence[tuple[int, int]]) -> Any:
     `(src, dst)` pair of `perm`; indices no pair targets get zeros."""
     names = tuple(axis_name) if isinstance(axis_name, (list, tuple)) else (axis_name,)
     pairs = tuple(tuple(p) for p in perm)
-    return tree_util.tree_map(lambda leaf: ppermute_p.bind(leaf, axis_name=names, perm=pairs), x)
+    return tree_util.tree_map(
+        lambda leaf: ppermute_p.bind(
+            insert_collective_pvary(names, leaf), axis_name=names, perm=pairs
+        ),
+        x,
+    )
 
 
 def pshuffle(x: Any, axis_name: Any, perm: Sequence[int]) -> Any:

@@ -38,6 +38,7 @@ from lamina_core.lax._structural import (
     broadcast_in_dim,
 )
 from lamina_core.rules import abstract_eval_rules, impl_rules
+from lamina_core.vma import insert_collective_pvary
 
 # --- all_gather --------------------------------------------------------------------------
 
@@ -69,6 +70,7 @@ def all_gather(
 
     def bind(leaf: Any) -> Any:
         ndim = len(shape_of(leaf))
+        leaf = insert_collective_pvary(names, leaf)
         return all_gather_p.bind(
             leaf,
             all_gather_dimension=_canonicalize_axis(axis, ndim if tiled else ndim + 1),
@@ -190,8 +192,9 @@ def psum_scatter(
     groups = _canonical_groups(axis_index_groups)
     return tree_util.tree_map(
         lambda leaf: reduce_scatter_p.bind(
-            leaf, axis_name=names, scatter_dimension=scatter_dimension,
-            axis_index_groups=groups, axis_size=size, tiled=tiled,
+            insert_collective_pvary(names, leaf), axis_name=names,
+            scatter_dimension=scatter_dimension, axis_index_groups=groups, axis_size=size,
+            tiled=tiled,
         ),
         x,
     )  # fmt: skip
@@ -308,6 +311,7 @@ def all_to_all(
             elif split > concat:
                 leaf = expand_dims(leaf, (concat,))
                 split += 1
+        leaf = insert_collective_pvary(axis_name, leaf)
         out = all_to_all_p.bind(
             leaf, split_axis=split, concat_axis=concat, axis_name=axis_name,
             axis_index_groups=groups, tiled=tiled,

@@ -17,6 +17,7 @@ from lamina_core.lax._shape import asarray, canonicalize_axis, is_array, shape_o
 from lamina_core.lax._types import Array
 from lamina_core.primitive import Primitive
 from lamina_core.rules import abstract_eval_rules, impl_rules
+from lamina_core.vma import insert_pvary
 
 concatenate_p: Final = Primitive("concatenate")
 stack_p: Final = Primitive("stack")
@@ -83,7 +84,7 @@ def concatenate(operands: Sequence[Array], dimension: int) -> Array:
         raise ValueError("concatenate requires a non-empty sequences of arrays")
     if len(operands) == 1 and is_array(operands[0]):
         return operands[0]
-    return concatenate_p.bind(*operands, dimension=dimension)
+    return concatenate_p.bind(*insert_pvary(*operands), dimension=dimension)
 
 
 # --- stack and unstack -----------------------------------------------------------------------
@@ -255,6 +256,7 @@ def pad(operand: Array, padding_value: Array, padding_config: Sequence[Sequence[
     `interior` values between neighbouring elements.
     """
     config = tuple(tuple(p) for p in padding_config)
+    operand, padding_value = insert_pvary(operand, padding_value)
     return pad_p.bind(operand, padding_value, padding_config=config)
 
 

@@ -2,15 +2,20 @@
 
 `platform_dependent` picks the `cpu` branch (else `default`) and calls it, as JAX does when it
 knows the platform at trace time; it does not stage JAX's `platform_index` and multi-branch
-`cond`, since Lamina lowers for the CPU only. `pcast` over no axes is the identity; over named
-axes it needs `shard_map`'s varying types, which Lamina lacks, and says so as JAX does outside
-`shard_map`.
+`cond`, since Lamina lowers for the CPU only. `pcast` over no axes is the identity; in a
+`shard_map(check_vma=True)` body it casts invariant values to varying (`pvary`); Lamina's types
+have no reduced/unreduced states. Outside `shard_map` it says so as JAX does.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
+
+from lamina_core import tree_util
+from lamina_core.interpreters.batching import bound_axis_names
+from lamina_core.values import typeof
+from lamina_core.vma import check_vma_enabled, pvary
 
 _PCAST_TARGETS = ("reduced", "unreduced", "varying")
 
@@ -46,7 +51,32 @@ def pcast(x: Any, axis_name: Any, *, to: str) -> Any:
     if to not in _PCAST_TARGETS:
         allowed = "{" + ", ".join(repr(t) for t in _PCAST_TARGETS) + "}"
         raise ValueError(f"Got unexpected `to` value. Allowed `to` values are: {allowed}")
+    axes = axis_name if isinstance(axis_name, tuple) else (axis_name,)
+    if check_vma_enabled():
+        return tree_util.tree_map(lambda leaf: _pcast_leaf(leaf, axes, to), x)
+    if all(a in bound_axis_names() for a in axes):
+        return x  # an unchecked shard_map body: its types say nothing to cast
     raise ValueError("pvary should be called under jax.shard_map.")
+
+
+def _pcast_leaf(leaf: Any, axes: tuple[Any, ...], to: str) -> Any:
+    aval = typeof(leaf)
+    vma: frozenset[Any] = getattr(aval, "vma", frozenset())
+    found = {"varying" if a in vma else "invarying" for a in axes}
+    if len(found) > 1:
+        raise ValueError(
+            "jax.lax.pcast can only accept axis_name which corresponds to one of varying, "
+            "unreduced, reduced or invarying state of the input. Got input type: "
+            f"{aval}, axes: {axes} and input state: {found}"
+        )
+    from_ = found.pop()
+    if (from_, to) == ("invarying", "varying"):
+        return pvary(leaf, axes)
+    if to != "varying":
+        raise NotImplementedError(
+            f"pcast(to={to!r}): Lamina's types have no reduced or unreduced states yet"
+        )
+    raise ValueError(f"Unsupported pcast from={from_}, to={to!r}")
 
 
 __all__ = ["pcast", "platform_dependent"]

@@ -21,6 +21,7 @@ from lamina_core.lax import _nary as n
 from lamina_core.lax._types import Array
 from lamina_core.primitive import Primitive
 from lamina_core.rules import abstract_eval_rules, impl_rules
+from lamina_core.vma import insert_pvary
 
 select_n_p: Final = Primitive("select_n")
 clamp_p: Final = Primitive("clamp")
@@ -187,17 +188,17 @@ def select_n(which: Array, *cases: Array) -> Array:
     """Elementwise `cases[which]`; a boolean `which` chooses between two cases."""
     if not cases:
         raise ValueError("select_n() must have at least one case")
-    return select_n_p.bind(which, *cases)
+    return select_n_p.bind(*insert_pvary(which, *cases))
 
 
 def select(pred: Array, on_true: Array, on_false: Array) -> Array:
     """`on_true` where `pred`, else `on_false` (binds select_n with the cases swapped)."""
-    return select_n_p.bind(pred, on_false, on_true)
+    return select_n_p.bind(*insert_pvary(pred, on_false, on_true))
 
 
 def clamp(min: Array, x: Array, max: Array) -> Array:
     """`x` limited to [min, max]; the bounds are scalars or shaped like `x`."""
-    return clamp_p.bind(min, x, max)
+    return clamp_p.bind(*insert_pvary(min, x, max))
 
 
 def bitcast_convert_type(operand: Array, new_dtype: Any) -> Array:

@@ -33,6 +33,7 @@ from lamina_core.lax._structural import _convert_element_type
 from lamina_core.lax._types import Array
 from lamina_core.primitive import Primitive
 from lamina_core.rules import abstract_eval_rules, impl_rules
+from lamina_core.vma import insert_pvary
 
 slice_p: Final = Primitive("slice")
 dynamic_slice_p: Final = Primitive("dynamic_slice")
@@ -317,7 +318,7 @@ def dynamic_slice(
     """
     starts = _normalize_indices(operand, start_indices, allow_negative_indices)
     sizes = canonical_shape(slice_sizes)
-    return dynamic_slice_p.bind(operand, *starts, slice_sizes=sizes)
+    return dynamic_slice_p.bind(*insert_pvary(operand, *starts), slice_sizes=sizes)
 
 
 def dynamic_update_slice(
@@ -329,7 +330,7 @@ def dynamic_update_slice(
 ) -> Array:
     """`operand` with `update` written at (possibly traced, clamped) `start_indices`."""
     starts = _normalize_indices(operand, start_indices, allow_negative_indices)
-    return dynamic_update_slice_p.bind(operand, update, *starts)
+    return dynamic_update_slice_p.bind(*insert_pvary(operand, update, *starts))
 
 
 def _zero_like(index: Any) -> Any:

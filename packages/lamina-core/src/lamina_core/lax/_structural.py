@@ -24,6 +24,7 @@ from lamina_core.primitive import Primitive
 from lamina_core.rules import abstract_eval_rules, const_fold_rules, impl_rules
 from lamina_core.tracing import eager_value
 from lamina_core.values import canonical_value, typeof
+from lamina_core.vma import pvary_like
 
 convert_element_type_p: Final = Primitive("convert_element_type")
 broadcast_in_dim_p: Final = Primitive("broadcast_in_dim")
@@ -249,7 +250,8 @@ def full_like(
     fill_shape = tuple(getattr(aval, "shape", ())) if shape is None else tuple(shape)
     weak = dtype is None and dtypes.is_weakly_typed(x)
     dt = dtypes.canonicalize_dtype(dtype if dtype is not None else aval.dtype)  # type: ignore[attr-defined]  # arrays
-    return full(fill_shape, _convert_element_type(fill_value, dt, weak), sharding=sharding)
+    out = full(fill_shape, _convert_element_type(fill_value, dt, weak), sharding=sharding)
+    return pvary_like(out, x)
 
 
 __all__ = [

@@ -38,6 +38,7 @@ from lamina_core.numpy._util import (
 )
 from lamina_core.tracing import ConcretizationTypeError, Tracer, eager_value
 from lamina_core.values import is_concrete_value, is_registered_value, typeof
+from lamina_core.vma import pvary_like
 
 
 def _check_arraylike(name: str, *args: Any) -> None:
@@ -232,7 +233,7 @@ def _full_like(x: Any, fill_value: Any, dtype: Any, shape: Any) -> Array:
             f"full must be called with scalar fill_value, got fill_value.shape "
             f"{shape_of(fill_value)}."
         )
-    return _lax.broadcast(_convert_element_type(fill_value, dtype, weak), fill_shape)
+    return pvary_like(_lax.broadcast(_convert_element_type(fill_value, dtype, weak), fill_shape), x)
 
 
 def _like_arg(name: str, a: Any) -> None:

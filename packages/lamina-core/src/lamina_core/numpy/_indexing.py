@@ -31,6 +31,7 @@ from lamina_core.numpy._promote import broadcast_shapes, full_like
 from lamina_core.numpy._shape import check_arraylike, ravel
 from lamina_core.numpy._util import Array, ArrayLike, dtype_of, shape_of
 from lamina_core.tracing import Tracer
+from lamina_core.vma import insert_pvary
 
 _MODE = _lax.GatherScatterMode
 
@@ -99,7 +100,8 @@ def _dynamic_slice(arr: Array, s: DynamicSlice, normalize_indices: bool) -> Arra
         starts = s.start_indices
         if normalize_indices:
             starts = [wrap_negative(i, d) for i, d in zip(starts, shape_of(arr), strict=True)]
-        result = _lax.dynamic_slice_p.bind(arr, *starts, slice_sizes=tuple(s.slice_sizes))
+        operands = insert_pvary(arr, *starts)
+        result = _lax.dynamic_slice_p.bind(*operands, slice_sizes=tuple(s.slice_sizes))
     return _finish(result, s.rev_axes, s.squeeze_axes, s.newaxis_dims)
 
 
