@@ -324,7 +324,7 @@ def test_prints_and_computes_as_jax(oracle: Oracle, case: str) -> None:
         assert str(ours) == str(theirs), f"\n--- lamina ---\n{ours}\n--- jax ---\n{theirs}"
     check_jaxpr(ours)
     got = oracle.evaluate(ours, tree_util.tree_leaves(args))
-    want = oracle.jax.tree_util.tree_leaves(oracle.jax.jit(theirs_f)(*args))
+    want = oracle.jax.tree_util.tree_leaves(oracle.jit(theirs_f)(*args))
     assert len(got) == len(want)
     for g, w in zip(got, want, strict=True):
         w = np.asarray(w)

@@ -143,7 +143,7 @@ def test_compositions_print_and_compute_as_jax(
     theirs = oracle.jax.make_jaxpr(theirs_f)(*args)
     assert str(ours) == str(theirs)
     got = lamina_core.tree_util.tree_leaves(ours_f(*args))
-    want = oracle.jax.tree_util.tree_leaves(oracle.jax.jit(theirs_f)(*args))
+    want = oracle.jax.tree_util.tree_leaves(oracle.jit(theirs_f)(*args))
     np.testing.assert_allclose(np.asarray(got, np.float32), np.asarray(want), rtol=1e-5)
 
 

@@ -149,25 +149,36 @@ def test_svd_complex_values() -> None:
     _same_columns_up_to_phase(np.swapaxes(vt, -1, -2), np.swapaxes(vt_want, -1, -2))
 
 
+def _numpy_functions(n: Any, x: Any, xt: Any, h: Any, rank_deficient: Any) -> list[Any]:
+    """The `numpy.linalg` decompositions and the functions on them, of module `n`."""
+    return [
+        n.eigh(h).eigenvalues,
+        n.eigvalsh(h, "U"),
+        *(n.qr(x, mode) for mode in ("reduced", "complete", "r", "raw")),
+        n.svd(x),
+        n.svdvals(x),
+        n.svd(h, hermitian=True).S,
+        n.matrix_rank(rank_deficient),
+        n.matrix_rank(x, rtol=0.5),
+        n.pinv(x),
+        n.pinv(xt),
+        n.cond(x),
+        n.cond(x, -2),
+        *(n.norm(x, ord, axis=(1, 2)) for ord in ("nuc", 2, -2)),
+        n.norm(x, 2, axis=(2, 0), keepdims=True),
+    ]
+
+
 def test_numpy_functions_values() -> None:
     x, h = _general(2, 4, 3), _hermitian(4, 4)
-    _close(lnl.eigh(h).eigenvalues, jnl.eigh(h).eigenvalues)
-    _close(lnl.eigvalsh(h, "U"), jnl.eigvalsh(h, "U"))
-    for mode in ("reduced", "complete", "r", "raw"):
-        _close(lnl.qr(x, mode), jnl.qr(x, mode))
-    _close(lnl.svd(x), jnl.svd(x))
-    _close(lnl.svdvals(x), jnl.svdvals(x))
-    _close(lnl.svd(h, hermitian=True).S, jnl.svd(h, hermitian=True).S)
     rank_deficient = np.array([[1.0, 2.0], [2.0, 4.0]], np.float32)
-    _close(lnl.matrix_rank(rank_deficient), jnl.matrix_rank(rank_deficient))
-    _close(lnl.matrix_rank(x, rtol=0.5), jnl.matrix_rank(x, rtol=0.5))
-    _close(lnl.pinv(x), jnl.pinv(x))
-    _close(lnl.pinv(np.swapaxes(x, -1, -2)), jnl.pinv(np.swapaxes(x, -1, -2)))
-    _close(lnl.cond(x), jnl.cond(x))
-    _close(lnl.cond(x, -2), jnl.cond(x, -2))
-    for ord in ("nuc", 2, -2):
-        _close(lnl.norm(x, ord, axis=(1, 2)), jnl.norm(x, ord, axis=(1, 2)))
-    _close(lnl.norm(x, 2, axis=(2, 0), keepdims=True), jnl.norm(x, 2, axis=(2, 0), keepdims=True))
+    args = (x, np.swapaxes(x, -1, -2), h, rank_deficient)
+    # JAX's values from one jitted program (one compilation, where each call compiles one).
+    wants = jax.jit(lambda *a: _numpy_functions(jnl, *a))(*args)
+    gots = _numpy_functions(lnl, *args)
+    assert len(gots) == len(wants)
+    for got, want in zip(gots, wants, strict=True):
+        _close(got, want)
 
 
 def test_float64_values_are_jaxs(x64: None) -> None:

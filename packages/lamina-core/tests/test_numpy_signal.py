@@ -37,23 +37,33 @@ _MODES = ("full", "same", "valid")
 
 
 def _both_ways(name: str, a: Any, v: Any) -> list[tuple[str, Call]]:
-    """`name` of `(a, v)` and of `(v, a)` in each mode (the longer input may come either first)."""
+    """`name` of `(a, v)` and of `(v, a)` in each mode (the longer input may come either first),
+    ids ending in the operands' dtype."""
 
     def call(p: Any, q: Any, mode: str) -> Call:
         return lambda n: getattr(n, name)(p, q, mode)
 
+    dtype = np.result_type(a, v).name
     cases: list[tuple[str, Call]] = []
     for mode in _MODES:
-        cases.append((f"{name}_{mode}", call(a, v, mode)))
-        cases.append((f"{name}_{mode}_swapped", call(v, a, mode)))
+        cases.append((f"{name}_{mode}_{dtype}", call(a, v, mode)))
+        cases.append((f"{name}_{mode}_swapped_{dtype}", call(v, a, mode)))
     return cases
 
 
+def _convolution_kind(case_id: str) -> str:
+    """Every mode and order of the float32 convolutions runs by default; of the integer and
+    complex ones (other dtypes through the same kernel, complex conjugated by `correlate`) the
+    first of each function; the rest with the slow tests."""
+    name, dtype = case_id.split("_")[0], case_id.rsplit("_", 1)[-1]
+    return name + dtype if dtype in ("int64", "complex64") else case_id
+
+
 CONVOLUTIONS: list[tuple[str, Call]] = [
-    *_both_ways("convolve", _A, _V),
-    *_both_ways("correlate", _A, _V),
     *_both_ways("convolve", _F6, _F4),
     *_both_ways("correlate", _F6, _F4),
+    *_both_ways("convolve", _A, _V),
+    *_both_ways("correlate", _A, _V),
     *_both_ways("convolve", _C3, _C4),
     *_both_ways("correlate", _C3, _C4),
     ("convolve_default_mode", lambda n: n.convolve(_F6, _F4)),
@@ -180,7 +190,9 @@ def _assert_same(got: Any, want: Any) -> None:
     np.testing.assert_allclose(g, w, rtol=tol, atol=1e-5)
 
 
-@pytest.mark.parametrize(("name", "call"), CONVOLUTIONS, ids=[c[0] for c in CONVOLUTIONS])
+@pytest.mark.parametrize(
+    ("name", "call"), sweep(CONVOLUTIONS, [c[0] for c in CONVOLUTIONS], kind=_convolution_kind)
+)
 def test_convolutions_are_jaxs(name: str, call: Call) -> None:
     _assert_same(call(lnp), call(jnp))
 

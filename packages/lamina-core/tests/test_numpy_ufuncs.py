@@ -65,7 +65,7 @@ def numerics(oracle: Oracle, program: Program, *args: Any) -> None:
     """Lamina's jaxpr evaluates to jax.jit's numbers (whatever either prints)."""
     ours = lamina_core.make_jaxpr(program(lamina_core.numpy, lamina_core.lax))(*args)
     got = eval_jaxpr(ours.jaxpr, ours.consts, *args)
-    want = oracle.jax.tree_util.tree_leaves(oracle.jax.jit(program(oracle.jnp, oracle.lax))(*args))
+    want = oracle.jax.tree_util.tree_leaves(oracle.jit(program(oracle.jnp, oracle.lax))(*args))
     assert len(got) == len(want)
     for g, w in zip(got, want, strict=True):
         g, w = np.asarray(g), np.asarray(w)

@@ -52,10 +52,11 @@ def check(oracle: Oracle, prog: Program, *args: Any, printed: bool = True) -> No
     import jax
 
     if printed:
-        oracle.check(prog, *args, numerics=False)
-    closed = lamina_core.make_jaxpr(prog(lamina_core.numpy, lamina_core.lax))(*args)
+        closed = oracle.check(prog, *args, numerics=False)
+    else:
+        closed = lamina_core.make_jaxpr(prog(lamina_core.numpy, lamina_core.lax))(*args)
     got = oracle.evaluate(closed, list(args))
-    want = jax.tree_util.tree_leaves(jax.jit(prog(oracle.jnp, oracle.lax))(*args))
+    want = jax.tree_util.tree_leaves(oracle.jit(prog(oracle.jnp, oracle.lax))(*args))
     assert len(got) == len(want)
     for g, w in zip(got, want, strict=True):
         assert np.asarray(g).dtype == np.asarray(w).dtype

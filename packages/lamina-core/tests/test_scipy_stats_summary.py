@@ -58,7 +58,7 @@ def check(oracle: Oracle, prog: Program, *args: Any, printed: bool = True) -> No
             theirs = jax.make_jaxpr(prog(oracle.jnp, oracle.lax))(*args)
         assert str(closed) == str(theirs), f"\n--- lamina ---\n{closed}\n--- jax ---\n{theirs}"
     got = oracle.evaluate(closed, list(args))
-    want = jax.tree_util.tree_leaves(jax.jit(prog(oracle.jnp, oracle.lax))(*args))
+    want = jax.tree_util.tree_leaves(oracle.jit(prog(oracle.jnp, oracle.lax))(*args))
     assert len(got) == len(want)
     for g, w in zip(got, want, strict=True):
         assert np.asarray(g).dtype == np.asarray(w).dtype

@@ -69,7 +69,7 @@ def test_jacobians_match_jax(
         pytest.skip("no float32 argument to differentiate")
     ours_f = program(lamina_core.numpy, lamina_core.lax)
     theirs_f = program(oracle.jnp, oracle.lax)
-    outs = oracle.jax.tree_util.tree_leaves(oracle.jax.jit(theirs_f)(*args))
+    outs = oracle.jax.tree_util.tree_leaves(oracle.jit(theirs_f)(*args))
     scalar = len(outs) == 1 and np.ndim(outs[0]) == 0
     kinds = ["jacfwd", "jacrev"] + (["hessian"] if scalar else [])
     for kind in kinds:

@@ -224,7 +224,7 @@ def test_jit_of_vmap(oracle: Oracle, name: str) -> None:
     theirs = oracle.jax.make_jaxpr(oracle.jax.jit(oracle.jax.vmap(theirs_f, **kw)))(*case.args)
     assert str(ours) == str(theirs)
     got = lc.jit(lc.vmap(ours_f, **kw))(*case.args)
-    want = oracle.jax.jit(oracle.jax.vmap(theirs_f, **kw))(*case.args)
+    want = oracle.jit(oracle.jax.vmap(theirs_f, **kw))(*case.args)
     for g, w in zip(
         lc.tree_util.tree_leaves(got), oracle.jax.tree_util.tree_leaves(want), strict=True
     ):

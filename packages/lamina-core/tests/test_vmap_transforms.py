@@ -58,7 +58,7 @@ def check(
         assert str(ours) == str(theirs), f"\n--- lamina ---\n{ours}\n--- jax ---\n{theirs}"
     check_jaxpr(ours)
     # JAX's values under one jit: op by op, its eager transformations compile every op.
-    want = oracle.jax.tree_util.tree_leaves(oracle.jax.jit(theirs_f)(*args))
+    want = oracle.jax.tree_util.tree_leaves(oracle.jit(theirs_f)(*args))
     got = oracle.evaluate(ours, tree_util.tree_leaves(args))
     assert len(got) == len(want)
     for g, w in zip(got, want, strict=True):
@@ -68,7 +68,7 @@ def check(
         _close(g, w, "eager vs jax")
     if loop is not None:
         make_one, in_axes = loop
-        one = oracle.jax.jit(make_one(oracle.jax, oracle.jnp))
+        one = oracle.jit(make_one(oracle.jax, oracle.jnp))
         size = next(np.shape(a)[d] for a, d in zip(args, in_axes, strict=True) if d is not None)
         rows = [
             one(

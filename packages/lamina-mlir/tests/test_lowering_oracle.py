@@ -432,5 +432,5 @@ def test_lowering_prints_as_jax_and_computes_its_numbers(
     want = oracle.jax.jit(fun).lower(*args).as_text()
     if case not in _LOWERED_DIFFERENTLY:
         assert text == want, f"\n--- lamina ---\n{text}\n--- jax ---\n{want}"
-    expected = oracle.jax.tree_util.tree_leaves(oracle.jax.jit(fun)(*args))
+    expected = oracle.jax.tree_util.tree_leaves(oracle.jit(fun)(*args))
     pjrt.assert_close(pjrt.run(lowered, *args), [np.asarray(e) for e in expected])

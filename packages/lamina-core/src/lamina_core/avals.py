@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 import numpy as np
 
@@ -136,6 +136,7 @@ def _canonical_shape(shape: Any) -> tuple[int, ...]:
 
 
 _KEEP: Any = object()
+_ABSTRACT_SCOPES: Final = _mesh._abstract_scopes
 
 MESHES_SEEN: list[bool] = [False]
 """Whether any array type with a mesh was made: until one is, tracing skips the mesh rule."""
@@ -163,7 +164,7 @@ class ShapedArray(AbstractValue):
             object.__setattr__(self, "vma", frozenset(self.vma))
         mesh = self.mesh
         if mesh is None:
-            if _mesh._abstract_scopes[0]:
+            if _ABSTRACT_SCOPES[0]:
                 object.__setattr__(self, "mesh", _mesh.aval_mesh())
         elif mesh.empty:
             object.__setattr__(self, "mesh", None)

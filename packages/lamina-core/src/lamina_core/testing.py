@@ -23,6 +23,17 @@ Program = Callable[[ModuleType, ModuleType], Callable[..., Any]]
 """`program(jnp, lax)` returns the function under test, written once for both libraries."""
 
 
+ORACLE_COMPILER_OPTIONS: dict[str, Any] = {
+    "xla_backend_optimization_level": 0,
+    "xla_llvm_disable_expensive_passes": True,
+}
+"""XLA options for the oracle's compilations in these helpers (`jax.jit(...,
+compiler_options=ORACLE_COMPILER_OPTIONS)`): no LLVM optimization of the generated code, which
+is most of the compile time of the small programs tests compile and run once (the options of
+`jax_disable_most_optimizations`, for these compilations only). The HLO passes run as always;
+the code computes the same floating-point operations, unoptimized."""
+
+
 def _tolerance(dtype: np.dtype) -> dict[str, float]:
     if dtype.kind in "biu":
         return {"rtol": 0.0, "atol": 0.0}
@@ -48,6 +59,10 @@ class Oracle:
     evaluate: Evaluator = reference_evaluator
     """Swapped by test configurations that run the same corpus on XLA (lamina-runtime)."""
 
+    def jit(self, f: Callable[..., Any], **kwargs: Any) -> Any:
+        """JAX's `jit` of `f` compiled with `ORACLE_COMPILER_OPTIONS`, for JAX's values."""
+        return self.jax.jit(f, compiler_options=ORACLE_COMPILER_OPTIONS, **kwargs)
+
     def make_jaxpr_text(self, program: Program, *args: Any, **kwargs: Any) -> str:
         return str(self.jax.make_jaxpr(program(self.jnp, self.lax), **kwargs)(*args))
 
@@ -72,7 +87,7 @@ class Oracle:
             flat_args = lamina_core.tree_util.tree_leaves(dynamic)
             got = self.evaluate(ours, flat_args)
             want = self.jax.tree_util.tree_leaves(
-                self.jax.jit(program(self.jnp, self.lax), static_argnums=static_argnums)(*args)
+                self.jit(program(self.jnp, self.lax), static_argnums=static_argnums)(*args)
             )
             assert len(got) == len(want)
             for g, w in zip(got, want, strict=True):
@@ -88,6 +103,33 @@ class Oracle:
                     atol=tolerance["atol"],
                 )
         return ours
+
+
+def jitted(jax: ModuleType, f: Callable[..., Any], args: Sequence[Any]) -> Callable[..., Any]:
+    """`f` under the oracle's `jit`, for calls with arguments shaped as `args`: their array
+    leaves are the jit's inputs, the others (Python numbers, None, strings) fixed as in `args`.
+    One compilation where an eager call compiles each operation it has not met yet. A function
+    JAX cannot trace (its output shapes need concrete values, as `jnp.unique` without `size`;
+    it returns something other than arrays) runs eagerly, as it would without this."""
+    leaves, tree = lamina_core.tree_util.tree_flatten(tuple(args))
+    is_array = [hasattr(x, "shape") and hasattr(x, "dtype") for x in leaves]
+    fixed = [None if a else x for x, a in zip(leaves, is_array, strict=True)]
+
+    def on_arrays(*arrays: Any) -> Any:
+        given = iter(arrays)
+        full = [next(given) if a else x for x, a in zip(fixed, is_array, strict=True)]
+        return f(*lamina_core.tree_util.tree_unflatten(tree, full))
+
+    run = jax.jit(on_arrays, compiler_options=ORACLE_COMPILER_OPTIONS)
+
+    def call(*call_args: Any) -> Any:
+        flat = lamina_core.tree_util.tree_leaves(tuple(call_args))
+        try:
+            return run(*(x for x, a in zip(flat, is_array, strict=True) if a))
+        except (TypeError, IndexError):  # JAX's concretization and tracer errors among them
+            return f(*call_args)
+
+    return call
 
 
 def sweep(

@@ -17,6 +17,7 @@ import numpy as np
 
 import lamina_core
 from lamina_core import tree_util
+from lamina_core.testing import jitted as jax_jitted
 from lamina_core.typecheck import check_jaxpr
 from lamina_core.values import to_numpy
 
@@ -47,57 +48,25 @@ def _axes_leaves(axes: Any, tree: Any) -> list[Any]:
     return flatten_axes("axes", tree_util.tree_structure(tree), axes)
 
 
-def _jitted(jax: ModuleType, f: Callable[..., Any], args: Sequence[Any]) -> Callable[..., Any]:
-    """`f` under the oracle's `jit`, for calls with arguments shaped as `args`: their array
-    leaves are the jit's inputs, the others (Python numbers, None: never mapped) fixed as in
-    `args`. One compilation where an eager call compiles each operation; a function that
-    needs concrete values (`jnp.unique` without `size`, ...) runs eagerly instead."""
-    leaves, tree = tree_util.tree_flatten(tuple(args))
-    is_array = [hasattr(x, "shape") and hasattr(x, "dtype") for x in leaves]
-    fixed = [None if a else x for x, a in zip(leaves, is_array, strict=True)]
-
-    def on_arrays(*arrays: Any) -> Any:
-        given = iter(arrays)
-        full = [next(given) if a else x for x, a in zip(fixed, is_array, strict=True)]
-        return f(*tree_util.tree_unflatten(tree, full))
-
-    run = jax.jit(on_arrays)
-    untraceable = (jax.errors.JAXTypeError, jax.errors.JAXIndexError)
-
-    def call(*call_args: Any) -> Any:
-        flat = tree_util.tree_leaves(tuple(call_args))
-        try:
-            return run(*(x for x, a in zip(flat, is_array, strict=True) if a))
-        except untraceable:
-            return f(*call_args)
-
-    return call
-
-
-def _loop(
-    f: Callable[..., Any],
-    args: Sequence[Any],
-    in_axes: Any,
-    out_axes: Any,
-    size: int,
-    asarray: Callable[[Any], Any],
-) -> list[Any]:
-    """`f` applied per example (slices along `in_axes` made arrays of the library of `f` by
-    `asarray`, so operators on them are the library's), stacked along `out_axes`."""
+def _sliced_leaves(
+    args: Sequence[Any], in_axes: Any, i: int, asarray: Callable[[Any], Any] = np.asarray
+) -> tuple[Any, ...]:
+    """`args` with each mapped array leaf replaced by its slice `i` along its `in_axes` axis
+    (made an array of a library by `asarray`); unmapped leaves as they are."""
     leaves, tree = tree_util.tree_flatten(tuple(args))
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)
     dims = _axes_leaves(in_axes, tuple(args))
-    per_example = []
-    for i in range(size):
-        sliced = [
-            (x if d is None else asarray(np.take(np.asarray(x), i, axis=d)))
-            for x, d in zip(leaves, dims, strict=True)
-        ]
-        out = f(*tree_util.tree_unflatten(tree, sliced))
-        per_example.append(out)
-    out_tree = per_example[0]
-    out_dims = _axes_leaves(out_axes, out_tree)
+    sliced = [
+        x if d is None else asarray(np.take(np.asarray(x), i, axis=d))
+        for x, d in zip(leaves, dims, strict=True)
+    ]
+    return tuple(tree_util.tree_unflatten(tree, sliced))
+
+
+def _stack(per_example: Sequence[Any], out_axes: Any) -> list[Any]:
+    """The outputs of a loop over examples, each leaf stacked along its `out_axes` axis."""
+    out_dims = _axes_leaves(out_axes, per_example[0])
     columns = [tree_util.tree_leaves(o) for o in per_example]
     stacked = []
     for j, d in enumerate(out_dims):
@@ -131,7 +100,7 @@ def check_vmap(
     check_jaxpr(ours)
     got = oracle.evaluate(ours, tree_util.tree_leaves(args))
     batched = oracle.jax.vmap(theirs_f, **kw)
-    want = oracle.jax.tree_util.tree_leaves(_jitted(oracle.jax, batched, args)(*args))
+    want = oracle.jax.tree_util.tree_leaves(jax_jitted(oracle.jax, batched, args)(*args))
     assert len(got) == len(want)
     for g, w in zip(got, want, strict=True):
         _close(g, w, "vmap vs jax")
@@ -143,25 +112,15 @@ def check_vmap(
             _close(g, w, "vmap(jit) vs jax")
     if loop and axis_name is None:
         size = axis_size if axis_size is not None else _size(args, in_axes)
-        example = _loop_args(args, in_axes)
-        per_example = _jitted(oracle.jax, theirs_f, example)
-        expected = _loop(per_example, args, in_axes, out_axes, size, oracle.jnp.asarray)
+        # The examples: slices along `in_axes` made arrays of JAX, so that operators on them
+        # are JAX's where JAX's side runs eagerly. One compilation serves every example (in
+        # one program with the vmap, the unrolled loop of a large function compiles longer).
+        examples = [_sliced_leaves(args, in_axes, i, oracle.jnp.asarray) for i in range(size)]
+        per_example = jax_jitted(oracle.jax, theirs_f, examples[0])
+        expected = _stack([per_example(*e) for e in examples], out_axes)
         for g, w in zip(got, expected, strict=True):
             _close(g, w, "vmap vs loop")
     return ours
-
-
-def _loop_args(args: Sequence[Any], in_axes: Any) -> tuple[Any, ...]:
-    """The arguments of the loop's first example (array leaves sliced at index 0)."""
-    leaves, tree = tree_util.tree_flatten(tuple(args))
-    if isinstance(in_axes, list):
-        in_axes = tuple(in_axes)
-    dims = _axes_leaves(in_axes, tuple(args))
-    sliced = [
-        x if d is None else np.take(np.asarray(x), 0, axis=d)
-        for x, d in zip(leaves, dims, strict=True)
-    ]
-    return tuple(tree_util.tree_unflatten(tree, sliced))
 
 
 def _size(args: Sequence[Any], in_axes: Any) -> int:
