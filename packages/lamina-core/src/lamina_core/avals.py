@@ -136,6 +136,7 @@ def _canonical_shape(shape: Any) -> tuple[int, ...]:
 
 
 _KEEP: Any = object()
+_UNPLACED: dict[int, NamedSharding] = {}
 _ABSTRACT_SCOPES: Final = _mesh._abstract_scopes
 
 MESHES_SEEN: list[bool] = [False]
@@ -215,9 +216,15 @@ class ShapedArray(AbstractValue):
     @property
     def sharding(self) -> NamedSharding:
         """JAX's `aval.sharding`: the mesh, and a spec of None per dimension."""
-        return NamedSharding(
-            self.mesh or _mesh.EMPTY_ABSTRACT_MESH, PartitionSpec(*(None,) * len(self.shape))
-        )
+        ndim = len(self.shape)
+        if self.mesh is None:  # most types: one shared value per rank (rules ask often)
+            unplaced = _UNPLACED.get(ndim)
+            if unplaced is None:
+                unplaced = _UNPLACED[ndim] = NamedSharding(
+                    _mesh.EMPTY_ABSTRACT_MESH, PartitionSpec(*(None,) * ndim)
+                )
+            return unplaced
+        return NamedSharding(self.mesh, PartitionSpec(*(None,) * ndim))
 
     def str_short(self, short_dtypes: bool = True) -> str:
         name = (

@@ -23,15 +23,11 @@ Program = Callable[[ModuleType, ModuleType], Callable[..., Any]]
 """`program(jnp, lax)` returns the function under test, written once for both libraries."""
 
 
-ORACLE_COMPILER_OPTIONS: dict[str, Any] = {
-    "xla_backend_optimization_level": 0,
-    "xla_llvm_disable_expensive_passes": True,
-}
+ORACLE_COMPILER_OPTIONS: dict[str, Any] = {}
 """XLA options for the oracle's compilations in these helpers (`jax.jit(...,
-compiler_options=ORACLE_COMPILER_OPTIONS)`): no LLVM optimization of the generated code, which
-is most of the compile time of the small programs tests compile and run once (the options of
-`jax_disable_most_optimizations`, for these compilations only). The HLO passes run as always;
-the code computes the same floating-point operations, unoptimized."""
+compiler_options=ORACLE_COMPILER_OPTIONS)`): JAX's defaults. Unoptimized code
+(`xla_backend_optimization_level=0`) compiles faster but computes transcendental functions
+differently (gelu's tanh off by ~1e-5), so the oracle compiles as JAX users' programs do."""
 
 
 def _tolerance(dtype: np.dtype) -> dict[str, float]:

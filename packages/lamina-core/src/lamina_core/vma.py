@@ -25,20 +25,25 @@ from lamina_core.primitive import Primitive, RuleTable
 from lamina_core.rules import abstract_eval_rules
 
 _check_vma: ContextVar[bool] = ContextVar("lamina_check_vma", default=False)
+CHECKED_SCOPES: Final[list[int]] = [0]
+"""How many checked scopes are open in any thread: while none is, typing is surely off and
+tracing asks no context (a list read, where the hot paths of staging and `lax` look first)."""
 
 
 def check_vma_enabled() -> bool:
     """True while a `shard_map(check_vma=True)` body is traced."""
-    return _check_vma.get()
+    return bool(CHECKED_SCOPES[0]) and _check_vma.get()
 
 
 @contextlib.contextmanager
 def check_vma_scope(check_vma: bool) -> Iterator[None]:
     """Trace with varying-manual-axes typing on (`True`) or off, as a body's `check_vma` says."""
     token = _check_vma.set(check_vma)
+    CHECKED_SCOPES[0] += check_vma
     try:
         yield
     finally:
+        CHECKED_SCOPES[0] -= check_vma
         _check_vma.reset(token)
 
 
@@ -65,7 +70,7 @@ def abstract_eval(
 ) -> AbstractValue | Sequence[AbstractValue]:
     """`prim`'s result type(s) for operands of `in_avals`, with their varying manual axes."""
     out = abstract_eval_rules[prim](*in_avals, **params)
-    if not _check_vma.get():
+    if not CHECKED_SCOPES[0] or not _check_vma.get():
         return out
     return with_vma(prim, in_avals, params, out)
 
@@ -168,7 +173,7 @@ def pvary(x: Any, axis_name: Any) -> Any:
     from lamina_core import tree_util
 
     axes = axis_name if isinstance(axis_name, tuple) else (axis_name,)
-    if not axis_name or not _check_vma.get():
+    if not axis_name or not CHECKED_SCOPES[0] or not _check_vma.get():
         return x
     ordered = mesh_order(axes)
     return tree_util.tree_map(lambda leaf: pvary_p.bind(leaf, axes=ordered), x)
@@ -177,7 +182,7 @@ def pvary(x: Any, axis_name: Any) -> Any:
 def insert_pvary(*args: Any) -> Sequence[Any]:
     """`args`, those varying over fewer manual axes than the others cast (`pvary`) to vary
     over all of them: what combining operands needs (JAX's `auto_insert_reshard`)."""
-    if not _check_vma.get() or not args:
+    if not CHECKED_SCOPES[0] or not args or not _check_vma.get():
         return args
     from lamina_core.values import typeof
 
@@ -195,7 +200,7 @@ def insert_pvary(*args: Any) -> Sequence[Any]:
 def insert_collective_pvary(axis_name: Any, x: Any) -> Any:
     """`x` cast to vary over the axes of `axis_name` it does not vary over yet: what a
     collective over them needs (JAX's `insert_collective_pvary`)."""
-    if not _check_vma.get():
+    if not CHECKED_SCOPES[0] or not _check_vma.get():
         return x
     from lamina_core.values import typeof
 
@@ -206,7 +211,7 @@ def insert_collective_pvary(axis_name: Any, x: Any) -> Any:
 
 def pvary_like(value: Any, like: Any) -> Any:
     """`value` cast to vary over the manual axes `like` varies over (JAX's `full_like`)."""
-    if not _check_vma.get():
+    if not CHECKED_SCOPES[0] or not _check_vma.get():
         return value
     from lamina_core.values import typeof
 

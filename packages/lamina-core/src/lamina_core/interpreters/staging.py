@@ -27,7 +27,7 @@ from lamina_core.tracing import (
     set_current_trace,
 )
 from lamina_core.values import by_reference_types, canonical_value, typeof
-from lamina_core.vma import check_vma_enabled, with_vma
+from lamina_core.vma import CHECKED_SCOPES, check_vma_enabled, with_vma
 
 _compile_time_eval: ContextVar[bool] = ContextVar("lamina_compile_time_eval", default=False)
 
@@ -212,7 +212,7 @@ class StagingTrace(Trace):
         out_aval = abstract_eval_rules[prim](*in_avals, **params)
         if MESHES_SEEN[0]:
             out_aval = _with_input_mesh(in_avals, out_aval, prim.multiple_results, params)
-        if check_vma_enabled():
+        if CHECKED_SCOPES[0] and check_vma_enabled():
             out_aval = with_vma(prim, in_avals, params, out_aval)
         effects_rule = effects_rules.get(prim)
         effects = no_effects if effects_rule is None else effects_rule(*in_avals, **params)

@@ -20,7 +20,7 @@ from lamina_core.lax import _nary as n
 from lamina_core.lax._types import Array
 from lamina_core.pretty import hide_params
 from lamina_core.values import typeof
-from lamina_core.vma import insert_pvary
+from lamina_core.vma import CHECKED_SCOPES, insert_pvary
 
 
 class RoundingMethod(enum.IntEnum):
@@ -290,7 +290,8 @@ def conj(x: Array) -> Array:
 
 def complex(x: Array, y: Array) -> Array:
     """x + i*y from float32 or float64 parts."""
-    x, y = insert_pvary(x, y)
+    if CHECKED_SCOPES[0]:
+        x, y = insert_pvary(x, y)
     return complex_p.bind(x, y)
 
 
@@ -304,111 +305,132 @@ def clz(x: Array) -> Array:
 
 
 def add(x: Array, y: Array) -> Array:
-    x, y = insert_pvary(x, y)
+    if CHECKED_SCOPES[0]:
+        x, y = insert_pvary(x, y)
     return add_p.bind(x, y)
 
 
 def sub(x: Array, y: Array) -> Array:
-    x, y = insert_pvary(x, y)
+    if CHECKED_SCOPES[0]:
+        x, y = insert_pvary(x, y)
     return sub_p.bind(x, y)
 
 
 def mul(x: Array, y: Array, *, out_dtype: Any = None) -> Array:
     """x * y; with `out_dtype`, both operands are converted to it first."""
-    x, y = insert_pvary(x, y)
+    if CHECKED_SCOPES[0]:
+        x, y = insert_pvary(x, y)
     return mul_p.bind(x, y, out_dtype=out_dtype)
 
 
 def div(x: Array, y: Array) -> Array:
     """x / y; integer division rounds toward zero."""
-    x, y = insert_pvary(x, y)
+    if CHECKED_SCOPES[0]:
+        x, y = insert_pvary(x, y)
     return div_p.bind(x, y)
 
 
 def rem(x: Array, y: Array) -> Array:
     """Remainder with the sign of the dividend (C's fmod)."""
-    x, y = insert_pvary(x, y)
+    if CHECKED_SCOPES[0]:
+        x, y = insert_pvary(x, y)
     return rem_p.bind(x, y)
 
 
 def pow(x: Array, y: Array) -> Array:
     """x ** y for inexact x; an integer y is converted to x's dtype."""
-    x, y = insert_pvary(x, y)
+    if CHECKED_SCOPES[0]:
+        x, y = insert_pvary(x, y)
     return pow_p.bind(x, y)
 
 
 def max(x: Array, y: Array) -> Array:
-    x, y = insert_pvary(x, y)
+    if CHECKED_SCOPES[0]:
+        x, y = insert_pvary(x, y)
     return max_p.bind(x, y)
 
 
 def min(x: Array, y: Array) -> Array:
-    x, y = insert_pvary(x, y)
+    if CHECKED_SCOPES[0]:
+        x, y = insert_pvary(x, y)
     return min_p.bind(x, y)
 
 
 def nextafter(x1: Array, x2: Array) -> Array:
-    x1, x2 = insert_pvary(x1, x2)
+    if CHECKED_SCOPES[0]:
+        x1, x2 = insert_pvary(x1, x2)
     return nextafter_p.bind(x1, x2)
 
 
 def bitwise_and(x: Array, y: Array) -> Array:
-    x, y = insert_pvary(x, y)
+    if CHECKED_SCOPES[0]:
+        x, y = insert_pvary(x, y)
     return and_p.bind(x, y)
 
 
 def bitwise_or(x: Array, y: Array) -> Array:
-    x, y = insert_pvary(x, y)
+    if CHECKED_SCOPES[0]:
+        x, y = insert_pvary(x, y)
     return or_p.bind(x, y)
 
 
 def bitwise_xor(x: Array, y: Array) -> Array:
-    x, y = insert_pvary(x, y)
+    if CHECKED_SCOPES[0]:
+        x, y = insert_pvary(x, y)
     return xor_p.bind(x, y)
 
 
 def shift_left(x: Array, y: Array) -> Array:
-    x, y = insert_pvary(x, y)
+    if CHECKED_SCOPES[0]:
+        x, y = insert_pvary(x, y)
     return shift_left_p.bind(x, y)
 
 
 def shift_right_logical(x: Array, y: Array) -> Array:
-    x, y = insert_pvary(x, y)
+    if CHECKED_SCOPES[0]:
+        x, y = insert_pvary(x, y)
     return shift_right_logical_p.bind(x, y)
 
 
 def shift_right_arithmetic(x: Array, y: Array) -> Array:
-    x, y = insert_pvary(x, y)
+    if CHECKED_SCOPES[0]:
+        x, y = insert_pvary(x, y)
     return shift_right_arithmetic_p.bind(x, y)
 
 
 def eq(x: Array, y: Array) -> Array:
-    x, y = insert_pvary(x, y)
+    if CHECKED_SCOPES[0]:
+        x, y = insert_pvary(x, y)
     return eq_p.bind(x, y)
 
 
 def ne(x: Array, y: Array) -> Array:
-    x, y = insert_pvary(x, y)
+    if CHECKED_SCOPES[0]:
+        x, y = insert_pvary(x, y)
     return ne_p.bind(x, y)
 
 
 def lt(x: Array, y: Array) -> Array:
-    x, y = insert_pvary(x, y)
+    if CHECKED_SCOPES[0]:
+        x, y = insert_pvary(x, y)
     return lt_p.bind(x, y)
 
 
 def le(x: Array, y: Array) -> Array:
-    x, y = insert_pvary(x, y)
+    if CHECKED_SCOPES[0]:
+        x, y = insert_pvary(x, y)
     return le_p.bind(x, y)
 
 
 def gt(x: Array, y: Array) -> Array:
-    x, y = insert_pvary(x, y)
+    if CHECKED_SCOPES[0]:
+        x, y = insert_pvary(x, y)
     return gt_p.bind(x, y)
 
 
 def ge(x: Array, y: Array) -> Array:
-    x, y = insert_pvary(x, y)
+    if CHECKED_SCOPES[0]:
+        x, y = insert_pvary(x, y)
     return ge_p.bind(x, y)
 
 

@@ -35,7 +35,7 @@ from lamina_core.primitive import Primitive
 from lamina_core.rules import abstract_eval_rules, impl_rules
 from lamina_core.tracing import Tracer
 from lamina_core.values import typeof
-from lamina_core.vma import insert_pvary
+from lamina_core.vma import CHECKED_SCOPES, insert_pvary
 
 
 class GatherScatterMode(enum.Enum):
@@ -361,7 +361,8 @@ def gather(
         fill_value = _default_fill(typeof(operand).dtype, fill_value)  # type: ignore[attr-defined]  # an array
     else:
         fill_value = None
-    operand, start_indices = insert_pvary(operand, start_indices)
+    if CHECKED_SCOPES[0]:
+        operand, start_indices = insert_pvary(operand, start_indices)
     return gather_p.bind(
         operand,
         start_indices,
@@ -389,7 +390,8 @@ def _bind_scatter(
     consts: tuple[Any, ...] = ()
     if computation is not None:
         jaxpr, consts = update_jaxprs.get(computation, _scalar_aval(operand))
-    operand, scatter_indices, updates = insert_pvary(operand, scatter_indices, updates)
+    if CHECKED_SCOPES[0]:
+        operand, scatter_indices, updates = insert_pvary(operand, scatter_indices, updates)
     return prim.bind(
         operand,
         scatter_indices,

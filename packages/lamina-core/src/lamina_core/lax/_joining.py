@@ -17,7 +17,7 @@ from lamina_core.lax._shape import asarray, canonicalize_axis, is_array, shape_o
 from lamina_core.lax._types import Array
 from lamina_core.primitive import Primitive
 from lamina_core.rules import abstract_eval_rules, impl_rules
-from lamina_core.vma import insert_pvary
+from lamina_core.vma import CHECKED_SCOPES, insert_pvary
 
 concatenate_p: Final = Primitive("concatenate")
 stack_p: Final = Primitive("stack")
@@ -256,7 +256,8 @@ def pad(operand: Array, padding_value: Array, padding_config: Sequence[Sequence[
     `interior` values between neighbouring elements.
     """
     config = tuple(tuple(p) for p in padding_config)
-    operand, padding_value = insert_pvary(operand, padding_value)
+    if CHECKED_SCOPES[0]:
+        operand, padding_value = insert_pvary(operand, padding_value)
     return pad_p.bind(operand, padding_value, padding_config=config)
 
 

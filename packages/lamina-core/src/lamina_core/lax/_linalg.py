@@ -26,7 +26,7 @@ from lamina_core.pretty import PpContext, PpSettings, pp_eqn_rules, pp_eqn_with_
 from lamina_core.primitive import Primitive
 from lamina_core.rules import abstract_eval_rules, impl_rules
 from lamina_core.values import typeof
-from lamina_core.vma import insert_pvary
+from lamina_core.vma import CHECKED_SCOPES, insert_pvary
 
 
 class Precision(enum.Enum):
@@ -365,7 +365,8 @@ def dot(
         if preferred_element_type is None
         else dtypes.canonicalize_dtype(preferred_element_type)
     )
-    lhs, rhs = insert_pvary(lhs, rhs)
+    if CHECKED_SCOPES[0]:
+        lhs, rhs = insert_pvary(lhs, rhs)
     return dot_general_p.bind(
         lhs,
         rhs,

@@ -19,7 +19,7 @@ from lamina_core.lax import _nary as n
 from lamina_core.lax import _special_refs as refs
 from lamina_core.lax._types import Array
 from lamina_core.primitive import Primitive
-from lamina_core.vma import insert_pvary
+from lamina_core.vma import CHECKED_SCOPES, insert_pvary
 
 
 class AccuracyMode(enum.Enum):
@@ -190,7 +190,8 @@ def atanh(x: Array) -> Array:
 
 def atan2(x: Array, y: Array) -> Array:
     """The angle of the point (y, x): arctan(x / y) in the right quadrant."""
-    x, y = insert_pvary(x, y)
+    if CHECKED_SCOPES[0]:
+        x, y = insert_pvary(x, y)
     return atan2_p.bind(x, y)
 
 
