@@ -369,15 +369,12 @@ def _check_scalar(x: Any) -> None:
 
 
 def _one_like(x: Any) -> Any:
-    from lamina_core.lax._reshard import reshard_like
-    from lamina_core.lax._structural import _convert_element_type
+    from lamina_core.lax._ad_common import one
     from lamina_core.vma import pvary_like
 
-    aval = typeof(x)
     # JAX's `full_like` seed: laid out over `x`'s mesh, and in a checked shard_map body
     # varying as `x` does.
-    one = _convert_element_type(1, aval.dtype, aval.weak_type)  # type: ignore[attr-defined]
-    return pvary_like(reshard_like(one, aval), x)
+    return pvary_like(one(x), x)
 
 
 def fix_other_args(

@@ -16,7 +16,7 @@ import numpy as np
 
 from lamina_core import dtypes
 from lamina_core import mesh as _mesh
-from lamina_core.mesh import AbstractMesh, AxisType, NamedSharding
+from lamina_core.mesh import AbstractMesh, NamedSharding
 from lamina_core.partition_spec import PartitionSpec, entry_axes, split_counts
 
 
@@ -267,7 +267,7 @@ class ShapedArray(AbstractValue):
         self, mesh: Any, manual_axes: frozenset[Any], check_vma: bool, spec: Any
     ) -> ShapedArray:
         counts = split_counts(spec, mesh.shape, self.ndim)
-        manual = mesh.abstract_mesh.update_axis_types(dict.fromkeys(manual_axes, AxisType.Manual))
+        manual = _mesh.manual_mesh(mesh, manual_axes)
         # With check_vma, a piece varies over the mesh axes its spec splits the value over.
         vma = self.vma | _split_over(spec) if check_vma else self.vma
         return ShapedArray(

@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextvars
 import enum
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import TracebackType
 from typing import Any, Final
 
@@ -290,6 +290,11 @@ _global_mesh: list[Mesh | None] = [None]
 _context_stack: contextvars.ContextVar[tuple[Mesh, ...]] = contextvars.ContextVar(
     "lamina_mesh_context", default=()
 )
+
+
+def manual_mesh(mesh: Mesh | AbstractMesh, axes: Iterable[Any]) -> AbstractMesh:
+    """`mesh`'s abstract mesh with `axes` made Manual: the mesh of a shard_map body's types."""
+    return mesh.abstract_mesh.update_axis_types(dict.fromkeys(axes, AxisType.Manual))
 
 
 def get_concrete_mesh() -> Mesh:

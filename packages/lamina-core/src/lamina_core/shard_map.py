@@ -33,6 +33,7 @@ from lamina_core.mesh import (
     AxisType,
     Mesh,
     get_abstract_mesh,
+    manual_mesh,
     spec_axis_names,
     use_abstract_mesh,
 )
@@ -268,8 +269,7 @@ def manual_axes_env(
         for name, size in mesh.shape_tuple:
             if name in manual:
                 stack.enter_context(extend_axis_env(AxisData(name, size)))
-        manual_mesh = mesh.abstract_mesh.update_axis_types(dict.fromkeys(manual, AxisType.Manual))
-        stack.enter_context(use_abstract_mesh(manual_mesh))
+        stack.enter_context(use_abstract_mesh(manual_mesh(mesh, manual)))
         stack.enter_context(check_vma_scope(check_vma))
         yield
 
