@@ -189,10 +189,30 @@ def test_using_a_deleted_array_says_so_as_jax(name: str) -> None:
     import jax
     import jax.lax  # the attribute `lax` of the module
 
+    # An op whose executable is already in C++ dispatch runs a donated buffer and gets XLA's
+    # ValueError (JAX's and Lamina's alike, see the next test): start both sides cold, so the
+    # answer does not depend on what other tests ran before in this process.
+    jax.clear_caches()
+    lamina.clear_caches()
     theirs = _error(lambda: USES[name](jax))
     ours = _error(lambda: USES[name](lamina))
     assert type(ours) is type(theirs) is RuntimeError
     assert str(ours) == str(theirs) == "Array has been deleted with shape=float32[3]."
+
+
+@pytest.mark.oracle
+def test_adding_to_a_donated_array_from_warm_dispatch_fails_as_jax() -> None:
+    import jax
+
+    def warm_then_donated_then_added(m: Any) -> Any:
+        for _ in range(3):
+            m.numpy.ones(3) + 1  # the eager add's executable now in C++ dispatch
+        return _donated(m) + 1
+
+    theirs = _error(lambda: warm_then_donated_then_added(jax))
+    ours = _error(lambda: warm_then_donated_then_added(lamina))
+    assert type(ours) is type(theirs)
+    assert str(ours) == str(theirs)
 
 
 def test_serializing_a_function_not_compiled_is_a_clear_error(tmp_path: Path) -> None:
