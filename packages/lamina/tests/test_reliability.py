@@ -192,7 +192,7 @@ def test_using_a_deleted_array_says_so_as_jax(name: str) -> None:
     # An op whose executable is already in C++ dispatch runs a donated buffer and gets XLA's
     # ValueError (JAX's and Lamina's alike, see the next test): start both sides cold, so the
     # answer does not depend on what other tests ran before in this process.
-    jax.clear_caches()
+    jax.clear_caches()  # type: ignore[no-untyped-call]
     lamina.clear_caches()
     theirs = _error(lambda: USES[name](jax))
     ours = _error(lambda: USES[name](lamina))
