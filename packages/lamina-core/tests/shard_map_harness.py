@@ -40,6 +40,22 @@ Result: TypeAlias = tuple[str, list[np.ndarray]]
 DEVICES = 8
 
 
+def case_registry() -> tuple[dict[str, Case], Callable[[Case], Case]]:
+    """A test module's cases by name, and the decorator that registers a case under its name."""
+    cases: dict[str, Case] = {}
+
+    def case(fn: Case) -> Case:
+        cases[fn.__name__] = fn
+        return fn
+
+    return cases, case
+
+
+def uniform(*shape: int, seed: int = 0) -> np.ndarray:
+    """Test data: float32 values in [-1, 1) of `shape`, the same for the same `seed`."""
+    return np.random.RandomState(seed).uniform(-1.0, 1.0, shape).astype(np.float32)
+
+
 class StandInDevice:
     """A device as Lamina's `Mesh` needs one (an id), for tests run without JAX's devices."""
 

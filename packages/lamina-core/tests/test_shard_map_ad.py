@@ -8,6 +8,7 @@ printed through `vjp` with an explicit cotangent: JAX's `grad` seeds a `shard_ma
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -18,16 +19,10 @@ from lamina_core.testing_ad import check_grads
 
 H: Any = sys.modules["lamina_core_tests_shard_map_harness"]  # conftest.py loads it
 f32 = np.float32
-CASES: dict[str, Any] = {}
-
-
-def case(fn: Any) -> Any:
-    CASES[fn.__name__] = fn
-    return fn
-
-
-def _x(*shape: int, seed: int = 0) -> np.ndarray:
-    return np.random.RandomState(seed).uniform(-1.0, 1.0, shape).astype(f32)
+CASES: dict[str, Any]
+case: Callable[[Any], Any]
+CASES, case = H.case_registry()
+_x = H.uniform
 
 
 # --- programs ---------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ Each case is written once for both libraries (see `shard_map_harness.py`).
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -15,16 +16,10 @@ import lamina_core
 
 H: Any = sys.modules["lamina_core_tests_shard_map_harness"]  # conftest.py loads it
 f32 = np.float32
-CASES: dict[str, Any] = {}
-
-
-def case(fn: Any) -> Any:
-    CASES[fn.__name__] = fn
-    return fn
-
-
-def _x(*shape: int, seed: int = 0) -> np.ndarray:
-    return np.random.RandomState(seed).uniform(-1.0, 1.0, shape).astype(f32)
+CASES: dict[str, Any]
+case: Callable[[Any], Any]
+CASES, case = H.case_registry()
+_x = H.uniform
 
 
 def _dp_loss(ns: Any) -> Any:

@@ -11,6 +11,7 @@ Reverse mode is printed through `vjp` with an explicit cotangent (JAX's `grad` s
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -23,16 +24,10 @@ from lamina_core.partition_spec import PartitionSpec
 
 H: Any = sys.modules["lamina_core_tests_shard_map_harness"]  # conftest.py loads it
 f32 = np.float32
-CASES: dict[str, Any] = {}
-
-
-def case(fn: Any) -> Any:
-    CASES[fn.__name__] = fn
-    return fn
-
-
-def _x(*shape: int, seed: int = 0) -> np.ndarray:
-    return np.random.RandomState(seed).uniform(-1.0, 1.0, shape).astype(f32)
+CASES: dict[str, Any]
+case: Callable[[Any], Any]
+CASES, case = H.case_registry()
+_x = H.uniform
 
 
 def _sm(ns: Any, f: Any, mesh: Any, in_specs: Any, out_specs: Any) -> Any:
