@@ -135,3 +135,32 @@ def test_host_values_passed_to_a_sharded_program_equal_jax() -> None:
     theirs = jax.jit(lambda x, w: jnp.tanh(x @ w))(jx, w)
     np.testing.assert_allclose(np.asarray(ours), np.asarray(theirs), rtol=1e-6)
     assert ours.sharding.spec == P(*theirs.sharding.spec)
+
+
+@pytest.mark.parametrize("spec", [(), ("a",)], ids=["replicated", "split"])
+def test_keys_placed_over_a_mesh_run_as_jax(spec: tuple[Any, ...]) -> None:
+    # A key's data has an axis of its own that no spec names: the programs' argument
+    # shardings are written for the stored rank (they failed to verify, 1 != 2).
+    keys, jkeys = _both("1d", spec, np.zeros(0))  # only for the meshes' shardings
+    ours = lamina.device_put(lamina.random.split(lamina.random.key(0), 8), keys.sharding)
+    theirs = jax.device_put(jax.random.split(jax.random.key(0), 8), jkeys.sharding)
+    np.testing.assert_array_equal(
+        np.asarray(lamina.random.key_data(ours)), np.asarray(jax.random.key_data(theirs))
+    )
+    draw = lamina.jit(lamina.vmap(lambda k: lamina.random.uniform(k, (2,))))(ours)
+    jdraw = jax.jit(jax.vmap(lambda k: jax.random.uniform(k, (2,))))(theirs)
+    np.testing.assert_array_equal(np.asarray(draw), np.asarray(jdraw))
+    assert _trimmed(draw.sharding.spec) == _trimmed(jdraw.sharding.spec)
+    held = lamina.jit(lambda k: lamina.lax.with_sharding_constraint(k, keys.sharding))(ours)
+    jheld = jax.jit(lambda k: jax.lax.with_sharding_constraint(k, jkeys.sharding))(theirs)
+    assert _trimmed(held.sharding.spec) == _trimmed(jheld.sharding.spec)
+    np.testing.assert_array_equal(
+        np.asarray(lamina.random.key_data(held)), np.asarray(jax.random.key_data(jheld))
+    )
+
+
+def _trimmed(spec: Any) -> tuple[Any, ...]:
+    parts = list(spec)
+    while parts and parts[-1] is None:
+        parts.pop()
+    return tuple(parts)

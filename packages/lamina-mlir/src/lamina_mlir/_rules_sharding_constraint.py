@@ -19,7 +19,7 @@ from lamina_core.mesh import NamedSharding
 from lamina_mlir._context import LoweringRuleContext
 from lamina_mlir._mlir_context import IrValue
 from lamina_mlir._rules_util import out_aval, register
-from lamina_mlir._sharding import sharding_attr
+from lamina_mlir._sharding import physical_ndim, sharding_attr
 
 
 @register(sharding_constraint_p)
@@ -29,7 +29,7 @@ def _sharding_constraint_lowering(
     mesh = ctx.module_context.mesh
     if mesh is None:
         return [x]
-    attr = sharding_attr(sharding.spec, out_aval(ctx).ndim, mesh)
+    attr = sharding_attr(sharding.spec, physical_ndim(out_aval(ctx)), mesh)
     return [sdy.ShardingConstraintOp(x, attr).result]
 
 

@@ -17,7 +17,7 @@ from typing import Final
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import sdy
 
-from lamina_core.avals import AbstractValue
+from lamina_core.avals import AbstractValue, ShapedArray, physical_aval
 from lamina_core.mesh import AbstractMesh
 from lamina_core.partition_spec import UNCONSTRAINED, PartitionSpec, entry_axes
 
@@ -75,6 +75,14 @@ def sharding_attr(
     return sdy.TensorShardingAttr.get(MESH_SYMBOL, dims)
 
 
+def physical_ndim(aval: AbstractValue) -> int:
+    """The rank of the array `aval`'s values are stored as (a key's data adds its own axes,
+    which are never split: the spec leaves them out)."""
+    if isinstance(aval, ShapedArray):
+        return len(physical_aval(aval).shape)
+    return len(getattr(aval, "shape", ()))
+
+
 def annotate_main(
     fn: ir.Operation,
     mesh: AbstractMesh,
@@ -102,6 +110,5 @@ def annotate_main(
                 attrs[i] = {entries[k].name: entries[k].attr for k in range(len(entries))}
         for k, (aval, spec) in enumerate(zip(avals, specs, strict=True)):
             if spec is not None:
-                ndim = len(getattr(aval, "shape", ()))
-                attrs[first + k]["sdy.sharding"] = sharding_attr(spec, ndim, mesh)
+                attrs[first + k]["sdy.sharding"] = sharding_attr(spec, physical_ndim(aval), mesh)
         fn.attributes[key] = ir.ArrayAttr.get([ir.DictAttr.get(a) for a in attrs])
