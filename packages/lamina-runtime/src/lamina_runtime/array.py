@@ -112,6 +112,18 @@ class Array(ArrayMethods):
         """Each device's piece: its device, index into the array, and data."""
         return [Shard(d, i, Array(b)) for d, i, b in _bridge.shards(self._buf)]
 
+    def addressable_data(self, index: int) -> Array:
+        """The data of this process's `index`-th shard."""
+        return self.addressable_shards[index].data
+
+    def to_device(self, device: Any, *, stream: Any = None) -> Any:
+        """A copy on `device` (a device or a sharding), as `device_put`."""
+        if stream is not None:
+            raise NotImplementedError("stream argument of array.to_device()")
+        from lamina_runtime.api import device_put  # api builds on arrays
+
+        return device_put(self, device)
+
     @property
     def is_fully_replicated(self) -> bool:
         return bool(self._buf.is_fully_replicated)

@@ -12,6 +12,7 @@ import numpy as _np
 
 from lamina_core.numpy import (
     _array_compare,
+    _array_methods,
     _bits_sorts,
     _creation,
     _cumulative,
@@ -177,6 +178,21 @@ _TRACER_METHODS: dict[str, Callable[..., Any]] = {
     "method:flatten": _shape.ravel,
     "method:swapaxes": _shape.swapaxes,
     "method:repeat": _shape.repeat,
+    "method:argpartition": _bits_sorts.argpartition,
+    "method:byteswap": _array_methods.byteswap,
+    "method:choose": _index_tricks.choose,
+    "method:compress": _array_methods.compress_method,
+    "method:diagonal": _matrix_parts.diagonal,
+    "method:nonzero": _setops.nonzero,
+    "method:ptp": _nan_reductions.ptp,
+    "method:searchsorted": _searchsorted.searchsorted,
+    "method:take": _indexing.take,
+    "method:trace": _matrix_parts.trace,
+    "method:view": _array_methods.view,
+    "property:flat": _array_methods.flat,
+    "property:mT": _array_methods.matrix_transpose_property,
+    "property:nbytes": _array_methods.nbytes,
+    "property:itemsize": _array_methods.itemsize,
 }
 for _name, _fn in _TRACER_METHODS.items():
     register_tracer_method(_name, _fn)
