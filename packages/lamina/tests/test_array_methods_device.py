@@ -54,7 +54,11 @@ def test_sizes_placement_and_errors_are_jax_s() -> None:
     np.testing.assert_array_equal(
         np.asarray(x.addressable_data(0)), np.asarray(jx.addressable_data(0))
     )
-    for call in (lambda a: a.flat, lambda a: a.to_device(a.device, stream=1)):
+    errors: list[Callable[[Any], Any]] = [
+        lambda a: a.flat,
+        lambda a: a.to_device(a.device, stream=1),
+    ]
+    for call in errors:
         with pytest.raises(NotImplementedError) as theirs:
             call(jx)
         with pytest.raises(NotImplementedError) as ours:
