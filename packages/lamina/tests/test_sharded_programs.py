@@ -57,14 +57,7 @@ JAX = corpus.Side(
     jax, jnp, jax.lax, jax.sharding.PartitionSpec, jax.sharding.NamedSharding, jax.sharding.Mesh
 )
 
-_EXPLICIT = (
-    "jax.make_mesh makes Explicit axes: JAX prints sharded types (f32[8@data,3]) and "
-    "ctx_mesh= in jit's parameters; Lamina's types carry the mesh but no Explicit spec yet"
-)
-KNOWN: dict[tuple[str, str], str] = {
-    ("make_mesh_explicit", "lowered"): _EXPLICIT + "; JAX adds sdy.sharding_constraint ops",
-    ("make_mesh_explicit", "jaxpr"): _EXPLICIT,
-}
+KNOWN: dict[tuple[str, str], str] = {}
 """`(program, check)`: why Lamina knowingly differs from JAX there (a strict xfail)."""
 
 SLOW: frozenset[str] = frozenset()

@@ -16,7 +16,7 @@ import numpy as np
 
 from lamina_core import dtypes
 from lamina_core import mesh as _mesh
-from lamina_core.mesh import AbstractMesh, NamedSharding
+from lamina_core.mesh import AbstractMesh, AxisType, NamedSharding
 from lamina_core.partition_spec import PartitionSpec, entry_axes, split_counts
 
 
@@ -139,7 +139,7 @@ _KEEP: Any = object()
 _UNPLACED: dict[int, NamedSharding] = {}
 _ABSTRACT_SCOPES: Final = _mesh._abstract_scopes
 
-MESHES_SEEN: list[bool] = [False]
+MESHES_SEEN: Final = _mesh.MESHES_SEEN
 """Whether any array type with a mesh was made: until one is, tracing skips the mesh rule."""
 
 
@@ -159,6 +159,10 @@ class ShapedArray(AbstractValue):
     vma: frozenset[Any] = frozenset()
     """The manual mesh axes the value varies over inside a `shard_map(check_vma=True)` body
     (JAX's varying manual axes); empty everywhere else."""
+    spec: tuple[Any, ...] | None = None
+    """How the value is split over the Explicit axes of its mesh (JAX's sharding in types,
+    Explicit axes): one entry per dimension, None, an axis name or a tuple of names. None (no
+    tuple at all) when no dimension is split, so unsplit types are as cheap as before."""
 
     def __post_init__(self) -> None:
         if type(self.vma) is not frozenset:
@@ -171,6 +175,8 @@ class ShapedArray(AbstractValue):
             object.__setattr__(self, "mesh", None)
         else:
             MESHES_SEEN[0] = True
+        if self.spec is not None:
+            _check_spec(self)
         if type(self.shape) is not tuple or not all(type(d) is int for d in self.shape):
             object.__setattr__(self, "shape", _canonical_shape(self.shape))
         if not isinstance(self.dtype, np.dtype):
@@ -204,18 +210,27 @@ class ShapedArray(AbstractValue):
         weak_type: bool | None = None,
         mesh: AbstractMesh | Any | None = _KEEP,
         vma: frozenset[Any] | None = None,
+        spec: tuple[Any, ...] | Any | None = _KEEP,
     ) -> ShapedArray:
+        """This type with the given fields replaced. A new shape or mesh drops the spec
+        unless one is given."""
+        if spec is _KEEP:
+            spec = self.spec if shape is None and mesh is _KEEP else None
         return ShapedArray(
             self.shape if shape is None else shape,
             self.dtype if dtype is None else dtype,
             self.weak_type if weak_type is None else weak_type,
             self.mesh if mesh is _KEEP else mesh,
             self.vma if vma is None else vma,
+            spec,
         )
 
     @property
     def sharding(self) -> NamedSharding:
-        """JAX's `aval.sharding`: the mesh, and a spec of None per dimension."""
+        """JAX's `aval.sharding`: the mesh, and the spec (None per dimension unless the
+        value is split over Explicit axes)."""
+        if self.spec is not None:
+            return NamedSharding(self.mesh, PartitionSpec(*self.spec))  # type: ignore[arg-type]  # a spec implies a mesh
         ndim = len(self.shape)
         if self.mesh is None:  # most types: one shared value per rank (rules ask often)
             unplaced = _UNPLACED.get(ndim)
@@ -230,6 +245,8 @@ class ShapedArray(AbstractValue):
         name = (
             dtypes.short_dtype_name(self.dtype) if short_dtypes else dtypes.dtype_name(self.dtype)
         )
+        if self.spec is not None:
+            return f"{name}[{_shape_spec_str(self.shape, self.spec)}]{vma_str(self.vma, self.mesh)}"
         return f"{name}[{','.join(map(str, self.shape))}]{vma_str(self.vma, self.mesh)}"
 
     def __str__(self) -> str:
@@ -242,14 +259,16 @@ class ShapedArray(AbstractValue):
     def to_tangent_aval(self) -> ShapedArray:
         # Integers, bools and extended dtypes (keys); ml_dtypes floats also have kind "V".
         if self.dtype.kind in "biu" or dtypes.extended(self.dtype) is not None:
-            return ShapedArray(self.shape, dtypes.float0, self.weak_type, self.mesh, self.vma)
+            return ShapedArray(
+                self.shape, dtypes.float0, self.weak_type, self.mesh, self.vma, self.spec
+            )
         return self
 
     def normalize(self) -> ShapedArray:
         return (
             self
             if not self.weak_type
-            else ShapedArray(self.shape, self.dtype, False, self.mesh, self.vma)
+            else ShapedArray(self.shape, self.dtype, False, self.mesh, self.vma, self.spec)
         )
 
     def dec_rank(self, size: int, axis: int) -> ShapedArray:
@@ -261,6 +280,7 @@ class ShapedArray(AbstractValue):
             self.weak_type,
             self.mesh,
             self.vma,
+            None if self.spec is None else self.spec[:axis] + self.spec[axis + 1 :],
         )
 
     def shard(
@@ -299,7 +319,69 @@ class ShapedArray(AbstractValue):
             self.weak_type,
             self.mesh,
             self.vma,
+            None if self.spec is None else (*self.spec[:axis], None, *self.spec[axis:]),
         )
+
+
+def _check_spec(aval: ShapedArray) -> None:
+    spec = aval.spec
+    assert spec is not None
+    if type(spec) is not tuple:
+        spec = tuple(spec)
+    if all(e is None for e in spec) or aval.mesh is None:
+        object.__setattr__(aval, "spec", None)  # canonical: an unsplit type holds no spec
+        return
+    if len(spec) != len(aval.shape):
+        raise ValueError(
+            "Length of sharding.spec must be equal to aval's ndim. Got sharding.spec "
+            f"{PartitionSpec(*spec)}, aval.ndim {len(aval.shape)}"
+        )
+    sizes = aval.mesh.shape
+    for dim, (entry, size) in enumerate(zip(spec, aval.shape, strict=True)):
+        names = entry_axes(entry)
+        split = math.prod(sizes[n] for n in names)
+        if size % split:
+            raise ValueError(
+                f"Sharding spec {names} implies that array axis {dim} is partitioned {split} "
+                f"times, but does not evenly divide the dimension size {size}. Got shape: "
+                f"{aval.shape} and sharding {NamedSharding(aval.mesh, PartitionSpec(*spec))}"
+            )
+    object.__setattr__(aval, "spec", spec)
+
+
+def _shape_spec_str(shape: tuple[int, ...], spec: tuple[Any, ...]) -> str:
+    """Dimensions with the axes they are split over, as JAX prints them: `8@data`,
+    `8@(x,y)`."""
+    out = []
+    for size, entry in zip(shape, spec, strict=True):
+        if entry is None:
+            out.append(str(size))
+        elif isinstance(entry, tuple):
+            out.append(f"{size}@({','.join(map(str, entry))})")
+        else:
+            out.append(f"{size}@{entry}")
+    return ",".join(out)
+
+
+def explicit_spec(mesh: AbstractMesh | None, spec: Any, ndim: int) -> tuple[Any, ...] | None:
+    """The spec a type over `mesh` keeps of `spec` (a PartitionSpec or its entries): the
+    Explicit axes only (JAX drops Auto and Manual ones), padded to `ndim` entries; None if
+    nothing is split over an Explicit axis."""
+    if mesh is None or not mesh.has_explicit:
+        return None
+    parts = spec.partitions if isinstance(spec, PartitionSpec) else tuple(spec)
+    if len(parts) > ndim:
+        raise ValueError(
+            "Length of sharding.spec must be equal to aval's ndim. Got sharding.spec "
+            f"{PartitionSpec(*parts)}, aval.ndim {ndim}"
+        )
+    types = mesh._name_to_type
+    out: list[Any] = []
+    for entry in parts:
+        names = tuple(n for n in entry_axes(entry) if types[n] is AxisType.Explicit)
+        out.append(None if not names else names[0] if len(names) == 1 else names)
+    out.extend([None] * (ndim - len(parts)))
+    return None if all(e is None for e in out) else tuple(out)
 
 
 def _split_over(spec: Any) -> frozenset[Any]:
@@ -324,13 +406,16 @@ def physical_aval(aval: ShapedArray) -> ShapedArray:
     ext = dtypes.extended(aval.dtype)
     if ext is None:
         return aval
-    return ShapedArray((*aval.shape, *ext.physical_shape), ext.physical_dtype, False, aval.mesh)
+    spec = None if aval.spec is None else (*aval.spec, *(None,) * len(ext.physical_shape))
+    return ShapedArray(
+        (*aval.shape, *ext.physical_shape), ext.physical_dtype, False, aval.mesh, spec=spec
+    )
 
 
 def types_match(a: AbstractValue, b: AbstractValue) -> bool:
     """Equal up to weak typing and mesh, the comparison the type checker uses."""
     a, b = a.normalize(), b.normalize()
-    if type(a) is ShapedArray and type(b) is ShapedArray and a.mesh != b.mesh:
+    if type(a) is ShapedArray and type(b) is ShapedArray and (a.mesh, a.spec) != (b.mesh, b.spec):
         return a.update(mesh=None) == b.update(mesh=None)
     return a == b
 

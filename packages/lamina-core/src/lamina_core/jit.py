@@ -24,6 +24,7 @@ from lamina_core.config import config, disable_jit, enable_checks
 from lamina_core.interpreters.batching import axis_frame, bound_axis_names
 from lamina_core.interpreters.staging import trace_to_jaxpr
 from lamina_core.jaxpr import ClosedJaxpr, DebugInfo
+from lamina_core.mesh import concrete_context_mesh
 from lamina_core.mutable_checks import (
     check_no_aliased_args,
     check_no_returned,
@@ -292,9 +293,10 @@ class Jitted:
             raise self._not_an_array(args, kwargs, leaves, static_nums) from None
         # Named axes bound by enclosing vmaps are part of JAX's trace context (a collective's
         # trace depends on their sizes, `psum(1, 'i')` being one), and so is whether a checked
-        # shard_map body encloses the call (its `psum`s bind `psum_invariant`).
+        # shard_map body encloses the call (its `psum`s bind `psum_invariant`), and the mesh in
+        # context (its results are laid out over it).
         axes = tuple((n, axis_frame(n).size) for n in bound_axis_names())
-        context = (*config.trace_context(), axes, check_vma_enabled())
+        context = (*config.trace_context(), axes, check_vma_enabled(), concrete_context_mesh())
         signature = Signature(in_tree, in_avals, static, context)
         mutable_args = any(a.mutable for a in in_avals)
         staged = self._cache.get(signature)
@@ -454,6 +456,7 @@ class Jitted:
             keep_unused=self.keep_unused,
             inline=self.inline,
         )
+        params["ctx_mesh"] = concrete_context_mesh()
         if len(self._call_params) > 2 * len(self._cache) + 8:
             self._call_params.clear()  # traces the cache no longer holds
         self._call_params[id(staged)] = (staged, params)

@@ -104,7 +104,17 @@ class _MeshShape:
 class AbstractMesh(_MeshShape):
     """A mesh's axis names, sizes and types, and the kind of its devices; no devices."""
 
-    __slots__ = ("axis_names", "axis_sizes", "axis_types", "device_kind", "num_cores", "platform")
+    __slots__ = (
+        "axis_names",
+        "axis_sizes",
+        "axis_types",
+        "device_kind",
+        "has_explicit",
+        "num_cores",
+        "platform",
+    )
+    has_explicit: bool
+    """Whether some axis is Explicit (then array types over it carry their specs)."""
 
     def __init__(
         self,
@@ -125,6 +135,7 @@ class AbstractMesh(_MeshShape):
         self.axis_names = names
         self.axis_sizes = sizes
         self.axis_types = _axis_types(names, axis_types, "AbstractMesh")
+        self.has_explicit = AxisType.Explicit in self.axis_types
         self.device_kind, self.num_cores, self.platform = device_kind, num_cores, platform
 
     def _key(self) -> tuple[Any, ...]:
@@ -206,6 +217,10 @@ class Mesh(_MeshShape):
         self._abstract: AbstractMesh | None = None
 
     @property
+    def has_explicit(self) -> bool:
+        return AxisType.Explicit in self.axis_types
+
+    @property
     def device_ids(self) -> np.ndarray:
         ids: np.ndarray = np.vectorize(lambda d: d.id, otypes=[int])(self.devices)
         return ids
@@ -285,11 +300,16 @@ EMPTY_ABSTRACT_MESH: Final = AbstractMesh((), ())
 
 # --- the mesh in context -----------------------------------------------------------------------
 
+MESHES_SEEN: list[bool] = [False]
+"""Whether any array type has had a mesh, or a mesh was put in context: until then staging
+skips its sharding-in-types work."""
 _global_mesh: list[Mesh | None] = [None]
 """The mesh `set_mesh(mesh)` set process-wide when called as a function."""
 _context_stack: contextvars.ContextVar[tuple[Mesh, ...]] = contextvars.ContextVar(
     "lamina_mesh_context", default=()
 )
+_context_scopes: list[int] = [0]
+"""How many `with set_mesh(...)` blocks are open in any thread (see `context_mesh`)."""
 
 
 def manual_mesh(mesh: Mesh | AbstractMesh, axes: Iterable[Any]) -> AbstractMesh:
@@ -322,6 +342,39 @@ def get_abstract_mesh() -> AbstractMesh:
             return stack[-1]
     mesh = get_concrete_mesh()
     return EMPTY_ABSTRACT_MESH if mesh.empty else mesh.abstract_mesh
+
+
+def concrete_context_mesh() -> Mesh | None:
+    """The mesh `set_mesh` put in context (JAX's `ctx_mesh` of a `jit`), or None: a list read
+    while there is none."""
+    if not (_context_scopes[0] or _global_mesh[0] is not None):
+        return None
+    mesh = get_concrete_mesh()
+    return None if mesh.empty else mesh
+
+
+_context_listeners: list[Callable[[], None]] = []
+
+
+def on_context_mesh_change(listener: Callable[[], None]) -> None:
+    """Call `listener` whenever `set_mesh` changes the mesh in context (the runtime forgets
+    the dispatch entries it made for calls under the previous one)."""
+    _context_listeners.append(listener)
+
+
+def _context_changed() -> None:
+    for listener in _context_listeners:
+        listener()
+
+
+def context_mesh() -> AbstractMesh | None:
+    """The mesh a primitive's result is laid out over when none of its operands has one
+    (JAX's `get_cur_mesh_sharding`): the abstract mesh in context, or None for the empty mesh.
+    A list read while no mesh is in context."""
+    if not (_abstract_scopes[0] or _context_scopes[0] or _global_mesh[0] is not None):
+        return None
+    mesh = get_abstract_mesh()
+    return None if mesh.empty else mesh
 
 
 def aval_mesh() -> AbstractMesh | None:
@@ -374,11 +427,16 @@ class set_mesh:  # lower case as JAX's: it is used as a function and as a contex
         self.mesh = mesh
         self._previous = _global_mesh[0]
         _global_mesh[0] = mesh
+        MESHES_SEEN[0] = True
+        if mesh is not self._previous:
+            _context_changed()
         self._token: contextvars.Token[tuple[Mesh, ...]] | None = None
 
     def __enter__(self) -> Mesh:
         _global_mesh[0] = self._previous  # inside `with`, the mesh is scoped to the block
         self._token = _context_stack.set((*_context_stack.get(), self.mesh))
+        _context_scopes[0] += 1
+        _context_changed()
         return self.mesh
 
     def __exit__(
@@ -389,6 +447,8 @@ class set_mesh:  # lower case as JAX's: it is used as a function and as a contex
     ) -> None:
         assert self._token is not None
         _context_stack.reset(self._token)
+        _context_scopes[0] -= 1
+        _context_changed()
 
 
 def use_mesh(mesh: Mesh) -> set_mesh:

@@ -31,6 +31,7 @@ from lamina_mlir._context import (
     lowering_rules,
     single_op_rules,
 )
+from lamina_mlir._explicit import constrain_results, constrains
 from lamina_mlir._functions import new_function
 from lamina_mlir._ir_types import aval_to_ir_type
 from lamina_mlir._locations import eqn_location, name_location
@@ -63,6 +64,9 @@ def jaxpr_subcomp(
     rule_for = lowering_rules.get
     single_op_for = single_op_rules.get
     locations = mctx.locations
+    # Over Explicit axes results are constrained to their types: every equation takes its
+    # rule (no single-op shortcut).
+    explicit = mctx.mesh is not None and mctx.mesh.has_explicit
     for eqn in jaxpr.eqns:
         prim = eqn.primitive
         invars = eqn.invars
@@ -74,7 +78,7 @@ def jaxpr_subcomp(
         location = locations.get((name_stack, prim.name, source.code, source.lasti))
         if location is None:
             location = eqn_location(mctx, name_stack, prim.name, source)
-        single_op = single_op_for(prim)
+        single_op = None if explicit else single_op_for(prim)
         if single_op is not None:
             with location:
                 out = _single_op(caches, single_op, eqn, operands)
@@ -108,6 +112,8 @@ def jaxpr_subcomp(
                 f"the lowering rule for '{prim.name}' returned {len(outs)} values for "
                 f"{len(eqn.outvars)} outputs"
             )
+        if explicit and constrains(prim):
+            outs = constrain_results(ctx, outs)
         tokens_out = ctx.tokens_out
         if tokens_out is not None:
             tokens = tokens_out

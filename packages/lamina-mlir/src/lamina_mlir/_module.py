@@ -284,7 +284,9 @@ def lower_jaxpr_to_module(
                     *_per_value(arg_shardings, len(in_avals), "arg_shardings"),
                 ],
                 out_avals,
-                _per_value(result_shardings, len(out_avals), "result_shardings"),
+                _typed_results(
+                    _per_value(result_shardings, len(out_avals), "result_shardings"), out_avals
+                ),
             )
         verify(module)
     final_mesh = mctx.device_mesh or mctx.mesh  # a rule may have declared one (shard_map)
@@ -298,6 +300,20 @@ def lower_jaxpr_to_module(
         final_mesh,
         tuple(mctx.host_callbacks),
     )
+
+
+def _typed_results(
+    specs: list[PartitionSpec | None], avals: Sequence[AbstractValue]
+) -> list[PartitionSpec | None]:
+    """Results placed as their types say where nothing else does, for types over Explicit
+    mesh axes (JAX's out shardings of such results are their types' shardings)."""
+    out = []
+    for spec, aval in zip(specs, avals, strict=True):
+        mesh = getattr(aval, "mesh", None)
+        if spec is None and mesh is not None and mesh.has_explicit:
+            spec = aval.sharding.spec  # type: ignore[attr-defined]  # an array type
+        out.append(spec)
+    return out
 
 
 def _per_value(

@@ -22,6 +22,8 @@ from lamina_core.control_flow import cond_p, scan_p, while_p
 from lamina_core.control_flow.loops import while_loop
 from lamina_core.interpreters.staging import trace_to_jaxpr
 from lamina_core.jaxpr import ClosedJaxpr
+from lamina_core.mesh import NamedSharding
+from lamina_core.partition_spec import PartitionSpec
 from lamina_mlir import _hlo
 from lamina_mlir._constants import ir_constant
 from lamina_mlir._context import NO_TOKENS, LoweringRuleContext, TokenSet, ordered_effects
@@ -210,8 +212,14 @@ def _scan_as_loops(
         return carry, stacked
 
     def empty(lead: tuple[int, ...], aval: Any) -> Any:
-        # JAX allocates with `empty2`, which lowers to zeros; zeros it is.
-        return lax.broadcast(np.zeros((), aval.dtype), (*lead, *aval.shape))
+        # JAX allocates with `empty2`, which lowers to zeros; zeros it is. Over Explicit
+        # axes the buffer is split as the values stacked in it.
+        shape = (*lead, *aval.shape)
+        sharding = None
+        if aval.mesh is not None and aval.mesh.has_explicit:
+            spec = (*(None,) * len(lead), *(aval.spec or (None,) * aval.ndim))
+            sharding = NamedSharding(aval.mesh, PartitionSpec(*spec))
+        return lax.broadcast(np.zeros((), aval.dtype), shape, out_sharding=sharding)
 
     main_xs = xs
     rem_xs: list[Any] = []

@@ -16,9 +16,11 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from lamina_core import dtypes, lax
+from lamina_core.avals import ShapedArray
 from lamina_core.primitive import Primitive
 from lamina_mlir import _hlo
 from lamina_mlir._context import LoweringRuleContext
+from lamina_mlir._explicit import constrain, explicit_module
 from lamina_mlir._functions import call_as_function
 from lamina_mlir._ir_types import tensor_type
 from lamina_mlir._mlir_context import ContextCaches, IrValue
@@ -112,6 +114,9 @@ def _argminmax(direction: str, identity: Callable[[np.dtype], np.ndarray]) -> An
         indices = _hlo.emit1(
             "stablehlo.iota", iota_type, attributes={"iota_dimension": _hlo.i64_attr(caches, axis)}
         )
+        if explicit_module(ctx):  # JAX's iota is typed as the operand, over Explicit axes
+            index_aval = ShapedArray(aval.shape, index_dtype, False, aval.mesh, spec=aval.spec)
+            indices = constrain(ctx, indices, index_aval)
         init_value = _hlo.scalar_constant(caches, identity(aval.dtype), aval.dtype)
         init_index = _hlo.scalar_constant(caches, 0, index_dtype)
         value_type = tensor_type(caches, out_aval(ctx).shape, aval.dtype)
@@ -142,6 +147,12 @@ def _argminmax(direction: str, identity: Callable[[np.dtype], np.ndarray]) -> An
                     _hlo.select(pick_index, x_idx, acc_idx),
                 ]
             )
+        if explicit_module(ctx):
+            value_aval = ShapedArray(
+                out_aval(ctx).shape, aval.dtype, False, out_aval(ctx).mesh, spec=out_aval(ctx).spec
+            )
+            constrain(ctx, op.results[0], value_aval)
+            return [constrain(ctx, op.results[1], out_aval(ctx))]
         return [op.results[1]]
 
     def rule(
@@ -251,7 +262,7 @@ def _cumulative_rule(
         block = op.regions[0].blocks.append(init.type, init.type)
         with ir.InsertionPoint(block):
             _hlo.return_([combine(caches, *block.arguments)])
-        return [op.result]
+        return [constrain(ctx, op.result, out_aval(ctx))]  # over Explicit axes, as JAX's
 
     def rule(ctx: LoweringRuleContext, x: IrValue, *, axis: int, reverse: bool) -> list[IrValue]:
         params = {"axis": axis, "reverse": reverse}

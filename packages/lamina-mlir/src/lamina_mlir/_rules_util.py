@@ -21,6 +21,7 @@ from lamina_mlir._context import (
     lowering_rules,
     single_op_rules,
 )
+from lamina_mlir._explicit import broadcast_to_result, explicit_module
 from lamina_mlir._ir_types import aval_to_ir_type
 from lamina_mlir._mlir_context import IrValue
 
@@ -45,7 +46,10 @@ def broadcast_operands(
     avals: Sequence[AbstractValue],
     shape: tuple[int, ...],
 ) -> list[IrValue]:
-    """Each operand broadcast (over trailing dimensions) to `shape`, if it is not already."""
+    """Each operand broadcast (over trailing dimensions) to `shape`, if it is not already
+    (over Explicit mesh axes, also constrained to the result's sharding, as JAX's)."""
+    if explicit_module(ctx):
+        return broadcast_to_result(ctx, operands, avals, out_aval(ctx))
     out = []
     for x, aval in zip(operands, avals, strict=True):
         a = array_aval(aval)
@@ -60,6 +64,9 @@ def nary(ctx: LoweringRuleContext, name: str, *operands: IrValue) -> IrValue:
     """The elementwise op `name` on the operands broadcast to the output shape."""
     aval = out_aval(ctx)
     shape = aval.shape
+    if explicit_module(ctx):
+        operands = tuple(broadcast_to_result(ctx, operands, ctx.avals_in, aval))
+        return _hlo.emit1(name, aval_to_ir_type(ctx.caches, aval), *operands)
     for a in ctx.avals_in:
         if array_aval(a).shape != shape:
             operands = tuple(broadcast_operands(ctx, operands, ctx.avals_in, shape))

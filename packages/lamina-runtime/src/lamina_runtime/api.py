@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from lamina_core import tree_util
-from lamina_core.avals import ShapedArray
+from lamina_core.avals import ShapedArray, explicit_spec
 from lamina_core.lax._device_put import stage_device_put
 from lamina_core.mesh import NamedSharding
 from lamina_core.tracing import Tracer
@@ -66,7 +66,9 @@ def _put_sharded(leaf: Any, sharding: NamedSharding) -> Array:
         raise TypeError(f"device_put: cannot place a value of type {aval.str_short()}")
     shardings.check_divides(sharding, aval.shape)
     # Its type carries the mesh, as JAX's does: what is traced from it is laid out over it.
-    laid_out = aval.update(mesh=sharding.mesh.abstract_mesh)
+    mesh = sharding.mesh.abstract_mesh
+    # Over Explicit axes the type carries the spec too (f32[8@data,3]).
+    laid_out = aval.update(mesh=mesh, spec=explicit_spec(mesh, sharding.spec, aval.ndim))
     return Array(place(leaf, aval, shardings.to_jax(sharding)), laid_out)
 
 

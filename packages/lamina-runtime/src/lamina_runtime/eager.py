@@ -18,6 +18,7 @@ from lamina_core import dtypes, tree_util
 from lamina_core.avals import AbstractValue, ShapedArray
 from lamina_core.effects import no_effects
 from lamina_core.evaluate import reference_impl
+from lamina_core.interpreters.staging import with_input_mesh
 from lamina_core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var
 from lamina_core.jit import Staged
 from lamina_core.mesh import NamedSharding
@@ -55,9 +56,15 @@ class EagerProgram:
 
 
 def single_equation_jaxpr(prim: Primitive, avals: Sequence[AbstractValue],
-                          params: dict[str, Any]) -> Jaxpr:  # fmt: skip
+                          params: dict[str, Any], *, on_mesh: bool = False) -> Jaxpr:  # fmt: skip
+    """The jaxpr of one application of `prim`. `on_mesh`: it runs partitioned over a mesh,
+    where results over Explicit axes are typed (and placed) as staging types them."""
     invars = [Var(a) for a in avals]
     out = abstract_eval_rules[prim](*avals, **params)
+    if on_mesh and any(
+        (m := getattr(a, "mesh", None)) is not None and m.has_explicit for a in avals
+    ):
+        out = with_input_mesh(prim, avals, out, params)
     out_avals: list[AbstractValue] = list(out) if prim.multiple_results else [out]  # type: ignore[arg-type, list-item]  # shape follows multiple_results
     outvars = [Var(a) for a in out_avals]
     effects_rule = effects_rules.get(prim)
@@ -179,7 +186,7 @@ class XlaEager:
         except TypeError:
             key, known = None, None
         if known is None:
-            jaxpr = single_equation_jaxpr(prim, avals, params)
+            jaxpr = single_equation_jaxpr(prim, avals, params, on_mesh=True)
             const_args = jaxpr_const_args(jaxpr)
             lowered = lower_jaxpr_to_module(
                 jaxpr,

@@ -22,7 +22,7 @@ from lamina_core import config, dispatch_context, tree_util
 from lamina_core.avals import ShapedArray
 from lamina_core.config import disable_jit, enable_x64
 from lamina_core.jit import NOT_SPECIFIED, Jitted, NotSpecified, Signature, Staged, jit_decorator
-from lamina_core.mesh import NamedSharding
+from lamina_core.mesh import NamedSharding, concrete_context_mesh, on_context_mesh_change
 from lamina_core.tracing import EVAL_TRACE, Tracer, current_trace, raise_escaped_tracer
 from lamina_core.values import typeof
 from lamina_refs import Ref
@@ -144,12 +144,16 @@ class JitFunction(Jitted):
         of its `in_shardings`/`out_shardings`, or None (one device)."""
         given = shardings.per_leaf(self.in_shardings, args, len(leaves), "in_shardings")
         outs = shardings.per_out(self.out_shardings, staged.out_tree)
+        context = concrete_context_mesh()
         if (
             not any(given)
             and not any(outs)
             and all(type(x) is not Array or _bridge.is_single_device(x._buf) for x in leaves)
         ):
-            return None
+            # Under `set_mesh` a call runs on the mesh in context (JAX's `ctx_mesh`).
+            if context is None or context.size <= 1:
+                return None
+            return Placement(context, (None,) * len(leaves), ())
         debug = staged.jaxpr.jaxpr.debug_info
         names = (debug.arg_names if debug is not None else None) or ()
         placed: list[NamedSharding | None] = []
@@ -164,7 +168,9 @@ class JitFunction(Jitted):
         named += [(f"output {i}", typeof(0.0), o) for i, o in enumerate(outs)]
         mesh = shardings.find_mesh(named)
         if mesh is None:
-            return None
+            if context is None or context.size <= 1:
+                return None
+            mesh = context
         return Placement(mesh, tuple(placed), tuple(outs))
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -324,6 +330,19 @@ class JitFunction(Jitted):
 
 _live_functions: Final[weakref.WeakSet[JitFunction]] = weakref.WeakSet()
 """Every `JitFunction` alive, so that `clear_caches` reaches their own caches."""
+
+
+def _forget_dispatch_entries() -> None:
+    """The mesh in context changed: calls repeated by Python's and C++'s dispatch entries
+    ran on the previous one (traces and compiled programs stay: they are keyed by it)."""
+    for function in list(_live_functions):
+        if function._fast or function._fast_paths:
+            function._fast.clear()
+            function._fast_paths.clear()
+        function.dispatcher._clear_cache()
+
+
+on_context_mesh_change(_forget_dispatch_entries)
 
 
 def clear_caches() -> None:

@@ -11,6 +11,7 @@ from lamina_core.mesh import (
     use_mesh,
 )
 from lamina_core.partition_spec import PartitionSpec
+from lamina_runtime.reshard_api import reshard
 from lamina_runtime.sharding import Sharding, SingleDeviceSharding
 
 get_mesh = get_concrete_mesh
@@ -25,6 +26,7 @@ __all__ = [
     "SingleDeviceSharding",
     "get_abstract_mesh",
     "get_mesh",
+    "reshard",
     "set_mesh",
     "use_mesh",
 ]

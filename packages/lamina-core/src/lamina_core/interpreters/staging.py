@@ -14,7 +14,9 @@ from typing import Any
 
 from lamina_core.avals import MESHES_SEEN, AbstractValue, ShapedArray, common_mesh
 from lamina_core.effects import no_effects
+from lamina_core.explicit_sharding import context_mesh_primitives, explicit_result
 from lamina_core.jaxpr import Atom, ClosedJaxpr, DebugInfo, Jaxpr, JaxprEqn, Literal, Var
+from lamina_core.mesh import context_mesh
 from lamina_core.primitive import Primitive
 from lamina_core.rules import abstract_eval_rules, const_fold_rules, effects_rules
 from lamina_core.source_info import current_source_info
@@ -211,7 +213,7 @@ class StagingTrace(Trace):
         in_avals = [v.aval for v in invars]
         out_aval = abstract_eval_rules[prim](*in_avals, **params)
         if MESHES_SEEN[0]:
-            out_aval = _with_input_mesh(in_avals, out_aval, prim.multiple_results, params)
+            out_aval = with_input_mesh(prim, in_avals, out_aval, params)
         if CHECKED_SCOPES[0] and check_vma_enabled():
             out_aval = with_vma(prim, in_avals, params, out_aval)
         effects_rule = effects_rules.get(prim)
@@ -302,20 +304,30 @@ def trace_to_jaxpr(
     return ClosedJaxpr(jaxpr, consts)
 
 
-def _with_input_mesh(
-    in_avals: Sequence[AbstractValue], out: Any, multiple: bool, params: dict[str, Any]
+def with_input_mesh(
+    prim: Primitive, in_avals: Sequence[AbstractValue], out: Any, params: dict[str, Any]
 ) -> Any:
     """Results laid out over the mesh of the sharding the equation asks for (a `sharding` or
     `out_sharding` parameter), else over their operands' mesh (JAX's sharding rule under Auto
-    and Manual axes), unless the rule gave them one."""
+    and Manual axes), unless the rule gave them one. Over a mesh with Explicit axes, the
+    primitive's sharding rule splits them (`explicit_sharding`)."""
+    multiple = prim.multiple_results
     asked = params.get("sharding", params.get("out_sharding"))
     asked_mesh = getattr(asked, "mesh", None)
     if asked_mesh is not None and not asked_mesh.empty and not multiple:
         mesh = asked_mesh.abstract_mesh
+        if mesh.has_explicit:
+            return explicit_result(prim, in_avals, out, mesh, params)
         return out.update(mesh=mesh) if type(out) is ShapedArray else out
     mesh = common_mesh(in_avals)
     if mesh is None:
-        return out
+        # None of the operands has a mesh: the one in context, if any (JAX's rules ask for it
+        # under Auto axes; under Explicit ones only some rules do).
+        mesh = context_mesh()
+        if mesh is None or (mesh.has_explicit and prim not in context_mesh_primitives):
+            return out
+    if mesh.has_explicit:
+        return explicit_result(prim, in_avals, out, mesh, params)
 
     def place(a: Any) -> Any:
         return a.update(mesh=mesh) if type(a) is ShapedArray and a.mesh is None else a

@@ -26,6 +26,7 @@ from lamina_core.lax import _cumulative_batching as _cumulative_batching
 from lamina_core.lax import _elementwise_ad as _elementwise_ad
 from lamina_core.lax import _elementwise_batching as _elementwise_batching
 from lamina_core.lax import _empty as _empty
+from lamina_core.lax import _explicit_rules as _explicit_rules
 from lamina_core.lax import _fft_ad as _fft_ad
 from lamina_core.lax import _fft_batching as _fft_batching
 from lamina_core.lax import _gather_scatter_ad as _gather_scatter_ad

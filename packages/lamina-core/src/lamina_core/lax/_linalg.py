@@ -21,7 +21,10 @@ from lamina_core import dtypes, pp
 from lamina_core.avals import AbstractValue, ShapedArray
 from lamina_core.jaxpr import JaxprEqn
 from lamina_core.lax import _checks as c
+from lamina_core.lax._structural import canonical_sharding
 from lamina_core.lax._types import Array
+from lamina_core.mesh import NamedSharding, get_abstract_mesh
+from lamina_core.partition_spec import PartitionSpec
 from lamina_core.pretty import PpContext, PpSettings, pp_eqn_rules, pp_eqn_with_params
 from lamina_core.primitive import Primitive
 from lamina_core.rules import abstract_eval_rules, impl_rules
@@ -353,8 +356,7 @@ def dot(
                 "un-batched matrix-matrix, matrix-vector, or vector-vector products; got "
                 f"lhs_shape={lhs_shape} rhs_shape={rhs_shape}"
             )
-    if out_sharding is not None:
-        raise NotImplementedError("dot_general: out_sharding is not supported by Lamina yet")
+    out_sharding = _dot_out_sharding(out_sharding)
     (lhs_contract, rhs_contract), (lhs_batch, rhs_batch) = dimension_numbers
     numbers = (
         (_index_tuple(lhs_contract), _index_tuple(rhs_contract)),
@@ -373,8 +375,28 @@ def dot(
         dimension_numbers=numbers,
         precision=_dot_precision(precision),
         preferred_element_type=preferred,
-        out_sharding=None,
+        out_sharding=out_sharding,
     )
+
+
+def _dot_out_sharding(sharding: Any) -> Any:
+    """`out_sharding` as JAX's `canonicalize_sharding` makes it (a bare spec names the mesh
+    in context)."""
+    if isinstance(sharding, PartitionSpec):
+        mesh = get_abstract_mesh()
+        if mesh.empty:
+            raise ValueError(
+                "Using PartitionSpec when you are not under a mesh context is not allowed. "
+                "Please pass a NamedSharding instance or enter into a mesh context via "
+                f"`jax.set_mesh`. Got {sharding}"
+            )
+        return NamedSharding(mesh, sharding)
+    if sharding is not None and not isinstance(sharding, NamedSharding):
+        raise TypeError(
+            "`out_sharding` argument of dot_general only supports instances of "
+            f"`NamedSharding` or `PartitionSpec`. Got {sharding} of type: {type(sharding)}"
+        )
+    return canonical_sharding(sharding)
 
 
 def batch_matmul(lhs: Array, rhs: Array, precision: Any = None) -> Array:

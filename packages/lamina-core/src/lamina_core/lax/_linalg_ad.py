@@ -9,10 +9,13 @@ from typing import Any
 
 import numpy as np
 
+from lamina_core.explicit_sharding import spec_of
 from lamina_core.interpreters.helpers import defbilinear
 from lamina_core.lax._linalg import dot_general, dot_general_p
 from lamina_core.lax._shape import transpose
 from lamina_core.lax._structural import _convert_element_type
+from lamina_core.mesh import NamedSharding
+from lamina_core.partition_spec import PartitionSpec
 from lamina_core.values import typeof
 
 
@@ -53,8 +56,18 @@ def _transpose_lhs(
     x_contract_sorted_by_y = list(np.take(x_contract, np.argsort(y_contract)))
     unsorted_axes = list(x_batch) + x_kept + x_contract_sorted_by_y
     out_axes = np.argsort(unsorted_axes)
+    mesh = getattr(x_aval, "mesh", None)
+    ds = None
+    if mesh is not None and mesh.has_explicit:  # JAX: the cotangent is typed as `x`
+        x_spec = spec_of(x_aval)
+        ds = NamedSharding(mesh, PartitionSpec(*(x_spec[o] for o in unsorted_axes)))
     out = dot_general(
-        ct, y, dims, precision=precision, preferred_element_type=preferred_element_type
+        ct,
+        y,
+        dims,
+        precision=precision,
+        preferred_element_type=preferred_element_type,
+        out_sharding=ds,
     )
     x_bar = transpose(out, tuple(out_axes))
     if typeof(x_bar).dtype != x_aval.dtype:  # type: ignore[attr-defined]

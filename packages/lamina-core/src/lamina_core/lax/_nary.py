@@ -19,6 +19,11 @@ import numpy as np
 
 from lamina_core import dtypes
 from lamina_core.avals import AbstractValue, ShapedArray
+from lamina_core.explicit_sharding import (
+    context_mesh_primitives,
+    elementwise_rule,
+    sharding_rules,
+)
 from lamina_core.lax import _checks as c
 from lamina_core.pretty import hide_params
 from lamina_core.primitive import Primitive
@@ -250,6 +255,7 @@ def unary(
     abstract_eval_rules.set(prim, abstract_eval)
     impl_rules.set(prim, impl)
     unary_primitives.append(prim)
+    sharding_rules.set(prim, elementwise_rule(name))
     if accuracy:
         hide_params(prim, lambda k, v: k == "accuracy" and v is None)
     return prim
@@ -297,6 +303,8 @@ def binary(
     abstract_eval_rules.set(prim, abstract_eval)
     impl_rules.set(prim, impl)
     binary_primitives.append(prim)
+    sharding_rules.set(prim, elementwise_rule(name))
+    context_mesh_primitives.add(prim)
     return prim
 
 

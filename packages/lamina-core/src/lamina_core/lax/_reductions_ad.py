@@ -34,7 +34,10 @@ def _reduce_sum_transpose(
         return [ct]  # an identity broadcast, which JAX forwards rather than records
     shape = x.aval.shape
     dims = tuple(np.delete(np.arange(len(shape)), axes))
-    return [broadcast_in_dim_p.bind(ct, shape=shape, broadcast_dimensions=dims, sharding=None)]
+    # JAX's cotangent is typed as the operand; that shows only over Explicit axes.
+    mesh = x.aval.mesh
+    sharding = x.aval.sharding if mesh is not None and mesh.has_explicit else None
+    return [broadcast_in_dim_p.bind(ct, shape=shape, broadcast_dimensions=dims, sharding=sharding)]
 
 
 deflinear(reduce_sum_p, _reduce_sum_transpose)

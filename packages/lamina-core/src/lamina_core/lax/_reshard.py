@@ -19,11 +19,12 @@ from lamina_core.interpreters.helpers import deflinear
 from lamina_core.interpreters.transpose import is_undefined
 from lamina_core.interpreters.zeros import Zero
 from lamina_core.jaxpr import JaxprEqn
-from lamina_core.mesh import NamedSharding
+from lamina_core.mesh import NamedSharding, context_mesh, get_abstract_mesh
 from lamina_core.partition_spec import PartitionSpec
 from lamina_core.pretty import PpContext, PpSettings, pp_eqn_rules, pp_eqn_with_params
 from lamina_core.primitive import Primitive
 from lamina_core.rules import abstract_eval_rules, impl_rules
+from lamina_core.tracing import Tracer
 from lamina_core.values import typeof
 
 reshard_p: Final = Primitive("reshard")
@@ -83,4 +84,50 @@ def reshard_like(x: Any, like: AbstractValue) -> Any:
     aval = typeof(x)
     if mesh is None or getattr(aval, "mesh", None) == mesh:
         return x
+    if not isinstance(x, Tracer) and not mesh.has_explicit and context_mesh() == mesh:
+        # A constant folded under a mesh of Auto axes in context is laid out over it (JAX's
+        # sharding rule under Auto axes; under Explicit ones it keeps the empty mesh).
+        return x
     return reshard_p.bind(x, dst_sharding=_spec_none(mesh, aval), concrete_mesh=None)
+
+
+def reshard_sharding(sharding: Any, ndim: int) -> NamedSharding:
+    """`jax.sharding.reshard`'s target for a value of rank `ndim`: a NamedSharding over an
+    abstract mesh with one spec entry per dimension (a bare spec names the mesh in context)."""
+    if isinstance(sharding, PartitionSpec):
+        mesh = get_abstract_mesh()
+        if mesh.empty:
+            raise ValueError(
+                "Using PartitionSpec when you are not under a mesh context is not allowed. "
+                "Please pass a NamedSharding instance or enter into a mesh context via "
+                f"`jax.set_mesh`. Got {sharding}"
+            )
+        sharding = NamedSharding(mesh, sharding)
+    if not isinstance(sharding, NamedSharding) or sharding.mesh.empty:
+        raise ValueError(
+            "Reshard should only be used with out_shardings which are non-None and have a "
+            f"non-empty mesh. Got sharding {sharding}."
+        )
+    parts = sharding.spec.partitions
+    if len(parts) > ndim:
+        raise ValueError(
+            f"PartitionSpec {sharding.spec} is only valid for values of rank at least "
+            f"{len(parts)}, but was applied to a value of rank {ndim}"
+        )
+    spec = PartitionSpec(
+        *parts,
+        *(None,) * (ndim - len(parts)),
+        unreduced=sharding.spec.unreduced,
+        reduced=sharding.spec.reduced,
+    )
+    return NamedSharding(sharding.mesh.abstract_mesh, spec)
+
+
+def reshard_traced(x: Any, sharding: Any) -> Any:
+    """`x` (a traced value) retyped to `sharding`: a `reshard` equation, as JAX's."""
+    aval = typeof(x)
+    dst = reshard_sharding(sharding, len(getattr(aval, "shape", ())))
+    concrete = sharding.mesh if isinstance(sharding, NamedSharding) else None
+    if concrete is not None and concrete.abstract_mesh is concrete:
+        concrete = None
+    return reshard_p.bind(x, dst_sharding=dst, concrete_mesh=concrete)

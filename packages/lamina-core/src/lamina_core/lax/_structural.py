@@ -13,16 +13,16 @@ from typing import Any, Final
 import numpy as np
 
 from lamina_core import dtypes
-from lamina_core.avals import AbstractValue, ShapedArray
+from lamina_core.avals import AbstractValue, ShapedArray, explicit_spec
 from lamina_core.lax import _checks as c
 from lamina_core.lax._reshard import reshard_p
 from lamina_core.lax._types import Array
 from lamina_core.literals import TypedComplex, TypedFloat, TypedInt, typed_scalar
-from lamina_core.mesh import NamedSharding
+from lamina_core.mesh import Mesh, NamedSharding
 from lamina_core.pretty import hide_params
 from lamina_core.primitive import Primitive
 from lamina_core.rules import abstract_eval_rules, const_fold_rules, impl_rules
-from lamina_core.tracing import eager_value
+from lamina_core.tracing import EVAL_TRACE, Tracer, current_trace, eager_value
 from lamina_core.values import canonical_value, typeof
 from lamina_core.vma import pvary_like
 
@@ -192,7 +192,10 @@ def broadcast_in_dim(
         if out_sharding is None:
             # JAX's staging forwards an identity broadcast of a tracer instead of recording it.
             return operand
-        if getattr(aval, "mesh", None) != out_sharding.mesh:
+        mesh = out_sharding.mesh
+        if getattr(aval, "mesh", None) != mesh or getattr(aval, "spec", None) != explicit_spec(
+            mesh, out_sharding.spec, len(shape)
+        ):
             return reshard_p.bind(operand, dst_sharding=out_sharding, concrete_mesh=None)
     return broadcast_in_dim_p.bind(
         operand, shape=shape, broadcast_dimensions=dims, sharding=out_sharding
@@ -234,6 +237,9 @@ def full(
     weak = dtype is None and dtypes.is_weakly_typed(fill_value)
     dtype = dtypes.canonicalize_dtype(dtype if dtype is not None else dtypes.dtype(fill_value))
     fill = _convert_element_type(fill_value, dtype, weak)
+    mesh = getattr(sharding, "mesh", None)
+    if isinstance(mesh, Mesh) and mesh.has_explicit and current_trace() is not EVAL_TRACE:
+        sharding = None  # JAX: under a trace, a sharding over devices does not type the fill
     return broadcast(fill, shape, out_sharding=sharding)
 
 
@@ -250,6 +256,10 @@ def full_like(
     fill_shape = tuple(getattr(aval, "shape", ())) if shape is None else tuple(shape)
     weak = dtype is None and dtypes.is_weakly_typed(x)
     dt = dtypes.canonicalize_dtype(dtype if dtype is not None else aval.dtype)  # type: ignore[attr-defined]  # arrays
+    mesh = getattr(aval, "mesh", None)
+    explicit = mesh is not None and mesh.has_explicit
+    if sharding is None and shape is None and explicit and isinstance(x, Tracer):
+        sharding = aval.sharding  # type: ignore[attr-defined]  # JAX: like x, over Explicit axes
     out = full(fill_shape, _convert_element_type(fill_value, dt, weak), sharding=sharding)
     return pvary_like(out, x)
 

@@ -233,7 +233,14 @@ def _full_like(x: Any, fill_value: Any, dtype: Any, shape: Any) -> Array:
             f"full must be called with scalar fill_value, got fill_value.shape "
             f"{shape_of(fill_value)}."
         )
-    return pvary_like(_lax.broadcast(_convert_element_type(fill_value, dtype, weak), fill_shape), x)
+    fill = _convert_element_type(fill_value, dtype, weak)
+    aval = typeof(x)
+    mesh = getattr(aval, "mesh", None)
+    if shape is None and isinstance(x, Tracer) and mesh is not None and mesh.has_explicit:
+        # JAX's full_like: a traced value's fill is split as the value (Explicit axes).
+        sharding = getattr(aval, "sharding", None)
+        return pvary_like(_lax.broadcast(fill, fill_shape, out_sharding=sharding), x)
+    return pvary_like(_lax.broadcast(fill, fill_shape), x)
 
 
 def _like_arg(name: str, a: Any) -> None:

@@ -15,7 +15,8 @@ from typing import Any
 import numpy as np
 
 from lamina_core import dtypes
-from lamina_core.avals import ShapedArray
+from lamina_core.avals import MESHES_SEEN, ShapedArray
+from lamina_core.explicit_sharding import broadcast_sharding
 from lamina_core.lax import _checks as c
 from lamina_core.lax._structural import (
     _convert_element_type,
@@ -25,7 +26,7 @@ from lamina_core.lax._structural import (
 from lamina_core.literals import typed_scalar
 from lamina_core.numpy._util import dtype_of, shape_of
 from lamina_core.tracing import Tracer
-from lamina_core.values import is_concrete_value
+from lamina_core.values import is_concrete_value, typeof
 
 
 def check_arraylike(name: str, *args: Any) -> None:
@@ -202,19 +203,24 @@ def full_like(
     fill = _convert_element_type(fill_value, out_dtype, weak)
     if not out_shape:
         return fill
+    mesh = getattr(typeof(x), "mesh", None)
+    if shape is None and isinstance(x, Tracer) and mesh is not None and mesh.has_explicit:
+        # JAX's full_like: a traced value's fill is split as the value (Explicit axes).
+        sharding = getattr(typeof(x), "sharding", None)
+        return broadcast_in_dim(fill, out_shape, (), out_sharding=sharding)
     return broadcast_in_dim(fill, out_shape, ())
 
 
-def broadcast_to(x: Any, shape: tuple[int, ...]) -> Any:
+def broadcast_to(x: Any, shape: tuple[int, ...], sharding: Any = None) -> Any:
     current = shape_of(x)
-    if current == shape:
+    if current == shape and (sharding is None or getattr(typeof(x), "sharding", None) == sharding):
         return asarray(x)
     lead = len(shape) - len(current)
     if lead < 0 or any(d not in (1, s) for d, s in zip(current, shape[lead:], strict=True)):
         raise ValueError(
             f"Incompatible shapes for broadcasting: {current} and requested shape {shape}"
         )
-    return broadcast_in_dim(x, shape, tuple(range(lead, len(shape))))
+    return broadcast_in_dim(x, shape, tuple(range(lead, len(shape))), out_sharding=sharding)
 
 
 def broadcast_arrays(*args: Any) -> list[Any]:
@@ -222,7 +228,9 @@ def broadcast_arrays(*args: Any) -> list[Any]:
     if all(s == shapes[0] for s in shapes):
         return [asarray(x) for x in args]
     shape = broadcast_shapes(*shapes)
-    return [broadcast_to(x, shape) for x in args]
+    # Over Explicit mesh axes, to the operands' common sharding (JAX's broadcast_shardings).
+    sharding = broadcast_sharding([typeof(x) for x in args]) if MESHES_SEEN[0] else None
+    return [broadcast_to(x, shape, sharding) for x in args]
 
 
 def is_complex(x: Any) -> bool:
