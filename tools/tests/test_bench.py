@@ -9,9 +9,11 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
+import tools.bench.runner
 from tools.bench import (
     REGISTRY,
     Benchmark,
@@ -58,6 +60,21 @@ def fake_pair(
     return setup
 
 
+@pytest.fixture(autouse=True)
+def collections(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """`run_case` collects garbage before each measurement; in a test process that has run
+    thousands of tests first, a full collection takes about a second. These benchmarks are
+    fakes on a fake clock, so the collections are counted here instead of run."""
+    counted: list[int] = []
+
+    def collect() -> int:
+        counted.append(1)
+        return 0
+
+    monkeypatch.setattr(tools.bench.runner, "gc", SimpleNamespace(collect=collect))
+    return counted
+
+
 def fake_registry(
     setup: Callable[..., Timed],
     params: dict[str, list[ParamValue]] | None = None,
@@ -71,12 +88,13 @@ def fake_registry(
     return registry
 
 
-def test_measurements_interleave_lamina_and_jax() -> None:
+def test_measurements_interleave_lamina_and_jax(collections: list[int]) -> None:
     clock, log = FakeClock(), list[str]()
     # Each call lasts 25 ms, above the 20 ms minimum, so one measurement is one call.
     setup = fake_pair(clock, {Side.LAMINA: [0.025] * 4, Side.JAX: [0.025] * 4}, log)
     (case,) = fake_registry(setup).select([])
     run_case(case, repeats=3, clock=clock)
+    assert len(collections) == 6  # one before each measurement
     assert log == [
         "setup lamina", "lamina",  # setup and its warm-up call, untimed
         "setup jax", "jax",
