@@ -94,3 +94,19 @@ def test_a_jitted_call_runs_on_the_mesh_in_context_and_off_it_after(kind: str) -
     after = ours_f(X, W)
     assert after.sharding.device_set == {lamina.devices()[0]}
     np.testing.assert_allclose(np.asarray(after), np.asarray(before))
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda m: m.sharding.reshard(np.ones(4, np.float32), m.sharding.PartitionSpec("i")),
+        lambda m: m.lax.dot(X, W, out_sharding=m.sharding.PartitionSpec()),
+    ],
+    ids=["reshard", "dot"],
+)
+def test_a_bare_spec_outside_a_mesh_context_is_jax_s_error(call: Callable[[Any], Any]) -> None:
+    with pytest.raises(ValueError) as theirs:
+        call(jax)
+    with pytest.raises(ValueError) as ours:
+        call(lamina)
+    assert str(ours.value) == str(theirs.value)

@@ -654,6 +654,19 @@ def jaxpr_mesh(jaxpr: Any) -> Mesh | AbstractMesh | None:
     return found
 
 
+def named_in_context(spec: PartitionSpec) -> NamedSharding:
+    """A bare spec given for a sharding: over the abstract mesh in context (JAX's
+    `canonicalize_sharding`), which `set_mesh` must have put there."""
+    mesh = get_abstract_mesh()
+    if mesh.empty:
+        raise ValueError(
+            "Using PartitionSpec when you are not under a mesh context is not allowed. "
+            "Please pass a NamedSharding instance or enter into a mesh context via "
+            f"`jax.set_mesh`. Got {spec}"
+        )
+    return NamedSharding(mesh, spec)
+
+
 def spec_axis_names(spec: PartitionSpec) -> frozenset[Any]:
     """The mesh axes `spec` splits some array axis over."""
     return frozenset(n for entry in spec.partitions for n in entry_axes(entry))

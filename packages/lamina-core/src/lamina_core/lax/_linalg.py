@@ -23,7 +23,7 @@ from lamina_core.jaxpr import JaxprEqn
 from lamina_core.lax import _checks as c
 from lamina_core.lax._structural import canonical_sharding
 from lamina_core.lax._types import Array
-from lamina_core.mesh import NamedSharding, get_abstract_mesh
+from lamina_core.mesh import NamedSharding, named_in_context
 from lamina_core.partition_spec import PartitionSpec
 from lamina_core.pretty import PpContext, PpSettings, pp_eqn_rules, pp_eqn_with_params
 from lamina_core.primitive import Primitive
@@ -383,14 +383,7 @@ def _dot_out_sharding(sharding: Any) -> Any:
     """`out_sharding` as JAX's `canonicalize_sharding` makes it (a bare spec names the mesh
     in context)."""
     if isinstance(sharding, PartitionSpec):
-        mesh = get_abstract_mesh()
-        if mesh.empty:
-            raise ValueError(
-                "Using PartitionSpec when you are not under a mesh context is not allowed. "
-                "Please pass a NamedSharding instance or enter into a mesh context via "
-                f"`jax.set_mesh`. Got {sharding}"
-            )
-        return NamedSharding(mesh, sharding)
+        return named_in_context(sharding)
     if sharding is not None and not isinstance(sharding, NamedSharding):
         raise TypeError(
             "`out_sharding` argument of dot_general only supports instances of "

@@ -19,7 +19,7 @@ from lamina_core.interpreters.helpers import deflinear
 from lamina_core.interpreters.transpose import is_undefined
 from lamina_core.interpreters.zeros import Zero
 from lamina_core.jaxpr import JaxprEqn
-from lamina_core.mesh import NamedSharding, context_mesh, get_abstract_mesh
+from lamina_core.mesh import NamedSharding, context_mesh, named_in_context
 from lamina_core.partition_spec import PartitionSpec
 from lamina_core.pretty import PpContext, PpSettings, pp_eqn_rules, pp_eqn_with_params
 from lamina_core.primitive import Primitive
@@ -95,14 +95,7 @@ def reshard_sharding(sharding: Any, ndim: int) -> NamedSharding:
     """`jax.sharding.reshard`'s target for a value of rank `ndim`: a NamedSharding over an
     abstract mesh with one spec entry per dimension (a bare spec names the mesh in context)."""
     if isinstance(sharding, PartitionSpec):
-        mesh = get_abstract_mesh()
-        if mesh.empty:
-            raise ValueError(
-                "Using PartitionSpec when you are not under a mesh context is not allowed. "
-                "Please pass a NamedSharding instance or enter into a mesh context via "
-                f"`jax.set_mesh`. Got {sharding}"
-            )
-        sharding = NamedSharding(mesh, sharding)
+        sharding = named_in_context(sharding)
     if not isinstance(sharding, NamedSharding) or sharding.mesh.empty:
         raise ValueError(
             "Reshard should only be used with out_shardings which are non-None and have a "
