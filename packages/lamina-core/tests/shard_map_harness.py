@@ -107,7 +107,7 @@ def _jax_dce(closed: Any, used_outputs: Sequence[bool]) -> str:
 
 def _lamina_dce(closed: Any, used_outputs: Sequence[bool]) -> str:
     from lamina_core.interpreters.dce import dce_jaxpr
-    from lamina_core.jaxpr import ClosedJaxpr
+    from lamina_core.ir._jaxpr import ClosedJaxpr
 
     jaxpr, used_inputs = dce_jaxpr(closed.jaxpr, list(used_outputs), prune_invars=True)
     return f"{ClosedJaxpr(jaxpr, closed.consts)}\n{used_inputs}"
@@ -139,9 +139,9 @@ def jax_namespace(jax: ModuleType) -> SimpleNamespace:
 
 def lamina_namespace() -> SimpleNamespace:
     import lamina_core
-    from lamina_core.mesh import Mesh
-    from lamina_core.partition_spec import PartitionSpec
-    from lamina_core.shard_map import shard_map
+    from lamina_core.ir._mesh import Mesh
+    from lamina_core.ir._partition_spec import PartitionSpec
+    from lamina_core.sharding._shard_map import shard_map
 
     devices: Sequence[Any] = [StandInDevice(i) for i in range(DEVICES)]
     jax = sys.modules.get("jax")

@@ -8,7 +8,7 @@ import sys
 import lamina_core
 from lamina_core.interpreters.jvp import jvp_rules, non_differentiable
 from lamina_core.interpreters.transpose import transpose_rules
-from lamina_core.rules import abstract_eval_rules
+from lamina_core.ir._rules import abstract_eval_rules
 
 # Primitives with a jvp rule whose tangent equations are the primitive itself applied to
 # tangents (so transposing grad's linear jaxpr meets them).

@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 
 import lamina_core
-from lamina_core.evaluate import reference_impl
 from lamina_core.interpreters.jvp import defjvp
-from lamina_core.testing import Oracle
-from lamina_core.testing_ad import check_ad, check_grads
-from lamina_core.tracing import install_eager_impl
+from lamina_core.testing._autodiff import check_ad, check_grads
+from lamina_core.testing._core import Oracle
+from lamina_core.trace._evaluate import reference_impl
+from lamina_core.trace._tracing import install_eager_impl
 
 f32 = np.float32
 pytestmark = pytest.mark.oracle
@@ -142,7 +142,7 @@ def test_compositions_print_and_compute_as_jax(
     ours = lamina_core.make_jaxpr(ours_f)(*args)
     theirs = oracle.jax.make_jaxpr(theirs_f)(*args)
     assert str(ours) == str(theirs)
-    got = lamina_core.tree_util.tree_leaves(ours_f(*args))
+    got = lamina_core.tree.tree_util.tree_leaves(ours_f(*args))
     want = oracle.jax.tree_util.tree_leaves(oracle.jit(theirs_f)(*args))
     np.testing.assert_allclose(np.asarray(got, np.float32), np.asarray(want), rtol=1e-5)
 

@@ -17,9 +17,9 @@ import pytest
 
 import lamina_core
 from lamina_core.custom_derivatives import CustomVJPException, SymbolicZero
-from lamina_core.testing import Oracle
-from lamina_core.testing_ad import check_ad
-from lamina_core.values import to_numpy
+from lamina_core.testing._autodiff import check_ad
+from lamina_core.testing._core import Oracle
+from lamina_core.trace._values import to_numpy
 
 pytestmark = pytest.mark.oracle
 
@@ -311,7 +311,7 @@ def test_prints_and_computes_as_jax(
     assert (str(ours) == str(theirs)) != (name in VALUES_ONLY)
     if name.startswith("X1"):
         return  # forward mode of a custom_vjp function stages, but cannot be evaluated
-    got = oracle.evaluate(ours, lamina_core.tree_util.tree_leaves(args))
+    got = oracle.evaluate(ours, lamina_core.tree.tree_util.tree_leaves(args))
     want = oracle.jax.tree_util.tree_leaves(theirs_f(*args))
     assert len(got) == len(want)
     for g, w in zip(got, want, strict=True):

@@ -13,8 +13,8 @@ import pytest
 
 import lamina_core
 import lamina_core.numpy
-from lamina_core.testing import Oracle, sweep
-from lamina_core.testing_ad import check_ad
+from lamina_core.testing._autodiff import check_ad
+from lamina_core.testing._core import Oracle, sweep
 
 pytestmark = pytest.mark.oracle
 
@@ -282,4 +282,4 @@ def test_integer_index_cotangent_is_float0(oracle: Oracle) -> None:
     for api in (oracle.jax, lamina_core):
         gx, gi = api.grad(lambda x, i: x[i], argnums=(0, 1), allow_int=True)(X4, np.int32(1))
         np.testing.assert_allclose(np.asarray(gx), [0.0, 1.0, 0.0, 0.0])
-        assert np.asarray(gi).dtype == lamina_core.dtypes.float0
+        assert np.asarray(gi).dtype == lamina_core.ir.dtypes.float0

@@ -12,15 +12,20 @@ import pytest
 
 import lamina_core as lc
 from lamina_core import numpy as jnp
-from lamina_core.callbacks import (
+from lamina_core.callbacks._callbacks import (
     io_callback,
     io_effect,
     ordered_io_effect,
     pure_callback,
 )
-from lamina_core.debugging import debug_callback, debug_effect, debug_print, ordered_debug_effect
+from lamina_core.callbacks._debugging import (
+    debug_callback,
+    debug_effect,
+    debug_print,
+    ordered_debug_effect,
+)
 from lamina_core.interpreters.dce import dce_jaxpr
-from lamina_core.vmap_api import vmap
+from lamina_core.transforms._vmap import vmap
 
 jax = pytest.importorskip("jax")  # the oracle: this package's own session runs without it
 jjnp = jax.numpy

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import lamina_core
-from lamina_core.testing import Oracle
+from lamina_core.testing._core import Oracle
 
 pytestmark = pytest.mark.oracle
 
@@ -309,7 +309,7 @@ def test_jit_of_scan_prints_as_jax(oracle: Oracle) -> None:
 def _normalise(message: str) -> str:
     """Source locations differ between the two libraries' lambdas; compare the rest."""
     message = re.sub(r"<lambda> at \S+:\d+", "<lambda> at FILE", message)
-    return message.replace("jax._src.core.ShapedArray", "lamina_core.avals.ShapedArray")
+    return message.replace("jax._src.core.ShapedArray", "lamina_core.ir._avals.ShapedArray")
 
 
 ERROR_CASES: dict[

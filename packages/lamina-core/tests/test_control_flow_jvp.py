@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import lamina_core
-from lamina_core.testing import Oracle
+from lamina_core.testing._core import Oracle
 
 pytestmark = pytest.mark.oracle
 
@@ -118,9 +118,9 @@ def test_jvp_matches_finite_differences(name: str) -> None:
             out.append(F32(np.asarray(a, np.float64) + sign * eps * t) if floating else a)
         return out
 
-    hi = lamina_core.tree_util.tree_leaves(f(*shifted(1.0)))
-    lo = lamina_core.tree_util.tree_leaves(f(*shifted(-1.0)))
-    for t, h, low in zip(lamina_core.tree_util.tree_leaves(tangent_out), hi, lo, strict=True):
+    hi = lamina_core.tree.tree_util.tree_leaves(f(*shifted(1.0)))
+    lo = lamina_core.tree.tree_util.tree_leaves(f(*shifted(-1.0)))
+    for t, h, low in zip(lamina_core.tree.tree_util.tree_leaves(tangent_out), hi, lo, strict=True):
         numeric = (np.asarray(h, np.float64) - np.asarray(low, np.float64)) / (2 * eps)
         np.testing.assert_allclose(np.asarray(t), numeric, rtol=2e-2, atol=2e-2)
 

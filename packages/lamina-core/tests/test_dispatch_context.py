@@ -5,7 +5,8 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from lamina_core import config, dispatch_context, make_jaxpr
+from lamina_core import config, make_jaxpr
+from lamina_core.config import _dispatch_context as dispatch_context
 
 
 class Store:

@@ -1,4 +1,4 @@
-"""Tests for lamina_core.dtypes: unit tests, lattice properties, and oracle tests against JAX.
+"""Tests for lamina_core.ir.dtypes: unit tests, lattice properties, and oracle tests against JAX.
 
 The oracle tests import jax inside each test, so the rest of the module runs without it.
 """
@@ -19,9 +19,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lamina_core import _promotion, dtypes
-from lamina_core.config import config
-from lamina_core.dtypes import DType, TypePromotionError
+from lamina_core import dtypes
+from lamina_core.config._config import config
+from lamina_core.ir import _promotion
+from lamina_core.ir.dtypes import DType, TypePromotionError
 
 ALL = dtypes.all_dtypes()
 WEAK_TYPES: tuple[type, ...] = (int, float, complex)

@@ -13,7 +13,7 @@ import pytest
 
 import lamina_core as lc
 from lamina_core import lax as ll
-from lamina_core.config import config
+from lamina_core.config._config import config
 from lamina_core.lax._bessel import i0e_expansion
 
 jax = pytest.importorskip("jax")

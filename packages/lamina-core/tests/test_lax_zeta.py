@@ -15,7 +15,7 @@ import pytest
 
 import lamina_core as lc
 from lamina_core import lax as ll
-from lamina_core.config import config
+from lamina_core.config._config import config
 from lamina_core.lax._zeta import _polygamma_reference, _zeta_reference
 
 jax = pytest.importorskip("jax")

@@ -318,7 +318,7 @@ def test_vmap_is_jaxs_and_a_loop(name: str, kwargs: dict[str, Any], dtype: str) 
 def test_double_precision_with_x64_is_jaxs(name: str) -> None:
     from jax._src import config as jax_config
 
-    from lamina_core.config import config
+    from lamina_core.config._config import config
 
     x = _rng.standard_normal((3, 6))
     ours, theirs = _call(name, {"norm": "ortho"})

@@ -17,8 +17,8 @@ import pytest
 
 import lamina_core as lc
 import lamina_core.numpy as lnp
-from lamina_core.testing import Oracle, jitted, sweep
-from lamina_core.values import to_numpy
+from lamina_core.testing._core import Oracle, jitted, sweep
+from lamina_core.trace._values import to_numpy
 
 jax = pytest.importorskip("jax")
 pytestmark = pytest.mark.oracle
@@ -461,7 +461,7 @@ import json, sys
 import numpy as np
 import lamina_core as lc
 import lamina_core.numpy as L
-from lamina_core.evaluate import eval_jaxpr
+from lamina_core.trace._evaluate import eval_jaxpr
 x = np.array(json.loads(sys.argv[1]), np.float32)
 closed = lc.make_jaxpr(L.frexp)(x)
 print(json.dumps([np.asarray(v).tolist() for v in eval_jaxpr(closed.jaxpr, closed.consts, x)]))

@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 import lamina_core
-from lamina_core.config import config
+from lamina_core.config._config import config
 from lamina_core.numpy import linalg as la
 from lamina_core.scipy import linalg as sla
 

@@ -11,7 +11,7 @@ import pytest
 
 import lamina_core as lc
 from lamina_core.numpy import _shape_more
-from lamina_core.values import to_numpy
+from lamina_core.trace._values import to_numpy
 
 jax = pytest.importorskip("jax")
 pytestmark = pytest.mark.oracle

@@ -9,10 +9,11 @@ import numpy as np
 import pytest
 
 import lamina_core as lc
-from lamina_core import lax, pp
+from lamina_core import lax
 from lamina_core import numpy as jnp
-from lamina_core.avals import AbstractValue, ShapedArray
-from lamina_core.effects import Effect
+from lamina_core.ir import _pp as pp
+from lamina_core.ir._avals import AbstractValue, ShapedArray
+from lamina_core.ir._effects import Effect
 
 f32 = np.float32
 

@@ -17,9 +17,9 @@ import pytest
 
 import lamina_core
 import lamina_core.scipy
-from lamina_core.testing import Oracle
-from lamina_core.testing_ad import check_ad
-from lamina_core.testing_vmap import check_vmap
+from lamina_core.testing._autodiff import check_ad
+from lamina_core.testing._core import Oracle
+from lamina_core.testing._vmap import check_vmap
 
 pytestmark = pytest.mark.oracle
 
@@ -369,7 +369,9 @@ def test_sph_harm_y_needs_static_n_max() -> None:
     phi: Any = np.array([0.1])
     with pytest.raises(jax.errors.ConcretizationTypeError):
         jax.jit(lambda n: js.sph_harm_y(n, m, theta, phi))(np.array([1]))
-    with pytest.raises(lamina_core.tracing.ConcretizationTypeError, match="`n_max` argument"):
+    with pytest.raises(
+        lamina_core.trace._tracing.ConcretizationTypeError, match="`n_max` argument"
+    ):
         lamina_core.jit(lambda n: lamina_core.scipy.special.sph_harm_y(n, m, theta, phi))(
             np.array([1])
         )

@@ -15,7 +15,7 @@ import lamina_core
 import lamina_core.scipy
 from lamina_core import random as lr
 from lamina_core.scipy.stats import gaussian_kde as LKDE
-from lamina_core.testing import Oracle, sweep
+from lamina_core.testing._core import Oracle, sweep
 
 pytestmark = pytest.mark.oracle
 jax = pytest.importorskip("jax")
@@ -51,7 +51,7 @@ CASES: list[tuple[str, Case]] = [
 @pytest.mark.parametrize(("name", "case"), sweep(CASES, [c[0] for c in CASES], kind=lambda i: "k"))
 def test_values_equal_jax(name: str, case: Case) -> None:
     want = jax.tree_util.tree_leaves(case(JKDE, jax.numpy))
-    got = lamina_core.tree_util.tree_leaves(case(LKDE, lamina_core.numpy))
+    got = lamina_core.tree.tree_util.tree_leaves(case(LKDE, lamina_core.numpy))
     assert len(got) == len(want)
     for g, w in zip(got, want, strict=True):
         assert np.asarray(g).dtype == np.asarray(w).dtype
@@ -82,9 +82,9 @@ def test_resample_equals_jax(shape: tuple[int, ...]) -> None:
 
 def test_is_a_pytree() -> None:
     kde = LKDE(D2, weights=W)
-    leaves, tree = lamina_core.tree_util.tree_flatten(kde)
+    leaves, tree = lamina_core.tree.tree_util.tree_flatten(kde)
     assert len(leaves) == 5
-    back = lamina_core.tree_util.tree_unflatten(tree, leaves)
+    back = lamina_core.tree.tree_util.tree_unflatten(tree, leaves)
     assert (back.d, back.n) == (2, 15)
     np.testing.assert_array_equal(np.asarray(back.inv_cov), np.asarray(kde.inv_cov))
     out = lamina_core.jit(lambda k, x: k.pdf(x))(kde, P2)

@@ -14,11 +14,11 @@ import pytest
 import lamina_core as lc
 from lamina_core import lax
 from lamina_core import numpy as lnp
-from lamina_core.mesh import Mesh
-from lamina_core.partition_spec import P
-from lamina_core.shard_map import shard_map
+from lamina_core.ir._mesh import Mesh
+from lamina_core.ir._partition_spec import P
+from lamina_core.sharding._shard_map import shard_map
 
-# Lamina's API under JAX's names (in core, `lamina_core.shard_map` is the module)
+# Lamina's API under JAX's names (in core, `lamina_core.sharding._shard_map` is the module)
 LC = SimpleNamespace(
     shard_map=shard_map,
     checkpoint=lc.checkpoint,

@@ -18,9 +18,9 @@ import numpy as np
 import pytest
 
 import lamina_core
-from lamina_core.avals import ShapedArray
-from lamina_core.mesh import AbstractMesh
-from lamina_core.partition_spec import PartitionSpec
+from lamina_core.ir._avals import ShapedArray
+from lamina_core.ir._mesh import AbstractMesh
+from lamina_core.ir._partition_spec import PartitionSpec
 
 H: Any = sys.modules["lamina_core_tests_shard_map_harness"]  # conftest.py loads it
 f32 = np.float32

@@ -12,8 +12,8 @@ import pytest
 
 import lamina_core as lc
 from lamina_core import lax
-from lamina_core.mesh import Mesh, NamedSharding, set_mesh
-from lamina_core.partition_spec import P
+from lamina_core.ir._mesh import Mesh, NamedSharding, set_mesh
+from lamina_core.ir._partition_spec import P
 
 pytestmark = pytest.mark.oracle
 

@@ -11,7 +11,7 @@ import pytest
 import lamina_core as lc
 from lamina_core import lax
 from lamina_core import numpy as jnp
-from lamina_core.avals import ShapedArray
+from lamina_core.ir._avals import ShapedArray
 
 f32 = np.float32
 

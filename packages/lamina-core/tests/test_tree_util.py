@@ -1,4 +1,4 @@
-"""Tests of Lamina's pytrees (`lamina_core.tree_util`, `lamina_core.tree`).
+"""Tests of Lamina's pytrees (`lamina_core.tree.tree_util`, `lamina_core.tree.tree`).
 
 Unit and property tests run everywhere. Oracle tests compare with `jax.tree_util` on a corpus of
 trees; they get JAX from the `jtu` fixture, so this module imports without JAX. Treedef reprs
@@ -21,9 +21,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lamina_core import _tree_registry, tree
 from lamina_core import tree_util as tu
-from lamina_core.tree_util import (
+from lamina_core.tree import _registry as _tree_registry
+from lamina_core.tree import tree
+from lamina_core.tree.tree_util import (
     DictKey,
     FlattenedIndexKey,
     GetAttrKey,

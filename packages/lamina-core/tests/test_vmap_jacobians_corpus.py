@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 import lamina_core
-from lamina_core.testing import Oracle
-from lamina_core.values import to_numpy
+from lamina_core.testing._core import Oracle
+from lamina_core.trace._values import to_numpy
 
 # The largest corpus of the folder: run by the `slow` session, kept out of the default run.
 pytestmark = [pytest.mark.oracle, pytest.mark.slow]
@@ -50,7 +50,7 @@ def _float_argnums(args: tuple[Any, ...]) -> tuple[int, ...]:
 
 
 def _compare(ours: Any, theirs: Any, what: str) -> None:
-    got = lamina_core.tree_util.tree_leaves(ours)
+    got = lamina_core.tree.tree_util.tree_leaves(ours)
     want = [np.asarray(w) for w in theirs]
     assert len(got) == len(want), what
     for g, w in zip(got, want, strict=True):

@@ -19,9 +19,9 @@ import pytest
 
 import lamina_core
 from lamina_core import tree_util
-from lamina_core.testing import Oracle
-from lamina_core.typecheck import check_jaxpr
-from lamina_core.values import to_numpy
+from lamina_core.testing._core import Oracle
+from lamina_core.trace._typecheck import check_jaxpr
+from lamina_core.trace._values import to_numpy
 
 pytestmark = pytest.mark.oracle
 
@@ -627,7 +627,7 @@ def test_eval_shape_takes_shape_dtype_structs_and_kwargs(oracle: Oracle) -> None
 
 def make_cvm(api: Any, jnp: ModuleType) -> Any:
     custom_vmap = (
-        lamina_core.custom_batching.custom_vmap
+        lamina_core.custom_derivatives._custom_batching.custom_vmap
         if api is lamina_core
         else api.custom_batching.custom_vmap
     )
@@ -676,7 +676,9 @@ def test_custom_vmap_rule_tree_error_as_jax(oracle: Oracle) -> None:
             api.vmap(f)(V3)
         return str(info.value)
 
-    ours = run(lamina_core, lamina_core.numpy, lamina_core.custom_batching.custom_vmap)
+    ours = run(
+        lamina_core, lamina_core.numpy, lamina_core.custom_derivatives._custom_batching.custom_vmap
+    )
     theirs = run(oracle.jax, oracle.jnp, oracle.jax.custom_batching.custom_vmap)
     assert ours == theirs
 
@@ -685,7 +687,7 @@ def test_sequential_vmap_values(oracle: Oracle) -> None:
     # JAX loops with lax.map (a scan); Lamina unrolls the loop, so only the values compare.
     def make(api: Any, jnp: ModuleType) -> Any:
         sv = (
-            lamina_core.custom_batching.sequential_vmap
+            lamina_core.custom_derivatives._custom_batching.sequential_vmap
             if api is lamina_core
             else api.custom_batching.sequential_vmap
         )
@@ -698,7 +700,7 @@ def test_sequential_vmap_values(oracle: Oracle) -> None:
 def test_sequential_vmap_unbatched_call(oracle: Oracle) -> None:
     def make(api: Any, jnp: ModuleType) -> Any:
         sv = (
-            lamina_core.custom_batching.sequential_vmap
+            lamina_core.custom_derivatives._custom_batching.sequential_vmap
             if api is lamina_core
             else api.custom_batching.sequential_vmap
         )

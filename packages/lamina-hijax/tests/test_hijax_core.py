@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import lamina_core as lc
 import lamina_core.numpy as jnp
-from lamina_core.avals import ShapedArray
+from lamina_core.ir._avals import ShapedArray
 from lamina_hijax import (
     HiPrimitive,
     HiType,
@@ -320,7 +320,7 @@ def test_to_lojax_prints_as_jax_lowers() -> None:
 
 
 def test_to_lojax_of_loops_and_branches_evaluates_as_the_hi_program() -> None:
-    from lamina_core.evaluate import eval_jaxpr
+    from lamina_core.trace._evaluate import eval_jaxpr
 
     qx, qxs = quantize(X), quantize(XS)
     for fun, arg, avals in [

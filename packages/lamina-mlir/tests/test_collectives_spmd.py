@@ -25,9 +25,9 @@ import pytest
 import lamina_mlir
 from lamina_consts import make_jaxpr
 from lamina_core import lax
-from lamina_core.mesh import Mesh
-from lamina_core.partition_spec import P
-from lamina_core.shard_map import shard_map
+from lamina_core.ir._mesh import Mesh
+from lamina_core.ir._partition_spec import P
+from lamina_core.sharding._shard_map import shard_map
 
 
 @dataclass(frozen=True)

@@ -12,14 +12,14 @@ from importlib import import_module
 
 import lamina_core
 import lamina_mlir
-from lamina_core.primitive import Primitive
-from lamina_core.rules import abstract_eval_rules
+from lamina_core.ir._primitive import Primitive
+from lamina_core.ir._rules import abstract_eval_rules
 
 
 def core_primitives() -> set[Primitive]:
     found: set[Primitive] = set()
     for info in pkgutil.walk_packages(lamina_core.__path__, "lamina_core."):
-        if info.name == "lamina_core.testing":
+        if info.name == "lamina_core.testing._core":
             continue
         module = import_module(info.name)
         found.update(v for v in vars(module).values() if isinstance(v, Primitive))

@@ -19,10 +19,10 @@ from jaxlib.mlir import ir
 import lamina_core
 import lamina_mlir
 from lamina_core import lax
-from lamina_core.avals import ShapedArray
-from lamina_core.effects import Effect
-from lamina_core.jaxpr import Jaxpr, JaxprEqn, Var
-from lamina_core.primitive import MissingRuleError, Primitive
+from lamina_core.ir._avals import ShapedArray
+from lamina_core.ir._effects import Effect
+from lamina_core.ir._jaxpr import Jaxpr, JaxprEqn, Var
+from lamina_core.ir._primitive import MissingRuleError, Primitive
 from lamina_mlir import LoweredModule, lower_jaxpr_to_module, make_context, verify
 from lamina_mlir._mlir_context import MAX_MODULES_PER_CONTEXT, context_for_module
 from lamina_mlir._module import module_symbol_name

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 import lamina_core as lc
-from lamina_core.callbacks import io_callback, pure_callback
-from lamina_core.debugging import debug_print
+from lamina_core.callbacks._callbacks import io_callback, pure_callback
+from lamina_core.callbacks._debugging import debug_print
 from lamina_mlir import lower_jaxpr_to_module, tokens_made_inside
 
 f32 = np.float32

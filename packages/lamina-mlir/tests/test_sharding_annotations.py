@@ -19,8 +19,8 @@ import pytest
 
 import lamina_core
 from lamina_consts import jaxpr_const_args
-from lamina_core.mesh import AbstractMesh
-from lamina_core.partition_spec import P
+from lamina_core.ir._mesh import AbstractMesh
+from lamina_core.ir._partition_spec import P
 from lamina_mlir import lower_jaxpr_to_module
 
 pytestmark = pytest.mark.oracle

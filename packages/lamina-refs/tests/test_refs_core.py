@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import lamina_core as lc
 import lamina_core.numpy as jnp
-from lamina_core.evaluate import eval_jaxpr
+from lamina_core.trace._evaluate import eval_jaxpr
 from lamina_refs import (
     AbstractRef,
     Ref,

@@ -28,7 +28,7 @@ def _run(code: str, **env: str) -> subprocess.CompletedProcess[str]:
 def test_update_before_the_backend_starts_sets_the_device_count() -> None:
     done = _run(
         """
-        from lamina_core.config import config
+        from lamina_core.config._config import config
         from lamina_runtime import environment
         config.update("jax_num_cpu_devices", 4)
         print(environment.device_count(), config.jax_num_cpu_devices)
@@ -64,7 +64,7 @@ def test_the_environment_sets_the_device_count() -> None:
 
 
 def test_the_option_takes_an_int() -> None:
-    from lamina_core.config import config
+    from lamina_core.config._config import config
     from lamina_runtime import environment
 
     assert environment.num_cpu_devices.name == "jax_num_cpu_devices"

@@ -58,7 +58,7 @@ INT_SHIFTS = (0, 1, -1)
 
 _PATH = re.compile(r"(/[^\s:'\"()]+)+\.py(:\d+)?")
 _ADDRESS = re.compile(r"0x[0-9a-f]+")
-# `<class 'jax._src.core.ShapedArray'>` and `<class 'lamina_core.avals.ShapedArray'>` name the
+# `<class 'jax._src.core.ShapedArray'>` and `<class 'lamina_core.ir._avals.ShapedArray'>` name the
 # same concept from each side's own module.
 _CLASS = re.compile(r"<class '(?:[\w.]+\.)?(\w+)'>")
 

@@ -9,7 +9,7 @@ import pytest
 
 import lamina
 import lamina.numpy as jnp
-from lamina_core.jit import Jitted
+from lamina_core.transforms._jit import Jitted
 
 jax = pytest.importorskip("jax")
 

@@ -19,7 +19,7 @@ from jax._src import config as jax_config
 import lamina
 import lamina.lax.linalg
 import lamina.numpy.linalg
-from lamina_core.testing import sweep
+from lamina_core.testing._core import sweep
 
 pytestmark = pytest.mark.oracle
 
@@ -188,7 +188,7 @@ SWEEP_DTYPES = [np.float32, np.float64, np.complex64, np.complex128]
 def test_decompositions_every_dtype(
     dtype: Any, shape: tuple[int, ...], full_matrices: bool
 ) -> None:
-    from lamina_core.config import config
+    from lamina_core.config._config import config
 
     with config(jax_enable_x64=True), jax_config.enable_x64(True):
         x = _general(*shape, dtype=dtype)

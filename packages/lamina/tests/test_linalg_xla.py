@@ -18,7 +18,7 @@ from jax._src import config as jax_config
 import lamina
 import lamina.lax.linalg
 import lamina.numpy.linalg
-from lamina_core.testing import sweep
+from lamina_core.testing._core import sweep
 
 pytestmark = pytest.mark.oracle
 
@@ -235,7 +235,7 @@ def test_triangular_solve_lowering_every_flag(
     conjugate_a: bool,
     unit_diagonal: bool,
 ) -> None:
-    from lamina_core.config import config
+    from lamina_core.config._config import config
 
     kw = dict(
         left_side=left_side,
@@ -260,7 +260,7 @@ def test_triangular_solve_lowering_every_flag(
 @pytest.mark.parametrize("dtype", SWEEP_DTYPES)
 @pytest.mark.parametrize("shape", [(4, 4), (3, 5), (5, 3), (2, 3, 4, 4)])
 def test_factorizations_every_dtype(dtype: Any, shape: tuple[int, ...]) -> None:
-    from lamina_core.config import config
+    from lamina_core.config._config import config
 
     with config(jax_enable_x64=True), jax_config.enable_x64(True):
         x = _general(*shape, dtype=dtype)

@@ -12,8 +12,8 @@ import pytest
 
 import lamina
 import lamina.numpy as lnp
-from lamina_core.jit import Jitted
 from lamina_core.numpy import _cumulative, _matrix_parts, _nan_reductions, _signal, _statistics
+from lamina_core.transforms._jit import Jitted
 
 jax = pytest.importorskip("jax")
 pytestmark = pytest.mark.oracle

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import lamina
-from lamina_core.config import config as lamina_config
+from lamina_core.config._config import config as lamina_config
 
 lr, jr = lamina.random, jax.random
 pytestmark = pytest.mark.oracle

@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 import lamina as lm
-from lamina_core.mesh import Mesh, NamedSharding
-from lamina_core.partition_spec import P
-from lamina_core.shard_map import shard_map
+from lamina_core.ir._mesh import Mesh, NamedSharding
+from lamina_core.ir._partition_spec import P
+from lamina_core.sharding._shard_map import shard_map
 
 jax = pytest.importorskip("jax")
 

@@ -20,10 +20,10 @@ import lamina
 import lamina.numpy as lnp
 from lamina import lax as llax
 from lamina.sharding import AxisType, NamedSharding, PartitionSpec
-from lamina_core.avals import ShapedArray
-from lamina_core.explicit_sharding import ShardingTypeError
-from lamina_core.mesh import AbstractMesh
-from lamina_core.testing import sweep
+from lamina_core.ir._avals import ShapedArray
+from lamina_core.ir._explicit_sharding import ShardingTypeError
+from lamina_core.ir._mesh import AbstractMesh
+from lamina_core.testing._core import sweep
 
 jax = pytest.importorskip("jax")
 import jax.numpy as jnp  # noqa: E402

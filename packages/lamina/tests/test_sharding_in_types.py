@@ -15,7 +15,7 @@ import pytest
 import lamina
 import lamina.numpy as lnp
 from lamina.sharding import Mesh, NamedSharding, PartitionSpec
-from lamina_core.avals import ShapedArray
+from lamina_core.ir._avals import ShapedArray
 
 jax = pytest.importorskip("jax")
 import jax.numpy as jnp  # noqa: E402

@@ -19,8 +19,8 @@ import pytest
 
 import lamina
 import lamina.numpy as lnp
-from lamina_core.named_scopes import current_name_stack
-from lamina_core.tracing import Tracer
+from lamina_core.ir._named_scopes import current_name_stack
+from lamina_core.trace._tracing import Tracer
 
 pytestmark = pytest.mark.oracle
 
@@ -190,7 +190,7 @@ def test_make_user_context_retraces_as_jax() -> None:
 
 
 def test_enable_checks_type_checks_traced_jaxprs(monkeypatch: pytest.MonkeyPatch) -> None:
-    jit_module = sys.modules["lamina_core.jit"]
+    jit_module = sys.modules["lamina_core.transforms._jit"]
     checked: list[str] = []
     real_check = jit_module.check_jaxpr
 

@@ -19,7 +19,7 @@ from lamina_consts.report import (
     format_report,
     warn_large_captures,
 )
-from lamina_core import source_info as _source_info
+from lamina_core.ir import _source_info
 
 _source_info.register_internal_path(__file__)
 

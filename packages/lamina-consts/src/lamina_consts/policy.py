@@ -1,7 +1,7 @@
 """Which constants become const args: the literal policy of seed 000.
 
 Core's tracing turns every constant into a `Literal` (its predicate, `is_literalable` here,
-is core's `lamina_core.values.is_concrete_value`: core owns it because tracing needs it and
+is core's `lamina_core.trace._values.is_concrete_value`: core owns it because tracing needs it and
 must not depend on this layer). This module decides what happens to literals afterwards:
 non-scalar literals larger than `jax_embedded_constants_max_bytes` are hoisted into const
 args; scalars and small arrays stay inline.
@@ -14,8 +14,8 @@ from typing import Any, Final
 import numpy as np
 
 from lamina_core import config
-from lamina_core.jaxpr import Literal
-from lamina_core.values import is_concrete_value
+from lamina_core.ir._jaxpr import Literal
+from lamina_core.trace._values import is_concrete_value
 
 embedded_constants_max_bytes: Final = config.define_int(
     "jax_embedded_constants_max_bytes",

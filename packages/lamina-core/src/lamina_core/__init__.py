@@ -3,33 +3,33 @@
 This layer knows nothing of MLIR, XLA or JAX: it runs alone on NumPy.
 """
 
-from lamina_core import source_info as _source_info
+from lamina_core.ir import _source_info
 
 _source_info.register_internal_path(__file__)
 
-from lamina_core import call_ad as _call_ad  # noqa: E402, F401  (registers jit rules)
-from lamina_core import call_batching as _call_batching  # noqa: E402, F401  (jit's vmap rule)
-from lamina_core import checkpoint_ad as _checkpoint_ad  # noqa: E402, F401  (remat2's reverse mode)
-from lamina_core import checkpoint_batching as _checkpoint_batching  # noqa: E402, F401  (remat2's vmap)
-from lamina_core import custom_batching as _custom_vmap  # noqa: E402, F401  (custom_vmap)
-from lamina_core import dtypes, lax, numpy, tree_util  # noqa: E402
-from lamina_core import pretty as _pretty  # noqa: E402, F401  (installs the printer)
-from lamina_core import shard_map_ad as _shard_map_ad  # noqa: E402, F401  (shard_map's AD)
-from lamina_core import shard_map_batching as _shard_map_vmap  # noqa: E402, F401  (its vmap)
-from lamina_core import shard_map_pe as _shard_map_pe  # noqa: E402, F401  (its partial eval, DCE)
-from lamina_core.api import make_jaxpr  # noqa: E402
-from lamina_core.autodiff import grad, jvp, linear_transpose, linearize, value_and_grad, vjp  # noqa: E402
-from lamina_core.avals import AbstractValue, ShapedArray  # noqa: E402
-from lamina_core.call import UNSPECIFIED, jit_p, stage_call  # noqa: E402
-from lamina_core.checkpoint import checkpoint, checkpoint_name, checkpoint_policies, remat  # noqa: E402
-from lamina_core.config import config  # noqa: E402
+from lamina_core import lax, numpy  # noqa: E402
+from lamina_core.checkpoint import (  # noqa: E402
+    _checkpoint_ad,  # noqa: F401  (remat2's reverse mode)
+    _checkpoint_batching,  # noqa: F401  (remat2's vmap)
+)
+from lamina_core.checkpoint._checkpoint import (  # noqa: E402
+    checkpoint,
+    checkpoint_name,
+    checkpoint_policies,
+    remat,
+)
+from lamina_core.config._config import config  # noqa: E402
 from lamina_core.custom_derivatives import _batching as _custom_rules_vmap  # noqa: E402, F401
+from lamina_core.custom_derivatives import _custom_batching as _custom_vmap  # noqa: E402, F401  (custom_vmap)
 from lamina_core.custom_derivatives import custom_jvp, custom_vjp  # noqa: E402
-from lamina_core.effects import Effect  # noqa: E402
-from lamina_core.evaluate import eval_jaxpr, reference_impl  # noqa: E402
 from lamina_core.interpreters.staging import StagingTrace, StagingTracer, trace_to_jaxpr  # noqa: E402
-from lamina_core.jacobians import eval_shape, hessian, jacfwd, jacobian, jacrev  # noqa: E402
-from lamina_core.jaxpr import (  # noqa: E402
+from lamina_core.ir import (  # noqa: E402
+    _pretty,  # noqa: F401  (installs the printer)
+    dtypes,
+)
+from lamina_core.ir._avals import AbstractValue, ShapedArray  # noqa: E402
+from lamina_core.ir._effects import Effect  # noqa: E402
+from lamina_core.ir._jaxpr import (  # noqa: E402
     Atom,
     ClosedJaxpr,
     DebugInfo,
@@ -40,10 +40,15 @@ from lamina_core.jaxpr import (  # noqa: E402
     Var,
     jaxprs_in_params,
 )
-from lamina_core.jit import Jitted, jit  # noqa: E402
-from lamina_core.primitive import DuplicateRuleError, MissingRuleError, Primitive, RuleTable  # noqa: E402
-from lamina_core.rules import abstract_eval_rules, effects_rules, impl_rules  # noqa: E402
-from lamina_core.tracing import (  # noqa: E402
+from lamina_core.ir._primitive import DuplicateRuleError, MissingRuleError, Primitive, RuleTable  # noqa: E402
+from lamina_core.ir._rules import abstract_eval_rules, effects_rules, impl_rules  # noqa: E402
+from lamina_core.sharding import (  # noqa: E402
+    _shard_map_ad,  # noqa: F401  (shard_map's AD)
+    _shard_map_pe,  # noqa: F401  (its partial eval, DCE)
+)
+from lamina_core.sharding import _shard_map_batching as _shard_map_vmap  # noqa: E402, F401  (its vmap)
+from lamina_core.trace._evaluate import eval_jaxpr, reference_impl  # noqa: E402
+from lamina_core.trace._tracing import (  # noqa: E402
     ConcretizationTypeError,
     EvalTrace,
     Trace,
@@ -57,9 +62,26 @@ from lamina_core.tracing import (  # noqa: E402
     install_materializer,
     set_current_trace,
 )
-from lamina_core.typecheck import JaxprTypeError, check_jaxpr  # noqa: E402
-from lamina_core.values import ShapeDtypeStruct, register_value_type, typeof  # noqa: E402
-from lamina_core.vmap_api import vmap  # noqa: E402
+from lamina_core.trace._typecheck import JaxprTypeError, check_jaxpr  # noqa: E402
+from lamina_core.trace._values import ShapeDtypeStruct, register_value_type, typeof  # noqa: E402
+from lamina_core.transforms import (  # noqa: E402
+    _call_ad,  # noqa: F401  (registers jit rules)
+    _call_batching,  # noqa: F401  (jit's vmap rule)
+)
+from lamina_core.transforms._autodiff import (  # noqa: E402
+    grad,
+    jvp,
+    linear_transpose,
+    linearize,
+    value_and_grad,
+    vjp,
+)
+from lamina_core.transforms._call import UNSPECIFIED, jit_p, stage_call  # noqa: E402
+from lamina_core.transforms._jacobians import eval_shape, hessian, jacfwd, jacobian, jacrev  # noqa: E402
+from lamina_core.transforms._jit import Jitted, jit  # noqa: E402
+from lamina_core.transforms._make_jaxpr import make_jaxpr  # noqa: E402
+from lamina_core.transforms._vmap import vmap  # noqa: E402
+from lamina_core.tree import tree_util  # noqa: E402
 
 __version__ = "0.1.0"
 

@@ -16,17 +16,17 @@ from collections.abc import Callable, Hashable, Sequence
 from typing import Any, ClassVar, Final
 
 from lamina_core import tree_util
-from lamina_core.avals import AbstractValue, types_match
-from lamina_core.effects import Effects
 from lamina_core.interpreters.batching import AxisData, batching_rules
 from lamina_core.interpreters.dce import dce_rules
 from lamina_core.interpreters.jvp import jvp_rules
 from lamina_core.interpreters.linearize import linearization_rules, linearizing_for_vjp
 from lamina_core.interpreters.transpose import transpose_rules
 from lamina_core.interpreters.zeros import Zero, instantiate_zeros
-from lamina_core.jaxpr import JaxprEqn
-from lamina_core.primitive import Primitive
-from lamina_core.rules import (
+from lamina_core.ir._avals import AbstractValue, types_match
+from lamina_core.ir._effects import Effects
+from lamina_core.ir._jaxpr import JaxprEqn
+from lamina_core.ir._primitive import Primitive
+from lamina_core.ir._rules import (
     abstract_eval_rules,
     effects_rules,
     evaluated_on_values,
@@ -361,7 +361,7 @@ def _checked_ct(prim: VJPHiPrimitive, i: int, acc: GradAccum) -> Any:
 
 
 def _aval_of(x: Any) -> AbstractValue:
-    from lamina_core.values import typeof
+    from lamina_core.trace._values import typeof
 
     return typeof(x)
 

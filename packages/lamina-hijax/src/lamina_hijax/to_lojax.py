@@ -16,16 +16,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from lamina_core.avals import AbstractValue
-from lamina_core.call import closed_call_p, jit_p
-from lamina_core.checkpoint import remat_p
-from lamina_core.control_flow.conditionals import cond_p
-from lamina_core.control_flow.loops import while_p
-from lamina_core.control_flow.scan import scan_p
+from lamina_core.checkpoint._checkpoint import remat_p
 from lamina_core.custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
-from lamina_core.evaluate import install_high_impl
 from lamina_core.interpreters.staging import trace_to_jaxpr
-from lamina_core.jaxpr import (
+from lamina_core.ir._avals import AbstractValue
+from lamina_core.ir._jaxpr import (
     Atom,
     ClosedJaxpr,
     DebugInfo,
@@ -35,10 +30,15 @@ from lamina_core.jaxpr import (
     Var,
     jaxprs_in_params,
 )
-from lamina_core.primitive import Primitive, RuleTable
-from lamina_core.rules import value_impl_rules
-from lamina_core.shard_map import shard_map_p
-from lamina_core.values import canonical_value
+from lamina_core.ir._primitive import Primitive, RuleTable
+from lamina_core.ir._rules import value_impl_rules
+from lamina_core.lax.control_flow.conditionals import cond_p
+from lamina_core.lax.control_flow.loops import while_p
+from lamina_core.lax.control_flow.scan import scan_p
+from lamina_core.sharding._shard_map import shard_map_p
+from lamina_core.trace._evaluate import install_high_impl
+from lamina_core.trace._values import canonical_value
+from lamina_core.transforms._call import closed_call_p, jit_p
 from lamina_hijax.primitives import HiPrimitive, hi_primitives
 from lamina_hijax.types import lo_avals
 
@@ -454,8 +454,8 @@ to_lojax_rules.set(shard_map_p, _lower_shard_map)
 def _evaluate_lowered(prim: Primitive, args: Sequence[Any], params: dict[str, Any]) -> Any:
     """The reference evaluator's application of `prim` to hi-typed values (or making them):
     its one-equation jaxpr lowered to arrays, evaluated, and its results raised."""
-    from lamina_core.evaluate import eval_jaxpr
-    from lamina_core.values import typeof
+    from lamina_core.trace._evaluate import eval_jaxpr
+    from lamina_core.trace._values import typeof
 
     in_avals = [typeof(x) for x in args]
 

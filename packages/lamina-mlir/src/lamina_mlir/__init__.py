@@ -5,7 +5,7 @@ knows nothing of XLA's runtime: compiling and running modules is lamina-runtime'
 Importing this package registers a lowering rule for every core primitive.
 """
 
-from lamina_core import source_info as _source_info
+from lamina_core.ir import _source_info
 
 _source_info.register_internal_path(__file__)
 

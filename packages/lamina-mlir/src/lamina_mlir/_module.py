@@ -20,10 +20,10 @@ from typing import Any, Final
 from jaxlib.mlir import ir, passmanager
 
 from lamina_consts import EMPTY, ConstArgs, jaxpr_const_args
-from lamina_core.avals import AbstractValue, ShapedArray
-from lamina_core.jaxpr import ClosedJaxpr, Jaxpr
-from lamina_core.mesh import AbstractMesh, Mesh, jaxpr_mesh
-from lamina_core.partition_spec import PartitionSpec
+from lamina_core.ir._avals import AbstractValue, ShapedArray
+from lamina_core.ir._jaxpr import ClosedJaxpr, Jaxpr
+from lamina_core.ir._mesh import AbstractMesh, Mesh, jaxpr_mesh
+from lamina_core.ir._partition_spec import PartitionSpec
 from lamina_mlir import _hlo, _sharding
 from lamina_mlir._context import LoweringParameters, ModuleContext, ordered_effects
 from lamina_mlir._lower import lower_jaxpr_to_fun

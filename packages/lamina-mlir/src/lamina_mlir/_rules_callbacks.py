@@ -16,8 +16,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import sdy
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from lamina_core.avals import AbstractValue, ShapedArray
-from lamina_core.callbacks import (
+from lamina_core.callbacks._callbacks import (
     FlatCallback,
     OrderedIOEffect,
     call_checked,
@@ -26,7 +25,7 @@ from lamina_core.callbacks import (
     ordered_io_effect,
     pure_callback_p,
 )
-from lamina_core.debugging import (
+from lamina_core.callbacks._debugging import (
     OrderedDebugEffect,
     debug_callback_p,
     debug_effect,
@@ -34,7 +33,8 @@ from lamina_core.debugging import (
     ordered_debug_effect,
     print_callback,
 )
-from lamina_core.effects import Effect
+from lamina_core.ir._avals import AbstractValue, ShapedArray
+from lamina_core.ir._effects import Effect
 from lamina_core.lax._tokens import abstract_token
 from lamina_mlir._context import LoweringRuleContext, ordered_effect_types
 from lamina_mlir._mlir_context import IrValue

@@ -14,10 +14,10 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from lamina_core import lax
+from lamina_core.ir._primitive import Primitive
 from lamina_core.lax import _collectives as coll
 from lamina_core.lax._collectives_vma import psum_invariant_p
-from lamina_core.primitive import Primitive
-from lamina_core.vma import pvary_p
+from lamina_core.trace._vma import pvary_p
 from lamina_mlir import _rules_collectives_spmd as spmd_rules
 from lamina_mlir._context import LoweringRuleContext
 from lamina_mlir._mlir_context import IrValue

@@ -16,14 +16,14 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from lamina_core import dtypes, lax
-from lamina_core.avals import ShapedArray
-from lamina_core.call import closed_call_p
-from lamina_core.control_flow import cond_p, scan_p, while_p
-from lamina_core.control_flow.loops import while_loop
 from lamina_core.interpreters.staging import trace_to_jaxpr
-from lamina_core.jaxpr import ClosedJaxpr
-from lamina_core.mesh import NamedSharding
-from lamina_core.partition_spec import PartitionSpec
+from lamina_core.ir._avals import ShapedArray
+from lamina_core.ir._jaxpr import ClosedJaxpr
+from lamina_core.ir._mesh import NamedSharding
+from lamina_core.ir._partition_spec import PartitionSpec
+from lamina_core.lax.control_flow import cond_p, scan_p, while_p
+from lamina_core.lax.control_flow.loops import while_loop
+from lamina_core.transforms._call import closed_call_p
 from lamina_mlir import _hlo
 from lamina_mlir._constants import ir_constant
 from lamina_mlir._context import NO_TOKENS, LoweringRuleContext, TokenSet, ordered_effects

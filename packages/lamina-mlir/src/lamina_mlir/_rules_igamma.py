@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from lamina_core.interpreters.staging import trace_to_jaxpr
+from lamina_core.ir._primitive import Primitive
 from lamina_core.lax._igamma import (
     igamma_grad_a_p,
     igamma_p,
@@ -16,7 +17,6 @@ from lamina_core.lax._igamma import (
     regularized_incomplete_beta_p,
 )
 from lamina_core.lax._igamma_impl import IMPLS, up_and_broadcast
-from lamina_core.primitive import Primitive
 from lamina_mlir._constants import ir_constant
 from lamina_mlir._context import LoweringRuleContext
 from lamina_mlir._lower import jaxpr_subcomp

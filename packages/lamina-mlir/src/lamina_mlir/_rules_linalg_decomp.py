@@ -16,8 +16,8 @@ from typing import Any, Final
 
 import numpy as np
 
-from lamina_core.avals import ShapedArray
 from lamina_core.interpreters.staging import trace_to_jaxpr
+from lamina_core.ir._avals import ShapedArray
 from lamina_core.lax.linalg import eigh_p, geqrf_p, householder_product_p, qr_p, svd_p
 from lamina_core.lax.linalg._qr import _eye_rect, qr_from_factors
 from lamina_core.lax.linalg._svd import svd_shapes

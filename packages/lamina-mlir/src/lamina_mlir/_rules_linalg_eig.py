@@ -11,7 +11,7 @@ from typing import Final
 
 import numpy as np
 
-from lamina_core.avals import ShapedArray
+from lamina_core.ir._avals import ShapedArray
 from lamina_core.lax.linalg import EigImplementation, eig_p
 from lamina_core.lax.linalg._eig import complex_dtype
 from lamina_mlir import _hlo

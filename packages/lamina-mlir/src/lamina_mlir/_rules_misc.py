@@ -18,7 +18,7 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from lamina_core.avals import AbstractValue
+from lamina_core.ir._avals import AbstractValue
 from lamina_core.lax import _misc_prims as m
 from lamina_core.lax._device_put import device_put_p
 from lamina_core.lax._linear_solve import linear_solve_p

@@ -26,8 +26,8 @@ from typing import Any, Final
 import numpy as np
 
 from lamina_core import dtypes, lax
-from lamina_core.avals import ShapedArray, physical_aval
 from lamina_core.interpreters.staging import trace_to_jaxpr
+from lamina_core.ir._avals import ShapedArray, physical_aval
 from lamina_core.random import (
     _rbg,
     _threefry_original,

@@ -12,8 +12,8 @@ from typing import Any
 
 from jaxlib.mlir import ir
 
-from lamina_core.avals import AbstractValue, ShapedArray
-from lamina_core.primitive import Primitive
+from lamina_core.ir._avals import AbstractValue, ShapedArray
+from lamina_core.ir._primitive import Primitive
 from lamina_mlir import _hlo
 from lamina_mlir._context import (
     LoweringRule,

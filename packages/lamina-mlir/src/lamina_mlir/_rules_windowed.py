@@ -20,9 +20,9 @@ from jaxlib.mlir import ir
 
 from lamina_core import lax
 from lamina_core.interpreters.staging import trace_to_jaxpr
-from lamina_core.jaxpr import ClosedJaxpr, Jaxpr
+from lamina_core.ir._jaxpr import ClosedJaxpr, Jaxpr
+from lamina_core.ir._primitive import Primitive
 from lamina_core.lax import _select_and_scatter as ss
-from lamina_core.primitive import Primitive
 from lamina_mlir import _hlo
 from lamina_mlir._constants import ir_constant
 from lamina_mlir._context import NO_TOKENS, LoweringRuleContext

@@ -8,7 +8,7 @@ using Refs into a functional one, which the runtime lowers with the Refs' buffer
 
 import numpy as np
 
-from lamina_core.values import register_value_type, to_numpy
+from lamina_core.trace._values import register_value_type, to_numpy
 from lamina_refs import ad as _ad  # noqa: F401  (registers the differentiation rules)
 from lamina_refs import batching as _batching  # noqa: F401  (registers the batching rules)
 from lamina_refs.discharge import discharge_state, has_refs

@@ -17,8 +17,8 @@ from lamina_core.interpreters.jvp import differentiated_always, jvp_rules
 from lamina_core.interpreters.linearize import linearization_rules
 from lamina_core.interpreters.transpose import transpose_preparers
 from lamina_core.interpreters.zeros import Zero, instantiate_zeros
-from lamina_core.jaxpr import Jaxpr
-from lamina_core.values import typeof
+from lamina_core.ir._jaxpr import Jaxpr
+from lamina_core.trace._values import typeof
 from lamina_refs.discharge import discharge_state, has_refs
 from lamina_refs.primitives import (
     addupdate_p,

@@ -15,8 +15,8 @@ from typing import Any
 
 from lamina_core.interpreters.batching import AxisData, BatchDim, batching_rules, needs_axis_rule
 from lamina_core.lax._batching_common import bdim_to, broadcast_batched
-from lamina_core.values import typeof
-from lamina_core.vmap_api import vmap
+from lamina_core.trace._values import typeof
+from lamina_core.transforms._vmap import vmap
 from lamina_refs.indexing import IntIndex, NDIndexer, Slice, Transforms
 from lamina_refs.primitives import (
     addupdate_p,

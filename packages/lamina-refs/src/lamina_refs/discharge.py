@@ -15,19 +15,19 @@ import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from lamina_core.avals import AbstractValue
-from lamina_core.call import closed_call_p, jit_p
-from lamina_core.checkpoint import remat_p
-from lamina_core.control_flow.conditionals import cond_p
-from lamina_core.control_flow.loops import while_p
-from lamina_core.control_flow.scan import scan_p
+from lamina_core.checkpoint._checkpoint import remat_p
 from lamina_core.custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
 from lamina_core.interpreters.staging import trace_to_jaxpr
 from lamina_core.interpreters.zeros import zeros_like_aval
-from lamina_core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, jaxprs_in_params
-from lamina_core.primitive import Primitive, RuleTable
-from lamina_core.shard_map import manual_axes_env, shard_map_p
-from lamina_core.values import typeof
+from lamina_core.ir._avals import AbstractValue
+from lamina_core.ir._jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, jaxprs_in_params
+from lamina_core.ir._primitive import Primitive, RuleTable
+from lamina_core.lax.control_flow.conditionals import cond_p
+from lamina_core.lax.control_flow.loops import while_p
+from lamina_core.lax.control_flow.scan import scan_p
+from lamina_core.sharding._shard_map import manual_axes_env, shard_map_p
+from lamina_core.trace._values import typeof
+from lamina_core.transforms._call import closed_call_p, jit_p
 from lamina_refs.primitives import (
     REF_PRIMITIVES,
     addupdate_p,

@@ -12,24 +12,25 @@ from typing import Any, Final
 
 import numpy as np
 
-from lamina_core import lax, pp
-from lamina_core.avals import AbstractValue, ShapedArray
-from lamina_core.dtypes import issubdtype
-from lamina_core.effects import Effects
+from lamina_core import lax
 from lamina_core.interpreters.zeros import zeros_like_aval
-from lamina_core.jaxpr import JaxprEqn, Literal
-from lamina_core.jit import jit
-from lamina_core.numpy._index_update import at
-from lamina_core.numpy._indexing import getitem
-from lamina_core.pretty import PpContext, PpSettings, literal_text, pp_eqn_rules, pp_vars
-from lamina_core.primitive import Primitive
-from lamina_core.rules import (
+from lamina_core.ir import _pp as pp
+from lamina_core.ir._avals import AbstractValue, ShapedArray
+from lamina_core.ir._effects import Effects
+from lamina_core.ir._jaxpr import JaxprEqn, Literal
+from lamina_core.ir._pretty import PpContext, PpSettings, literal_text, pp_eqn_rules, pp_vars
+from lamina_core.ir._primitive import Primitive
+from lamina_core.ir._rules import (
     abstract_eval_rules,
     effects_rules,
     evaluated_on_values,
     value_impl_rules,
 )
-from lamina_core.values import typeof
+from lamina_core.ir.dtypes import issubdtype
+from lamina_core.numpy._index_update import at
+from lamina_core.numpy._indexing import getitem
+from lamina_core.trace._values import typeof
+from lamina_core.transforms._jit import jit
 from lamina_refs import indexing
 from lamina_refs.indexing import NDIndexer, Slice, Transforms, make_indexer, transformed_aval
 from lamina_refs.types import ACCUM, INTERNAL, READ, WRITE, AbstractRef, Ref, ref_aval

@@ -15,9 +15,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from lamina_core.avals import AbstractValue, ShapedArray
-from lamina_core.effects import Effect
-from lamina_core.tracing import Tracer
+from lamina_core.ir._avals import AbstractValue, ShapedArray
+from lamina_core.ir._effects import Effect
+from lamina_core.trace._tracing import Tracer
 
 
 @dataclass(frozen=True, slots=True)

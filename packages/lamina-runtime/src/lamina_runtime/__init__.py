@@ -4,12 +4,12 @@ Importing it installs XLA execution as the eager evaluator (core's NumPy referen
 fallback when the runtime is not installed).
 """
 
-from lamina_core import source_info as _source_info
-from lamina_core.jit import install_toplevel_jit as _install_toplevel_jit
-from lamina_core.mesh import install_process_index as _install_process_index
-from lamina_core.tracing import install_eager_impl as _install_eager_impl
-from lamina_core.tracing import install_materializer as _install_materializer
-from lamina_core.tracing import install_toplevel_dispatch as _install_toplevel_dispatch
+from lamina_core.ir import _source_info
+from lamina_core.ir._mesh import install_process_index as _install_process_index
+from lamina_core.trace._tracing import install_eager_impl as _install_eager_impl
+from lamina_core.trace._tracing import install_materializer as _install_materializer
+from lamina_core.trace._tracing import install_toplevel_dispatch as _install_toplevel_dispatch
+from lamina_core.transforms._jit import install_toplevel_jit as _install_toplevel_jit
 from lamina_runtime import aot
 from lamina_runtime import environment as _environment
 from lamina_runtime._bridge import CompileError

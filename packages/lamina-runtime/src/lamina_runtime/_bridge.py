@@ -249,7 +249,7 @@ def result_handler(shape: tuple[int, ...], dtype: np.dtype, weak_type: bool, dev
     return _jax.array_result_handler(aval, sharding, True, _skip_checks=True)
 
 
-# ---- meshes and shardings: Lamina's (lamina_core.mesh) to and from jax's public types ------
+# ---- meshes and shardings: Lamina's (lamina_core.ir._mesh) to and from jax's public types ------
 
 
 @functools.lru_cache(maxsize=256)
@@ -528,7 +528,7 @@ def platform_description(device: Any) -> dict[str, str]:
 # stable from jaxlib 0.8 to 0.10). Entries are keyed on the argument signature (jaxlib's rules
 # for weak types and x64, which are Lamina's), the static arguments, and every jaxlib `Config`
 # in the jit key: `DISPATCH_CONTEXT` is Lamina's, rewritten by core whenever its options or
-# trace change (lamina_core.dispatch_context).
+# trace change (lamina_core.config._dispatch_context).
 
 DISPATCH_CONTEXT: Final = _jax.config.Config(  # [private]
     "lamina_dispatch_context", 0, include_in_jit_key=True

@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from lamina_core import tree_util
-from lamina_core.avals import ShapedArray
-from lamina_core.values import ShapeDtypeStruct
+from lamina_core.ir._avals import ShapedArray
+from lamina_core.trace._values import ShapeDtypeStruct
 from lamina_runtime import _bridge, artifact
 from lamina_runtime.artifact import ArtifactError, IncompatibleArtifactError
 from lamina_runtime.executable import Executable, signature_mismatch

@@ -8,11 +8,11 @@ from typing import Any
 import numpy as np
 
 from lamina_core import tree_util
-from lamina_core.avals import ShapedArray, explicit_spec
+from lamina_core.ir._avals import ShapedArray, explicit_spec
+from lamina_core.ir._mesh import NamedSharding
 from lamina_core.lax._device_put import stage_device_put
-from lamina_core.mesh import NamedSharding
-from lamina_core.tracing import Tracer
-from lamina_core.values import typeof
+from lamina_core.trace._tracing import Tracer
+from lamina_core.trace._values import typeof
 from lamina_runtime import _bridge
 from lamina_runtime import sharding as shardings
 from lamina_runtime.array import Array

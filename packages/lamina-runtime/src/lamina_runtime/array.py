@@ -14,9 +14,9 @@ from typing import Any
 import numpy as np
 
 from lamina_core import dtypes
-from lamina_core.avals import ShapedArray
-from lamina_core.tracing import ArrayMethods
-from lamina_core.values import register_value_type
+from lamina_core.ir._avals import ShapedArray
+from lamina_core.trace._tracing import ArrayMethods
+from lamina_core.trace._values import register_value_type
 from lamina_runtime import _bridge
 from lamina_runtime import sharding as shardings
 

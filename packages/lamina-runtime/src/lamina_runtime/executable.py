@@ -18,9 +18,9 @@ from typing import Any, Literal
 import numpy as np
 
 from lamina_core import dtypes
-from lamina_core.avals import AbstractValue, ShapedArray, physical_aval
-from lamina_core.mesh import AbstractMesh, Mesh, NamedSharding, get_concrete_mesh
-from lamina_core.partition_spec import PartitionSpec
+from lamina_core.ir._avals import AbstractValue, ShapedArray, physical_aval
+from lamina_core.ir._mesh import AbstractMesh, Mesh, NamedSharding, get_concrete_mesh
+from lamina_core.ir._partition_spec import PartitionSpec
 from lamina_mlir import LoweredModule, tokens_made_inside
 from lamina_runtime import _bridge
 from lamina_runtime import sharding as shardings

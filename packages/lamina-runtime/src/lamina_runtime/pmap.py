@@ -16,11 +16,11 @@ from typing import Any
 import numpy as np
 
 from lamina_core import lax, tree_util
-from lamina_core.mesh import Mesh, NamedSharding
-from lamina_core.partition_spec import PartitionSpec
-from lamina_core.shard_map import shard_map
-from lamina_core.tracing import EVAL_TRACE, current_trace
-from lamina_core.vmap_api import flatten_axes
+from lamina_core.ir._mesh import Mesh, NamedSharding
+from lamina_core.ir._partition_spec import PartitionSpec
+from lamina_core.sharding._shard_map import shard_map
+from lamina_core.trace._tracing import EVAL_TRACE, current_trace
+from lamina_core.transforms._vmap import flatten_axes
 from lamina_runtime import _bridge
 from lamina_runtime.jit import jit
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from lamina_core import tree_util
+from lamina_core.ir._mesh import Mesh, NamedSharding, get_concrete_mesh
+from lamina_core.ir._partition_spec import PartitionSpec
 from lamina_core.lax._reshard import reshard_sharding, reshard_traced
-from lamina_core.mesh import Mesh, NamedSharding, get_concrete_mesh
-from lamina_core.partition_spec import PartitionSpec
-from lamina_core.tracing import Tracer
-from lamina_core.values import typeof
+from lamina_core.trace._tracing import Tracer
+from lamina_core.trace._values import typeof
 
 
 def _per_leaf(tree: Any, n: int, out_shardings: Any) -> list[Any]:

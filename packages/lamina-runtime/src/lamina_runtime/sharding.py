@@ -1,7 +1,7 @@
 """Where arrays live: Lamina's shardings, and how programs are placed on a device mesh.
 
 An array lives on one device (`SingleDeviceSharding`) or is split over a mesh of devices as a
-`PartitionSpec` says (`lamina_core.mesh.NamedSharding`). A program runs on one device, or on
+`PartitionSpec` says (`lamina_core.ir._mesh.NamedSharding`). A program runs on one device, or on
 every device of a mesh (XLA's SPMD partitioner splits it); its inputs are placed as the
 compiled executable expects them, and its outputs are described as XLA placed them, in JAX's
 terms (a `PartitionSpec` per output, without trailing unsplit axes).
@@ -16,8 +16,8 @@ from typing import Any, Final
 import numpy as np
 
 from lamina_core import tree_util
-from lamina_core.mesh import AxisType, Mesh, NamedSharding, get_concrete_mesh
-from lamina_core.partition_spec import PartitionSpec
+from lamina_core.ir._mesh import AxisType, Mesh, NamedSharding, get_concrete_mesh
+from lamina_core.ir._partition_spec import PartitionSpec
 from lamina_runtime import _bridge
 
 

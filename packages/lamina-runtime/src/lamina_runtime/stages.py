@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from lamina_core import tree_util
-from lamina_core.avals import ShapedArray
-from lamina_core.jaxpr import ClosedJaxpr
-from lamina_core.jit import Staged
-from lamina_core.values import ShapeDtypeStruct, typeof
+from lamina_core.ir._avals import ShapedArray
+from lamina_core.ir._jaxpr import ClosedJaxpr
+from lamina_core.trace._values import ShapeDtypeStruct, typeof
+from lamina_core.transforms._jit import Staged
 from lamina_hijax import HiSignature, to_lojax
 from lamina_runtime import _bridge, artifact
 from lamina_runtime import sharding as shardings

@@ -50,25 +50,25 @@ from lamina_core import (
     vjp,
     vmap,
 )
-from lamina_core import source_info as _source_info
-from lamina_core.callbacks import pure_callback
-from lamina_core.config import (
+from lamina_core.callbacks._callbacks import pure_callback
+from lamina_core.config._config import (
     debug_infs,
     debug_nans,
     enable_checks,
     enable_x64,
     make_user_context,
 )
-from lamina_core.config import disable_jit_scope as disable_jit
+from lamina_core.config._config import disable_jit_scope as disable_jit
 from lamina_core.custom_derivatives._closures import closure_convert, custom_gradient
-from lamina_core.dtypes import float0
 from lamina_core.interpreters.staging import ensure_compile_time_eval
-from lamina_core.mesh import set_mesh
-from lamina_core.named_scopes import named_call, named_scope
-from lamina_core.partition_spec import P, PartitionSpec
+from lamina_core.ir import _source_info
+from lamina_core.ir._mesh import set_mesh
+from lamina_core.ir._named_scopes import named_call, named_scope
+from lamina_core.ir._partition_spec import P, PartitionSpec
+from lamina_core.ir.dtypes import float0
 from lamina_core.random._keys import default_prng_impl
 from lamina_core.random._primitives import threefry_partitionable
-from lamina_core.shard_map import shard_map
+from lamina_core.sharding._shard_map import shard_map
 from lamina_refs import Ref, empty_ref, free_ref, freeze, new_ref
 from lamina_runtime import (
     Array,

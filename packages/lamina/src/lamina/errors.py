@@ -8,9 +8,9 @@ from lamina_core import (
     TracerIntegerConversionError,
     UnexpectedTracerError,
 )
-from lamina_core.error_types import InconclusiveDimensionOperation, KeyReuseError
 from lamina_core.numpy._index_parse import NonConcreteBooleanIndexError
-from lamina_core.tracing import JAXIndexError, JAXTypeError
+from lamina_core.trace._error_types import InconclusiveDimensionOperation, KeyReuseError
+from lamina_core.trace._tracing import JAXIndexError, JAXTypeError
 from lamina_runtime._bridge import JaxRuntimeError
 
 __all__ = [

@@ -1,6 +1,6 @@
 """`lamina.sharding`: device meshes and shardings, as `jax.sharding`."""
 
-from lamina_core.mesh import (
+from lamina_core.ir._mesh import (
     AbstractMesh,
     AxisType,
     Mesh,
@@ -10,7 +10,7 @@ from lamina_core.mesh import (
     set_mesh,
     use_mesh,
 )
-from lamina_core.partition_spec import PartitionSpec
+from lamina_core.ir._partition_spec import PartitionSpec
 from lamina_runtime.reshard_api import reshard
 from lamina_runtime.sharding import Sharding, SingleDeviceSharding
 

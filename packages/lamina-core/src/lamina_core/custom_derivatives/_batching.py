@@ -19,8 +19,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from lamina_core import tree_util
-from lamina_core.call_batching import batch_jaxpr
 from lamina_core.custom_derivatives._common import CustomVJPPrimal, RuleName, SymbolicZero
 from lamina_core.custom_derivatives._jvp import custom_jvp_call_p
 from lamina_core.custom_derivatives._vjp import (
@@ -30,7 +28,6 @@ from lamina_core.custom_derivatives._vjp import (
     custom_lin_p,
     custom_vjp_call_p,
 )
-from lamina_core.evaluate import eval_jaxpr
 from lamina_core.interpreters.batching import (
     AxisData,
     BatchDim,
@@ -42,8 +39,11 @@ from lamina_core.interpreters.batching import (
 )
 from lamina_core.interpreters.staging import trace_to_jaxpr
 from lamina_core.interpreters.zeros import Zero
-from lamina_core.jaxpr import ClosedJaxpr
-from lamina_core.tracing import current_trace, running_under, set_current_trace
+from lamina_core.ir._jaxpr import ClosedJaxpr
+from lamina_core.trace._evaluate import eval_jaxpr
+from lamina_core.trace._tracing import current_trace, running_under, set_current_trace
+from lamina_core.transforms._call_batching import batch_jaxpr
+from lamina_core.tree import tree_util
 
 
 def _is_zero(x: Any) -> bool:

@@ -11,14 +11,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from lamina_core import tree_util
-from lamina_core.avals import AbstractValue
 from lamina_core.custom_derivatives._vjp import custom_vjp
-from lamina_core.evaluate import eval_jaxpr
 from lamina_core.interpreters.staging import trace_to_jaxpr
-from lamina_core.jaxpr import ClosedJaxpr
-from lamina_core.tracing import Tracer
-from lamina_core.values import typeof
+from lamina_core.ir._avals import AbstractValue
+from lamina_core.ir._jaxpr import ClosedJaxpr
+from lamina_core.trace._evaluate import eval_jaxpr
+from lamina_core.trace._tracing import Tracer
+from lamina_core.trace._values import typeof
+from lamina_core.tree import tree_util
 
 
 def _trace_flat(

@@ -13,8 +13,6 @@ import functools
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
-from lamina_core import tree_util
-from lamina_core.avals import AbstractValue, types_match
 from lamina_core.custom_derivatives._common import (
     CustomVJPException,
     CustomVJPPrimal,
@@ -39,12 +37,14 @@ from lamina_core.interpreters.jvp import jvp_rules, not_differentiable
 from lamina_core.interpreters.linearize import linearization_rules
 from lamina_core.interpreters.transpose import transpose_rules
 from lamina_core.interpreters.zeros import Zero, instantiate_zeros, is_float0
-from lamina_core.jaxpr import ClosedJaxpr
-from lamina_core.pretty import hide_params
-from lamina_core.primitive import Primitive
-from lamina_core.rules import abstract_eval_rules, effects_rules, impl_rules
-from lamina_core.tracing import UnexpectedTracerError
-from lamina_core.values import typeof
+from lamina_core.ir._avals import AbstractValue, types_match
+from lamina_core.ir._jaxpr import ClosedJaxpr
+from lamina_core.ir._pretty import hide_params
+from lamina_core.ir._primitive import Primitive
+from lamina_core.ir._rules import abstract_eval_rules, effects_rules, impl_rules
+from lamina_core.trace._tracing import UnexpectedTracerError
+from lamina_core.trace._values import typeof
+from lamina_core.tree import tree_util
 
 custom_vjp_call_p: Final = Primitive("custom_vjp_call", multiple_results=True)
 abstract_eval_rules.set(custom_vjp_call_p, call_abstract_eval)

@@ -20,9 +20,9 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
-from lamina_core.avals import AbstractValue
-from lamina_core.primitive import Primitive, RuleTable
-from lamina_core.tracing import (
+from lamina_core.ir._avals import AbstractValue
+from lamina_core.ir._primitive import Primitive, RuleTable
+from lamina_core.trace._tracing import (
     Trace,
     Tracer,
     bind_with_trace,
@@ -30,7 +30,7 @@ from lamina_core.tracing import (
     running_under,
     set_current_trace,
 )
-from lamina_core.values import typeof
+from lamina_core.trace._values import typeof
 
 
 class MappingSpec:

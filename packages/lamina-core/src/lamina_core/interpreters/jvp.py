@@ -18,7 +18,6 @@ from typing import Any, TypeAlias
 
 import numpy as np
 
-from lamina_core.avals import AbstractValue
 from lamina_core.interpreters.zeros import (
     Zero,
     add_any_p,
@@ -27,8 +26,9 @@ from lamina_core.interpreters.zeros import (
     is_float0,
     zero_of,
 )
-from lamina_core.primitive import MissingRuleError, Primitive, RuleTable
-from lamina_core.tracing import (
+from lamina_core.ir._avals import AbstractValue
+from lamina_core.ir._primitive import MissingRuleError, Primitive, RuleTable
+from lamina_core.trace._tracing import (
     Trace,
     Tracer,
     bind_with_trace,
@@ -36,7 +36,7 @@ from lamina_core.tracing import (
     running_under,
     set_current_trace,
 )
-from lamina_core.values import typeof
+from lamina_core.trace._values import typeof
 
 JVPRule: TypeAlias = Callable[..., Any]
 """`rule(primals, tangents, **params) -> (primal_out, tangent_out)`; tangents may be `Zero`."""

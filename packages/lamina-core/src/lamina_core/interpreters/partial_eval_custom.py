@@ -20,9 +20,9 @@ import weakref
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple, TypeAlias
 
-from lamina_core.effects import Effects, no_effects
-from lamina_core.jaxpr import Atom, ClosedJaxpr, DropVar, Jaxpr, JaxprEqn, Var
-from lamina_core.primitive import RuleTable
+from lamina_core.ir._effects import Effects, no_effects
+from lamina_core.ir._jaxpr import Atom, ClosedJaxpr, DropVar, Jaxpr, JaxprEqn, Var
+from lamina_core.ir._primitive import RuleTable
 
 
 class RecomputeType:

@@ -12,15 +12,15 @@ from collections.abc import Callable, Iterator, Sequence
 from contextvars import ContextVar
 from typing import Any
 
-from lamina_core.avals import MESHES_SEEN, AbstractValue, ShapedArray, common_mesh
-from lamina_core.effects import no_effects
-from lamina_core.explicit_sharding import context_mesh_primitives, explicit_result
-from lamina_core.jaxpr import Atom, ClosedJaxpr, DebugInfo, Jaxpr, JaxprEqn, Literal, Var
-from lamina_core.mesh import context_mesh
-from lamina_core.primitive import Primitive
-from lamina_core.rules import abstract_eval_rules, const_fold_rules, effects_rules
-from lamina_core.source_info import current_source_info
-from lamina_core.tracing import (
+from lamina_core.ir._avals import MESHES_SEEN, AbstractValue, ShapedArray, common_mesh
+from lamina_core.ir._effects import no_effects
+from lamina_core.ir._explicit_sharding import context_mesh_primitives, explicit_result
+from lamina_core.ir._jaxpr import Atom, ClosedJaxpr, DebugInfo, Jaxpr, JaxprEqn, Literal, Var
+from lamina_core.ir._mesh import context_mesh
+from lamina_core.ir._primitive import Primitive
+from lamina_core.ir._rules import abstract_eval_rules, const_fold_rules, effects_rules
+from lamina_core.ir._source_info import current_source_info
+from lamina_core.trace._tracing import (
     EVAL_TRACE,
     Trace,
     Tracer,
@@ -28,8 +28,8 @@ from lamina_core.tracing import (
     raise_escaped_tracer,
     set_current_trace,
 )
-from lamina_core.values import by_reference_types, canonical_value, typeof
-from lamina_core.vma import CHECKED_SCOPES, check_vma_enabled, with_vma
+from lamina_core.trace._values import by_reference_types, canonical_value, typeof
+from lamina_core.trace._vma import CHECKED_SCOPES, check_vma_enabled, with_vma
 
 _compile_time_eval: ContextVar[bool] = ContextVar("lamina_compile_time_eval", default=False)
 

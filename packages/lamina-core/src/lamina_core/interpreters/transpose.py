@@ -12,13 +12,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, TypeAlias
 
-from lamina_core.avals import AbstractValue, types_match
-from lamina_core.config import replaying_equations
+from lamina_core.config._config import replaying_equations
 from lamina_core.interpreters.zeros import Zero, add_tangents
-from lamina_core.jaxpr import ClosedJaxpr, DropVar, Jaxpr, Literal, Var
-from lamina_core.primitive import Primitive, RuleTable
-from lamina_core.source_info import fix_source_info, unfix_source_info
-from lamina_core.values import typeof
+from lamina_core.ir._avals import AbstractValue, types_match
+from lamina_core.ir._jaxpr import ClosedJaxpr, DropVar, Jaxpr, Literal, Var
+from lamina_core.ir._primitive import Primitive, RuleTable
+from lamina_core.ir._source_info import fix_source_info, unfix_source_info
+from lamina_core.trace._values import typeof
 
 
 class UndefinedPrimal:

@@ -14,12 +14,12 @@ from typing import Any, Final
 
 import numpy as np
 
-from lamina_core import dtypes
-from lamina_core.avals import AbstractValue, ShapedArray
-from lamina_core.primitive import Primitive
-from lamina_core.rules import abstract_eval_rules, impl_rules
-from lamina_core.tracing import current_trace
-from lamina_core.values import typeof
+from lamina_core.ir import dtypes
+from lamina_core.ir._avals import AbstractValue, ShapedArray
+from lamina_core.ir._primitive import Primitive
+from lamina_core.ir._rules import abstract_eval_rules, impl_rules
+from lamina_core.trace._tracing import current_trace
+from lamina_core.trace._values import typeof
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +59,7 @@ def add_tangents(x: Any, y: Any) -> Any:
     aval = typeof(x)
     if aval.is_high:  # a hi tangent type adds its own way
         return aval.vspace_add(x, y)  # type: ignore[attr-defined]  # HiType's protocol
-    from lamina_core.vma import CHECKED_SCOPES, insert_pvary
+    from lamina_core.trace._vma import CHECKED_SCOPES, insert_pvary
 
     if CHECKED_SCOPES[0]:
         x, y = insert_pvary(x, y)

@@ -7,16 +7,6 @@ defines the primitives, their core rules, and the `lax` functions over them.
 
 # Differentiation and batching rules, registered at import (each beside its primitives' family).
 # Control flow lives in its own subpackage; `lax` is where users find it (as in JAX).
-from lamina_core.control_flow import __all__ as _control_flow_all
-from lamina_core.control_flow import cond as cond
-from lamina_core.control_flow import cond_p as cond_p
-from lamina_core.control_flow import fori_loop as fori_loop
-from lamina_core.control_flow import map as map
-from lamina_core.control_flow import scan as scan
-from lamina_core.control_flow import scan_p as scan_p
-from lamina_core.control_flow import switch as switch
-from lamina_core.control_flow import while_loop as while_loop
-from lamina_core.control_flow import while_p as while_p
 from lamina_core.lax import _bessel_ad as _bessel_ad
 from lamina_core.lax import _bessel_batching as _bessel_batching
 from lamina_core.lax import _conv_ad as _conv_ad
@@ -132,6 +122,16 @@ from lamina_core.lax._windowed import *  # noqa: F403
 from lamina_core.lax._windowed import __all__ as _windowed_all
 from lamina_core.lax._zeta import *  # noqa: F403
 from lamina_core.lax._zeta import __all__ as _zeta_all
+from lamina_core.lax.control_flow import __all__ as _control_flow_all
+from lamina_core.lax.control_flow import cond as cond
+from lamina_core.lax.control_flow import cond_p as cond_p
+from lamina_core.lax.control_flow import fori_loop as fori_loop
+from lamina_core.lax.control_flow import map as map
+from lamina_core.lax.control_flow import scan as scan
+from lamina_core.lax.control_flow import scan_p as scan_p
+from lamina_core.lax.control_flow import switch as switch
+from lamina_core.lax.control_flow import while_loop as while_loop
+from lamina_core.lax.control_flow import while_p as while_p
 
 __all__ = [
     "cond_p",

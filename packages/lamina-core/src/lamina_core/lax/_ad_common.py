@@ -10,16 +10,16 @@ from typing import Any
 
 import numpy as np
 
-from lamina_core import dtypes
-from lamina_core.avals import AbstractValue, ShapedArray
 from lamina_core.interpreters.zeros import register_zeros_maker
+from lamina_core.ir import dtypes
+from lamina_core.ir._avals import AbstractValue, ShapedArray
 from lamina_core.lax._reductions import reduce_sum
 from lamina_core.lax._reshard import reshard_like
 from lamina_core.lax._shape import reshape
 from lamina_core.lax._structural import _convert_element_type, broadcast, broadcast_in_dim
-from lamina_core.tracing import EVAL_TRACE, current_trace
-from lamina_core.values import typeof
-from lamina_core.vma import pvary, pvary_like
+from lamina_core.trace._tracing import EVAL_TRACE, current_trace
+from lamina_core.trace._values import typeof
+from lamina_core.trace._vma import pvary, pvary_like
 
 
 def aval_of(x: Any) -> ShapedArray:

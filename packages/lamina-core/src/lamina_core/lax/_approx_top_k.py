@@ -14,13 +14,13 @@ from typing import Any, Final
 
 import numpy as np
 
-from lamina_core.avals import AbstractValue, ShapedArray
 from lamina_core.interpreters.batching import AxisData, batching_rules
 from lamina_core.interpreters.jvp import jvp_rules
 from lamina_core.interpreters.zeros import Zero, zero_of
+from lamina_core.ir._avals import AbstractValue, ShapedArray
+from lamina_core.ir._primitive import Primitive
+from lamina_core.ir._rules import abstract_eval_rules, impl_rules
 from lamina_core.lax._checks import array_aval, kind_of
-from lamina_core.primitive import Primitive
-from lamina_core.rules import abstract_eval_rules, impl_rules
 
 approx_top_k_p: Final = Primitive("approx_top_k", multiple_results=True)
 

@@ -11,12 +11,12 @@ from typing import Any
 
 import numpy as np
 
-from lamina_core import tree_util
 from lamina_core.lax._ad_common import aval_of, const
 from lamina_core.lax._elementwise import add, bitwise_or
 from lamina_core.lax._joining import concatenate, pad
 from lamina_core.lax._shape import canonicalize_axis, rev
 from lamina_core.lax._slicing import slice_in_dim
+from lamina_core.tree import tree_util
 
 
 def _interleave(a: Any, b: Any, axis: int) -> Any:

@@ -19,11 +19,11 @@ from lamina_core.interpreters.batching import (
     batching_rules,
     install_match_axis,
 )
+from lamina_core.ir._mesh import NamedSharding
+from lamina_core.ir._primitive import Primitive
 from lamina_core.lax._shape import canonicalize_axis, expand_dims, transpose
 from lamina_core.lax._structural import broadcast_in_dim_p
-from lamina_core.mesh import NamedSharding
-from lamina_core.primitive import Primitive
-from lamina_core.values import typeof
+from lamina_core.trace._values import typeof
 
 
 def ndim_of(x: Any) -> int:

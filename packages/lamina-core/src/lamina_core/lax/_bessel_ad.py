@@ -8,8 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from lamina_core import dtypes
 from lamina_core.interpreters.jvp import defjvp2
+from lamina_core.ir import dtypes
 from lamina_core.lax import _bessel as b
 from lamina_core.lax._ad_common import aval_of, full_like
 from lamina_core.lax._elementwise import abs as abs_

@@ -21,8 +21,6 @@ from typing import Any, Final
 
 import numpy as np
 
-from lamina_core import tree_util
-from lamina_core.avals import AbstractValue, ShapedArray
 from lamina_core.interpreters.batching import (
     AxisData,
     BatchDim,
@@ -34,6 +32,9 @@ from lamina_core.interpreters.helpers import deflinear
 from lamina_core.interpreters.jvp import not_differentiable
 from lamina_core.interpreters.transpose import is_undefined
 from lamina_core.interpreters.zeros import Zero
+from lamina_core.ir._avals import AbstractValue, ShapedArray
+from lamina_core.ir._primitive import Primitive
+from lamina_core.ir._rules import abstract_eval_rules, impl_rules
 from lamina_core.lax import _checks as c
 from lamina_core.lax._batching_common import moveaxis, shape_of
 from lamina_core.lax._elementwise import eq
@@ -45,11 +46,10 @@ from lamina_core.lax._structural import (
     convert_element_type,
 )
 from lamina_core.lax._types import Array
-from lamina_core.primitive import Primitive
-from lamina_core.rules import abstract_eval_rules, impl_rules
-from lamina_core.tracing import Tracer
-from lamina_core.values import typeof
-from lamina_core.vma import check_vma_enabled, insert_collective_pvary, pvary
+from lamina_core.trace._tracing import Tracer
+from lamina_core.trace._values import typeof
+from lamina_core.trace._vma import check_vma_enabled, insert_collective_pvary, pvary
+from lamina_core.tree import tree_util
 
 psum_p: Final = Primitive("psum")
 pmax_p: Final = Primitive("pmax")

@@ -1,7 +1,7 @@
 """The collectives of checked `shard_map` bodies (`check_vma=True`), as JAX 0.10.2's.
 
 `psum_invariant` is the all-reduce sum whose result no longer varies over the axes it sums
-over (what `psum` binds in a checked body); `pvary` (declared in `lamina_core.vma`) is its
+over (what `psum` binds in a checked body); `pvary` (declared in `lamina_core.trace._vma`) is its
 transpose, the cast of an invariant value to a varying one. This module gives them their
 rules (abstract evaluation, reference, jvp, transpose, batching) and says how the other
 collectives change the manual axes their results vary over (`vma_rules`).
@@ -14,9 +14,11 @@ from typing import Any, Final
 
 import numpy as np
 
-from lamina_core.avals import AbstractValue, ShapedArray
 from lamina_core.interpreters.batching import AxisData, BatchDim, batching_rules, needs_axis_rule
 from lamina_core.interpreters.helpers import deflinear
+from lamina_core.ir._avals import AbstractValue, ShapedArray
+from lamina_core.ir._primitive import Primitive
+from lamina_core.ir._rules import abstract_eval_rules, impl_rules
 from lamina_core.lax import _gather_scatter as _gs
 from lamina_core.lax import _reduce_generic as _generic
 from lamina_core.lax import _select_and_scatter as _ss
@@ -37,9 +39,7 @@ from lamina_core.lax._collectives import (
     reduce_scatter_p,
 )
 from lamina_core.lax._reductions import reduce_sum
-from lamina_core.primitive import Primitive
-from lamina_core.rules import abstract_eval_rules, impl_rules
-from lamina_core.vma import collective_vma, keep_abstract_eval, pvary_p, union_vma, vma_rules
+from lamina_core.trace._vma import collective_vma, keep_abstract_eval, pvary_p, union_vma, vma_rules
 
 psum_invariant_p: Final = Primitive("psum_invariant")
 

@@ -20,8 +20,10 @@ from typing import Any, Final
 
 import numpy as np
 
-from lamina_core import dtypes
-from lamina_core.avals import AbstractValue, ShapedArray
+from lamina_core.ir import dtypes
+from lamina_core.ir._avals import AbstractValue, ShapedArray
+from lamina_core.ir._primitive import Primitive
+from lamina_core.ir._rules import abstract_eval_rules, impl_rules
 from lamina_core.lax import _checks as c
 from lamina_core.lax._conv_shapes import (
     ConvDimensionNumbers,
@@ -38,9 +40,7 @@ from lamina_core.lax._conv_shapes import (
 from lamina_core.lax._linalg import CanonicalPrecision, canonicalize_precision
 from lamina_core.lax._shape import reshape, rev, shape_of, transpose
 from lamina_core.lax._types import Array
-from lamina_core.primitive import Primitive
-from lamina_core.rules import abstract_eval_rules, impl_rules
-from lamina_core.values import typeof
+from lamina_core.trace._values import typeof
 
 # --- the primitive --------------------------------------------------------------------------
 

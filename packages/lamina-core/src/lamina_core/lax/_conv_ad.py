@@ -30,7 +30,7 @@ from lamina_core.lax._conv import (
 from lamina_core.lax._conv_shapes import ConvDimensionNumbers, Padding, _dilate_shape
 from lamina_core.lax._shape import rev, shape_of
 from lamina_core.lax._structural import _convert_element_type
-from lamina_core.values import typeof
+from lamina_core.trace._values import typeof
 
 
 def _dtype(x: Any) -> np.dtype:

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from lamina_core.avals import ShapedArray
 from lamina_core.interpreters.batching import AxisData, BatchDim, batching_rules
+from lamina_core.ir._avals import ShapedArray
 from lamina_core.lax._conv import (
     _check_shapes,
     conv_general_dilated,
@@ -25,7 +25,7 @@ from lamina_core.lax._conv import (
 from lamina_core.lax._conv_shapes import ConvDimensionNumbers, Padding
 from lamina_core.lax._shape import shape_of
 from lamina_core.lax._structural import full
-from lamina_core.values import typeof
+from lamina_core.trace._values import typeof
 
 
 @batching_rules.register(conv_general_dilated_p)

@@ -12,12 +12,12 @@ from typing import Any, Final
 
 import numpy as np
 
-from lamina_core.avals import AbstractValue, ShapedArray
+from lamina_core.ir._avals import AbstractValue, ShapedArray
+from lamina_core.ir._primitive import Primitive
+from lamina_core.ir._rules import abstract_eval_rules, impl_rules
 from lamina_core.lax import _checks as c
 from lamina_core.lax._reductions import check_number
 from lamina_core.lax._types import Array
-from lamina_core.primitive import Primitive
-from lamina_core.rules import abstract_eval_rules, impl_rules
 
 
 def cumulative(name: str, scan: Callable[[np.ndarray, int], np.ndarray]) -> Primitive:

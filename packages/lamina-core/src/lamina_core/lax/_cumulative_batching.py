@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from lamina_core.interpreters.batching import AxisData, BatchDim, BatchRule, batching_rules
+from lamina_core.ir._primitive import Primitive
 from lamina_core.lax._cumulative import cumlogsumexp_p, cummax_p, cummin_p, cumprod_p, cumsum_p
-from lamina_core.primitive import Primitive
 
 
 def _cumulative_rule(prim: Primitive) -> BatchRule:

@@ -11,13 +11,13 @@ import enum
 from collections.abc import Sequence
 from typing import Any, Final
 
-from lamina_core.avals import AbstractValue
 from lamina_core.interpreters.batching import AxisData, batching_rules
 from lamina_core.interpreters.jvp import jvp_rules, linear_jvp
 from lamina_core.interpreters.transpose import is_undefined, transpose_rules
 from lamina_core.interpreters.zeros import Zero
-from lamina_core.primitive import Primitive
-from lamina_core.rules import abstract_eval_rules, impl_rules
+from lamina_core.ir._avals import AbstractValue
+from lamina_core.ir._primitive import Primitive
+from lamina_core.ir._rules import abstract_eval_rules, impl_rules
 
 
 class ArrayCopySemantics(enum.Enum):

@@ -13,7 +13,7 @@ from typing import Any, NamedTuple, TypeAlias, Union
 
 import numpy as np
 
-from lamina_core import dtypes
+from lamina_core.ir import dtypes
 from lamina_core.lax._linalg import Precision
 
 

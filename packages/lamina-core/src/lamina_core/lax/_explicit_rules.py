@@ -13,8 +13,9 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from lamina_core.avals import AbstractValue
-from lamina_core.explicit_sharding import (
+from lamina_core.interpreters.zeros import add_any_p
+from lamina_core.ir._avals import AbstractValue
+from lamina_core.ir._explicit_sharding import (
     ShardingTypeError,
     Spec,
     asked_spec,
@@ -23,7 +24,8 @@ from lamina_core.explicit_sharding import (
     sharding_rules,
     spec_of,
 )
-from lamina_core.interpreters.zeros import add_any_p
+from lamina_core.ir._mesh import AbstractMesh, NamedSharding
+from lamina_core.ir._partition_spec import PartitionSpec, entry_axes
 from lamina_core.lax._cumulative import (
     cumlogsumexp_p,
     cummax_p,
@@ -52,8 +54,6 @@ from lamina_core.lax._sharding_constraint import sharding_constraint_p
 from lamina_core.lax._slicing import dynamic_slice_p, dynamic_update_slice_p, slice_p
 from lamina_core.lax._stop_gradient import stop_gradient_p
 from lamina_core.lax._structural import broadcast_in_dim_p, convert_element_type_p
-from lamina_core.mesh import AbstractMesh, NamedSharding
-from lamina_core.partition_spec import PartitionSpec, entry_axes
 
 
 def _canon(entries: Sequence[Any]) -> Spec:

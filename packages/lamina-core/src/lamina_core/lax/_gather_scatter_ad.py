@@ -15,13 +15,13 @@ import numpy as np
 from lamina_core.interpreters.jvp import defjvp, jvp_rules
 from lamina_core.interpreters.transpose import is_undefined, transpose_rules
 from lamina_core.interpreters.zeros import Zero, instantiate_zeros, zero_of
+from lamina_core.ir._primitive import Primitive
 from lamina_core.lax import _gather_scatter as gs
 from lamina_core.lax._ad_common import aval_of, full_like
 from lamina_core.lax._elementwise import add, div, eq, mul, neg
 from lamina_core.lax._selection import select
 from lamina_core.lax._shape import iota, reshape
 from lamina_core.lax._structural import _convert_element_type, full
-from lamina_core.primitive import Primitive
 
 
 def _gather_jvp(g: Any, x: Any, indices: Any, **params: Any) -> Any:

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from lamina_core.interpreters.batching import AxisData, BatchDim, BatchRule, batching_rules
+from lamina_core.ir._primitive import Primitive
 from lamina_core.lax._batching_common import bdim_at_front, moveaxis, shape_of
 from lamina_core.lax._gather_scatter import (
     SCATTERS,
@@ -25,7 +26,6 @@ from lamina_core.lax._gather_scatter import (
     gather,
     gather_p,
 )
-from lamina_core.primitive import Primitive
 
 
 def _after_front(dims: Sequence[int]) -> tuple[Any, ...]:

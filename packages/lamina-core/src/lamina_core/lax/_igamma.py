@@ -14,14 +14,14 @@ from typing import Any, Final
 
 import numpy as np
 
-from lamina_core.avals import AbstractValue, ShapedArray
+from lamina_core.ir._avals import AbstractValue, ShapedArray
+from lamina_core.ir._primitive import Primitive
+from lamina_core.ir._rules import abstract_eval_rules, impl_rules
 from lamina_core.lax import _checks as c
 from lamina_core.lax import _igamma_impl as impl
 from lamina_core.lax import _igamma_refs as refs
 from lamina_core.lax import _nary as n
 from lamina_core.lax._types import Array
-from lamina_core.primitive import Primitive
-from lamina_core.rules import abstract_eval_rules, impl_rules
 
 igamma_p: Final = n.binary("igamma", n.FLOAT, n.in_float32(refs.igamma))
 igammac_p: Final = n.binary("igammac", n.FLOAT, n.in_float32(refs.igammac))

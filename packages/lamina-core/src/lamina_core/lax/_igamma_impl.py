@@ -20,8 +20,7 @@ from typing import Any, Final
 
 import numpy as np
 
-from lamina_core import dtypes
-from lamina_core.control_flow import while_loop
+from lamina_core.ir import dtypes
 from lamina_core.lax._ad_common import aval_of
 from lamina_core.lax._elementwise import abs as abs_
 from lamina_core.lax._elementwise import (
@@ -45,6 +44,7 @@ from lamina_core.lax._reductions import reduce_or
 from lamina_core.lax._selection import select
 from lamina_core.lax._structural import broadcast_in_dim, convert_element_type, full_like
 from lamina_core.lax._transcendental import digamma, exp, lgamma, log, log1p
+from lamina_core.lax.control_flow import while_loop
 
 Array = Any
 

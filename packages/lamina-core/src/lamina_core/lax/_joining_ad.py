@@ -15,7 +15,7 @@ from lamina_core.lax._ad_common import aval_of
 from lamina_core.lax._elementwise import sub
 from lamina_core.lax._reductions import reduce_sum
 from lamina_core.lax._slicing import slice as slice_
-from lamina_core.values import typeof
+from lamina_core.trace._values import typeof
 
 
 def _shape(x: Any) -> tuple[int, ...]:

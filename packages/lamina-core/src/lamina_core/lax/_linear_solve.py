@@ -18,18 +18,18 @@ from typing import Any, Final, NamedTuple
 
 import numpy as np
 
-from lamina_core import tree_util
-from lamina_core.avals import AbstractValue
-from lamina_core.evaluate import eval_jaxpr
 from lamina_core.interpreters.batching import AxisData, batching_rules
 from lamina_core.interpreters.jvp import jvp_flat, jvp_rules
 from lamina_core.interpreters.staging import trace_to_jaxpr
 from lamina_core.interpreters.transpose import is_undefined, transpose_rules
 from lamina_core.interpreters.zeros import Zero, instantiate_zeros, zero_of
-from lamina_core.jaxpr import ClosedJaxpr, Jaxpr
-from lamina_core.primitive import Primitive
-from lamina_core.rules import abstract_eval_rules, impl_rules
-from lamina_core.values import typeof
+from lamina_core.ir._avals import AbstractValue
+from lamina_core.ir._jaxpr import ClosedJaxpr, Jaxpr
+from lamina_core.ir._primitive import Primitive
+from lamina_core.ir._rules import abstract_eval_rules, impl_rules
+from lamina_core.trace._evaluate import eval_jaxpr
+from lamina_core.trace._values import typeof
+from lamina_core.tree import tree_util
 
 
 class _LinearSolveTuple(NamedTuple):
@@ -182,7 +182,7 @@ def _batch_fixpoint(
     jaxprs: Any, axis_data: AxisData, params_bat: Any, b_bat: list[bool]
 ) -> tuple[Any, list[bool], list[bool]]:
     """JAX's fixpoint: which of b and x end up batched once every function is batched."""
-    from lamina_core.call_batching import batch_jaxpr_front
+    from lamina_core.transforms._call_batching import batch_jaxpr_front
 
     matvec, vecmat, solve, solve_t = jaxprs
     num_out = len(matvec.out_avals)
@@ -280,7 +280,7 @@ def custom_linear_solve(
         if symmetric:
             vecmat, vecmat_jaxpr, vecmat_consts = matvec, matvec_jaxpr, matvec_consts
         else:
-            from lamina_core.autodiff import linear_transpose
+            from lamina_core.transforms._autodiff import linear_transpose
 
             transposed = linear_transpose(matvec, b)
             vecmat = lambda x: transposed(x)[0]  # noqa: E731
@@ -312,8 +312,8 @@ def custom_root(
     """`solve(f, initial_guess)` (a root of `f`), differentiated with respect to what `f`
     closes over by the implicit function theorem; `tangent_solve(g, y)` solves the linearized
     system `g(x) = y`."""
-    from lamina_core.autodiff import linearize
     from lamina_core.custom_derivatives import custom_jvp
+    from lamina_core.transforms._autodiff import linearize
 
     guess_leaves, tree = tree_util.tree_flatten(initial_guess)
     avals = [typeof(x) for x in guess_leaves]

@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from lamina_core import dtypes
 from lamina_core.custom_derivatives import custom_jvp
+from lamina_core.ir import dtypes
 from lamina_core.lax._ad_common import aval_of, const, full_like
 from lamina_core.lax._elementwise import abs, add, eq, max, mul, ne, neg, sub
 from lamina_core.lax._selection import select

@@ -14,22 +14,23 @@ from typing import Any, Final
 
 import numpy as np
 
-from lamina_core import dtypes, tree_util
-from lamina_core.avals import AbstractValue, ShapedArray
-from lamina_core.effects import Effects, KindEffect
 from lamina_core.interpreters.batching import AxisData, batching_rules, needs_axis_rule
 from lamina_core.interpreters.helpers import deflinear
 from lamina_core.interpreters.jvp import defjvp_zero, not_differentiable
+from lamina_core.ir import dtypes
+from lamina_core.ir._avals import AbstractValue, ShapedArray
+from lamina_core.ir._effects import Effects, KindEffect
+from lamina_core.ir._primitive import Primitive
+from lamina_core.ir._rules import abstract_eval_rules, effects_rules, impl_rules
 
 # Imported first so its loop over `binary_primitives` has run before ours are made: ours are
 # batched below, once.
 from lamina_core.lax import _elementwise_batching as _elementwise_batching
 from lamina_core.lax import _nary as n
 from lamina_core.lax._batching_common import defbroadcasting, defvectorized
-from lamina_core.primitive import Primitive
-from lamina_core.rules import abstract_eval_rules, effects_rules, impl_rules
-from lamina_core.tracing import Tracer
-from lamina_core.values import typeof
+from lamina_core.trace._tracing import Tracer
+from lamina_core.trace._values import typeof
+from lamina_core.tree import tree_util
 
 # --- mulhi ------------------------------------------------------------------------------------
 

@@ -17,17 +17,17 @@ from typing import Any, Final
 
 import numpy as np
 
-from lamina_core import dtypes
-from lamina_core.avals import AbstractValue, ShapedArray
-from lamina_core.explicit_sharding import (
+from lamina_core.ir import dtypes
+from lamina_core.ir._avals import AbstractValue, ShapedArray
+from lamina_core.ir._explicit_sharding import (
     context_mesh_primitives,
     elementwise_rule,
     sharding_rules,
 )
+from lamina_core.ir._pretty import hide_params
+from lamina_core.ir._primitive import Primitive
+from lamina_core.ir._rules import abstract_eval_rules, impl_rules
 from lamina_core.lax import _checks as c
-from lamina_core.pretty import hide_params
-from lamina_core.primitive import Primitive
-from lamina_core.rules import abstract_eval_rules, impl_rules
 
 _FAMILY_KINDS: Final = {
     "bool": "b",

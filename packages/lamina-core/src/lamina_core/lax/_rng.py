@@ -16,14 +16,14 @@ from typing import Any, Final
 
 import numpy as np
 
-from lamina_core import dtypes
-from lamina_core.avals import AbstractValue, ShapedArray
 from lamina_core.interpreters.batching import AxisData, batching_rules
 from lamina_core.interpreters.jvp import not_differentiable
+from lamina_core.ir import dtypes
+from lamina_core.ir._avals import AbstractValue, ShapedArray
+from lamina_core.ir._primitive import Primitive
+from lamina_core.ir._rules import abstract_eval_rules, impl_rules
 from lamina_core.lax._batching_common import moveaxis
 from lamina_core.lax._checks import array_aval
-from lamina_core.primitive import Primitive
-from lamina_core.rules import abstract_eval_rules, impl_rules
 
 
 class RandomAlgorithm(enum.IntEnum):

@@ -16,9 +16,10 @@ from typing import Any, Final
 
 import numpy as np
 
-from lamina_core.avals import AbstractValue, ShapedArray
-from lamina_core.evaluate import eval_jaxpr
-from lamina_core.jaxpr import Jaxpr
+from lamina_core.ir._avals import AbstractValue, ShapedArray
+from lamina_core.ir._jaxpr import Jaxpr
+from lamina_core.ir._primitive import Primitive
+from lamina_core.ir._rules import abstract_eval_rules, impl_rules
 from lamina_core.lax import _checks as c
 from lamina_core.lax import _elementwise as ew
 from lamina_core.lax._joining import pad
@@ -36,9 +37,8 @@ from lamina_core.lax._windowed import (
     window_shape,
     window_slices,
 )
-from lamina_core.primitive import Primitive
-from lamina_core.rules import abstract_eval_rules, impl_rules
-from lamina_core.values import to_numpy, typeof
+from lamina_core.trace._evaluate import eval_jaxpr
+from lamina_core.trace._values import to_numpy, typeof
 
 select_and_scatter_p: Final = Primitive("select_and_scatter")
 select_and_scatter_add_p: Final = Primitive("select_and_scatter_add")

@@ -14,11 +14,12 @@ from typing import Any
 
 import numpy as np
 
-from lamina_core import dtypes, lax
+from lamina_core import lax
 from lamina_core import numpy as jnp
+from lamina_core.ir import dtypes
 from lamina_core.nn._normalization import logsumexp, softmax
 from lamina_core.numpy._util import dtype_of, shape_of
-from lamina_core.vmap_api import vmap
+from lamina_core.transforms._vmap import vmap
 
 Array = Any
 

@@ -19,9 +19,10 @@ from typing import Any, Final
 
 import numpy as np
 
-from lamina_core import dtypes, lax
+from lamina_core import lax
 from lamina_core import numpy as jnp
 from lamina_core.custom_derivatives import custom_vjp
+from lamina_core.ir import dtypes
 from lamina_core.nn._scaled_matmul import BlockScaleConfig, _scaled_matmul
 from lamina_core.numpy._util import dtype_of, shape_of
 

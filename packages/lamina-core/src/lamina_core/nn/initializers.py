@@ -12,8 +12,9 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 import numpy as np
 
-from lamina_core import dtypes, random
 from lamina_core import numpy as jnp
+from lamina_core import random
+from lamina_core.ir import dtypes
 from lamina_core.numpy._index_update import at
 
 Array = Any

@@ -73,7 +73,7 @@ from lamina_core.numpy._statistics import *  # noqa: F403
 from lamina_core.numpy._ufuncs import *  # noqa: F403
 from lamina_core.numpy._ufuncs_composite import *  # noqa: F403
 from lamina_core.numpy._util import Array, ArrayLike, DTypeLike
-from lamina_core.tracing import register_tracer_method
+from lamina_core.trace._tracing import register_tracer_method
 
 pi = _np.pi
 e = _np.e

@@ -10,15 +10,15 @@ from typing import Any
 import numpy as np
 
 import lamina_core.numpy as jnp
-from lamina_core import dtypes as _dtypes
 from lamina_core import lax as _lax
-from lamina_core.jit import Jitted
+from lamina_core.ir import dtypes as _dtypes
 from lamina_core.numpy._promote import (
     check_arraylike,
     promote_args,
     promote_args_inexact,
 )
 from lamina_core.numpy._util import Array, ArrayLike, shape_of
+from lamina_core.transforms._jit import Jitted
 
 
 @partial(Jitted, static_argnames=("equal_nan",))

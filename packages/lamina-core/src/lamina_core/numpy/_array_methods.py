@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from lamina_core import dtypes as _dtypes
 from lamina_core import lax as _lax
+from lamina_core.ir import dtypes as _dtypes
 from lamina_core.numpy._creation import zeros
 from lamina_core.numpy._index_helpers import copy
 from lamina_core.numpy._index_tricks import compress

@@ -12,10 +12,9 @@ from typing import Any
 import numpy as np
 
 import lamina_core.numpy as jnp
-from lamina_core import dtypes as _dtypes
 from lamina_core import lax as _lax
 from lamina_core.custom_derivatives import custom_jvp
-from lamina_core.jit import Jitted
+from lamina_core.ir import dtypes as _dtypes
 from lamina_core.numpy._functional import vectorize
 from lamina_core.numpy._index_update import at as _at
 from lamina_core.numpy._promote import (
@@ -26,8 +25,9 @@ from lamina_core.numpy._promote import (
 )
 from lamina_core.numpy._reductions import canonicalize_axis, ensure_arraylike
 from lamina_core.numpy._util import Array, ArrayLike, dtype_of, shape_of
-from lamina_core.tracing import ConcretizationTypeError, Tracer
-from lamina_core.vmap_api import vmap
+from lamina_core.trace._tracing import ConcretizationTypeError, Tracer
+from lamina_core.transforms._jit import Jitted
+from lamina_core.transforms._vmap import vmap
 
 __all__ = [
     "argpartition",

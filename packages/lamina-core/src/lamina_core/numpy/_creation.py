@@ -17,11 +17,9 @@ from typing import Any
 
 import numpy as _np
 
-from lamina_core import dtypes as _dtypes
 from lamina_core import lax as _lax
-from lamina_core import tree_util as _tree_util
-from lamina_core.avals import ShapedArray
-from lamina_core.jit import Jitted
+from lamina_core.ir import dtypes as _dtypes
+from lamina_core.ir._avals import ShapedArray
 from lamina_core.lax._checks import kind_of
 from lamina_core.lax._misc_prims import array_copy
 from lamina_core.lax._shape import asarray as _lax_asarray
@@ -36,9 +34,11 @@ from lamina_core.numpy._util import (
     promote_args_inexact,
     shape_of,
 )
-from lamina_core.tracing import ConcretizationTypeError, Tracer, eager_value
-from lamina_core.values import is_concrete_value, is_registered_value, typeof
-from lamina_core.vma import pvary_like
+from lamina_core.trace._tracing import ConcretizationTypeError, Tracer, eager_value
+from lamina_core.trace._values import is_concrete_value, is_registered_value, typeof
+from lamina_core.trace._vma import pvary_like
+from lamina_core.transforms._jit import Jitted
+from lamina_core.tree import tree_util as _tree_util
 
 
 def _check_arraylike(name: str, *args: Any) -> None:

@@ -15,14 +15,14 @@ import numpy as np
 
 import lamina_core.numpy as jnp
 from lamina_core import lax as _lax
-from lamina_core.jacobians import eval_shape
-from lamina_core.jit import Jitted
 from lamina_core.numpy._index_parse import _as_tuple
 from lamina_core.numpy._index_update import at as _at
 from lamina_core.numpy._promote import broadcast_shapes, check_arraylike
 from lamina_core.numpy._reductions import canonicalize_axis, ensure_arraylike
 from lamina_core.numpy._util import Array, ArrayLike, DTypeLike, dtype_of, shape_of
-from lamina_core.vmap_api import vmap
+from lamina_core.transforms._jacobians import eval_shape
+from lamina_core.transforms._jit import Jitted
+from lamina_core.transforms._vmap import vmap
 
 __all__ = [
     "apply_along_axis",

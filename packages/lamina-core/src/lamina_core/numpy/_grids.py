@@ -7,8 +7,8 @@ import operator
 from typing import Any
 
 import lamina_core.numpy as jnp
-from lamina_core import dtypes as _dtypes
 from lamina_core import lax as _lax
+from lamina_core.ir import dtypes as _dtypes
 from lamina_core.numpy._reductions import ensure_arraylike
 from lamina_core.numpy._util import Array, ArrayLike, DTypeLike, shape_of
 

@@ -16,14 +16,14 @@ from typing import Any
 import numpy as np
 
 import lamina_core.numpy as jnp
-from lamina_core import dtypes as _dtypes
 from lamina_core import lax as _lax
+from lamina_core.ir import dtypes as _dtypes
 from lamina_core.numpy._index_update import at
 from lamina_core.numpy._indexing import rewriting_take
 from lamina_core.numpy._promote import promote_dtypes_inexact
 from lamina_core.numpy._reductions import ensure_arraylike
 from lamina_core.numpy._util import Array, ArrayLike, dtype_of, shape_of
-from lamina_core.tracing import ConcretizationTypeError, Tracer
+from lamina_core.trace._tracing import ConcretizationTypeError, Tracer
 
 
 def _concrete(value: Any, why: str) -> Any:

@@ -10,7 +10,7 @@ from typing import IO, Any
 
 import numpy as np
 
-from lamina_core import dtypes as _dtypes
+from lamina_core.ir import dtypes as _dtypes
 from lamina_core.numpy._creation import asarray
 from lamina_core.numpy._util import Array, DTypeLike
 

@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from lamina_core import dtypes
 from lamina_core import lax as _lax
+from lamina_core.ir import dtypes
 from lamina_core.numpy import _creation, _ufuncs
 from lamina_core.numpy._index_parse import (
     IndexType,

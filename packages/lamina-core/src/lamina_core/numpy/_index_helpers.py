@@ -14,13 +14,13 @@ from typing import Any
 import numpy as np
 
 import lamina_core.numpy as jnp
-from lamina_core import dtypes as _dtypes
 from lamina_core import lax as _lax
-from lamina_core.jit import Jitted
+from lamina_core.ir import dtypes as _dtypes
 from lamina_core.numpy._index_update import at
 from lamina_core.numpy._promote import promote_args_inexact, promote_dtypes, promote_dtypes_inexact
 from lamina_core.numpy._reductions import ensure_arraylike
 from lamina_core.numpy._util import Array, ArrayLike, DTypeLike, shape_of
+from lamina_core.transforms._jit import Jitted
 
 
 def indices(

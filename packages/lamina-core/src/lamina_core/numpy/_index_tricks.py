@@ -12,15 +12,15 @@ from typing import Any
 import numpy as np
 
 import lamina_core.numpy as jnp
-from lamina_core import dtypes as _dtypes
 from lamina_core import lax as _lax
-from lamina_core.jit import jit
+from lamina_core.ir import dtypes as _dtypes
 from lamina_core.numpy._index_update import at
 from lamina_core.numpy._indexing import getitem
 from lamina_core.numpy._promote import promote_dtypes
 from lamina_core.numpy._reductions import canonicalize_axis, ensure_arraylike
 from lamina_core.numpy._util import Array, ArrayLike, dtype_of, shape_of
-from lamina_core.tracing import ConcretizationTypeError, Tracer
+from lamina_core.trace._tracing import ConcretizationTypeError, Tracer
+from lamina_core.transforms._jit import jit
 
 s_ = np.s_
 index_exp = np.index_exp

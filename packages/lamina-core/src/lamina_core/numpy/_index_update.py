@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from lamina_core import dtypes
 from lamina_core import lax as _lax
+from lamina_core.ir import dtypes
 from lamina_core.lax._structural import _convert_element_type
 from lamina_core.numpy import _creation, _ufuncs, _ufuncs_composite
 from lamina_core.numpy._index_gather import to_gather

@@ -15,9 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from lamina_core import dtypes
 from lamina_core import lax as _lax
-from lamina_core.jit import Jitted
+from lamina_core.ir import dtypes
 from lamina_core.numpy import _ufuncs, _ufuncs_composite
 from lamina_core.numpy._index_gather import GatherIndexer, const, to_gather
 from lamina_core.numpy._index_parse import (
@@ -30,8 +29,9 @@ from lamina_core.numpy._index_parse import (
 from lamina_core.numpy._promote import broadcast_shapes, full_like
 from lamina_core.numpy._shape import check_arraylike, ravel
 from lamina_core.numpy._util import Array, ArrayLike, dtype_of, shape_of
-from lamina_core.tracing import Tracer
-from lamina_core.vma import insert_pvary
+from lamina_core.trace._tracing import Tracer
+from lamina_core.trace._vma import insert_pvary
+from lamina_core.transforms._jit import Jitted
 
 _MODE = _lax.GatherScatterMode
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 from functools import partial
 from typing import Any, NamedTuple
 
-from lamina_core.jit import Jitted
 from lamina_core.lax import linalg as lax_linalg
 from lamina_core.numpy._promote import promote_dtypes_inexact
 from lamina_core.numpy._reductions import ensure_arraylike
 from lamina_core.numpy._util import Array
+from lamina_core.transforms._jit import Jitted
 
 
 class QRResult(NamedTuple):

@@ -17,11 +17,11 @@ import numpy as np
 
 from lamina_core import lax
 from lamina_core.custom_derivatives import custom_jvp
-from lamina_core.jit import Jitted
 from lamina_core.lax import linalg as lax_linalg
 from lamina_core.numpy._promote import promote_dtypes_inexact
 from lamina_core.numpy._reductions import ensure_arraylike
 from lamina_core.numpy._util import Array
+from lamina_core.transforms._jit import Jitted
 
 
 def _jnp() -> Any:

@@ -18,12 +18,12 @@ from typing import Any
 import numpy as np
 
 from lamina_core import lax
-from lamina_core.jit import Jitted
 from lamina_core.lax import linalg as lax_linalg
 from lamina_core.numpy._promote import promote_dtypes_inexact
 from lamina_core.numpy._reductions import ensure_arraylike
 from lamina_core.numpy._util import Array, dtype_of, shape_of
-from lamina_core.vmap_api import vmap
+from lamina_core.transforms._jit import Jitted
+from lamina_core.transforms._vmap import vmap
 
 
 def _jnp() -> Any:

@@ -19,9 +19,8 @@ from typing import Any, TypeAlias
 
 import numpy as np
 
-from lamina_core import dtypes as _dtypes
 from lamina_core import lax as _lax
-from lamina_core.jit import jit
+from lamina_core.ir import dtypes as _dtypes
 from lamina_core.lax._structural import _convert_element_type
 from lamina_core.numpy._creation import asarray
 from lamina_core.numpy._util import (
@@ -32,8 +31,9 @@ from lamina_core.numpy._util import (
     promote_dtypes,
     shape_of,
 )
-from lamina_core.tracing import Tracer, dispatched_at_top_level
-from lamina_core.values import is_concrete_value
+from lamina_core.trace._tracing import Tracer, dispatched_at_top_level
+from lamina_core.trace._values import is_concrete_value
+from lamina_core.transforms._jit import jit
 
 Axis: TypeAlias = "int | Sequence[int] | None"
 

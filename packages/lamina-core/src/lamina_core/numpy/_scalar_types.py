@@ -11,8 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from lamina_core import dtypes
-from lamina_core.dtypes import finfo, iinfo, issubdtype, promote_types, result_type
+from lamina_core.ir import dtypes
+from lamina_core.ir.dtypes import finfo, iinfo, issubdtype, promote_types, result_type
 
 
 class _ScalarMeta(type):

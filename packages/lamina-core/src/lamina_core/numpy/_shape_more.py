@@ -13,16 +13,16 @@ from typing import Any
 import numpy as np
 
 import lamina_core.numpy as jnp
-from lamina_core import dtypes as _dtypes
 from lamina_core import lax as _lax
 from lamina_core.custom_derivatives import custom_jvp
-from lamina_core.jit import Jitted
+from lamina_core.ir import dtypes as _dtypes
 from lamina_core.numpy._promote import promote_dtypes, promote_dtypes_inexact
 from lamina_core.numpy._reductions import canonicalize_axis, ensure_arraylike
 from lamina_core.numpy._shape import check_arraylike
 from lamina_core.numpy._ufuncs_composite import _where
 from lamina_core.numpy._util import Array, ArrayLike, shape_of
-from lamina_core.values import typeof
+from lamina_core.trace._values import typeof
+from lamina_core.transforms._jit import Jitted
 
 
 def ndim(a: ArrayLike) -> int:

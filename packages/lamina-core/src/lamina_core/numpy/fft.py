@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 import lamina_core.numpy as jnp
-from lamina_core import dtypes
+from lamina_core.ir import dtypes
 from lamina_core.lax._fft import FftType, _to_inexact
 from lamina_core.lax._fft import fft as _lax_fft
 from lamina_core.numpy._indexing import getitem

@@ -16,8 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from lamina_core import dtypes
-from lamina_core.jit import Jitted
+from lamina_core.ir import dtypes
 from lamina_core.numpy import _reductions, _ufuncs, _ufuncs_composite
 from lamina_core.numpy._linalg_array_api import (
     cross,
@@ -54,6 +53,7 @@ from lamina_core.numpy._linalg_svd import (
 from lamina_core.numpy._promote import promote_dtypes_inexact
 from lamina_core.numpy._reductions import canonicalize_axis
 from lamina_core.numpy._util import Array, lax_const, shape_of
+from lamina_core.transforms._jit import Jitted
 
 
 def vector_norm(

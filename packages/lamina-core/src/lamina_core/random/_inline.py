@@ -15,10 +15,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from lamina_core import tree_util
 from lamina_core.interpreters.staging import StagingTrace
-from lamina_core.jit import Jitted
-from lamina_core.tracing import current_trace
+from lamina_core.trace._tracing import current_trace
+from lamina_core.transforms._jit import Jitted
+from lamina_core.tree import tree_util
 
 
 class InlineKernel:

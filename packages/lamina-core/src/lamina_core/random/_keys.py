@@ -16,10 +16,11 @@ from typing import Any, Final
 
 import numpy as np
 
-from lamina_core import dtypes, lax
+from lamina_core import lax
 from lamina_core import numpy as jnp
-from lamina_core.avals import ShapedArray
-from lamina_core.config import config, enable_x64
+from lamina_core.config._config import config, enable_x64
+from lamina_core.ir import dtypes
+from lamina_core.ir._avals import ShapedArray
 from lamina_core.lax._shape import canonical_shape
 from lamina_core.random._primitives import (
     PRNGImpl,
@@ -34,7 +35,7 @@ from lamina_core.random._primitives import (
     random_unwrap_p,
     random_wrap_p,
 )
-from lamina_core.values import typeof
+from lamina_core.trace._values import typeof
 
 Array = Any
 

@@ -26,17 +26,17 @@ from typing import Any, Final
 
 import numpy as np
 
-from lamina_core import dtypes
-from lamina_core.avals import AbstractValue, ShapedArray, physical_aval
-from lamina_core.config import affects_tracing, config
+from lamina_core.config._config import affects_tracing, config
 from lamina_core.interpreters.batching import AxisData, BatchDim, batching_rules
 from lamina_core.interpreters.jvp import defjvp_zero
+from lamina_core.ir import dtypes
+from lamina_core.ir._avals import AbstractValue, ShapedArray, physical_aval
+from lamina_core.ir._pretty import hide_params
+from lamina_core.ir._primitive import Primitive
+from lamina_core.ir._rules import abstract_eval_rules, impl_rules
 from lamina_core.lax import _checks
 from lamina_core.lax._batching_common import bdim_at_front, defbroadcasting, defvectorized
-from lamina_core.pretty import hide_params
-from lamina_core.primitive import Primitive
 from lamina_core.random import _threefry
-from lamina_core.rules import abstract_eval_rules, impl_rules
 
 
 @dataclass(frozen=True, eq=False)

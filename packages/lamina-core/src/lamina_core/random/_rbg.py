@@ -25,8 +25,8 @@ from lamina_core.random._primitives import (
     random_wrap_p,
     threefry_prng_impl,
 )
-from lamina_core.values import typeof
-from lamina_core.vmap_api import vmap
+from lamina_core.trace._values import typeof
+from lamina_core.transforms._vmap import vmap
 
 Array = Any
 

@@ -21,7 +21,7 @@ import numpy as np
 
 from lamina_core import lax
 from lamina_core.random._primitives import threefry2x32_p
-from lamina_core.values import typeof
+from lamina_core.trace._values import typeof
 
 Array = Any
 

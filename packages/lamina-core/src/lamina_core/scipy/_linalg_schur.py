@@ -13,12 +13,13 @@ from typing import Any
 
 import numpy as np
 
-from lamina_core import dtypes, lax
+from lamina_core import lax
 from lamina_core import numpy as jnp
-from lamina_core.jit import Jitted
+from lamina_core.ir import dtypes
 from lamina_core.lax import linalg as lax_linalg
 from lamina_core.numpy._index_update import at
 from lamina_core.numpy._util import dtype_of, shape_of
+from lamina_core.transforms._jit import Jitted
 
 Array = Any
 

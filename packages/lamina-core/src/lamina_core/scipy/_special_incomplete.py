@@ -8,7 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from lamina_core import dtypes, lax
+from lamina_core import lax
+from lamina_core.ir import dtypes
 from lamina_core.numpy import _promote as p
 from lamina_core.numpy._util import dtype_of
 

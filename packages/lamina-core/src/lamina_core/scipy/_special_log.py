@@ -13,9 +13,10 @@ from typing import Any
 
 import numpy as np
 
-from lamina_core import dtypes, lax
+from lamina_core import lax
 from lamina_core import numpy as jnp
 from lamina_core.custom_derivatives import custom_jvp
+from lamina_core.ir import dtypes
 from lamina_core.nn._normalization import log_softmax as _nn_log_softmax
 from lamina_core.nn._normalization import logsumexp
 from lamina_core.nn._normalization import softmax as _nn_softmax

@@ -20,7 +20,6 @@ import numpy as np
 
 from lamina_core import lax
 from lamina_core import numpy as jnp
-from lamina_core.jit import Jitted
 from lamina_core.lax import linalg as lax_linalg
 from lamina_core.numpy import _linalg_solve
 from lamina_core.numpy._index_update import at
@@ -52,7 +51,8 @@ from lamina_core.scipy._linalg_special import (
     toeplitz,
 )
 from lamina_core.scipy._linalg_triangular import solve_signature, solve_triangular
-from lamina_core.vmap_api import vmap
+from lamina_core.transforms._jit import Jitted
+from lamina_core.transforms._vmap import vmap
 
 Array = Any
 

@@ -5,15 +5,6 @@ checkers see every name.
 """
 
 from lamina.lax import linalg as linalg
-from lamina_core.control_flow import cond as cond
-from lamina_core.control_flow import cond_p as cond_p
-from lamina_core.control_flow import fori_loop as fori_loop
-from lamina_core.control_flow import map as map
-from lamina_core.control_flow import scan as scan
-from lamina_core.control_flow import scan_p as scan_p
-from lamina_core.control_flow import switch as switch
-from lamina_core.control_flow import while_loop as while_loop
-from lamina_core.control_flow import while_p as while_p
 from lamina_core.lax._approx_top_k import *  # noqa: F403
 from lamina_core.lax._associative_scan import *  # noqa: F403
 from lamina_core.lax._barrier import *  # noqa: F403
@@ -53,3 +44,12 @@ from lamina_core.lax._tokens import *  # noqa: F403
 from lamina_core.lax._transcendental import *  # noqa: F403
 from lamina_core.lax._windowed import *  # noqa: F403
 from lamina_core.lax._zeta import *  # noqa: F403
+from lamina_core.lax.control_flow import cond as cond
+from lamina_core.lax.control_flow import cond_p as cond_p
+from lamina_core.lax.control_flow import fori_loop as fori_loop
+from lamina_core.lax.control_flow import map as map
+from lamina_core.lax.control_flow import scan as scan
+from lamina_core.lax.control_flow import scan_p as scan_p
+from lamina_core.lax.control_flow import switch as switch
+from lamina_core.lax.control_flow import while_loop as while_loop
+from lamina_core.lax.control_flow import while_p as while_p

@@ -190,7 +190,7 @@ def _lu_jvp_inner(lu: Any, a_dot: Any, permutation: Any) -> Any:
 
 
 def _lu_jvp(primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
-    from lamina_core.vmap_api import vmap
+    from lamina_core.transforms._vmap import vmap
 
     (a,), (a_dot,) = primals, tangents
     lu, pivots, permutation = lu_p.bind(a)

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from lamina_core.interpreters.batching import AxisData, BatchDim, batching_rules
+from lamina_core.ir._primitive import Primitive
 from lamina_core.lax._batching_common import bdim_at_front, moveaxis, shape_of
 from lamina_core.lax._shape import reshape
 from lamina_core.lax.linalg._primitives import (
@@ -18,7 +19,6 @@ from lamina_core.lax.linalg._primitives import (
     triangular_solve,
     triangular_solve_p,
 )
-from lamina_core.primitive import Primitive
 
 
 def _leading_batcher(prim: Primitive) -> None:

@@ -18,10 +18,12 @@ from typing import Any, Final
 
 import numpy as np
 
-from lamina_core import dtypes
-from lamina_core.avals import AbstractValue, ShapedArray
 from lamina_core.interpreters.jvp import jvp_rules
 from lamina_core.interpreters.zeros import instantiate_zeros
+from lamina_core.ir import dtypes
+from lamina_core.ir._avals import AbstractValue, ShapedArray
+from lamina_core.ir._primitive import Primitive
+from lamina_core.ir._rules import abstract_eval_rules, impl_rules
 from lamina_core.lax import _checks as c
 from lamina_core.lax._ad_common import aval_of
 from lamina_core.lax._types import Array
@@ -30,8 +32,6 @@ from lamina_core.lax.linalg._batching import _leading_batcher
 from lamina_core.lax.linalg._eigh import extract_diagonal
 from lamina_core.lax.linalg._enums import EigImplementation
 from lamina_core.lax.linalg._primitives import _H, _INEXACT_NAMES, _T, _check_dtypes, _split_batch
-from lamina_core.primitive import Primitive
-from lamina_core.rules import abstract_eval_rules, impl_rules
 
 eig_p: Final = Primitive("eig", multiple_results=True)
 

@@ -15,9 +15,11 @@ from typing import Any, Final
 
 import numpy as np
 
-from lamina_core.avals import AbstractValue, ShapedArray
 from lamina_core.interpreters.jvp import jvp_rules
 from lamina_core.interpreters.zeros import instantiate_zeros
+from lamina_core.ir._avals import AbstractValue, ShapedArray
+from lamina_core.ir._primitive import Primitive
+from lamina_core.ir._rules import abstract_eval_rules, impl_rules
 from lamina_core.lax import _checks as c
 from lamina_core.lax._ad_common import aval_of
 from lamina_core.lax._types import Array
@@ -30,8 +32,6 @@ from lamina_core.lax.linalg._primitives import (
     _split_batch,
     _symmetrize,
 )
-from lamina_core.primitive import Primitive
-from lamina_core.rules import abstract_eval_rules, impl_rules
 
 eigh_p: Final = Primitive("eigh", multiple_results=True)
 

@@ -15,8 +15,10 @@ from typing import Any, Final
 
 import numpy as np
 
-from lamina_core.avals import AbstractValue, ShapedArray
 from lamina_core.interpreters.jvp import not_differentiable
+from lamina_core.ir._avals import AbstractValue, ShapedArray
+from lamina_core.ir._primitive import Primitive
+from lamina_core.ir._rules import abstract_eval_rules, impl_rules
 from lamina_core.lax import _checks as c
 from lamina_core.lax._types import Array
 from lamina_core.lax.linalg._batching import _leading_batcher
@@ -27,8 +29,6 @@ from lamina_core.lax.linalg._primitives import (
     _split_batch,
     _tril,
 )
-from lamina_core.primitive import Primitive
-from lamina_core.rules import abstract_eval_rules, impl_rules
 
 symmetric_product_p: Final = Primitive("symmetric_product")
 cholesky_update_p: Final = Primitive("cholesky_update")

@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from lamina_core.jit import Jitted
 from lamina_core.lax._types import Array
+from lamina_core.transforms._jit import Jitted
 
 _CHOLESKY_CUTOFF = 100
 

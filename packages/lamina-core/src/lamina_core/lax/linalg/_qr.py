@@ -13,9 +13,11 @@ from typing import Any, Final
 
 import numpy as np
 
-from lamina_core.avals import AbstractValue, ShapedArray
 from lamina_core.interpreters.jvp import jvp_rules, not_differentiable
 from lamina_core.interpreters.zeros import instantiate_zeros
+from lamina_core.ir._avals import AbstractValue, ShapedArray
+from lamina_core.ir._primitive import Primitive
+from lamina_core.ir._rules import abstract_eval_rules, impl_rules
 from lamina_core.lax import _checks as c
 from lamina_core.lax._ad_common import aval_of
 from lamina_core.lax._types import Array
@@ -31,8 +33,6 @@ from lamina_core.lax.linalg._primitives import (
     lu,
     triangular_solve,
 )
-from lamina_core.primitive import Primitive
-from lamina_core.rules import abstract_eval_rules, impl_rules
 
 geqrf_p: Final = Primitive("geqrf", multiple_results=True)
 householder_product_p: Final = Primitive("householder_product")
@@ -283,8 +283,8 @@ def _lu_solve_adjoint_core(lu_factor: Any, permutation: Any, b: Any) -> Any:
 
 
 def _lu_solve_adjoint(lu_factor: Any, permutation: Any, b: Any) -> Any:
-    from lamina_core.jit import jit
-    from lamina_core.vmap_api import vmap
+    from lamina_core.transforms._jit import jit
+    from lamina_core.transforms._vmap import vmap
 
     # Named as JAX's jitted helper, whose name the jaxpr prints.
     def _lu_solve(lu_factor: Any, permutation: Any, b: Any) -> Any:

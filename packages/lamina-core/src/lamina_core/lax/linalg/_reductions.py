@@ -18,15 +18,15 @@ from typing import Any, Final
 
 import numpy as np
 
-from lamina_core.avals import AbstractValue, ShapedArray
 from lamina_core.interpreters.jvp import not_differentiable
+from lamina_core.ir._avals import AbstractValue, ShapedArray
+from lamina_core.ir._primitive import Primitive
+from lamina_core.ir._rules import abstract_eval_rules, impl_rules
 from lamina_core.lax import _checks as c
 from lamina_core.lax._types import Array
 from lamina_core.lax.linalg._batching import _leading_batcher
 from lamina_core.lax.linalg._eigh import real_dtype
 from lamina_core.lax.linalg._primitives import _INEXACT_NAMES, _check_dtypes, _split_batch
-from lamina_core.primitive import Primitive
-from lamina_core.rules import abstract_eval_rules, impl_rules
 
 hessenberg_p: Final = Primitive("hessenberg", multiple_results=True)
 tridiagonal_p: Final = Primitive("tridiagonal", multiple_results=True)

@@ -14,18 +14,18 @@ from typing import Any, Final
 
 import numpy as np
 
-from lamina_core.avals import AbstractValue, ShapedArray
 from lamina_core.interpreters.batching import AxisData, BatchDim, batching_rules
 from lamina_core.interpreters.jvp import jvp_rules
 from lamina_core.interpreters.transpose import is_undefined, transpose_rules
 from lamina_core.interpreters.zeros import Zero, add_tangents, instantiate_zeros
+from lamina_core.ir._avals import AbstractValue, ShapedArray
+from lamina_core.ir._primitive import Primitive
+from lamina_core.ir._rules import abstract_eval_rules, impl_rules
 from lamina_core.lax import _checks as c
 from lamina_core.lax._ad_common import aval_of
 from lamina_core.lax._batching_common import bdim_at_front, moveaxis, shape_of
 from lamina_core.lax._types import Array
 from lamina_core.lax.linalg._primitives import _INEXACT_NAMES, _check_dtypes, _split_batch
-from lamina_core.primitive import Primitive
-from lamina_core.rules import abstract_eval_rules, impl_rules
 
 tridiagonal_solve_p: Final = Primitive("tridiagonal_solve")
 

@@ -11,14 +11,15 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from lamina_core import dtypes, lax
+from lamina_core import lax
 from lamina_core import numpy as jnp
-from lamina_core.jit import Jitted
+from lamina_core.ir import dtypes
 from lamina_core.numpy import _promote as p
 from lamina_core.numpy._index_update import at
 from lamina_core.numpy._reductions import canonicalize_axis
 from lamina_core.numpy._util import dtype_of, shape_of
-from lamina_core.vmap_api import vmap
+from lamina_core.transforms._jit import Jitted
+from lamina_core.transforms._vmap import vmap
 
 Array = Any
 

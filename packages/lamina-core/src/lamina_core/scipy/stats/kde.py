@@ -12,16 +12,17 @@ from typing import Any
 
 import numpy as np
 
-from lamina_core import dtypes, random
 from lamina_core import numpy as jnp
-from lamina_core.jit import Jitted
+from lamina_core import random
+from lamina_core.ir import dtypes
 from lamina_core.numpy import _promote as p
 from lamina_core.numpy._util import dtype_of, shape_of
 from lamina_core.scipy import linalg
 from lamina_core.scipy._special_log import logsumexp
 from lamina_core.scipy._special_ndtr import ndtr
-from lamina_core.tree_util import register_pytree_node_class
-from lamina_core.vmap_api import vmap
+from lamina_core.transforms._jit import Jitted
+from lamina_core.transforms._vmap import vmap
+from lamina_core.tree.tree_util import register_pytree_node_class
 
 Array = Any
 BwMethod = None | str | Array | Callable[[Any], Array]

@@ -7,8 +7,9 @@ from typing import Any
 
 import numpy as np
 
-from lamina_core import dtypes, lax
+from lamina_core import lax
 from lamina_core import numpy as jnp
+from lamina_core.ir import dtypes
 from lamina_core.numpy import _promote as pr
 from lamina_core.numpy._util import dtype_of
 from lamina_core.scipy._special_gamma import gammaln

@@ -1,0 +1,1 @@
+"""lamina_core.checkpoint._checkpoint."""

@@ -1,0 +1,331 @@
+"""Lamina's configuration: typed options, `config.update`, and scoped overrides.
+
+Option names mirror `jax.config` (`jax_enable_x64`, ...). A value comes from, in order: the
+innermost `with config(...)` scope (a context variable, so threads and tasks do not see each
+other's scopes), a `config.update` call, the environment (`LAMINA_<NAME>` first, then `JAX_<NAME>`,
+read once, the first time the option is read), and the option's default.
+
+Layers define their own options with `define` at import time; core knows none of theirs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable, Iterator, Mapping
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from types import MappingProxyType, TracebackType
+from typing import Any, Final, Generic, Protocol, TypeVar
+
+from lamina_core.config import _dispatch_context as dispatch_context
+
+T = TypeVar("T")
+
+_TRUE: Final = frozenset({"1", "true", "t", "yes", "y", "on"})
+_FALSE: Final = frozenset({"0", "false", "f", "no", "n", "off"})
+
+
+def parse_bool(text: str) -> bool:
+    lowered = text.strip().lower()
+    if lowered in _TRUE:
+        return True
+    if lowered in _FALSE:
+        return False
+    raise ValueError(f"expected a boolean (1/0, true/false, yes/no, on/off), got {text!r}")
+
+
+_NO_VALUE: Final = object()
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class Scope(Protocol):
+    """What an option's call returns: a `with` block, or a decorator running a function in it."""
+
+    def __enter__(self) -> None: ...
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> bool | None: ...
+
+    def __call__(self, func: F) -> F: ...
+
+
+@dataclass(eq=False, slots=True)
+class Option(Generic[T]):
+    """One configuration option. Identity is intended: the registry holds each once."""
+
+    name: str
+    default: T
+    parse: Callable[[str], T]
+    help: str
+    _config: Config = field(repr=False)
+    validator: Callable[[T], None] | None = None
+    """Called with each value `update` or a scope sets, before it takes effect (it may raise,
+    or pass the value on to where it acts, as the device count to the backend)."""
+
+    @property
+    def value(self) -> T:
+        """The value in effect here and now."""
+        return self._config._read(self)
+
+    def __call__(self, value: Any = _NO_VALUE) -> Scope:
+        """A scope (or decorator) with this option set to `value`, as JAX's top-level flags
+        (`with lamina.enable_x64(True): ...`); a bool option without a value means True."""
+        if value is _NO_VALUE:
+            if not isinstance(self.default, bool):
+                bare = self.name.removeprefix("jax_")
+                raise TypeError(
+                    f"Context manager for {bare} config option requires an argument "
+                    "representing the new value for the config option."
+                )
+            value = True
+        return self._config(**{self.name: value})
+
+    def __bool__(self) -> bool:
+        # `if lamina.enable_x64:` would always be true: JAX refuses it the same way.
+        raise TypeError(
+            f"bool() not supported for instances of type '{type(self).__name__}' "
+            f"(did you mean to use '{type(self).__name__}.value' instead?)"
+        )
+
+    @property
+    def env_names(self) -> tuple[str, str]:
+        bare = self.name.removeprefix("jax_").upper()
+        return f"LAMINA_{bare}", f"JAX_{bare}"
+
+
+class Config:
+    """The set of options and their values. `lamina.config` is the process's instance."""
+
+    def __init__(self) -> None:
+        self._options: dict[str, Option[Any]] = {}
+        self._values: dict[str, Any] = {}
+        self._scoped: ContextVar[Mapping[str, Any]] = ContextVar(
+            f"lamina_config_{id(self)}", default=MappingProxyType({})
+        )
+        self._version = 0
+        """Bumped by every update and scope change: caches compare `token()`s, not values."""
+        self.touched: set[str] = set()
+        """Options that may not have their default value somewhere (set by `update`, a scope
+        or the environment): a hot path asks this set before reading a rarely used option."""
+
+    def define(
+        self,
+        name: str,
+        default: T,
+        parse: Callable[[str], T],
+        help: str,
+        validator: Callable[[T], None] | None = None,
+    ) -> Option[T]:
+        """Register an option; layers call this at import time."""
+        if name in self._options:
+            raise ValueError(f"configuration option {name!r} is already defined")
+        option = Option(name, default, parse, help, self, validator)
+        self._options[name] = option
+        if any(env_name in os.environ for env_name in option.env_names):
+            self.touched.add(name)
+        return option
+
+    def define_bool(self, name: str, default: bool, help: str) -> Option[bool]:
+        return self.define(name, default, parse_bool, help)
+
+    def define_int(self, name: str, default: int, help: str) -> Option[int]:
+        return self.define(name, default, int, help)
+
+    def option(self, name: str) -> Option[Any]:
+        try:
+            return self._options[name]
+        except KeyError:
+            known = ", ".join(sorted(self._options))
+            raise AttributeError(f"unknown configuration option {name!r}; known: {known}") from None
+
+    def _read(self, option: Option[T]) -> T:
+        scoped = self._scoped.get()
+        if option.name in scoped:
+            value: T = scoped[option.name]
+            return value
+        if option.name not in self._values:
+            self._values[option.name] = self._from_environment(option)
+        stored: T = self._values[option.name]
+        return stored
+
+    @staticmethod
+    def _from_environment(option: Option[T]) -> T:
+        for env_name in option.env_names:
+            text = os.environ.get(env_name)
+            if text is not None:
+                try:
+                    return option.parse(text)
+                except ValueError as err:
+                    raise ValueError(f"environment variable {env_name}: {err}") from None
+        return option.default
+
+    def _check(self, name: str, value: Any) -> Any:
+        option = self.option(name)
+        if isinstance(option.default, bool):
+            if not isinstance(value, bool):
+                raise TypeError(f"config option {name!r} takes a bool, got {type(value).__name__}")
+        elif isinstance(option.default, int) and (
+            isinstance(value, bool) or not isinstance(value, int)
+        ):
+            raise TypeError(f"config option {name!r} takes an int, got {type(value).__name__}")
+        if option.validator is not None:
+            option.validator(value)
+        return value
+
+    def update(self, name: str, value: Any) -> None:
+        """Set an option for the whole process, as `jax.config.update` does."""
+        self._values[name] = self._check(name, value)
+        self.touched.add(name)
+        self._version += 1
+        dispatch_context.changed_globally()
+
+    def token(self) -> tuple[int, int]:
+        """A cheap value that changes whenever the options in effect here may have changed.
+
+        Hot paths (the jit dispatch cache) key on it instead of reading every option.
+        """
+        return (self._version, id(self._scoped.get()))
+
+    @contextlib.contextmanager
+    def __call__(self, **overrides: Any) -> Iterator[None]:
+        """Override options inside a `with` block, for this thread or task only."""
+        for name, value in overrides.items():
+            self._check(name, value)
+        self.touched.update(overrides)
+        token = self._scoped.set(MappingProxyType({**self._scoped.get(), **overrides}))
+        self._version += 1
+        try:
+            with dispatch_context.local_scope():
+                yield
+        finally:
+            self._scoped.reset(token)
+            self._version += 1
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return self._read(self.option(name))
+
+    @property
+    def values(self) -> Mapping[str, Any]:
+        """Every option's value in effect here and now."""
+        return {name: self._read(option) for name, option in sorted(self._options.items())}
+
+    def trace_context(self) -> tuple[Any, ...]:
+        """The values that change what tracing produces; part of every tracing cache key."""
+        return (
+            enable_x64.value,
+            use_simplified_jaxpr_constants.value,
+            _replaying.get(),
+            *[option.value for option in _tracing_options],
+            *[context.value for context in _user_contexts],
+        )
+
+
+_replaying: ContextVar[bool] = ContextVar("lamina_replaying_equations", default=False)
+
+_tracing_options: list[Option[Any]] = []
+
+
+def affects_tracing(option: Option[T]) -> Option[T]:
+    """Make `option` part of every tracing cache key (`trace_context`): a layer defining an
+    option that changes what its functions stage (`jax_threefry_partitionable` changes how
+    keys split) registers it here, so a change of value traces again, as in JAX."""
+    _tracing_options.append(option)
+    return option
+
+
+@contextlib.contextmanager
+def replaying_equations() -> Iterator[None]:
+    """Scope of re-running recorded equations (`eval_jaxpr`, transposition).
+
+    JAX re-runs each equation inside the context recorded with it, whose abstract mesh is
+    part of its tracing caches' keys: what rules trace there (a scatter's update jaxpr, a jit)
+    is not shared with what user code traced outside, so it prints as a separate jaxpr.
+    Lamina has no meshes; this flag in `trace_context` stands for that difference.
+    """
+    token = _replaying.set(True)
+    try:
+        yield
+    finally:
+        _replaying.reset(token)
+
+
+config: Final = Config()
+
+enable_x64: Final = config.define_bool(
+    "jax_enable_x64", False, "Keep 64-bit types; when off, 64-bit requests become 32-bit."
+)
+use_simplified_jaxpr_constants: Final = config.define_bool(
+    "jax_use_simplified_jaxpr_constants",
+    True,
+    "Closed-over constants stay literals in jaxprs and become const args when lowered "
+    "(seed 000). Off: the previous constvars form, with constants inlined in the lowering.",
+)
+disable_jit: Final = config.define_bool(
+    "jax_disable_jit",
+    False,
+    "Jitted functions run their Python body op by op, unstaged, as under `jax.disable_jit()`.",
+)
+enable_checks: Final = config.define_bool(
+    "jax_enable_checks",
+    False,
+    "Type-check every jaxpr a jitted function is traced to (raising JaxprTypeError).",
+)
+debug_nans: Final = config.define_bool(
+    "jax_debug_nans",
+    False,
+    "Raise FloatingPointError when an operation or a jitted call produces a NaN.",
+)
+debug_infs: Final = config.define_bool(
+    "jax_debug_infs",
+    False,
+    "Raise FloatingPointError when an operation or a jitted call produces an infinity.",
+)
+
+
+def disable_jit_scope(disable: bool = True) -> Scope:
+    """`jax.disable_jit`: inside the block (or the decorated function), jitted functions run
+    their Python body directly, each operation on its own."""
+    return disable_jit(disable)
+
+
+_user_contexts: list[Option[Any]] = []
+
+
+class UserContext:
+    """A value of the user's that jitted functions depend on (`jax.make_user_context`): a
+    change of value makes them trace, lower and compile again, as a change of `enable_x64`
+    does. Values must be hashable."""
+
+    def __init__(self, default_value: Any) -> None:
+        name = f"user_context_{len(_user_contexts)}"
+        self._option: Option[Any] = config.define(name, default_value, _no_parse, help=name)
+        _user_contexts.append(self._option)
+
+    @property
+    def value(self) -> Any:
+        return self._option.value
+
+    def get_global(self) -> Any:
+        return config._values.get(self._option.name, self._option.default)
+
+    def set_global(self, new_value: Any) -> None:
+        config.update(self._option.name, new_value)
+
+    def __call__(self, new_value: Any) -> Scope:
+        return config(**{self._option.name: new_value})
+
+
+def _no_parse(text: str) -> Any:
+    raise ValueError("a user context cannot be set from the environment")
+
+
+def make_user_context(default_value: Any = None) -> UserContext:
+    """A new jit-cache-sensitive context with `default_value` outside any `with` block."""
+    return UserContext(default_value)

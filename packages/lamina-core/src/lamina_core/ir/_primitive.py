@@ -1,0 +1,97 @@
+"""Primitives and the per-interpretation rule tables.
+
+A primitive is an operation name with a binding convention; what it means under each
+interpretation (abstract evaluation, the NumPy reference, differentiation, lowering, ...)
+lives in that interpretation's `RuleTable`, owned by the layer that defines the
+interpretation. Upper layers add rules by registering into lower layers' tables.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any, Generic, TypeVar
+
+RuleT = TypeVar("RuleT")
+
+
+class MissingRuleError(NotImplementedError):
+    """A primitive has no rule for the interpretation asked of it."""
+
+
+class DuplicateRuleError(ValueError):
+    """A second rule was registered for the same primitive and interpretation."""
+
+
+class Primitive:
+    """An operation of the IR. Identity is intended: each primitive object is unique."""
+
+    __slots__ = ("multiple_results", "name")
+
+    def __init__(self, name: str, *, multiple_results: bool = False) -> None:
+        self.name = name
+        self.multiple_results = multiple_results
+
+    def bind(self, *args: Any, **params: Any) -> Any:
+        """Apply the primitive under the current trace (eager, staging, or a transformation)."""
+        return _current_trace_hook().process_primitive(self, args, params)
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+def _no_trace_machinery() -> Any:
+    raise RuntimeError("lamina_core.trace._tracing was not imported; import lamina_core")
+
+
+_current_trace_hook: Callable[[], Any] = _no_trace_machinery
+
+
+def install_current_trace(getter: Callable[[], Any]) -> None:
+    """Called once by `lamina_core.trace._tracing` at import: how `bind` finds the current trace."""
+    global _current_trace_hook
+    _current_trace_hook = getter
+
+
+class RuleTable(Generic[RuleT]):
+    """Rules for one interpretation, keyed by primitive. Owned by that interpretation's layer."""
+
+    def __init__(self, interpretation: str) -> None:
+        self.interpretation = interpretation
+        self._rules: dict[Primitive, RuleT] = {}
+
+    def register(self, prim: Primitive) -> Callable[[RuleT], RuleT]:
+        """Decorator: `@table.register(add_p)` over the rule function."""
+
+        def deco(rule: RuleT) -> RuleT:
+            self.set(prim, rule)
+            return rule
+
+        return deco
+
+    def set(self, prim: Primitive, rule: RuleT) -> None:
+        if prim in self._rules:
+            raise DuplicateRuleError(
+                f"a {self.interpretation} rule for primitive '{prim.name}' is already registered"
+            )
+        self._rules[prim] = rule
+
+    def __getitem__(self, prim: Primitive) -> RuleT:
+        try:
+            return self._rules[prim]
+        except KeyError:
+            raise MissingRuleError(
+                f"no {self.interpretation} rule for primitive '{prim.name}'; is the package "
+                f"that defines it installed and imported?"
+            ) from None
+
+    def get(self, prim: Primitive) -> RuleT | None:
+        return self._rules.get(prim)
+
+    def __contains__(self, prim: object) -> bool:
+        return prim in self._rules
+
+    def __iter__(self) -> Iterator[Primitive]:
+        return iter(self._rules)
+
+    def __len__(self) -> int:
+        return len(self._rules)

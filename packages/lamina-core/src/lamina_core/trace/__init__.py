@@ -1,0 +1,1 @@
+"""lamina_core.trace."""

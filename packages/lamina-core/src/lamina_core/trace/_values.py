@@ -1,0 +1,216 @@
+"""Concrete values: which Python objects tracing accepts, their types, and their literals.
+
+Tracing turns every non-tracer value it meets into a `Literal` (seed 000): Python scalars,
+NumPy scalars and arrays, and any object exposing `__jax_array__` or `__array__`. Upper
+layers teach core about their own array types with `register_value_type`. Whether a literal
+later becomes a const arg is not decided here (that is lamina-consts' policy).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from lamina_core.ir import dtypes
+from lamina_core.ir._avals import AbstractValue, ShapedArray
+from lamina_core.ir._literals import TypedComplex, TypedFloat, TypedInt, typed_scalar
+from lamina_core.trace._tracing import Tracer
+
+
+@dataclass(frozen=True, slots=True)
+class ShapeDtypeStruct:
+    """A shape and dtype standing in for an array, as `jax.ShapeDtypeStruct`."""
+
+    shape: tuple[int, ...]
+    dtype: np.dtype
+    weak_type: bool = False
+    sharding: Any = None
+
+    def __init__(self, shape: Any, dtype: Any, *, weak_type: bool = False, sharding: Any = None):
+        object.__setattr__(self, "shape", tuple(int(d) for d in shape))
+        object.__setattr__(self, "dtype", dtypes.canonicalize_dtype(dtype))
+        object.__setattr__(self, "weak_type", weak_type)
+        object.__setattr__(self, "sharding", sharding)
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape))
+
+    def __repr__(self) -> str:
+        weak = ", weak_type=True" if self.weak_type else ""
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak})"
+
+
+@dataclass(frozen=True, slots=True)
+class ValueType:
+    """How core handles an upper layer's array type."""
+
+    aval: Callable[[Any], AbstractValue]
+    """The abstract value of an instance."""
+    to_numpy: Callable[[Any], np.ndarray]
+    """A host copy, for the NumPy reference evaluator."""
+
+
+_value_types: dict[type, ValueType] = {}
+by_reference_types: set[type] = set()
+"""Registered types whose instances tracing captures by reference (as constvars, never
+literals): mutable values such as Refs, whose identity is their meaning."""
+
+
+def register_value_type(
+    cls: type,
+    aval: Callable[[Any], AbstractValue],
+    to_numpy: Callable[[Any], np.ndarray],
+    *,
+    by_reference: bool = False,
+) -> None:
+    """Let tracing and eager evaluation accept instances of `cls` (e.g. the runtime's Array).
+
+    With `by_reference`, a traced function closing over an instance takes the instance itself
+    as a constvar (a jitted function then passes it as an argument) instead of embedding its
+    current value as a literal.
+    """
+    if cls in _value_types:
+        raise ValueError(f"value type {cls.__name__} is already registered")
+    _value_types[cls] = ValueType(aval, to_numpy)
+    if by_reference:
+        by_reference_types.add(cls)
+
+
+_hi_value_types: dict[type, Callable[[Any], AbstractValue]] = {}
+
+
+def register_hi_value_type(cls: type, typeof_fn: Callable[[Any], AbstractValue]) -> None:
+    """Let instances of `cls` be values of a hi type (`typeof_fn(value)` gives it): tracing,
+    `jit`, `grad` and `vmap` then take them as leaves, as they take arrays. They are never
+    converted to arrays: only the primitives of their type take them apart."""
+    if cls in _value_types or cls in _hi_value_types:
+        raise ValueError(f"value type {cls.__name__} is already registered")
+    _hi_value_types[cls] = typeof_fn
+
+
+def is_hi_value(x: Any) -> bool:
+    """True for an instance of a class registered with `register_hi_value_type`."""
+    return type(x) in _hi_value_types
+
+
+def is_registered_value(x: Any) -> bool:
+    """True for instances of an upper layer's registered array type (device arrays)."""
+    return type(x) in _value_types
+
+
+_PYTHON_SCALARS = (bool, int, float, complex)
+_TYPED_SCALARS = (TypedInt, TypedFloat, TypedComplex)
+
+
+def _invalid(x: object) -> TypeError:
+    return TypeError(f"Value {x!r} of type {type(x)} is not a valid Lamina (JAX) type")
+
+
+def _canonical_numpy(x: np.ndarray | np.generic) -> np.ndarray | np.generic:
+    dtype = dtypes.canonicalize_dtype(x.dtype)
+    if x.dtype == dtype:
+        return x
+    if x.dtype.kind in "OSUVM":
+        raise _invalid(x)
+    return x.astype(dtype)
+
+
+def _python_scalar_literal(x: bool | int | float | complex) -> tuple[object, ShapedArray]:
+    dtype = dtypes.python_scalar_dtype(x)  # raises OverflowError for an int out of range
+    weak = dtypes.is_weakly_typed(x)
+    return (typed_scalar(x, dtype) if weak else x), ShapedArray((), dtype, weak)
+
+
+def canonical_value(x: Any) -> tuple[Any, AbstractValue]:
+    """The value tracing embeds for the constant `x`, and its abstract value.
+
+    NumPy values are converted to the canonical dtype (64-bit to 32-bit unless x64 is on); a
+    value already canonical is returned as is, so one array used twice stays one object.
+    """
+    kind = type(x)
+    if kind in _TYPED_SCALARS:
+        return x, ShapedArray((), x.dtype, True)
+    if kind in _PYTHON_SCALARS:
+        return _python_scalar_literal(x)
+    if isinstance(x, (np.ndarray, np.generic)):
+        val = _canonical_numpy(x)
+        return val, ShapedArray(np.shape(val), val.dtype, False)
+    registered = _value_types.get(kind)
+    if registered is not None:
+        return x, registered.aval(x)
+    hi_type = _hi_value_types.get(kind)
+    if hi_type is not None:
+        return x, hi_type(x)
+    if isinstance(x, Tracer):
+        raise TypeError(f"canonical_value got a tracer {x!r}; tracers are not constants")
+    if hasattr(x, "__jax_array__"):
+        return canonical_value(x.__jax_array__())
+    if isinstance(x, _PYTHON_SCALARS):  # subclasses such as IntEnum members
+        return _python_scalar_literal(kind.__mro__[1](x) if kind is not bool else bool(x))
+    if hasattr(x, "__array__"):
+        return canonical_value(np.asarray(x))
+    raise _invalid(x)
+
+
+def typeof(x: Any) -> AbstractValue:
+    """The abstract value of `x`: a tracer's aval, or the type a constant would have."""
+    if isinstance(x, Tracer):
+        return x.aval
+    if isinstance(x, ShapeDtypeStruct):
+        return ShapedArray(x.shape, x.dtype, x.weak_type)
+    if isinstance(x, AbstractValue):
+        return x
+    kind = type(x)
+    if kind in _PYTHON_SCALARS:
+        # The type of a Python scalar, without making the typed scalar tracing would embed.
+        dtype = dtypes.python_scalar_dtype(x)  # raises OverflowError for an int out of range
+        if kind is bool:
+            return ShapedArray((), dtype, False)
+        aval = _WEAK_SCALAR_AVALS.get(dtype)
+        if aval is None:
+            aval = _WEAK_SCALAR_AVALS[dtype] = ShapedArray((), dtype, True)
+        return aval
+    return canonical_value(x)[1]
+
+
+_WEAK_SCALAR_AVALS: dict[np.dtype, ShapedArray] = {}
+"""The type of Python int, float and complex scalars, by their default dtype."""
+
+
+def to_numpy(x: Any) -> np.ndarray | np.generic:
+    """A host NumPy value for `x`, in its canonical dtype (for the reference evaluator)."""
+    kind = type(x)
+    if kind in _TYPED_SCALARS:
+        return np.asarray(x, dtype=x.dtype)
+    registered = _value_types.get(kind)
+    if registered is not None:
+        return registered.to_numpy(x)
+    if kind in _hi_value_types:
+        raise TypeError(
+            f"a value of the hi type {_hi_value_types[kind](x).str_short()} is not an array; "
+            "only the primitives of its type take it apart"
+        )
+    val, aval = canonical_value(x)
+    if isinstance(val, (np.ndarray, np.generic)):
+        return val
+    return np.asarray(val, dtype=aval.dtype)  # type: ignore[attr-defined]  # a ShapedArray
+
+
+def is_concrete_value(x: Any) -> bool:
+    """True for arrays and scalars tracing would accept as constants (not tracers, not hi
+    values: those are taken apart only by their own primitives)."""
+    if isinstance(x, Tracer) or type(x) in _hi_value_types:
+        return False
+    try:
+        canonical_value(x)
+    except (TypeError, OverflowError):
+        return False
+    return True

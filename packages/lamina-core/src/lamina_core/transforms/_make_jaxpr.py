@@ -1,0 +1,121 @@
+"""`make_jaxpr`: trace a Python function on abstract arguments into a closed jaxpr."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from lamina_core.interpreters.staging import trace_to_jaxpr
+from lamina_core.ir._avals import AbstractValue, ShapedArray
+from lamina_core.ir._jaxpr import ClosedJaxpr, DebugInfo
+from lamina_core.trace._values import ShapeDtypeStruct, typeof
+from lamina_core.tree import tree_util
+
+
+def _as_tuple(x: int | str | Sequence[Any] | None) -> tuple[Any, ...]:
+    if x is None:
+        return ()
+    if isinstance(x, (int, str)):
+        return (x,)
+    return tuple(x)
+
+
+def func_src_info(fun: Callable[..., Any]) -> str:
+    """`name at file:line` of `fun`, from its code object (no source file is read), as JAX
+    names functions in messages: partials and wrappers are looked through."""
+    while isinstance(fun, functools.partial):
+        fun = fun.func
+    fun = inspect.unwrap(fun)
+    code = getattr(fun, "__code__", None)
+    name = getattr(fun, "__name__", None) or repr(fun)
+    if code is None:
+        return str(name)
+    return f"{name} at {code.co_filename}:{code.co_firstlineno}"
+
+
+def argument_names(
+    fun: Callable[..., Any], args: Sequence[Any], kwargs: dict[str, Any], static: set[int]
+) -> tuple[str, ...] | None:
+    """The path of each flat argument leaf as JAX names it (`x`, `d['a']`, `args[0]`), static
+    positions left out; None when the call does not bind to `fun`'s signature."""
+    try:
+        bound = inspect.signature(fun).bind(*args, **kwargs)
+    except (TypeError, ValueError):
+        return None
+    names: list[str] = []
+    for i, (name, value) in enumerate(bound.arguments.items()):
+        if i in static:
+            continue
+        for path, _ in tree_util.tree_flatten_with_path(value)[0]:
+            names.append(f"{name}{tree_util.keystr(path)}")
+    return tuple(names)
+
+
+def _shape_dtype(aval: AbstractValue) -> ShapeDtypeStruct | AbstractValue:
+    if aval.is_high:  # a hi type describes itself, as in JAX
+        return aval
+    if not isinstance(aval, ShapedArray):
+        raise TypeError(f"return_shape needs array outputs, got {aval.str_short()}")
+    return ShapeDtypeStruct(aval.shape, aval.dtype, weak_type=aval.weak_type)
+
+
+def make_jaxpr(
+    fun: Callable[..., Any],
+    static_argnums: int | Sequence[int] = (),
+    static_argnames: str | Sequence[str] = (),
+    return_shape: bool = False,
+) -> Callable[..., Any]:
+    """A function that traces `fun` on its arguments' types and returns the `ClosedJaxpr`.
+
+    Arguments may be pytrees of arrays, scalars or `ShapeDtypeStruct`s; static arguments are
+    passed to `fun` as they are. With `return_shape=True` the result is `(jaxpr, shapes)`, the
+    second a pytree of `ShapeDtypeStruct` shaped like `fun`'s output.
+
+    Example:
+        >>> import numpy as np
+        >>> print(make_jaxpr(lambda x: x * 2.0)(np.float32(1)))
+        { lambda ; a:f32[]. let b:f32[] = mul a 2.0:f32[] in (b,) }
+    """
+    static_nums = _as_tuple(static_argnums)
+    static_names = set(_as_tuple(static_argnames))
+
+    @functools.wraps(fun)
+    def make_jaxpr_f(*args: Any, **kwargs: Any) -> Any:
+        nums = {i % len(args) if -len(args) <= i < 0 else i for i in static_nums}
+        for i in nums:
+            if i >= len(args):
+                raise ValueError(
+                    f"static_argnums {tuple(static_nums)} refers to argument {i}, but "
+                    f"{getattr(fun, '__name__', 'the function')} was called with {len(args)}"
+                )
+        dyn_args = tuple(a for i, a in enumerate(args) if i not in nums)
+        dyn_kwargs = {k: v for k, v in kwargs.items() if k not in static_names}
+        leaves, in_tree = tree_util.tree_flatten((dyn_args, dyn_kwargs))
+        in_avals = [typeof(x) for x in leaves]
+        out_tree_box: list[Any] = []
+
+        def flat_fun(*flat_args: Any) -> list[Any]:
+            call_args, call_kwargs = tree_util.tree_unflatten(in_tree, flat_args)
+            it = iter(call_args)
+            full_args = [args[i] if i in nums else next(it) for i in range(len(args))]
+            full_kwargs = {k: kwargs[k] if k in static_names else call_kwargs[k] for k in kwargs}
+            out = fun(*full_args, **full_kwargs)
+            out_leaves, out_tree = tree_util.tree_flatten(out)
+            out_tree_box.append(out_tree)
+            return out_leaves
+
+        debug = DebugInfo(
+            # JAX stages make_jaxpr through jit, and its messages say so.
+            "jit",
+            func_src_info(fun),
+            lambda: argument_names(fun, args, kwargs, nums),
+        )
+        closed: ClosedJaxpr = trace_to_jaxpr(flat_fun, in_avals, debug)
+        if not return_shape:
+            return closed
+        shapes = [_shape_dtype(a) for a in closed.out_avals]
+        return closed, tree_util.tree_unflatten(out_tree_box[0], shapes)
+
+    return make_jaxpr_f
