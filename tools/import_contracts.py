@@ -45,6 +45,18 @@ def _imported_names(source: str) -> Iterator[tuple[str, int]]:
                 yield f"{node.module}.{alias.name}", node.lineno
 
 
+def _render_violations(check: ContractCheck) -> None:
+    from importlinter.application import output
+
+    for violation in check.metadata["violations"]:
+        output.print_error(
+            f"{violation.importer} imports {violation.imported} "
+            f"(line {violation.line}): {violation.reason}",
+            bold=False,
+        )
+        output.new_line()
+
+
 def _strings(value: Any) -> list[str]:
     """A configured list field's values (import-linter's field classes are untyped)."""
     return [str(item) for item in value or []]
@@ -125,12 +137,58 @@ class ExternalImportsContract(Contract):
         return ContractCheck(kept=not violations, metadata={"violations": violations})
 
     def render_broken_contract(self, check: ContractCheck) -> None:
-        from importlinter.application import output
+        _render_violations(check)
 
-        for violation in check.metadata["violations"]:
-            output.print_error(
-                f"{violation.importer} imports {violation.imported} "
-                f"(line {violation.line}): {violation.reason}",
-                bold=False,
-            )
-            output.new_line()
+
+def _unit(module: str, split: tuple[str, ...]) -> str:
+    """The unit `module` belongs to: a package, or for a package in `split`, its direct child
+    (`lamina_core.ir._avals` -> `lamina_core.ir`; the package's own `__init__` is a unit)."""
+    parts = module.split(".")
+    if parts[0] in split and len(parts) > 1:
+        return ".".join(parts[:2])
+    return parts[0]
+
+
+class InterfacesContract(Contract):
+    """Units import each other only through their interfaces.
+
+    A unit is a package, or, for the packages named in `split`, each of its direct
+    subpackages (and its own `__init__`). A unit's interface is its `__init__` and the modules
+    named in `public_modules`; anything else (a `_private` module, an implementation module)
+    may be imported only from inside its own unit.
+
+    Configuration options:
+        - packages: the packages whose imports of each other are checked.
+        - split: the packages whose direct subpackages are units of their own.
+        - public_modules: modules other than a unit's `__init__` that are part of its
+          interface (JAX's public submodules such as `lamina_core.numpy.fft`); globs allowed.
+    """
+
+    type_name = "interfaces"
+
+    packages = fields.ListField(subfield=fields.StringField())
+    split = fields.ListField(subfield=fields.StringField(), required=False)
+    public_modules = fields.ListField(subfield=fields.StringField(), required=False)
+
+    def check(self, graph: ImportGraph, verbose: bool) -> ContractCheck:
+        packages = _strings(self.packages)
+        split = tuple(_strings(self.split))
+        public = set(_strings(self.public_modules))
+        ours = {m for root in packages for m in {root, *graph.find_descendants(root)}}
+        violations: list[_Violation] = []
+        for module in sorted(ours):
+            unit = _unit(module, split)
+            for imported in sorted(graph.find_modules_directly_imported_by(module) & ours):
+                target_unit = _unit(imported, split)
+                if target_unit == unit or imported == target_unit:
+                    continue
+                if any(fnmatch.fnmatchcase(imported, pattern) for pattern in public):
+                    continue
+                details = graph.get_import_details(importer=module, imported=imported)
+                line = min((int(d["line_number"]) for d in details), default=0)
+                reason = f"import it from its interface, {target_unit}"
+                violations.append(_Violation(module, imported, line, reason))
+        return ContractCheck(kept=not violations, metadata={"violations": violations})
+
+    def render_broken_contract(self, check: ContractCheck) -> None:
+        _render_violations(check)

@@ -12,7 +12,7 @@ import pytest
 
 import lamina_consts
 import lamina_core
-from lamina_core.testing._core import Oracle
+from lamina_core.testing import Oracle
 
 f32 = np.float32
 C16 = np.arange(16, dtype=f32)

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from lamina_core import ClosedJaxpr, eval_jaxpr
-from lamina_core.testing._core import Evaluator, Oracle, reference_evaluator
+from lamina_core.testing import Evaluator, Oracle, reference_evaluator
 
 # Must precede the first `import jax` of the process.
 os.environ.setdefault("JAX_USE_SIMPLIFIED_JAXPR_CONSTANTS", "True")

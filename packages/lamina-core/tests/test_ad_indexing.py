@@ -13,8 +13,8 @@ import pytest
 
 import lamina_core
 import lamina_core.numpy
-from lamina_core.testing._autodiff import check_ad
-from lamina_core.testing._core import Oracle, sweep
+from lamina_core.testing import check_ad
+from lamina_core.testing import Oracle, sweep
 
 pytestmark = pytest.mark.oracle
 

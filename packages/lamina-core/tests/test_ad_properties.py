@@ -16,8 +16,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lamina_core.testing._autodiff import check_ad
-from lamina_core.testing._core import Oracle
+from lamina_core.testing import check_ad
+from lamina_core.testing import Oracle
 
 pytestmark = pytest.mark.oracle
 

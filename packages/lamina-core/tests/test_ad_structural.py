@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 
 import lamina_core
-from lamina_core.testing._autodiff import check_ad
-from lamina_core.testing._core import Oracle, sweep
+from lamina_core.testing import check_ad
+from lamina_core.testing import Oracle, sweep
 
 pytestmark = pytest.mark.oracle
 

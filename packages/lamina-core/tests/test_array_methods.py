@@ -12,7 +12,7 @@ import pytest
 
 import lamina_core as lc
 import lamina_core.numpy as lnp
-from lamina_core.testing._core import Oracle
+from lamina_core.testing import Oracle
 
 jax = pytest.importorskip("jax")
 pytestmark = pytest.mark.oracle

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import lamina_core
-from lamina_core.testing._core import Oracle
+from lamina_core.testing import Oracle
 
 pytestmark = pytest.mark.oracle
 

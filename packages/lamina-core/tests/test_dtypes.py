@@ -73,9 +73,16 @@ def test_all_dtypes_are_distinct_and_exclude_float0() -> None:
     assert all(isinstance(dt, np.dtype) for dt in ALL)
 
 
+# ml_dtypes types newer than JAX 0.10.2, which neither JAX nor Lamina supports
+# (float8_e5m3fnu came with ml_dtypes 0.7).
+NEWER_THAN_JAX = frozenset({"float8_e5m3fnu"})
+
+
 def test_every_ml_dtypes_float_and_small_int_is_supported() -> None:
     names = [
-        n for n in ml_dtypes.__all__ if n.startswith(("float", "int", "uint")) or n == "bfloat16"
+        n
+        for n in ml_dtypes.__all__
+        if (n.startswith(("float", "int", "uint")) or n == "bfloat16") and n not in NEWER_THAN_JAX
     ]
     assert {n for n in names} <= {dt.name for dt in ALL}
 

@@ -17,7 +17,7 @@ import lamina_core as lc
 from lamina_core import lax as ll
 from lamina_core.config._config import config
 from lamina_core.lax import _igamma_refs as refs
-from lamina_core.testing._core import sweep
+from lamina_core.testing import sweep
 
 jax = pytest.importorskip("jax")
 special = pytest.importorskip("scipy.special")

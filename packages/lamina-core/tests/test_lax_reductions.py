@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 
 import lamina_core
-from lamina_core.testing._core import Oracle
+from lamina_core.testing import Oracle
 
 Program = Callable[[ModuleType, ModuleType], Callable[..., Any]]
 

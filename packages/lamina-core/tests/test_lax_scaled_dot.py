@@ -12,7 +12,7 @@ import pytest
 
 import lamina_core
 from lamina_core import lax as llax
-from lamina_core.testing._core import sweep
+from lamina_core.testing import sweep
 
 jax = pytest.importorskip("jax")
 jnp = jax.numpy

@@ -19,7 +19,7 @@ from hypothesis import given, settings
 
 import lamina_core
 from lamina_core import lax as llax
-from lamina_core.testing._core import Oracle
+from lamina_core.testing import Oracle
 
 Program = Callable[[ModuleType, ModuleType], Callable[..., Any]]
 

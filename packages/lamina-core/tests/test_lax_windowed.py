@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 import lamina_core as lc
-from lamina_core.testing._autodiff import check_ad, check_jvp
-from lamina_core.testing._core import Oracle
-from lamina_core.testing._vmap import check_vmap
+from lamina_core.testing import check_ad, check_jvp
+from lamina_core.testing import Oracle
+from lamina_core.testing import check_vmap
 
 pytestmark = pytest.mark.oracle
 

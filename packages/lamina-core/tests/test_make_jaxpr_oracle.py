@@ -15,7 +15,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from lamina_core.testing._core import Oracle
+from lamina_core.testing import Oracle
 
 f32 = np.float32
 i32 = np.int32

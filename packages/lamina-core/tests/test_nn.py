@@ -13,7 +13,7 @@ import pytest
 import lamina_core
 import lamina_core.nn
 from lamina_core.nn import _normalization
-from lamina_core.testing._core import Oracle, sweep
+from lamina_core.testing import Oracle, sweep
 
 pytestmark = pytest.mark.oracle
 

@@ -11,7 +11,7 @@ import pytest
 
 import lamina_core as lc
 import lamina_core.numpy as lnp
-from lamina_core.testing._core import jitted, sweep
+from lamina_core.testing import jitted, sweep
 
 jax = pytest.importorskip("jax")
 pytestmark = pytest.mark.oracle

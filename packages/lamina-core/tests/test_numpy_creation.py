@@ -18,7 +18,7 @@ import pytest
 
 import lamina_core
 from lamina_core import numpy as lnp
-from lamina_core.testing._core import Oracle
+from lamina_core.testing import Oracle
 
 Program = Callable[[ModuleType, ModuleType], Callable[..., Any]]
 

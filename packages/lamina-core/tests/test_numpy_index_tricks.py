@@ -14,7 +14,7 @@ import pytest
 import lamina_core as lc
 import lamina_core.numpy as lnp
 from lamina_core.numpy import _index_tricks as lit
-from lamina_core.testing._core import Oracle, sweep
+from lamina_core.testing import Oracle, sweep
 from lamina_core.trace._tracing import ConcretizationTypeError
 from lamina_core.trace._values import to_numpy
 

@@ -21,7 +21,7 @@ from hypothesis import given, settings
 
 import lamina_core
 from lamina_core.numpy._index_parse import NonConcreteBooleanIndexError
-from lamina_core.testing._core import Oracle, sweep
+from lamina_core.testing import Oracle, sweep
 
 Program = Callable[[ModuleType, ModuleType], Callable[..., Any]]
 

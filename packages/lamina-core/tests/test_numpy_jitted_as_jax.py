@@ -13,7 +13,7 @@ import pytest
 
 import lamina_core as lc
 import lamina_core.numpy as lnp
-from lamina_core.testing._core import sweep
+from lamina_core.testing import sweep
 from lamina_core.trace._values import to_numpy
 
 jax = pytest.importorskip("jax")

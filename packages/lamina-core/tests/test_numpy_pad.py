@@ -16,7 +16,7 @@ import pytest
 import lamina_core as lc
 import lamina_core.numpy as lnp
 from lamina_core.numpy import _pad as lnp_pad
-from lamina_core.testing._core import Oracle, sweep
+from lamina_core.testing import Oracle, sweep
 from lamina_core.trace._values import to_numpy
 
 jax = pytest.importorskip("jax")

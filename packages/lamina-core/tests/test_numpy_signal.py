@@ -14,7 +14,7 @@ import pytest
 import lamina_core as lc
 from lamina_core.numpy import _histograms as lnp_histograms
 from lamina_core.numpy import _signal as lnp_signal
-from lamina_core.testing._core import Oracle, sweep
+from lamina_core.testing import Oracle, sweep
 from lamina_core.trace._values import to_numpy
 
 jax = pytest.importorskip("jax")

@@ -22,7 +22,7 @@ import pytest
 from hypothesis import given, settings
 
 import lamina_core
-from lamina_core.testing._core import Oracle
+from lamina_core.testing import Oracle
 from lamina_core.trace._evaluate import eval_jaxpr
 
 Program = Callable[[ModuleType, ModuleType], Callable[..., Any]]

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from lamina_core.testing._core import Oracle
+from lamina_core.testing import Oracle
 
 
 @pytest.mark.oracle

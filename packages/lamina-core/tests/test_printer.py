@@ -12,6 +12,7 @@ import lamina_core as lc
 from lamina_core import lax
 from lamina_core import numpy as jnp
 from lamina_core.ir import _pp as pp
+from lamina_core.ir import _pretty
 from lamina_core.ir._avals import AbstractValue, ShapedArray
 from lamina_core.ir._effects import Effect
 
@@ -191,12 +192,12 @@ def test_source_info_annotations_align_in_one_column() -> None:
 )
 def test_scalar_literals_print_value_and_type(value: Any, dtype: Any, text: str) -> None:
     aval = ShapedArray((), np.dtype(dtype))
-    assert lc.pretty.literal_text(lc.Literal(value, aval)) == text
+    assert _pretty.literal_text(lc.Literal(value, aval)) == text
 
 
 def test_array_literals_print_as_ellipsis() -> None:
     lit = lc.Literal(np.ones(16, f32), ShapedArray((16,), np.dtype(f32)))
-    assert lc.pretty.literal_text(lit) == "[...]:f32[16]"
+    assert _pretty.literal_text(lit) == "[...]:f32[16]"
 
 
 def test_eqn_repr_names_outputs_first() -> None:

@@ -12,7 +12,7 @@ import pytest
 import lamina_core
 from lamina_core import random as lr
 from lamina_core.random import _threefry
-from lamina_core.testing._core import sweep
+from lamina_core.testing import sweep
 
 jax = pytest.importorskip("jax")
 jr = jax.random

@@ -15,7 +15,7 @@ import pytest
 
 import lamina_core
 from lamina_core import random as lr
-from lamina_core.testing._core import sweep
+from lamina_core.testing import sweep
 
 jax = pytest.importorskip("jax")
 jr = jax.random

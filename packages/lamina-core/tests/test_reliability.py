@@ -20,7 +20,7 @@ import lamina_core as lc
 from lamina_core import lax as llax
 from lamina_core import numpy as lnp
 from lamina_core.ir._avals import ShapedArray
-from lamina_core.testing._core import Oracle
+from lamina_core.testing import Oracle
 
 Call = Callable[[ModuleType, ModuleType], Any]
 """A call made with `(jnp, lax)` of JAX or of Lamina."""

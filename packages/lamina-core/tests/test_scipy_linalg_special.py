@@ -14,7 +14,7 @@ import pytest
 
 import lamina_core
 import lamina_core.scipy
-from lamina_core.testing._core import Oracle, sweep
+from lamina_core.testing import Oracle, sweep
 
 pytestmark = pytest.mark.oracle
 

@@ -15,7 +15,7 @@ import lamina_core
 import lamina_core.scipy
 from lamina_core import random as lr
 from lamina_core.scipy.stats import gaussian_kde as LKDE
-from lamina_core.testing._core import Oracle, sweep
+from lamina_core.testing import Oracle, sweep
 
 pytestmark = pytest.mark.oracle
 jax = pytest.importorskip("jax")

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import lamina_core
-from lamina_core.testing._autodiff import check_grads
+from lamina_core.testing import check_grads
 
 H: Any = sys.modules["lamina_core_tests_shard_map_harness"]  # conftest.py loads it
 f32 = np.float32

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 import lamina_core as lc
-from lamina_core.testing._core import Oracle, sweep
-from lamina_core.testing._vmap import check_vmap
+from lamina_core.testing import Oracle, sweep
+from lamina_core.testing import check_vmap
 
 pytestmark = pytest.mark.oracle
 

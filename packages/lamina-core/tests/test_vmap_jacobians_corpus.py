@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import lamina_core
-from lamina_core.testing._core import Oracle
+from lamina_core.testing import Oracle
 from lamina_core.trace._values import to_numpy
 
 # The largest corpus of the folder: run by the `slow` session, kept out of the default run.

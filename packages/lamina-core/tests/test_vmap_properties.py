@@ -17,8 +17,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lamina_core.testing._core import Oracle
-from lamina_core.testing._vmap import check_vmap
+from lamina_core.testing import Oracle
+from lamina_core.testing import check_vmap
 
 pytestmark = pytest.mark.oracle
 

@@ -21,7 +21,7 @@ import pytest
 from filecheck.matcher import Matcher
 from filecheck.options import Options
 
-from lamina_core.testing._core import Oracle
+from lamina_core.testing import Oracle
 from lamina_mlir import LoweredModule
 
 # Must precede the first `import jax` of the process.

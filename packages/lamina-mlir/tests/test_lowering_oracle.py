@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import lamina_core
-from lamina_core.testing._core import Oracle
+from lamina_core.testing import Oracle
 from lamina_mlir import lower_jaxpr_to_module
 
 Program = Callable[[ModuleType, ModuleType], Callable[..., Any]]

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 
 import lamina_core
-from lamina_core.testing._core import Oracle
+from lamina_core.testing import Oracle
 from lamina_mlir import lower_jaxpr_to_module
 
 Program = Callable[[ModuleType, ModuleType], Callable[..., Any]]

@@ -17,7 +17,7 @@ import numpy as np
 
 import lamina_runtime as lr
 from lamina_core import numpy as jnp
-from lamina_runtime import _bridge
+from lamina_runtime import _bridge_devices, _bridge_executables
 
 WEIGHTS = np.linspace(-1.0, 1.0, 64, dtype=np.float32).reshape(8, 8)
 
@@ -35,8 +35,8 @@ def program() -> tuple[Any, tuple[Any, ...]]:
 def program_key() -> str:
     f, args = program()
     module = lr.jit(f).lower(*args)._module
-    device = _bridge.default_device()
-    return lr.compilation_key(module, [device], _bridge.compile_options()).digest
+    device = _bridge_devices.default_device()
+    return lr.compilation_key(module, [device], _bridge_executables.compile_options()).digest
 
 
 def race(go_file: Path) -> None:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from lamina_core.testing._core import Oracle
+from lamina_core.testing import Oracle
 
 # Must precede the first `import jax` of the process.
 os.environ.setdefault("JAX_USE_SIMPLIFIED_JAXPR_CONSTANTS", "True")

@@ -280,21 +280,21 @@ def xla_facing_cases(saved: bytes) -> dict[str, bytes]:
     executable = body[start : start + size]
     swapped = split(lr.jit(other).lower(X).compile().serialize())
     other_start, other_size = swapped[0]["executable"]
-    options = lr._bridge.compile_options()
-    two_replicas = lr._bridge.compile_options(num_replicas=2)
-    bad_override = lr._bridge.compile_options(overrides={"no_such_xla_option": 1})
+    options = lr._bridge_executables.compile_options()
+    two_replicas = lr._bridge_executables.compile_options(num_replicas=2)
+    bad_override = lr._bridge_executables.compile_options(overrides={"no_such_xla_option": 1})
     return {
         "options empty": with_section(saved, "compile_options", b""),
         "options garbage": with_section(saved, "compile_options", b"\xff\x13garbage" * 9),
         "options zero bytes": with_section(saved, "compile_options", b"\0" * 64),
         "options two replicas": with_section(
-            saved, "compile_options", lr._bridge.serialize_compile_options(two_replicas)
+            saved, "compile_options", lr._bridge_executables.serialize_compile_options(two_replicas)
         ),
         "options unknown xla option": with_section(
-            saved, "compile_options", lr._bridge.serialize_compile_options(bad_override)
+            saved, "compile_options", lr._bridge_executables.serialize_compile_options(bad_override)
         ),
         "options valid": with_section(
-            saved, "compile_options", lr._bridge.serialize_compile_options(options)
+            saved, "compile_options", lr._bridge_executables.serialize_compile_options(options)
         ),
         "executable empty": with_section(saved, "executable", b""),
         "executable garbage": with_section(saved, "executable", b"\0garbage" * 100),

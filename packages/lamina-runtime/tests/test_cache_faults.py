@@ -73,7 +73,7 @@ def run(runtime: Runtime, module: LoweredModule) -> np.ndarray:
 
 
 def key_of(module: LoweredModule) -> CacheKey:
-    return lr.compilation_key(module, [lr.devices()[0]], lr._bridge.compile_options())
+    return lr.compilation_key(module, [lr.devices()[0]], lr._bridge_executables.compile_options())
 
 
 @pytest.fixture(scope="module")
@@ -245,7 +245,8 @@ for i, kind in enumerate(["fifo", "directory", "dev-zero", "dangling", "loop", "
     f = lr.jit(lambda x, i=i: jnp.sin(x) + i)
     module = f.lower(x)._module
     cache = CompilationCache(root)
-    path = cache.path(lr.compilation_key(module, [lr.devices()[0]], lr._bridge.compile_options()))
+    options = lr._bridge_executables.compile_options()
+    path = cache.path(lr.compilation_key(module, [lr.devices()[0]], options))
     if kind == "fifo":
         os.mkfifo(path)
     elif kind == "directory":

@@ -16,7 +16,7 @@ import pytest
 import lamina_runtime as lr
 from lamina_core import numpy as jnp
 from lamina_mlir import LoweredModule
-from lamina_runtime import _bridge
+from lamina_runtime import _bridge, _bridge_devices, _bridge_executables
 from lamina_runtime.cache_key import COMPONENT_NAMES, compilation_key, key_components, make_key
 
 f32 = np.float32
@@ -29,20 +29,26 @@ def lowered(f: Any, *args: Any) -> LoweredModule:
 
 
 def key_of(f: Any, *args: Any) -> str:
-    device = _bridge.default_device()
-    return compilation_key(lowered(f, *args), [device], _bridge.compile_options()).digest
+    device = _bridge_devices.default_device()
+    return compilation_key(
+        lowered(f, *args), [device], _bridge_executables.compile_options()
+    ).digest
 
 
 def test_key_has_every_named_component_in_order() -> None:
     module = lowered(lambda x: x + 1.0, np.ones(3, f32))
-    components = key_components(module, [_bridge.default_device()], _bridge.compile_options())
+    components = key_components(
+        module, [_bridge_devices.default_device()], _bridge_executables.compile_options()
+    )
     assert tuple(name for name, _ in components) == COMPONENT_NAMES
 
 
 @pytest.mark.parametrize("name", COMPONENT_NAMES)
 def test_each_component_changes_the_key(name: str) -> None:
     module = lowered(lambda x: x + 1.0, np.ones(3, f32))
-    components = key_components(module, [_bridge.default_device()], _bridge.compile_options())
+    components = key_components(
+        module, [_bridge_devices.default_device()], _bridge_executables.compile_options()
+    )
     changed = [(n, v + b"!" if n == name else v) for n, v in components]
     assert make_key("m", changed).digest != make_key("m", components).digest
 
@@ -102,7 +108,7 @@ def test_key_changes_with_the_program() -> None:
 def test_xla_flags_are_keyed_except_dumps_and_device_counts(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    device, options = _bridge.default_device(), _bridge.compile_options()
+    device, options = _bridge_devices.default_device(), _bridge_executables.compile_options()
     module = lowered(lambda x: x + 1.0, np.ones(3, f32))
 
     def flags_component(value: str | None) -> bytes:
@@ -120,13 +126,15 @@ def test_xla_flags_are_keyed_except_dumps_and_device_counts(
 
 
 def test_compile_options_device_kind_and_count_come_from_the_compilation() -> None:
-    device = _bridge.default_device()
+    device = _bridge_devices.default_device()
     module = lowered(lambda x: x + 1.0, np.ones(3, f32))
-    base = compilation_key(module, [device], _bridge.compile_options())
-    other_options = compilation_key(module, [device], _bridge.compile_options(device_ids=[0]))
+    base = compilation_key(module, [device], _bridge_executables.compile_options())
+    other_options = compilation_key(
+        module, [device], _bridge_executables.compile_options(device_ids=[0])
+    )
     assert other_options.component("compile options") != base.component("compile options")
     fake = SimpleNamespace(client=device.client, device_kind="Lamina TPU v0")
-    two = compilation_key(module, [fake, fake], _bridge.compile_options())
+    two = compilation_key(module, [fake, fake], _bridge_executables.compile_options())
     assert two.component("device kind") == b"Lamina TPU v0"
     assert two.component("device count") == b"2"
     assert base.component("device count") == b"1"

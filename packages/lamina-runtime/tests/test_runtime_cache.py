@@ -86,7 +86,7 @@ def test_entry_that_jaxlib_cannot_load_is_discarded(
     first = Runtime(CompilationCache(cache_dir))
     run(first, module, x)
     cache = CompilationCache(cache_dir)
-    key = lr.compilation_key(module, [lr.devices()[0]], lr._bridge.compile_options())
+    key = lr.compilation_key(module, [lr.devices()[0]], lr._bridge_executables.compile_options())
     cache.put(key, b"checksummed, but not an executable")
     fresh = Runtime(cache)
     with caplog.at_level(logging.WARNING, logger="lamina.cache"):
@@ -165,7 +165,7 @@ def test_four_processes_racing_on_one_key_leave_one_valid_entry(cache_dir: Path)
     assert len(entries) == 1, entries
     assert list(cache_dir.glob(f"*{TEMP_SUFFIX}")) == []
     key = lr.compilation_key(
-        lr.jit(f).lower(*args)._module, [lr.devices()[0]], lr._bridge.compile_options()
+        lr.jit(f).lower(*args)._module, [lr.devices()[0]], lr._bridge_executables.compile_options()
     )
     assert entries[0] == CompilationCache(cache_dir).path(key)
     assert decode_entry(key, entries[0].read_bytes())

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import lamina
-from lamina_core.testing._core import sweep
+from lamina_core.testing import sweep
 
 jax = pytest.importorskip("jax")
 pytestmark = pytest.mark.oracle

@@ -19,7 +19,7 @@ from jax._src import config as jax_config
 import lamina
 import lamina.lax.linalg
 import lamina.numpy.linalg
-from lamina_core.testing._core import sweep
+from lamina_core.testing import sweep
 
 pytestmark = pytest.mark.oracle
 

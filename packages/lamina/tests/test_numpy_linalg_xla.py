@@ -15,7 +15,7 @@ import pytest
 import lamina
 import lamina.numpy.linalg
 import lamina.scipy.linalg
-from lamina_core.testing._core import sweep
+from lamina_core.testing import sweep
 
 pytestmark = pytest.mark.oracle
 

@@ -15,7 +15,7 @@ import pytest
 from jax._src import config as jax_config
 
 import lamina
-from lamina_core.testing._core import sweep
+from lamina_core.testing import sweep
 
 lr, jr = lamina.random, jax.random
 li, ji = lamina.nn.initializers, jax.nn.initializers

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import lamina
-from lamina_core.testing._core import sweep
+from lamina_core.testing import sweep
 
 lr, jr = lamina.random, jax.random
 

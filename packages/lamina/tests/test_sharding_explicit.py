@@ -23,7 +23,7 @@ from lamina.sharding import AxisType, NamedSharding, PartitionSpec
 from lamina_core.ir._avals import ShapedArray
 from lamina_core.ir._explicit_sharding import ShardingTypeError
 from lamina_core.ir._mesh import AbstractMesh
-from lamina_core.testing._core import sweep
+from lamina_core.testing import sweep
 
 jax = pytest.importorskip("jax")
 import jax.numpy as jnp  # noqa: E402

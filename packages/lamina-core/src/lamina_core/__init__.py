@@ -42,6 +42,7 @@ from lamina_core.ir._jaxpr import (  # noqa: E402
 )
 from lamina_core.ir._primitive import DuplicateRuleError, MissingRuleError, Primitive, RuleTable  # noqa: E402
 from lamina_core.ir._rules import abstract_eval_rules, effects_rules, impl_rules  # noqa: E402
+from lamina_core.jacobians._jacobians import hessian, jacfwd, jacobian, jacrev  # noqa: E402
 from lamina_core.sharding import (  # noqa: E402
     _shard_map_ad,  # noqa: F401  (shard_map's AD)
     _shard_map_pe,  # noqa: F401  (its partial eval, DCE)
@@ -77,7 +78,7 @@ from lamina_core.transforms._autodiff import (  # noqa: E402
     vjp,
 )
 from lamina_core.transforms._call import UNSPECIFIED, jit_p, stage_call  # noqa: E402
-from lamina_core.transforms._jacobians import eval_shape, hessian, jacfwd, jacobian, jacrev  # noqa: E402
+from lamina_core.transforms._eval_shape import eval_shape  # noqa: E402
 from lamina_core.transforms._jit import Jitted, jit  # noqa: E402
 from lamina_core.transforms._make_jaxpr import make_jaxpr  # noqa: E402
 from lamina_core.transforms._vmap import vmap  # noqa: E402

@@ -4,9 +4,12 @@
 `register_hitype` names the Python class of their values; `VJPHiPrimitive` subclasses are the
 operations on them, with their own derivative and batching rules; `MappingSpec` subclasses say
 how `vmap` maps them. `to_lojax` expands all of it into arrays before lowering (seed 003).
+`call_layouts` says how each call primitive passes its operands to the jaxprs it holds, for
+the passes that rewrite calls (to-lojax here, state discharge in lamina-refs).
 """
 
-from lamina_hijax.primitives import (
+from lamina_hijax._calls import Callee, CallLayout, Group, Role, call_layouts, map_callee
+from lamina_hijax._primitives import (
     GradAccum,
     HiPrimitive,
     NullAccum,
@@ -14,8 +17,9 @@ from lamina_hijax.primitives import (
     call_hi_primitive_linearized_p,
     call_hi_primitive_p,
 )
-from lamina_hijax.to_lojax import (
+from lamina_hijax._to_lojax import (
     HiSignature,
+    expand_per_value,
     is_high,
     lower_values,
     raise_values,
@@ -23,25 +27,32 @@ from lamina_hijax.to_lojax import (
     to_lojax_closed,
     to_lojax_rules,
 )
-from lamina_hijax.types import HiPspec, HiType, MappingSpec, lo_avals, register_hitype
+from lamina_hijax._types import HiPspec, HiType, MappingSpec, lo_avals, register_hitype
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "CallLayout",
+    "Callee",
     "GradAccum",
+    "Group",
     "HiPrimitive",
     "HiPspec",
     "HiSignature",
     "HiType",
     "MappingSpec",
     "NullAccum",
+    "Role",
     "VJPHiPrimitive",
     "__version__",
     "call_hi_primitive_linearized_p",
     "call_hi_primitive_p",
+    "call_layouts",
+    "expand_per_value",
     "is_high",
     "lo_avals",
     "lower_values",
+    "map_callee",
     "raise_values",
     "register_hitype",
     "to_lojax",

@@ -21,8 +21,8 @@ from jaxlib.mlir import ir, passmanager
 
 from lamina_consts import EMPTY, ConstArgs, jaxpr_const_args
 from lamina_core.ir._avals import AbstractValue, ShapedArray
-from lamina_core.ir._jaxpr import ClosedJaxpr, Jaxpr
-from lamina_core.ir._mesh import AbstractMesh, Mesh, jaxpr_mesh
+from lamina_core.ir._jaxpr import ClosedJaxpr, Jaxpr, jaxprs_in_params
+from lamina_core.ir._mesh import AbstractMesh, Mesh, NamedSharding
 from lamina_core.ir._partition_spec import PartitionSpec
 from lamina_mlir import _hlo, _sharding
 from lamina_mlir._context import LoweringParameters, ModuleContext, ordered_effects
@@ -31,6 +31,59 @@ from lamina_mlir._mlir_context import context_for_module
 
 _NOT_IN_SYMBOLS: Final = re.compile(r"[^\w.-]")
 _STRIP_DEBUGINFO: Final = "builtin.module(strip-debuginfo)"
+
+
+def _mesh_in(value: Any) -> Mesh | AbstractMesh | None:
+    if isinstance(value, (Mesh, AbstractMesh)):
+        return None if value.empty else value
+    if isinstance(value, NamedSharding):
+        return _mesh_in(value.mesh)
+    return None
+
+
+_RESULT_TYPE_PARAMS: Final = frozenset({"out_sharding", "dst_sharding"})
+"""Parameters that give a result's type its mesh (with `sharding`, but for a sharding
+constraint's): they place nothing, so they do not say which devices a program runs on."""
+
+
+def jaxpr_mesh(jaxpr: Jaxpr) -> Mesh | AbstractMesh | None:
+    """The mesh a program runs on: the one its equations name (`shard_map`'s mesh, a
+    sharding constraint's), sub-jaxprs included; None if it names none. A concrete mesh is
+    preferred to an abstract one of the same shape; two meshes of different shapes, or two
+    different device sets, are an error."""
+    found: Mesh | AbstractMesh | None = None
+    stack, seen = [jaxpr], set()
+    while stack:
+        j = stack.pop()
+        if id(j) in seen:
+            continue
+        seen.add(id(j))
+        for eqn in j.eqns:
+            constrains = eqn.primitive.name == "sharding_constraint"
+            for key, value in eqn.params.items():
+                if key in _RESULT_TYPE_PARAMS or (key == "sharding" and not constrains):
+                    continue
+                mesh = _mesh_in(value)
+                if mesh is None:
+                    continue
+                if found is None:
+                    found = mesh
+                    continue
+                same_shape = (found.axis_names, found.axis_sizes) == (
+                    mesh.axis_names,
+                    mesh.axis_sizes,
+                )
+                if not same_shape or (
+                    isinstance(found, Mesh)
+                    and isinstance(mesh, Mesh)
+                    and found != mesh
+                    and found.devices_flat != mesh.devices_flat
+                ):
+                    raise ValueError(f"one program uses two different meshes: {found} and {mesh}")
+                if isinstance(mesh, Mesh) and not isinstance(found, Mesh):
+                    found = mesh
+            stack.extend(jaxprs_in_params(eqn.params))
+    return found
 
 
 def module_symbol_name(module_name: str) -> str:

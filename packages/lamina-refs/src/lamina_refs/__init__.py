@@ -6,13 +6,12 @@ printing, effects, evaluation, differentiation, batching); `discharge_state` tur
 using Refs into a functional one, which the runtime lowers with the Refs' buffers aliased.
 """
 
-import numpy as np
-
-from lamina_core.trace._values import register_value_type, to_numpy
-from lamina_refs import ad as _ad  # noqa: F401  (registers the differentiation rules)
-from lamina_refs import batching as _batching  # noqa: F401  (registers the batching rules)
-from lamina_refs.discharge import discharge_state, has_refs
-from lamina_refs.primitives import (
+from lamina_refs import (
+    _ad,  # noqa: F401  (registers the differentiation rules)
+    _batching,  # noqa: F401  (registers the batching rules)
+)
+from lamina_refs._discharge import discharge_state, has_refs
+from lamina_refs._primitives import (
     REF_PRIMITIVES,
     addupdate_p,
     empty_ref,
@@ -30,13 +29,10 @@ from lamina_refs.primitives import (
     ref_swap,
     swap_p,
 )
-from lamina_refs.types import AbstractRef, Ref
+from lamina_refs._ref import Ref
+from lamina_refs._types import AbstractRef
 
 __version__ = "0.1.0"
-
-register_value_type(
-    Ref, lambda r: r.aval, lambda r: np.asarray(to_numpy(r.value())), by_reference=True
-)
 
 __all__ = [
     "REF_PRIMITIVES",

@@ -12,7 +12,7 @@ from lamina_core.trace._tracing import install_toplevel_dispatch as _install_top
 from lamina_core.transforms._jit import install_toplevel_jit as _install_toplevel_jit
 from lamina_runtime import aot
 from lamina_runtime import environment as _environment
-from lamina_runtime._bridge import CompileError
+from lamina_runtime._bridge_executables import CompileError
 from lamina_runtime._version import __version__
 from lamina_runtime.api import (
     block_until_ready,

@@ -22,7 +22,7 @@ from typing import Any
 from lamina_core import tree_util
 from lamina_core.ir._avals import ShapedArray
 from lamina_core.trace._values import ShapeDtypeStruct
-from lamina_runtime import _bridge, artifact
+from lamina_runtime import _bridge, _bridge_devices, _bridge_executables, artifact
 from lamina_runtime.artifact import ArtifactError, IncompatibleArtifactError
 from lamina_runtime.executable import Executable, signature_mismatch
 from lamina_runtime.jit import jit_function_of
@@ -51,8 +51,8 @@ def _check_compiled(compiled: Any, what: str) -> None:
 
 
 def parse_compile_options(blob: bytes) -> Any:
-    """Compile options from their serialized form, rebuilt as `_bridge.compile_options` builds
-    them.
+    """Compile options from their serialized form, rebuilt as
+    `_bridge_executables.compile_options` builds them.
 
     The blob is checked before anything reaches XLA (options that are empty, garbage or for
     another replica or partition count abort the process in XLA when an executable is loaded
@@ -63,14 +63,14 @@ def parse_compile_options(blob: bytes) -> Any:
     Raises:
         ValueError: the blob is not compile options that Lamina writes.
     """
-    shape, assigned, overrides, tupled = _bridge.read_compile_options(blob)
+    shape, assigned, overrides, tupled = _bridge_executables.read_compile_options(blob)
     if shape != (1, 1, 1, 1) or assigned or tupled:
         raise ValueError(
             "compile options that Lamina does not write (replicas, partitions "
             f"{shape}, device assignment {assigned}, tupled arguments {tupled}; expected one "
             "replica and one partition, with no device assignment)"
         )
-    checked: dict[str, _bridge.CompilerOption] = {}
+    checked: dict[str, _bridge_executables.CompilerOption] = {}
     for item in overrides:
         if not (isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str)):
             raise ValueError(f"malformed XLA option override {item!r} in compile options")
@@ -78,7 +78,7 @@ def parse_compile_options(blob: bytes) -> Any:
         if not isinstance(value, (str, bool, int, float)) or name in checked:
             raise ValueError(f"malformed XLA option override {name!r}: {value!r}")
         checked[name] = value
-    return _bridge.compile_options(overrides=checked)
+    return _bridge_executables.compile_options(overrides=checked)
 
 
 def serialize(compiled: Compiled) -> bytes:
@@ -110,14 +110,16 @@ def deserialize(data: bytes, *, device: Any = None) -> Compiled:
             f"deserialize: `device` must be a Device (e.g. lamina.devices()[0]) or None, got "
             f"{type(device).__name__} {device!r}"
         )
-    device = device or _bridge.default_device()
-    artifact.check_compatible(saved.built_with, _bridge.platform_description(device), saved.name)
+    device = device or _bridge_devices.default_device()
+    artifact.check_compatible(
+        saved.built_with, _bridge_executables.platform_description(device), saved.name
+    )
     try:
         options = parse_compile_options(saved.compile_options)
     except ValueError as err:
         raise ArtifactError(f"saved function {saved.name!r} is malformed: {err}") from None
     try:
-        loaded = _bridge.deserialize_executable(saved.executable, [device], options)
+        loaded = _bridge_executables.deserialize_executable(saved.executable, [device], options)
     except Exception as err:  # jaxlib's own error types are not public
         raise ArtifactError(
             f"jaxlib could not load the executable of {saved.name!r}: {err}"
@@ -184,7 +186,7 @@ def describe(data: bytes) -> ArtifactInfo:
         return tree_util.tree_unflatten(decode_treedef(tree), structs)
 
     try:
-        here = _bridge.platform_description(_bridge.default_device())
+        here = _bridge_executables.platform_description(_bridge_devices.default_device())
         artifact.check_compatible(saved.built_with, here, saved.name)
         reason = None
     except IncompatibleArtifactError as err:

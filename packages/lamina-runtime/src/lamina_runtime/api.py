@@ -8,27 +8,24 @@ from typing import Any
 import numpy as np
 
 from lamina_core import tree_util
-from lamina_core.ir._avals import ShapedArray, explicit_spec
-from lamina_core.ir._mesh import NamedSharding
+from lamina_core.ir._avals import ShapedArray
 from lamina_core.lax._device_put import stage_device_put
 from lamina_core.trace._tracing import Tracer
-from lamina_core.trace._values import typeof
-from lamina_runtime import _bridge
+from lamina_runtime import _bridge_devices
 from lamina_runtime import sharding as shardings
-from lamina_runtime.array import Array
-from lamina_runtime.executable import place
+from lamina_runtime.array import Array, placement_target, put
 
 
 def devices(backend: str | None = None) -> list[Any]:
     """The devices of `backend` (default: the default backend), as `jax.devices`."""
-    return _bridge.devices(backend)
+    return _bridge_devices.devices(backend)
 
 
 def local_devices(process_index: int | None = None, backend: str | None = None) -> list[Any]:
     """The devices process `process_index` (default: this one) drives, as `jax.local_devices`."""
     if process_index is None:
-        return _bridge.local_devices(backend)
-    return [d for d in _bridge.devices(backend) if d.process_index == process_index]
+        return _bridge_devices.local_devices(backend)
+    return [d for d in _bridge_devices.devices(backend) if d.process_index == process_index]
 
 
 def device_put(x: Any, device: Any = None) -> Any:
@@ -39,37 +36,8 @@ def device_put(x: Any, device: Any = None) -> Any:
     if any(isinstance(leaf, Tracer) for leaf in leaves):
         # Under a trace JAX stages one `device_put` equation for all the leaves.
         return tree_util.tree_unflatten(tree, stage_device_put(leaves, device))
-    if device is not None and not isinstance(device, _bridge.Device):
-        target_sharding = shardings.resolve(device)
-        if isinstance(target_sharding, shardings.SingleDeviceSharding):
-            device = next(iter(target_sharding.device_set))
-        else:
-            return tree_util.tree_map(lambda leaf: _put_sharded(leaf, target_sharding), x)
-    target = device or _bridge.default_device()
-
-    def put(leaf: Any) -> Array:
-        aval = typeof(leaf)
-        if not isinstance(aval, ShapedArray):
-            raise TypeError(f"device_put: cannot place a value of type {aval.str_short()}")
-        if type(leaf) is Array:
-            return Array(_bridge.to_device(leaf.jax_array, target), aval)
-        if _bridge.is_device_array(leaf):
-            return Array(_bridge.to_device(leaf, target), aval)
-        return Array(_bridge.device_put(leaf, aval.shape, aval.dtype, aval.weak_type, target), aval)
-
-    return tree_util.tree_map(put, x)
-
-
-def _put_sharded(leaf: Any, sharding: NamedSharding) -> Array:
-    aval = typeof(leaf)
-    if not isinstance(aval, ShapedArray):
-        raise TypeError(f"device_put: cannot place a value of type {aval.str_short()}")
-    shardings.check_divides(sharding, aval.shape)
-    # Its type carries the mesh, as JAX's does: what is traced from it is laid out over it.
-    mesh = sharding.mesh.abstract_mesh
-    # Over Explicit axes the type carries the spec too (f32[8@data,3]).
-    laid_out = aval.update(mesh=mesh, spec=explicit_spec(mesh, sharding.spec, aval.ndim))
-    return Array(place(leaf, aval, shardings.to_jax(sharding)), laid_out)
+    target = placement_target(device)
+    return tree_util.tree_map(lambda leaf: put(leaf, target), x)
 
 
 def make_array_from_callback(
@@ -84,9 +52,9 @@ def make_array_from_callback(
     index_map = jax_sharding.addressable_devices_indices_map(tuple(shape))
     for device, index in index_map.items():
         value = np.asarray(data_callback(index))
-        pieces.append(_bridge.device_put(value, value.shape, value.dtype, False, device))
+        pieces.append(_bridge_devices.device_put(value, value.shape, value.dtype, False, device))
     dtype = pieces[0].dtype
-    return Array(_bridge.assemble(tuple(shape), jax_sharding, pieces),
+    return Array(_bridge_devices.assemble(tuple(shape), jax_sharding, pieces),
                  ShapedArray(tuple(shape), np.dtype(dtype)))  # fmt: skip
 
 
@@ -96,7 +64,7 @@ def make_array_from_single_device_arrays(
     """One array of `shape` placed as `sharding` from each device's piece (single-device arrays)."""
     resolved = shardings.resolve(sharding, "make_array_from_single_device_arrays")
     bufs = [a._buf if type(a) is Array else a for a in arrays]
-    out = _bridge.assemble(tuple(shape), shardings.to_jax(resolved), bufs)
+    out = _bridge_devices.assemble(tuple(shape), shardings.to_jax(resolved), bufs)
     return Array(out)
 
 
@@ -104,7 +72,9 @@ def device_get(x: Any) -> Any:
     """Copy every array leaf of `x` to the host as NumPy arrays."""
     return tree_util.tree_map(
         lambda leaf: (
-            np.asarray(leaf) if isinstance(leaf, Array) or _bridge.is_device_array(leaf) else leaf
+            np.asarray(leaf)
+            if isinstance(leaf, Array) or _bridge_devices.is_device_array(leaf)
+            else leaf
         ),
         x,
     )

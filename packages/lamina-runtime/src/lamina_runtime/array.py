@@ -4,6 +4,9 @@ An `Array` holds one jaxlib device array (a `jax.Array`) and Lamina's abstract v
 which adds the weak type. `Array(jax_array)` and `.jax_array` cross between Lamina and JAX with
 no copy. Operators and methods go through Lamina's NumPy frontend, so `a + b` on arrays runs
 the same primitives as on tracers, eagerly on XLA.
+
+Values are put on devices here too: as device arrays for an executable's inputs (`to_buffer`
+on one device, `place` as a sharding), and as `Array`s for `device_put` (`put`).
 """
 
 from __future__ import annotations
@@ -14,10 +17,11 @@ from typing import Any
 import numpy as np
 
 from lamina_core import dtypes
-from lamina_core.ir._avals import ShapedArray
+from lamina_core.ir._avals import ShapedArray, explicit_spec
+from lamina_core.ir._mesh import NamedSharding
 from lamina_core.trace._tracing import ArrayMethods
-from lamina_core.trace._values import register_value_type
-from lamina_runtime import _bridge
+from lamina_core.trace._values import register_value_type, typeof
+from lamina_runtime import _bridge, _bridge_devices, _bridge_dispatch
 from lamina_runtime import sharding as shardings
 
 _CANONICAL_AVALS: dict[ShapedArray, ShapedArray] = {}
@@ -52,7 +56,7 @@ class Array(ArrayMethods):
     def __init__(self, buf: Any, aval: ShapedArray | None = None) -> None:
         if isinstance(buf, Array):
             buf, aval = buf._buf, aval or buf.aval
-        if not _bridge.is_device_array(buf):
+        if not _bridge_devices.is_device_array(buf):
             raise TypeError(
                 f"Array wraps a device array (jax.Array); got {type(buf).__name__}. "
                 f"Use lamina.numpy.asarray or lamina.device_put for host values."
@@ -110,7 +114,7 @@ class Array(ArrayMethods):
     @property
     def addressable_shards(self) -> list[Shard]:
         """Each device's piece: its device, index into the array, and data."""
-        return [Shard(d, i, Array(b)) for d, i, b in _bridge.shards(self._buf)]
+        return [Shard(d, i, Array(b)) for d, i, b in _bridge_devices.shards(self._buf)]
 
     def addressable_data(self, index: int) -> Array:
         """The data of this process's `index`-th shard."""
@@ -120,9 +124,7 @@ class Array(ArrayMethods):
         """A copy on `device` (a device or a sharding), as `device_put`."""
         if stream is not None:
             raise NotImplementedError("stream argument of array.to_device()")
-        from lamina_runtime.api import device_put  # api builds on arrays
-
-        return device_put(self, device)
+        return put(self, placement_target(device))
 
     @property
     def is_fully_replicated(self) -> bool:
@@ -155,7 +157,7 @@ class Array(ArrayMethods):
 
     def copy(self) -> Array:
         return Array(
-            _bridge.device_put(
+            _bridge_devices.device_put(
                 np.asarray(self._buf), self.shape, self.dtype, self.weak_type, self.device
             ),
             self.aval,
@@ -259,7 +261,7 @@ class Array(ArrayMethods):
 
 def _unpickle(host: np.ndarray, weak_type: bool) -> Array:
     return Array(
-        _bridge.device_put(host, host.shape, host.dtype, weak_type),
+        _bridge_devices.device_put(host, host.shape, host.dtype, weak_type),
         ShapedArray(host.shape, host.dtype, weak_type),
     )
 
@@ -289,4 +291,105 @@ def _from_result(aval: ShapedArray, children: tuple[Any]) -> Array:
 
 
 _new_array = object.__new__
-_bridge.register_array_type(Array, "_buf", _from_result)
+_bridge_dispatch.register_array_type(Array, "_buf", _from_result)
+
+
+# ---- values placed on devices ------------------------------------------------------------
+#
+# Here, not beside `device_put` in `api`: `Array.to_device` is a transfer too, and transfers
+# make arrays, so the two build on each other.
+
+
+def to_buffer(x: Any, aval: ShapedArray, device: Any) -> Any:
+    """`x` as a device array of type `aval` on `device`: a copy for host values, moved if needed."""
+    if type(x) is Array:
+        buf = x._buf
+    elif _bridge_devices.is_device_array(x):
+        buf = x
+    else:
+        return _bridge_devices.device_put(x, aval.shape, aval.dtype, aval.weak_type, device)
+    sharding = _bridge_devices.single_device_sharding(device)
+    current = buf.sharding
+    if current is not sharding and current != sharding:
+        _check_local(buf, aval, sharding)
+        # Never pass a mis-placed buffer to XLA: on multi-device executables that crashes.
+        buf = _bridge_devices.reshard(buf, sharding)
+    return buf
+
+
+def place(x: Any, aval: ShapedArray, sharding: Any) -> Any:
+    """`x` as a device array of type `aval` placed as `sharding` (a jax sharding, from
+    `sharding.to_jax`): host values copied piece by piece, misplaced arrays moved."""
+    if type(x) is Array:
+        buf = x._buf
+    elif _bridge_devices.is_device_array(x):
+        buf = x
+    else:
+        return _bridge_devices.device_put_sharded(
+            x, aval.shape, aval.dtype, aval.weak_type, sharding
+        )
+    if not _bridge_devices.is_equivalent(buf.sharding, sharding, len(aval.shape)):
+        # Never pass a mis-placed buffer to XLA: on multi-device executables that crashes.
+        _check_local(buf, aval, sharding)
+        if not sharding.is_fully_addressable:  # whole here (as in every process): place ours
+            host = np.asarray(buf)
+            weak = aval.weak_type
+            return _bridge_devices.device_put_sharded(host, host.shape, host.dtype, weak, sharding)
+        buf = _bridge_devices.reshard(buf, sharding)
+    return buf
+
+
+def _check_local(buf: Any, aval: ShapedArray, sharding: Any) -> None:
+    """Refuse to move an array held by several processes: Lamina moves data only within one.
+
+    Raises:
+        ValueError: `buf` spans other processes' devices and is not placed as `sharding`.
+    """
+    if buf.is_fully_addressable:
+        return
+    raise ValueError(
+        f"an argument of type {aval.str_short()} is placed as "
+        f"{shardings.of_jax(buf.sharding)}, over the devices of several processes, but the "
+        f"program takes it as {shardings.of_jax(sharding)}; Lamina does not move data between "
+        "processes: place it as the program expects (`make_array_from_callback` with that "
+        "sharding, or `jit(..., in_shardings=...)` matching it)"
+    )
+
+
+def placement_target(device: Any) -> Any:
+    """Where `device_put(x, device)` puts its values: a device (default: the default device),
+    or a `NamedSharding` when `device` is one (or a bare `P` over the mesh in context)."""
+    if device is not None and not isinstance(device, _bridge.Device):
+        target_sharding = shardings.resolve(device)
+        if not isinstance(target_sharding, shardings.SingleDeviceSharding):
+            return target_sharding
+        device = next(iter(target_sharding.device_set))
+    return device or _bridge_devices.default_device()
+
+
+def put(leaf: Any, target: Any) -> Array:
+    """One concrete value (host or device) as an `Array` on `target`, a `placement_target`."""
+    if isinstance(target, NamedSharding):
+        return _put_sharded(leaf, target)
+    aval = typeof(leaf)
+    if not isinstance(aval, ShapedArray):
+        raise TypeError(f"device_put: cannot place a value of type {aval.str_short()}")
+    if type(leaf) is Array:
+        return Array(_bridge_devices.to_device(leaf.jax_array, target), aval)
+    if _bridge_devices.is_device_array(leaf):
+        return Array(_bridge_devices.to_device(leaf, target), aval)
+    return Array(
+        _bridge_devices.device_put(leaf, aval.shape, aval.dtype, aval.weak_type, target), aval
+    )
+
+
+def _put_sharded(leaf: Any, sharding: NamedSharding) -> Array:
+    aval = typeof(leaf)
+    if not isinstance(aval, ShapedArray):
+        raise TypeError(f"device_put: cannot place a value of type {aval.str_short()}")
+    shardings.check_divides(sharding, aval.shape)
+    # Its type carries the mesh, as JAX's does: what is traced from it is laid out over it.
+    mesh = sharding.mesh.abstract_mesh
+    # Over Explicit axes the type carries the spec too (f32[8@data,3]).
+    laid_out = aval.update(mesh=mesh, spec=explicit_spec(mesh, sharding.spec, aval.ndim))
+    return Array(place(leaf, aval, shardings.to_jax(sharding)), laid_out)

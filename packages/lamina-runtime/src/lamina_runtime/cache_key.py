@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from lamina_mlir import LoweredModule
-from lamina_runtime import _bridge
+from lamina_runtime import _bridge_executables
 from lamina_runtime._version import __version__
 
 CACHE_FORMAT_VERSION: Final = 2
@@ -90,7 +90,7 @@ def key_components(
     """The named components of `lowered`'s key when compiled with `options` for `devices`."""
     return [
         ("module", lowered.canonical_bytecode()),
-        *_bridge.compilation_environment(devices, options),
+        *_bridge_executables.compilation_environment(devices, options),
         ("lamina version", __version__.encode()),
         ("cache format version", str(CACHE_FORMAT_VERSION).encode()),
     ]

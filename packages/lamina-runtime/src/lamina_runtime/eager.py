@@ -34,11 +34,11 @@ from lamina_core.transforms._jit import Staged
 from lamina_hijax import is_high, to_lojax
 from lamina_mlir import lower_jaxpr_to_module
 from lamina_refs import Ref, discharge_state, has_refs
-from lamina_runtime import _bridge, special_values
+from lamina_runtime import _bridge_devices, _bridge_executables, special_values
 from lamina_runtime import sharding as shardings
 from lamina_runtime._lru import LRUCache
-from lamina_runtime.array import Array
-from lamina_runtime.executable import Executable, runtime, to_buffer
+from lamina_runtime.array import Array, to_buffer
+from lamina_runtime.executable import Executable, runtime
 from lamina_runtime.pipeline import CompiledCall, compile_staged
 from lamina_runtime.structural_key import holds_jaxprs, params_key
 
@@ -169,7 +169,7 @@ class XlaEager:
         partitioned over their mesh (others are replicated onto it)."""
         placed = [
             shardings.of_jax(x._buf.sharding)
-            if type(x) is Array and not _bridge.is_single_device(x._buf)
+            if type(x) is Array and not _bridge_devices.is_single_device(x._buf)
             else None
             for x in args
         ]
@@ -232,8 +232,8 @@ class XlaEager:
             executable,
             executable.put_consts(const_args.values),
             prim.multiple_results,
-            _bridge.executor(executable.loaded, executable.handlers),
-            _bridge.single_device_sharding(executable.device),
+            _bridge_executables.executor(executable.loaded, executable.handlers),
+            _bridge_devices.single_device_sharding(executable.device),
         )
         if key is not None:
             self._programs[key] = program
@@ -254,7 +254,7 @@ class XlaEager:
                 # float0 (the tangent type of integers) has no device representation: such
                 # values stay host values, as in JAX, computed by the NumPy reference.
                 return reference_impl(prim, args, params)
-            if any(type(x) is Array and not _bridge.is_single_device(x._buf) for x in args):
+            if any(type(x) is Array and not _bridge_devices.is_single_device(x._buf) for x in args):
                 return self._run_on_mesh(prim, args, avals, params)
             found = self.program(prim, avals, params)
             if found is None:
@@ -310,7 +310,9 @@ def materialize(value: Any) -> Any:
     value, aval = canonical_value(value)
     if type(value) is Array or not isinstance(aval, ShapedArray) or aval.dtype == dtypes.float0:
         return value  # float0 values have no device representation: they stay on the host
-    if _bridge.is_device_array(value):
+    if _bridge_devices.is_device_array(value):
         return Array(value, aval)
-    device = _bridge.default_device()
-    return Array(_bridge.device_put(value, aval.shape, aval.dtype, aval.weak_type, device), aval)
+    device = _bridge_devices.default_device()
+    return Array(
+        _bridge_devices.device_put(value, aval.shape, aval.dtype, aval.weak_type, device), aval
+    )

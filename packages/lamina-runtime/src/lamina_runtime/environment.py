@@ -16,7 +16,7 @@ import numpy as np
 
 from lamina_core import tree_util
 from lamina_core.config._config import config
-from lamina_runtime import _bridge
+from lamina_runtime import _bridge, _bridge_devices
 from lamina_runtime._version import __version__
 
 Device = _bridge.Device
@@ -29,35 +29,35 @@ num_cpu_devices: Final = config.define(
     int,
     "Number of CPU devices to use (-1: the XLA flag --xla_force_host_platform_device_count "
     "decides). Must be set before the backend starts, i.e. before any array is made.",
-    validator=_bridge.set_num_cpu_devices,
+    validator=_bridge_devices.set_num_cpu_devices,
 )
 if num_cpu_devices.value != -1:  # set through LAMINA_NUM_CPU_DEVICES / JAX_NUM_CPU_DEVICES
-    _bridge.set_num_cpu_devices(num_cpu_devices.value)
+    _bridge_devices.set_num_cpu_devices(num_cpu_devices.value)
 
 
 def device_count(backend: str | None = None) -> int:
     """How many devices `backend` (default: the default backend) has, in every process."""
-    return len(_bridge.devices(backend))
+    return len(_bridge_devices.devices(backend))
 
 
 def local_device_count(backend: str | None = None) -> int:
     """How many of `backend`'s devices this process drives."""
-    return len(_bridge.local_devices(backend))
+    return len(_bridge_devices.local_devices(backend))
 
 
 def default_backend() -> str:
     """The platform name (`"cpu"`, `"gpu"`, `"tpu"`) of the default device."""
-    return str(_bridge.default_device().platform)
+    return str(_bridge_devices.default_device().platform)
 
 
 def process_index(backend: str | None = None) -> int:
     """This process's index among the processes sharing `backend` (0 on a single host)."""
-    return int(_bridge.local_devices(backend)[0].process_index)
+    return int(_bridge_devices.local_devices(backend)[0].process_index)
 
 
 def process_count(backend: str | None = None) -> int:
     """How many processes share `backend`'s devices."""
-    return max((int(d.process_index) for d in _bridge.devices(backend)), default=0) + 1
+    return max((int(d.process_index) for d in _bridge_devices.devices(backend)), default=0) + 1
 
 
 def process_indices(backend: str | None = None) -> list[int]:
@@ -115,7 +115,7 @@ def _installed(name: str) -> str:
 
 def environment_info() -> str:
     """What `print_environment_info` prints: versions, the platform and the devices."""
-    devices = _bridge.devices()
+    devices = _bridge_devices.devices()
     lines = [
         f"lamina:    {__version__}",
         f"jaxlib:    {_installed('jaxlib')}",

@@ -15,17 +15,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-import numpy as np
-
 from lamina_core import dtypes
 from lamina_core.ir._avals import AbstractValue, ShapedArray, physical_aval
 from lamina_core.ir._mesh import AbstractMesh, Mesh, NamedSharding, get_concrete_mesh
 from lamina_core.ir._partition_spec import PartitionSpec
 from lamina_mlir import LoweredModule, tokens_made_inside
-from lamina_runtime import _bridge
+from lamina_runtime import _bridge_devices, _bridge_executables
 from lamina_runtime import sharding as shardings
 from lamina_runtime._lru import LRUCache
-from lamina_runtime.array import Array
+from lamina_runtime.array import Array, place, to_buffer
 from lamina_runtime.cache_key import CacheKey, compilation_key
 from lamina_runtime.compilation_cache import (
     CacheSettings,
@@ -39,60 +37,6 @@ def _array_aval(aval: AbstractValue, what: str) -> ShapedArray:
     if not isinstance(aval, ShapedArray):
         raise TypeError(f"{what} has type {aval.str_short()}, which the runtime cannot pass to XLA")
     return aval
-
-
-def to_buffer(x: Any, aval: ShapedArray, device: Any) -> Any:
-    """`x` as a device array of type `aval` on `device`: a copy for host values, moved if needed."""
-    if type(x) is Array:
-        buf = x._buf
-    elif _bridge.is_device_array(x):
-        buf = x
-    else:
-        return _bridge.device_put(x, aval.shape, aval.dtype, aval.weak_type, device)
-    sharding = _bridge.single_device_sharding(device)
-    current = buf.sharding
-    if current is not sharding and current != sharding:
-        _check_local(buf, aval, sharding)
-        # Never pass a mis-placed buffer to XLA: on multi-device executables that crashes.
-        buf = _bridge.reshard(buf, sharding)
-    return buf
-
-
-def place(x: Any, aval: ShapedArray, sharding: Any) -> Any:
-    """`x` as a device array of type `aval` placed as `sharding` (a jax sharding, from
-    `sharding.to_jax`): host values copied piece by piece, misplaced arrays moved."""
-    if type(x) is Array:
-        buf = x._buf
-    elif _bridge.is_device_array(x):
-        buf = x
-    else:
-        return _bridge.device_put_sharded(x, aval.shape, aval.dtype, aval.weak_type, sharding)
-    if not _bridge.is_equivalent(buf.sharding, sharding, len(aval.shape)):
-        # Never pass a mis-placed buffer to XLA: on multi-device executables that crashes.
-        _check_local(buf, aval, sharding)
-        if not sharding.is_fully_addressable:  # whole here (as in every process): place ours
-            host = np.asarray(buf)
-            weak = aval.weak_type
-            return _bridge.device_put_sharded(host, host.shape, host.dtype, weak, sharding)
-        buf = _bridge.reshard(buf, sharding)
-    return buf
-
-
-def _check_local(buf: Any, aval: ShapedArray, sharding: Any) -> None:
-    """Refuse to move an array held by several processes: Lamina moves data only within one.
-
-    Raises:
-        ValueError: `buf` spans other processes' devices and is not placed as `sharding`.
-    """
-    if buf.is_fully_addressable:
-        return
-    raise ValueError(
-        f"an argument of type {aval.str_short()} is placed as "
-        f"{shardings.of_jax(buf.sharding)}, over the devices of several processes, but the "
-        f"program takes it as {shardings.of_jax(sharding)}; Lamina does not move data between "
-        "processes: place it as the program expects (`make_array_from_callback` with that "
-        "sharding, or `jit(..., in_shardings=...)` matching it)"
-    )
 
 
 def _xla_dtype_name(aval: ShapedArray) -> str:
@@ -112,7 +56,7 @@ def signature_mismatch(
     """Why `loaded` cannot be the executable of a program with these parameter (const args
     first) and result types, or None when the types it reports are these."""
     try:
-        got_params, got_results = _bridge.executable_signature(loaded)
+        got_params, got_results = _bridge_executables.executable_signature(loaded)
     except Exception as err:  # jaxlib's error types are not public
         return f"its parameter and result types cannot be read ({err})"
     params, results = [physical_aval(a) for a in params], [physical_aval(a) for a in results]
@@ -161,12 +105,14 @@ class Executable:
     def __post_init__(self) -> None:
         if self.mesh is None:
             self.handlers = [
-                _bridge.result_handler(a.shape, a.dtype, a.weak_type, self.device)
+                _bridge_executables.result_handler(a.shape, a.dtype, a.weak_type, self.device)
                 for a in self.out_avals
             ]
         else:
             self.handlers = [
-                _bridge.result_handler(a.shape, a.dtype, a.weak_type, None, shardings.to_jax(s))
+                _bridge_executables.result_handler(
+                    a.shape, a.dtype, a.weak_type, None, shardings.to_jax(s)
+                )
                 for a, s in zip(self.out_avals, self.out_shardings, strict=True)
             ]
 
@@ -179,7 +125,7 @@ class Executable:
         """The executable as jaxlib's serialized bytes (the bytes it came from, if any)."""
         if self.serialized is not None:
             return self.serialized
-        return _bridge.serialize_executable(self.loaded)
+        return _bridge_executables.serialize_executable(self.loaded)
 
     def put_consts(self, values: Sequence[Any]) -> list[Any]:
         """The const args as device buffers: device arrays as they are, host values copied once."""
@@ -194,12 +140,12 @@ class Executable:
         first = len(self.const_avals)
         for i, (x, aval) in enumerate(zip(args, self.in_avals, strict=True)):
             bufs.append(self._put(x, aval, first + i))
-        outs = _bridge.execute(self.loaded, bufs, self.handlers)
+        outs = _bridge_executables.execute(self.loaded, bufs, self.handlers)
         return [Array(o, a) for o, a in zip(outs, self.out_avals, strict=True)]
 
     def run_buffers(self, bufs: list[Any]) -> list[Any]:
         """Run on device buffers already placed (const args first); the hot path of `jit`."""
-        return _bridge.execute(self.loaded, bufs, self.handlers)
+        return _bridge_executables.execute(self.loaded, bufs, self.handlers)
 
 
 class Runtime:
@@ -250,7 +196,7 @@ class Runtime:
         self,
         lowered: LoweredModule,
         device: Any | None = None,
-        compiler_options: Mapping[str, _bridge.CompilerOption] | None = None,
+        compiler_options: Mapping[str, _bridge_executables.CompilerOption] | None = None,
         *,
         mesh: Mesh | None = None,
         in_shardings: Sequence[NamedSharding | None] = (),
@@ -272,13 +218,13 @@ class Runtime:
         mesh = mesh or _concrete(lowered.mesh)
         # The runtime passes no tokens: a program with ordered effects makes its own.
         lowered = tokens_made_inside(lowered)
-        device = device or _bridge.default_device()
+        device = device or _bridge_devices.default_device()
         devices = [device] if mesh is None else list(mesh.devices_flat)
         if mesh is None:
-            options = _bridge.compile_options(overrides=compiler_options)
+            options = _bridge_executables.compile_options(overrides=compiler_options)
         else:
             ids = [d.id for d in devices]
-            options = _bridge.compile_options(1, mesh.size, ids, compiler_options)
+            options = _bridge_executables.compile_options(1, mesh.size, ids, compiler_options)
         key = compilation_key(lowered, devices, options)
         with self._lock:
             known = self._executables.get(key.digest)
@@ -287,7 +233,7 @@ class Runtime:
             # text calls other functions, so it is compiled anew and cached nowhere (as JAX).
             code = lowered.as_bytecode()
             with lowered.context:
-                loaded = _bridge.compile(
+                loaded = _bridge_executables.compile(
                     code, devices, options, lowered.host_callbacks, lowered.module
                 )
             known = (loaded, None)
@@ -334,7 +280,7 @@ class Runtime:
             blob = cache.get(key)
             if blob is not None:
                 try:
-                    loaded = _bridge.deserialize_executable(blob, devices, options)
+                    loaded = _bridge_executables.deserialize_executable(blob, devices, options)
                 except Exception as err:  # jaxlib rejects it: the entry is no use to anyone
                     cache.discard(key, f"jaxlib could not load it ({err})")
                 else:
@@ -354,12 +300,12 @@ class Runtime:
                         return loaded, blob
                     cache.discard(key, f"it holds another program's executable: {wrong}")
         start = time.perf_counter()
-        loaded = _bridge.compile(lowered.as_bytecode(), devices, options)
+        loaded = _bridge_executables.compile(lowered.as_bytecode(), devices, options)
         elapsed = time.perf_counter() - start
         with self._lock:
             self.compilations += 1
         if cache is not None and elapsed >= min_time:
-            cache.put(key, _bridge.serialize_executable(loaded), compile_time=elapsed)
+            cache.put(key, _bridge_executables.serialize_executable(loaded), compile_time=elapsed)
         return loaded, None
 
 
@@ -385,7 +331,7 @@ def _placement(
     out_shardings: Sequence[shardings.Sharding | None],
 ) -> dict[str, Any]:
     """Where a partitioned executable takes its inputs and puts its outputs, as XLA chose."""
-    params, outs = _bridge.tilings(loaded)
+    params, outs = _bridge_executables.tilings(loaded)
     ins = tuple(
         shardings.to_jax(NamedSharding(mesh, shardings.spec_of_tiling(t, mesh) or PartitionSpec()))
         for t in params

@@ -34,16 +34,16 @@ from lamina_core.transforms._jit import (
     jit_decorator,
 )
 from lamina_refs import Ref
-from lamina_runtime import _bridge, special_values
+from lamina_runtime import _bridge, _bridge_devices, _bridge_dispatch, special_values
 from lamina_runtime import sharding as shardings
 from lamina_runtime.array import Array
 from lamina_runtime.eager import clear_programs
-from lamina_runtime.executable import runtime, to_buffer
+from lamina_runtime.executable import runtime
+from lamina_runtime.fast_dispatch import CallEntry, FastEntry, fast_key, fast_path_of
 from lamina_runtime.pipeline import CompiledCall, Placement, compile_staged
 from lamina_runtime.ref_dispatch import (
     ALIASED,
     RefEntry,
-    RefResults,
     dispatch_value,
     ref_arguments,
 )
@@ -51,8 +51,8 @@ from lamina_runtime.stages import Traced
 
 logger = logging.getLogger("lamina.jit")
 
-dispatch_context.register_context_store(_bridge.DISPATCH_CONTEXT)
-tree_util.on_node_registered(_bridge.register_node_type)
+dispatch_context.register_context_store(_bridge_dispatch.DISPATCH_CONTEXT)
+tree_util.on_node_registered(_bridge_dispatch.register_node_type)
 
 explain_cache_misses = config.define_bool(
     "jax_explain_cache_misses",
@@ -95,13 +95,13 @@ class JitFunction(Jitted):
             or self.donate_argnums
             or self.donate_argnames
         )
-        self._fast_paths: dict[int, _bridge.FastPath | None] = {}
+        self._fast_paths: dict[int, _bridge_dispatch.FastPath | None] = {}
         self.dispatch_misses = 0
         """Calls C++ dispatch handed to Python (for tests and diagnostics)."""
         self.dispatcher = self._make_dispatcher()
 
     def _make_dispatcher(self) -> Any:
-        dispatcher = _bridge.dispatcher(
+        dispatcher = _bridge_dispatch.dispatcher(
             self.name,
             self.fun,
             self._cache_miss,
@@ -156,7 +156,9 @@ class JitFunction(Jitted):
         if (
             not any(given)
             and not any(outs)
-            and all(type(x) is not Array or _bridge.is_single_device(x._buf) for x in leaves)
+            and all(
+                type(x) is not Array or _bridge_devices.is_single_device(x._buf) for x in leaves
+            )
         ):
             # Under `set_mesh` a call runs on the mesh in context (JAX's `ctx_mesh`).
             if context is None or context.size <= 1:
@@ -168,7 +170,7 @@ class JitFunction(Jitted):
         named = []
         for i, (x, g) in enumerate(zip(leaves, given, strict=True)):
             s: Any = g
-            if s is None and type(x) is Array and not _bridge.is_single_device(x._buf):
+            if s is None and type(x) is Array and not _bridge_devices.is_single_device(x._buf):
                 s = shardings.of_jax(x._buf.sharding)
             placed.append(s if isinstance(s, NamedSharding) else None)
             name = names[i] if i < len(names) and names[i] else f"args[{i}]"
@@ -260,7 +262,7 @@ class JitFunction(Jitted):
         args: tuple[Any, ...],
         kwargs: dict[str, Any],
         leaves: Sequence[Any],
-    ) -> _bridge.FastPath | None:
+    ) -> _bridge_dispatch.FastPath | None:
         """How C++ may repeat this call, or None where it would not do what Python did.
 
         C++ sees the arguments through jaxlib's tree registry and converts host values by JAX's
@@ -270,7 +272,7 @@ class JitFunction(Jitted):
         """
         dyn_args, dyn_kwargs, *_ = self._split(args, kwargs)
         try:
-            seen = _bridge.dispatch_leaves((dyn_args, dyn_kwargs))
+            seen = _bridge_dispatch.dispatch_leaves((dyn_args, dyn_kwargs))
         except Exception:  # e.g. dict keys jaxlib cannot sort: C++ would fail the same way
             return None
         if len(seen) != len(leaves):
@@ -290,7 +292,7 @@ class JitFunction(Jitted):
                 host_values = True
             if mine is not theirs:
                 return None
-        if host_values and enable_x64.value != _bridge.jax_x64_enabled():
+        if host_values and enable_x64.value != _bridge_dispatch.jax_x64_enabled():
             return None
         if call.ref_inputs:
             refs = ref_arguments(call, leaves)
@@ -298,7 +300,7 @@ class JitFunction(Jitted):
         known = self._fast_paths.get(id(call), _UNKNOWN)
         if known is _UNKNOWN:
             known = self._fast_paths[id(call)] = fast_path_of(call, len(leaves))
-        return cast("_bridge.FastPath | None", known)
+        return cast("_bridge_dispatch.FastPath | None", known)
 
     def staged_shardings(
         self, staged: Staged, args: tuple[Any, ...], kwargs: dict[str, Any], n_leaves: int
@@ -321,7 +323,13 @@ class JitFunction(Jitted):
         if captured:
             raise TypeError(f"jit({self.name}).trace: the function closes over traced values")
         placement = self._placement(staged, self._split(args, kwargs)[0], leaves)
-        return Traced(self, staged, self._in_tree(args, kwargs), placement)
+        return Traced(
+            self.name,
+            staged,
+            self._in_tree(args, kwargs),
+            placement,
+            compiler_options=self.compiler_options,
+        )
 
     def lower(self, *args: Any, **kwargs: Any) -> Any:
         """`jit(f).lower(*args)`: a `Lowered` (args may be arrays or `ShapeDtypeStruct`s)."""
@@ -363,138 +371,8 @@ def clear_caches() -> None:
     runtime().clear()
 
 
-def fast_key(args: tuple[Any, ...]) -> tuple[Sequence[Any], tuple[Any, ...] | None]:
-    """The leaves of `args` and a dispatch key for them, cheaper than a full signature.
-
-    Device arrays contribute the identity of their aval (outputs of one executable share aval
-    objects, and the cache entry keeps them alive so identities are not reused); NumPy arrays
-    their shape and dtype. Positional arrays skip flattening; other pytrees are flattened once.
-    With any other kind of leaf the key is None and the call takes the general path.
-    """
-    token = config.token()
-    if all(type(x) is Array for x in args):
-        return args, (token, None, *[id(x.aval) for x in args])
-    if all(type(x) is Array or type(x) is Ref for x in args):
-        # Ref avals are keyed by value: each Ref has its own aval object.
-        return args, (token, None, *[x.aval if type(x) is Ref else id(x.aval) for x in args])
-    leaves, tree = tree_util.tree_flatten(args)
-    key: list[Any] = [token, tree]
-    for x in leaves:
-        kind = type(x)
-        if kind is Array:
-            key.append(id(x.aval))
-        elif kind is np.ndarray:
-            key.append((x.shape, x.dtype))
-        elif kind is Ref:
-            key.append(x.aval)
-        else:
-            return leaves, None
-    return leaves, tuple(key)
-
-
 _HOST_KINDS: Final = frozenset({np.ndarray, bool, int, float, complex})
 _UNKNOWN: Final = object()
-
-
-def fast_path_of(
-    call: CompiledCall, n_args: int, refs: Sequence[Ref] = ()
-) -> _bridge.FastPath | None:
-    """`call` described for C++ dispatch; None if C++ could not build its outputs. A call
-    updating Refs (`refs`, one per aliased output) stores their final values in them."""
-    executable = call.executable
-    slots = [_bridge.ResultSlot(a) for a in executable.out_avals]
-    n_out = len(slots) - len(refs)
-    try:
-        structure = tree_util.tree_unflatten(call.out_tree, slots[:n_out])
-        if refs:
-            structure = RefResults(structure, executable.out_avals[n_out:], refs)
-        out_tree = _bridge.result_tree(structure)
-    except Exception:  # a custom node that refuses placeholder children: stay in Python
-        return None
-    if out_tree is None:
-        return None
-    kept = [True] * len(call.const_bufs) + (
-        [True] * n_args if call.kept is None else [i in call.kept for i in range(n_args)]
-    )
-    placed = None
-    if executable.mesh is not None:
-        placed = (executable.in_shardings, [shardings.to_jax(s) for s in executable.out_shardings])
-    return _bridge.fast_path(
-        executable.loaded,
-        executable.device,
-        out_tree,
-        [(a.shape, a.dtype, a.weak_type) for a in executable.out_avals],
-        kept,
-        call.const_bufs,
-        placed,
-    )
-
-
-class FastEntry:
-    """One compiled call reachable by `fast_key`. Identity is intended."""
-
-    __slots__ = (
-        "_consts",
-        "_device",
-        "_in_avals",
-        "_keepalive",
-        "_kept",
-        "_out_avals",
-        "_out_tree",
-        "_run",
-        "_sharding",
-        "_single",
-        "call",
-    )
-
-    def __init__(self, call: CompiledCall, keepalive: tuple[Any, ...]) -> None:
-        self.call = call
-        executable = call.executable
-        self._run = _bridge.executor(executable.loaded, executable.handlers)
-        self._consts = list(call.const_bufs)
-        self._in_avals = executable.in_avals
-        self._kept = call.kept
-        self._out_avals = executable.out_avals
-        self._out_tree = call.out_tree
-        # `None` is a node without leaves, not a leaf: only a real single leaf takes the fast path.
-        self._single = tree_util.treedef_is_leaf(call.out_tree) and call.out_tree.num_leaves == 1
-        self._device = executable.device
-        self._sharding = _bridge.single_device_sharding(executable.device)
-        self._keepalive = keepalive
-
-    def __call__(self, leaves: Sequence[Any]) -> Any:
-        if self._kept is not None:
-            leaves = [leaves[i] for i in self._kept]
-        bufs = self._consts.copy()
-        sharding = self._sharding
-        for i, x in enumerate(leaves):
-            if type(x) is Array and x._buf.sharding is sharding:
-                bufs.append(x._buf)  # already in place: the common case, checked inline
-            elif type(x) is Array and not _bridge.is_single_device(x._buf):
-                return ALIASED  # placed over several devices: a program on their mesh
-            else:
-                bufs.append(to_buffer(x, self._in_avals[i], self._device))
-        outs = self._run(bufs)
-        if self._single:
-            return Array._wrap(outs[0], self._out_avals[0])
-        wrap = Array._wrap
-        return tree_util.tree_unflatten(
-            self._out_tree, [wrap(o, a) for o, a in zip(outs, self._out_avals, strict=True)]
-        )
-
-
-class CallEntry:
-    """One compiled call taking or returning hi-typed values, reachable by `fast_key`: the
-    compiled call lowers and raises them. Identity is intended."""
-
-    __slots__ = ("_closed", "call")
-
-    def __init__(self, call: CompiledCall, closed: tuple[Any, ...]) -> None:
-        self.call = call
-        self._closed = closed
-
-    def __call__(self, leaves: Sequence[Any]) -> Any:
-        return self.call([*leaves, *self._closed] if self._closed else leaves)
 
 
 def explain_miss(name: str, signature: Signature, seen: Sequence[Signature]) -> str:

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from lamina_core.ir._mesh import AxisType, Mesh
-from lamina_runtime import _bridge
+from lamina_runtime import _bridge_devices
 
 
 def make_mesh(
@@ -22,7 +22,7 @@ def make_mesh(
     """A mesh of `axis_shapes` named `axis_names` over the first devices (or `devices`); its
     axes are `Explicit` unless `axis_types` says otherwise (JAX 0.10's default)."""
     shape = tuple(int(s) for s in axis_shapes)
-    pool = list(_bridge.devices() if devices is None else devices)
+    pool = list(_bridge_devices.devices() if devices is None else devices)
     size = math.prod(shape)
     if size > len(pool):
         raise ValueError(

@@ -7,18 +7,18 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final, NamedTuple
 
 from lamina_consts import EMPTY, ConstArgs, jaxpr_const_args
 from lamina_core import tree_util
 from lamina_core.config._config import config, use_simplified_jaxpr_constants
 from lamina_core.interpreters.dce import dce_jaxpr
+from lamina_core.ir._jaxpr import Jaxpr
 from lamina_core.ir._mesh import Mesh, NamedSharding
 from lamina_core.transforms._jit import Staged
-from lamina_hijax import HiSignature, is_high, to_lojax
-from lamina_hijax.to_lojax import expand_per_value
+from lamina_hijax import HiSignature, expand_per_value, is_high, to_lojax
 from lamina_mlir import LoweredModule, LoweringParameters, lower_jaxpr_to_module
 from lamina_refs import Ref, discharge_state, has_refs
 from lamina_runtime import sharding as shardings
@@ -102,42 +102,93 @@ def result_paths(out_tree: Any) -> list[str]:
     return [f"result{tree_util.keystr(path)}" for path, _ in paths]
 
 
-def lower_staged(
-    staged: Staged, name: str, *, keep_unused: bool, placement: Placement | None = None
-) -> LoweredCall:
-    """Lower one trace of a jitted function, as `jax.jit` does.
+# ---- the passes: one trace's jaxpr, step by step, to what lamina-mlir lowers -------------------
 
-    Hi types are expanded into arrays first (to-lojax); then dead equations are dropped, and
-    unused inputs too unless `keep_unused`; Refs are discharged; constants are hoisted as
-    const args when simplified mode is on. With a `placement`, or constants placed over several
-    devices, the module is lowered for a mesh, with the inputs' and outputs' shardings.
-    """
-    jaxpr = staged.jaxpr.jaxpr
-    donated_invars = staged.donated_invars
-    hi = None
+
+@dataclass(slots=True)
+class _Program:
+    """One trace on its way to lowering: its jaxpr, and what the passes learned about the
+    call's inputs and outputs. Each pass updates it in place (copies would cost more than
+    some passes)."""
+
+    jaxpr: Jaxpr
+    donated: tuple[bool, ...]
+    """For each input of `jaxpr`: whether the caller donates it."""
+    keep_unused: bool
+    """Whether the module takes every input, read or not (the AOT stages')."""
+    kept: tuple[int, ...] | None = None
+    """Positions of the flat inputs `jaxpr` still takes; None when it takes all of them."""
+    ref_inputs: tuple[int, ...] = ()
+    """Positions (among the inputs taken) of Refs, whose final values follow the outputs."""
+    n_out: int = 0
+    """How many of `jaxpr`'s outputs are the call's (set by `_discharge_refs`)."""
+    const_args: ConstArgs = EMPTY
+    hoist: bool = False
+    """Whether constants are passed as the module's leading arguments (simplified mode)."""
+
+
+Pass = Callable[[_Program], None]
+
+
+def _expand_hi(program: _Program) -> None:
+    """Hi-typed values expanded into their arrays (to-lojax), and donation with them."""
+    jaxpr = program.jaxpr
     if is_high(jaxpr):
-        hi = HiSignature(tuple(jaxpr.in_avals), tuple(jaxpr.out_avals))
-        if not any(a.is_high for a in (*hi.in_avals, *hi.out_avals)):
-            hi = None  # hi inside only: the call takes and returns arrays
-        donated_invars = expand_per_value(donated_invars, jaxpr.in_avals)
-        jaxpr = to_lojax(jaxpr)
-    jaxpr, used = dce_jaxpr(jaxpr, prune_invars=not keep_unused)
-    kept = None if keep_unused or all(used) else tuple(i for i, u in enumerate(used) if u)
-    donated = donated_invars if kept is None else tuple(donated_invars[i] for i in kept)
-    ref_inputs = tuple(i for i, v in enumerate(jaxpr.invars) if v.aval.mutable)
-    n_out = len(jaxpr.outvars)
+        program.donated = expand_per_value(program.donated, jaxpr.in_avals)
+        program.jaxpr = to_lojax(jaxpr)
+
+
+def _drop_dead(program: _Program) -> None:
+    """Dead equations dropped (DCE), and unused inputs too unless the call keeps them."""
+    program.jaxpr, used = dce_jaxpr(program.jaxpr, prune_invars=not program.keep_unused)
+    if not program.keep_unused and not all(used):
+        kept = program.kept = tuple(i for i, u in enumerate(used) if u)
+        program.donated = tuple(program.donated[i] for i in kept)
+
+
+def _discharge_refs(program: _Program) -> None:
+    """Refs replaced by their values; each Ref input's final value becomes an output."""
+    jaxpr = program.jaxpr
+    program.ref_inputs = tuple(i for i, v in enumerate(jaxpr.invars) if v.aval.mutable)
+    program.n_out = len(jaxpr.outvars)
     if has_refs(jaxpr):
-        jaxpr = discharge_state(jaxpr)
-    aliases = _aliases(jaxpr.in_avals, jaxpr.out_avals[:n_out], donated)
-    for k, i in enumerate(ref_inputs):
-        aliases[i] = n_out + k  # a Ref's buffer is updated in place: always aliased
-    result_names = None
-    if not ref_inputs:
-        result_names = result_paths(staged.out_tree)
-        if hi is not None:  # each array of a hi result is named after the result, as JAX's
-            result_names = list(expand_per_value(result_names, hi.out_avals))
-    hoist = use_simplified_jaxpr_constants.value
-    const_args: ConstArgs = jaxpr_const_args(jaxpr) if hoist else EMPTY
+        program.jaxpr = discharge_state(jaxpr)
+
+
+def _hoist_consts(program: _Program) -> None:
+    """Constants listed as const args when simplified mode is on (lamina-consts)."""
+    program.hoist = use_simplified_jaxpr_constants.value
+    if program.hoist:
+        program.const_args = jaxpr_const_args(program.jaxpr)
+
+
+PASSES: tuple[Pass, ...] = (_expand_hi, _drop_dead, _discharge_refs, _hoist_consts)
+"""What a trace goes through before lowering, in order."""
+
+
+# ---- placement: where the module runs, and how its inputs and outputs are split --------------
+
+
+class _Layout(NamedTuple):
+    mesh: Mesh | None = None
+    in_shardings: tuple[NamedSharding | None, ...] = ()
+    """The sharding of each parameter, const args first (for the executable)."""
+    out_shardings: tuple[shardings.Sharding | None, ...] = ()
+    arg_specs: list[Any] | None = None
+    result_specs: list[Any] | None = None
+    const_specs: list[Any] | None = None
+
+
+_ONE_DEVICE: Final = _Layout()
+
+
+def _place(
+    program: _Program, placement: Placement | None, hi: HiSignature | None, n_args: int
+) -> _Layout:
+    """The layout of the module: on `placement`'s mesh, else on the mesh of constants placed
+    over several devices, else on one device. Only a call of arrays has its inputs and outputs
+    split (hi values keep their own placement)."""
+    const_args = program.const_args
     const_shardings = [
         shardings.of_jax(v._buf.sharding) if type(v) is Array else None for v in const_args.values
     ]
@@ -147,35 +198,82 @@ def lower_staged(
             ["a constant"] * len(const_args), const_args.avals, const_shardings, strict=True
         )
         mesh = shardings.find_mesh(named)
-    in_shardings: tuple[NamedSharding | None, ...] = ()
-    out_shardings: tuple[shardings.Sharding | None, ...] = ()
-    arg_specs = result_specs = None
-    if mesh is not None and hi is None:
-        args = placement.args if placement is not None else ()
-        args = (*args, *[None] * (len(staged.jaxpr.in_avals) - len(args)))
-        kept_args = args if kept is None else tuple(args[i] for i in kept)
-        consts = tuple(
-            s if isinstance(s, NamedSharding) and s.mesh == mesh else None for s in const_shardings
-        )
-        in_shardings = (*consts, *kept_args)
-        out_shardings = placement.outs if placement is not None else ()
-        arg_specs = [_spec(s, mesh) for s in kept_args]
-        outs = [*out_shardings, *[None] * (n_out - len(out_shardings))]
-        result_specs = [_spec(s, mesh) for s in outs] + [None] * len(ref_inputs)
+    if mesh is None:
+        return _ONE_DEVICE
+    const_specs = [_spec(s, mesh) for s in const_shardings]
+    if hi is not None:
+        return _Layout(mesh, const_specs=const_specs)
+    args = placement.args if placement is not None else ()
+    args = (*args, *[None] * (n_args - len(args)))
+    kept_args = args if program.kept is None else tuple(args[i] for i in program.kept)
+    consts = tuple(
+        s if isinstance(s, NamedSharding) and s.mesh == mesh else None for s in const_shardings
+    )
+    out_shardings = placement.outs if placement is not None else ()
+    outs = [*out_shardings, *[None] * (program.n_out - len(out_shardings))]
+    return _Layout(
+        mesh,
+        (*consts, *kept_args),
+        out_shardings,
+        [_spec(s, mesh) for s in kept_args],
+        [_spec(s, mesh) for s in outs] + [None] * len(program.ref_inputs),
+        const_specs,
+    )
+
+
+# ---- lowering ----------------------------------------------------------------------------------
+
+
+def _hi_signature(jaxpr: Jaxpr) -> HiSignature | None:
+    """How a call taking or returning hi-typed values maps them to the module's arrays; None
+    for a call of arrays (hi types inside only, or none)."""
+    if not is_high(jaxpr):
+        return None
+    hi = HiSignature(tuple(jaxpr.in_avals), tuple(jaxpr.out_avals))
+    return hi if any(a.is_high for a in (*hi.in_avals, *hi.out_avals)) else None
+
+
+def lower_staged(
+    staged: Staged, name: str, *, keep_unused: bool, placement: Placement | None = None
+) -> LoweredCall:
+    """Lower one trace of a jitted function, as `jax.jit` does.
+
+    The trace goes through `PASSES`: hi types are expanded into arrays (to-lojax); dead
+    equations are dropped, and unused inputs too unless `keep_unused`; Refs are discharged;
+    constants are hoisted as const args when simplified mode is on. Then it is placed: with a
+    `placement`, or constants placed over several devices, the module is lowered for a mesh,
+    with the inputs' and outputs' shardings.
+    """
+    hi = _hi_signature(staged.jaxpr.jaxpr)
+    program = _Program(staged.jaxpr.jaxpr, staged.donated_invars, keep_unused)
+    for run in PASSES:
+        run(program)
+    layout = _place(program, placement, hi, len(staged.jaxpr.in_avals))
+    jaxpr, n_out, ref_inputs = program.jaxpr, program.n_out, program.ref_inputs
+    aliases = _aliases(jaxpr.in_avals, jaxpr.out_avals[:n_out], program.donated)
+    for k, i in enumerate(ref_inputs):
+        aliases[i] = n_out + k  # a Ref's buffer is updated in place: always aliased
+    result_names = None
+    if not ref_inputs:
+        result_names = result_paths(staged.out_tree)
+        if hi is not None:  # each array of a hi result is named after the result, as JAX's
+            result_names = list(expand_per_value(result_names, hi.out_avals))
     module = lower_jaxpr_to_module(
         jaxpr,
         module_name=f"jit({name})",
-        const_args=const_args,
-        lowering_parameters=LoweringParameters(hoist_constants_as_args=hoist),
-        donated_args=donated,
+        const_args=program.const_args,
+        lowering_parameters=LoweringParameters(hoist_constants_as_args=program.hoist),
+        donated_args=program.donated,
         input_output_aliases=aliases,
         result_names=result_names,
-        mesh=mesh,
-        arg_shardings=arg_specs,
-        result_shardings=result_specs,
-        const_arg_shardings=None if mesh is None else [_spec(s, mesh) for s in const_shardings],
+        mesh=layout.mesh,
+        arg_shardings=layout.arg_specs,
+        result_shardings=layout.result_specs,
+        const_arg_shardings=layout.const_specs,
     )
-    return LoweredCall(module, kept, ref_inputs, hi, in_shardings, out_shardings)
+    return LoweredCall(
+        module, program.kept, ref_inputs, hi, layout.in_shardings, layout.out_shardings
+    )
 
 
 @dataclass(eq=False)

@@ -21,7 +21,7 @@ from lamina_core.ir._partition_spec import PartitionSpec
 from lamina_core.sharding._shard_map import shard_map
 from lamina_core.trace._tracing import EVAL_TRACE, current_trace
 from lamina_core.transforms._vmap import flatten_axes
-from lamina_runtime import _bridge
+from lamina_runtime import _bridge_devices
 from lamina_runtime.jit import jit
 
 
@@ -142,7 +142,7 @@ def pmap(
             raise ValueError("pmap requires at least one argument with a mapped axis.")
         if axis_size is not None and axis_size != size:
             raise ValueError(f"pmap got axis_size={axis_size} for a mapped axis of size {size}")
-        devs = devices if devices is not None else tuple(_bridge.local_devices(backend))
+        devs = devices if devices is not None else tuple(_bridge_devices.local_devices(backend))
         if size > len(devs):
             raise ValueError(
                 f"compiling computation that requires {size} logical devices, but only "

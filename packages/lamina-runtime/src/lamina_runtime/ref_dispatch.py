@@ -17,9 +17,8 @@ from typing import Any, Final
 from lamina_core import tree_util
 from lamina_core.ir._avals import ShapedArray
 from lamina_refs import Ref
-from lamina_runtime import _bridge
-from lamina_runtime.array import Array
-from lamina_runtime.executable import to_buffer
+from lamina_runtime import _bridge_dispatch, _bridge_executables
+from lamina_runtime.array import Array, to_buffer
 from lamina_runtime.pipeline import CompiledCall
 
 ALIASED: Final = object()
@@ -49,7 +48,7 @@ class RefEntry:
         """The Refs the function closes over, passed after its arguments."""
         self._keepalive = keepalive
         executable = call.executable
-        self._run = _bridge.executor(executable.loaded, executable.handlers)
+        self._run = _bridge_executables.executor(executable.loaded, executable.handlers)
         self._out_avals = executable.out_avals
         self._refs = call.ref_inputs
         self._n_out = len(executable.out_avals) - len(call.ref_inputs)
@@ -117,7 +116,7 @@ class RefResults:
 
     def __init__(self, results: Any, avals: Sequence[ShapedArray], refs: Sequence[Ref]) -> None:
         self.results = results
-        self.finals = (_bridge.RESULT_LEAF,) * len(refs)
+        self.finals = (_bridge_dispatch.RESULT_LEAF,) * len(refs)
         self.stores = tuple((weakref.ref(r), a) for r, a in zip(refs, avals, strict=True))
 
 
@@ -147,5 +146,5 @@ _new_array: Final = object.__new__
 
 # C++ sees a Ref as its value, keyed by the Ref's identity (`_key`, a weak reference): an
 # entry updates the Refs it was made for only, and the dispatch cache keeps no Ref alive.
-_bridge.register_holder_type(Ref, "_value", "_key")
-_bridge.register_node_type(RefResults, _flatten_results, _store_results)
+_bridge_dispatch.register_holder_type(Ref, "_value", "_key")
+_bridge_dispatch.register_node_type(RefResults, _flatten_results, _store_results)

@@ -10,6 +10,7 @@ from lamina_core.ir._partition_spec import PartitionSpec
 from lamina_core.lax._reshard import reshard_sharding, reshard_traced
 from lamina_core.trace._tracing import Tracer
 from lamina_core.trace._values import typeof
+from lamina_runtime.api import device_put
 
 
 def _per_leaf(tree: Any, n: int, out_shardings: Any) -> list[Any]:
@@ -29,8 +30,6 @@ def reshard(xs: Any, out_shardings: Any) -> Any:
     """Each leaf of `xs` laid out as its sharding in `out_shardings` (one for all, or a tree
     like `xs`) says: under a trace a `reshard` equation retyping it; eagerly, a transfer to
     the devices of the sharding's mesh (or the mesh in context, for a bare spec)."""
-    from lamina_runtime.api import device_put
-
     leaves, tree = tree_util.tree_flatten(xs)
     out = []
     for x, s in zip(leaves, _per_leaf(xs, len(leaves), out_shardings), strict=True):

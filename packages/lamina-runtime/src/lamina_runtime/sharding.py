@@ -18,7 +18,7 @@ import numpy as np
 from lamina_core import tree_util
 from lamina_core.ir._mesh import AxisType, Mesh, NamedSharding, get_concrete_mesh
 from lamina_core.ir._partition_spec import PartitionSpec
-from lamina_runtime import _bridge
+from lamina_runtime import _bridge, _bridge_devices, _bridge_executables
 
 
 class SingleDeviceSharding:
@@ -87,7 +87,7 @@ def _mesh_of(
 def to_jax(sharding: Sharding) -> Any:
     """jax's sharding for one of Lamina's (what jaxlib's transfers and handlers take)."""
     if isinstance(sharding, SingleDeviceSharding):
-        return _bridge.single_device_sharding(sharding._device)
+        return _bridge_devices.single_device_sharding(sharding._device)
     mesh = sharding.mesh
     if not isinstance(mesh, Mesh):
         raise ValueError(f"{sharding} is on an AbstractMesh: it has no devices to place on")
@@ -95,7 +95,7 @@ def to_jax(sharding: Sharding) -> Any:
     # `of_jax` must give back the one the array was placed with.
     types = tuple(t.name for t in mesh.axis_types)
     key = (mesh.devices_flat, mesh.axis_sizes, mesh.axis_names, sharding.spec.partitions, types)
-    jax_sharding = _bridge.named_sharding(*key)
+    jax_sharding = _bridge_devices.named_sharding(*key)
     if id(jax_sharding) not in _lamina_of:
         _lamina_of[id(jax_sharding)] = (jax_sharding, sharding)
     return jax_sharding
@@ -106,7 +106,7 @@ def of_jax(jax_sharding: Any) -> Sharding:
     known = _lamina_of.get(id(jax_sharding))
     if known is not None:
         return known[1]
-    devices, shape, names, partitions, types = _bridge.sharding_parts(jax_sharding)
+    devices, shape, names, partitions, types = _bridge_devices.sharding_parts(jax_sharding)
     found: Sharding
     if not shape:
         found = SingleDeviceSharding(devices[0])
@@ -197,7 +197,7 @@ def _describe(name: str, aval: Any, sharding: Sharding) -> str:
     )
 
 
-def spec_of_tiling(tiling: _bridge.Tiling, mesh: Mesh) -> PartitionSpec | None:
+def spec_of_tiling(tiling: _bridge_executables.Tiling, mesh: Mesh) -> PartitionSpec | None:
     """The `PartitionSpec` over `mesh` of an XLA placement (as JAX reads one: mesh axes taken
     in the order the device order implies, trailing unsplit axes dropped); None if it is not
     a placement a spec describes."""
@@ -253,7 +253,10 @@ def _stripped(spec: PartitionSpec, mesh: Mesh) -> tuple[Any, ...]:
 
 
 def output_sharding(
-    tiling: _bridge.Tiling, ndim: int, mesh: Mesh, orig: tuple[int, NamedSharding] | None
+    tiling: _bridge_executables.Tiling,
+    ndim: int,
+    mesh: Mesh,
+    orig: tuple[int, NamedSharding] | None,
 ) -> NamedSharding:
     """An output's sharding as JAX reports it: the first input sharding given (`orig`, with
     its rank) when it places the output the same way, else the spec read from XLA's placement.

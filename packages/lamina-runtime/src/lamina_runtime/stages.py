@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -19,16 +19,13 @@ from lamina_core.ir._jaxpr import ClosedJaxpr
 from lamina_core.trace._values import ShapeDtypeStruct, typeof
 from lamina_core.transforms._jit import Staged
 from lamina_hijax import HiSignature, to_lojax
-from lamina_runtime import _bridge, artifact
+from lamina_runtime import _bridge_executables, artifact
 from lamina_runtime import sharding as shardings
 from lamina_runtime._version import __version__
 from lamina_runtime.executable import Executable, runtime
 from lamina_runtime.pipeline import CompiledCall, LoweredCall, Placement, lower_staged
 from lamina_runtime.sharding import SingleDeviceSharding
 from lamina_runtime.tree_codec import encode_treedef
-
-if TYPE_CHECKING:
-    from lamina_runtime.jit import JitFunction
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,10 +56,10 @@ class LoJax:
 class Traced:
     """A traced jitted function: its jaxpr and output types."""
 
-    def __init__(
-        self, fun: JitFunction, staged: Staged, in_tree: Any, placement: Placement | None = None
-    ) -> None:
-        self._fun = fun
+    def __init__(self, name: str, staged: Staged, in_tree: Any, placement: Placement | None = None,
+                 *, compiler_options: Mapping[str, Any] | None = None) -> None:  # fmt: skip
+        self._name = name
+        self._compiler_options = compiler_options
         self._staged = staged
         self.in_tree = in_tree
         self._placement = placement
@@ -90,13 +87,13 @@ class Traced:
 
     def lower(self) -> Lowered:
         return Lowered(
-            self._fun.name,
+            self._name,
             self._staged,
             # The stages keep every input, so a Compiled takes the arguments it was lowered for
             # (dead equations are still dropped).
-            lower_staged(self._staged, self._fun.name, keep_unused=True, placement=self._placement),
+            lower_staged(self._staged, self._name, keep_unused=True, placement=self._placement),
             self.in_tree,
-            compiler_options=self._fun.compiler_options,
+            compiler_options=self._compiler_options,
         )
 
 
@@ -252,15 +249,15 @@ class Compiled:
                 "updates a saved function cannot carry"
             )
         executable = self._executable
-        options = executable.options or _bridge.compile_options()
+        options = executable.options or _bridge_executables.compile_options()
         return artifact.encode(
             artifact.Artifact(
                 name=self.name,
                 executable=executable.serialize(),
-                compile_options=_bridge.serialize_compile_options(options),
+                compile_options=_bridge_executables.serialize_compile_options(options),
                 built_with={
                     "lamina": __version__,
-                    **_bridge.platform_description(executable.device),
+                    **_bridge_executables.platform_description(executable.device),
                 },
                 in_tree=encode_treedef(self.in_tree, "(args, kwargs)"),
                 out_tree=encode_treedef(self.out_tree, "result"),
@@ -291,13 +288,13 @@ class Compiled:
         return tree_util.tree_unflatten(self.out_tree, placed)
 
     def as_text(self) -> str:
-        return _bridge.compiled_text(self._executable.loaded)
+        return _bridge_executables.compiled_text(self._executable.loaded)
 
     def cost_analysis(self) -> dict[str, float]:
-        return _bridge.cost_analysis(self._executable.loaded)
+        return _bridge_executables.cost_analysis(self._executable.loaded)
 
     def memory_analysis(self) -> Any:
-        return _bridge.memory_analysis(self._executable.loaded)
+        return _bridge_executables.memory_analysis(self._executable.loaded)
 
     def _check(self, args: Sequence[Any], kwargs: dict[str, Any]) -> list[Any]:
         leaves, tree = tree_util.tree_flatten((tuple(args), kwargs))

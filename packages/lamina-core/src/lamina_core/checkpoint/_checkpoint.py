@@ -20,7 +20,7 @@ from lamina_core.config._config import config
 from lamina_core.interpreters.dce import dce_jaxpr, dce_rules
 from lamina_core.interpreters.jvp import jvp_rules
 from lamina_core.interpreters.partial_eval_custom import Policy
-from lamina_core.interpreters.zeros import Zero, zero_of
+from lamina_core.interpreters.zeros import Zero
 from lamina_core.ir._avals import AbstractValue
 from lamina_core.ir._effects import Effects
 from lamina_core.ir._jaxpr import ClosedJaxpr, DebugInfo, Jaxpr, JaxprEqn
@@ -30,7 +30,7 @@ from lamina_core.trace._evaluate import eval_jaxpr
 from lamina_core.trace._tracing import Tracer
 from lamina_core.trace._values import typeof
 from lamina_core.transforms._call import stage_call
-from lamina_core.transforms._call_ad import jvp_jaxpr
+from lamina_core.transforms._call_ad import jvp_jaxpr, split_jvp_outs
 from lamina_core.transforms._make_jaxpr import argument_names, func_src_info
 from lamina_core.tree import tree_util
 
@@ -306,12 +306,8 @@ def _remat_jvp(
         differentiated,
         policy,
     )
-    n_out = len(jaxpr.outvars)
-    primals_out, nz_out = outs[:n_out], iter(outs[n_out:])
-    tangents_out = [
-        next(nz_out) if nz else zero_of(p) for p, nz in zip(primals_out, out_nz, strict=True)
-    ]
-    return primals_out, tangents_out
+    primals_out, tangents_out = split_jvp_outs(outs, out_nz)
+    return list(primals_out), tangents_out
 
 
 jvp_rules.set(remat_p, _remat_jvp)

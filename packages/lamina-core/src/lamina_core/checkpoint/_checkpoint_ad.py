@@ -49,6 +49,7 @@ from lamina_core.interpreters.staging import trace_to_jaxpr
 from lamina_core.interpreters.transpose import (
     UndefinedPrimal,
     backward_pass,
+    cotangents_per_arg,
     is_undefined,
     transpose_rules,
 )
@@ -328,21 +329,10 @@ def _remat_transpose(
     consts = transposed.consts
     if isinstance(prevent_cse, tuple):
         prevent_cse = (False,) * len(consts) + prevent_cse
-    outs = iter(
-        bind_remat(
-            [*consts, *known, *nz_cts], open_jaxpr(transposed), prevent_cse, differentiated, policy
-        )
+    outs = bind_remat(
+        [*consts, *known, *nz_cts], open_jaxpr(transposed), prevent_cse, differentiated, policy
     )
-    zeros = iter(in_zeros)
-    result: list[Any] = []
-    for a in args:
-        if not is_undefined(a):
-            result.append(None)
-        elif next(zeros):
-            result.append(Zero(a.aval))
-        else:
-            result.append(next(outs))
-    return result
+    return cotangents_per_arg(args, (not zero for zero in in_zeros), outs)
 
 
 transpose_rules.set(remat_p, _remat_transpose)

@@ -1,4 +1,5 @@
-"""User-defined derivative rules: `custom_jvp` and `custom_vjp`, as JAX's.
+"""User-defined derivative and batching rules: `custom_jvp`, `custom_vjp` and `custom_vmap`
+(`_custom_batching`, JAX's `jax.custom_batching`), as JAX's.
 
 A decorated function binds one call primitive (`custom_jvp_call`, `custom_vjp_call`) whose
 `call_jaxpr` is the function traced for the arguments' types; values it closes over become
@@ -15,6 +16,10 @@ from lamina_core.custom_derivatives._common import (
 )
 from lamina_core.custom_derivatives._jvp import custom_jvp, custom_jvp_call_p
 from lamina_core.custom_derivatives._vjp import custom_lin_p, custom_vjp, custom_vjp_call_p
+
+# Registered at import: the batching rules of both call primitives, and `custom_vmap`.
+from lamina_core.custom_derivatives import _batching as _batching  # isort: skip
+from lamina_core.custom_derivatives import _custom_batching as _custom_batching  # isort: skip
 
 __all__ = [
     "CustomVJPException",

@@ -36,6 +36,7 @@ from lamina_core.interpreters.batching import (
     batching_rules,
     extend_axis_env,
     match_axis,
+    sum_axis,
 )
 from lamina_core.interpreters.staging import trace_to_jaxpr
 from lamina_core.interpreters.zeros import Zero
@@ -74,10 +75,8 @@ def _place(axis_data: AxisData, src: BatchDim, dst: BatchDim, x: Any, what: str)
 
 def _sum_to(axis_data: AxisData, src: BatchDim, dst: BatchDim, x: Any) -> Any:
     """`x` placed at `dst`, summed over the mapped axis when `dst` is unmapped."""
-    from lamina_core.lax._reductions import reduce_sum
-
     if dst is None and src is not None and not _is_zero(x):
-        return reduce_sum(x, (src,))
+        return sum_axis(x, src)
     if dst is None and src is not None:
         return type(x)(x.aval.dec_rank(axis_data.size, src))
     return _place(axis_data, src, dst, x, "cotangent")

@@ -9,8 +9,8 @@ axes only one of primal and tangent is mapped along); reverse mode is not suppor
 neither).
 
 `sequential_vmap` is a `custom_vmap` whose rule runs the function once per example. JAX
-loops with `lax.map` (a `scan`); Lamina has no `scan` yet, so the rule indexes each example
-out, applies the function and stacks the results (one program, unrolled).
+loops with `lax.map` (a `scan`); Lamina's rule indexes each example out, applies the function
+and stacks the results (one program, unrolled) with the stack lax installs (`install_stack`).
 """
 
 from __future__ import annotations
@@ -233,8 +233,6 @@ def _custom_vmap_jvp(
     out_tree: Any,
 ) -> tuple[list[Any], list[Any]]:
     def jvp_of_rule_rule(axis_size: int, in_batched: Any, ps: Any, ts: Any) -> Any:
-        from lamina_core.transforms._vmap import vmap
-
         in_batched_ps, in_batched_ts = in_batched
         mutually = tree_util.tree_map(operator.and_, in_batched_ps, in_batched_ts)
         extra_ps = tree_util.tree_map(
@@ -259,7 +257,7 @@ def _custom_vmap_jvp(
         def pushed(p: Any, t: Any) -> Any:
             return _api_jvp(to_jvp, tuple(p), tuple(t))
 
-        outs_p, outs_t = _vmap_unrestricted(pushed, (ps, ts), (extra_ps, extra_ts), axis_size, vmap)
+        outs_p, outs_t = _vmap_unrestricted(pushed, (ps, ts), (extra_ps, extra_ts), axis_size)
         out_ps, extra_out_ps = outs_p
         out_ts, extra_out_ts = outs_t
         batched_ps = tree_util.tree_map(operator.or_, out_mutually[0], extra_out_ps)
@@ -282,7 +280,7 @@ def _custom_vmap_jvp(
 
 
 def _vmap_unrestricted(
-    fun: Callable[..., Any], args: Any, in_axes: Any, size: int, vmap: Any
+    fun: Callable[..., Any], args: Any, in_axes: Any, size: int
 ) -> tuple[tuple[Any, Any], tuple[Any, Any]]:
     """`fun(*args)` batched over `in_axes` (a tree prefix of `args` with None leaves), its
     outputs' mapped axes moved to the front; returns `((out_p, p_batched), (out_t,
@@ -318,6 +316,18 @@ jvp_rules.set(custom_vmap_p, _custom_vmap_jvp)
 
 # --- sequential_vmap -------------------------------------------------------------------------
 
+Stack = Callable[[Sequence[Any]], Any]
+"""`stack(values)`: equally typed arrays joined along a new leading axis. The lax layer
+installs it (`lax.stack`): every example's result has the function's output type, so no
+promotion is needed."""
+
+_stack: Stack | None = None
+
+
+def install_stack(stack: Stack) -> None:
+    global _stack
+    _stack = stack
+
 
 def sequential_vmap(f: Callable[..., Any]) -> custom_vmap:
     """`f` as a `custom_vmap` whose rule applies `f` to one example at a time.
@@ -329,8 +339,7 @@ def sequential_vmap(f: Callable[..., Any]) -> custom_vmap:
 
     @fun.def_vmap
     def rule(axis_size: int, in_batched: Any, *args: Any) -> Any:
-        from lamina_core import numpy as lnp
-
+        assert _stack is not None, "import lamina_core.lax to install sequential_vmap's stack"
         leaves, tree = tree_util.tree_flatten(list(args))
         flags = tree_util.tree_leaves(in_batched)
         per_example = []
@@ -339,7 +348,7 @@ def sequential_vmap(f: Callable[..., Any]) -> custom_vmap:
             per_example.append(fun(*tree_util.tree_unflatten(tree, xs)))
         out_leaves = [tree_util.tree_leaves(o) for o in per_example]
         out_tree = tree_util.tree_structure(per_example[0])
-        stacked = [lnp.stack(list(col)) for col in zip(*out_leaves, strict=True)]
+        stacked = [_stack(list(col)) for col in zip(*out_leaves, strict=True)]
         out = tree_util.tree_unflatten(out_tree, stacked)
         return out, tree_util.tree_map(lambda _: True, out)
 

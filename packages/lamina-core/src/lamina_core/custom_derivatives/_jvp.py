@@ -38,10 +38,10 @@ from lamina_core.ir._avals import types_match
 from lamina_core.ir._jaxpr import ClosedJaxpr
 from lamina_core.ir._primitive import Primitive
 from lamina_core.ir._rules import abstract_eval_rules, effects_rules, impl_rules
-from lamina_core.lax._stop_gradient import stop_gradient_p
 from lamina_core.trace._evaluate import eval_jaxpr
 from lamina_core.trace._tracing import Tracer, set_current_trace
 from lamina_core.trace._values import typeof
+from lamina_core.transforms._stop_gradient import stop_gradient_p
 from lamina_core.tree import tree_util
 
 custom_jvp_call_p: Final = Primitive("custom_jvp_call", multiple_results=True)

@@ -1,4 +1,4 @@
-"""Batching: the vmap interpreter, its rule table, and the named-axis environment.
+"""Batching: the vmap interpreter and its rule table.
 
 A `BatchTrace` carries each value with the position of its mapped axis (`batch_dim`), or with
 `None` when the value is the same for every element of the batch. A primitive whose operands
@@ -9,19 +9,26 @@ front, as JAX's do, so transformed jaxprs print as JAX's.
 
 The per-example type of a batched value comes from the aval protocol (`dec_rank`), so upper
 layers' types batch without this module naming them. The rules themselves sit beside the
-primitives (`lax/_*_batching.py`); this module names no primitive.
+primitives (`lax/_*_batching.py`); this module names no primitive. The named axes a batched
+function binds live in `trace._axis_env` (re-exported here).
 """
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Callable, Iterator, Sequence
-from contextvars import ContextVar
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 from typing import Any, TypeAlias
 
 from lamina_core.ir._avals import AbstractValue
 from lamina_core.ir._primitive import Primitive, RuleTable
+from lamina_core.trace._axis_env import (
+    AxisData,
+    axis_frame,
+    bound_axis_names,
+    extend_axis_env,
+)
+from lamina_core.trace._axis_env import (
+    _axis_env as _axis_env,  # shard_map's rules read it through this module
+)
 from lamina_core.trace._tracing import (
     Trace,
     Tracer,
@@ -59,15 +66,6 @@ BatchRule: TypeAlias = Callable[..., tuple[Any, Any]]
 """`rule(axis_data, vals, dims, **params) -> (out, out_dim)` (lists for multiple results)."""
 
 batching_rules: RuleTable[BatchRule] = RuleTable("batching (vmap)")
-
-
-@dataclass(frozen=True, slots=True)
-class AxisData:
-    """The mapped axis of one `vmap`: its name (for collectives), size and SPMD mesh axes."""
-
-    name: Any
-    size: int
-    spmd_name: tuple[Any, ...] | None = None
 
 
 class BatchTracer(Tracer):
@@ -179,33 +177,6 @@ needs_axis_rule: set[Primitive] = set()
 named axis (`psum(1, 'i')` is the axis size) and `axis_index`."""
 
 
-# --- named axes -----------------------------------------------------------------------------
-
-_axis_env: ContextVar[tuple[AxisData, ...]] = ContextVar("lamina_axis_env", default=())
-
-
-@contextlib.contextmanager
-def extend_axis_env(axis_data: AxisData) -> Iterator[None]:
-    """Bind `axis_data.name` (if any) while a batched function runs, for collectives."""
-    token = _axis_env.set((*_axis_env.get(), axis_data))
-    try:
-        yield
-    finally:
-        _axis_env.reset(token)
-
-
-def axis_frame(name: Any) -> AxisData:
-    """The innermost bound axis called `name`; JAX's `NameError` if none is."""
-    for data in reversed(_axis_env.get()):
-        if data.name == name:
-            return data
-    raise NameError(f"unbound axis name: {name}")
-
-
-def bound_axis_names() -> tuple[Any, ...]:
-    return tuple(d.name for d in _axis_env.get() if d.name is not None)
-
-
 # --- running a function batched ------------------------------------------------------------
 
 
@@ -233,6 +204,24 @@ def install_match_axis(match: MatchAxis) -> None:
 def match_axis(axis_data: AxisData, src: BatchDim, dst: Any, x: Any) -> Any:
     assert _match_axis is not None, "import lamina_core.lax to install the batching helpers"
     return _match_axis(axis_data, src, dst, x)
+
+
+SumAxis: TypeAlias = Callable[[Any, int], Any]
+"""`sum_axis(x, axis)`: `x` summed over its axis `axis` (a `reduce_sum`, as JAX's rules
+emit). The lax layer installs it: a custom rule batched by vmap sums the cotangent of an
+unmapped argument over the mapped axis."""
+
+_sum_axis: SumAxis | None = None
+
+
+def install_sum_axis(sum_axis: SumAxis) -> None:
+    global _sum_axis
+    _sum_axis = sum_axis
+
+
+def sum_axis(x: Any, axis: int) -> Any:
+    assert _sum_axis is not None, "import lamina_core.lax to install the batching helpers"
+    return _sum_axis(x, axis)
 
 
 def batch_flat(
@@ -284,7 +273,9 @@ __all__ = [
     "bound_axis_names",
     "extend_axis_env",
     "install_match_axis",
+    "install_sum_axis",
     "match_axis",
     "needs_axis_rule",
     "not_mapped",
+    "sum_axis",
 ]

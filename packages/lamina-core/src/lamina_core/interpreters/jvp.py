@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from typing import Any, TypeAlias
+from typing import Any, ClassVar, TypeAlias
 
 import numpy as np
 
@@ -129,16 +129,20 @@ class JVPTracer(PrimalTangentTracer):
     jax_name = "JVPTracer"
 
 
-class JVPTrace(Trace):
-    """Forward-mode differentiation inside `parent`. Identity is intended (tracers refer to it)."""
+class PrimalTangentTrace(Trace):
+    """A trace of differentiation inside `parent`: the values it owns are `tracer_type`s.
+
+    A primitive whose tangents are all symbolic zeros (and that is not `differentiated_always`)
+    is applied by the parent alone; any other goes to `apply_rule`, the one thing a subclass
+    says. Outputs with a zero or `float0` tangent leave as plain primals. Identity is intended
+    (tracers refer to it).
+    """
 
     __slots__ = ()
-
-    def describe(self) -> str:
-        return "JVPTrace"
+    tracer_type: ClassVar[type[PrimalTangentTracer]]
 
     def pair(self, x: Any) -> tuple[Any, Any]:
-        if isinstance(x, JVPTracer) and x._trace is self:
+        if isinstance(x, self.tracer_type) and x._trace is self:
             return x.primal, x.tangent
         return x, zero_of(x)
 
@@ -154,17 +158,41 @@ class JVPTrace(Trace):
         assert parent is not None
         if all(type(t) is Zero for t in tangents) and prim not in differentiated_always:
             return bind_with_trace(parent, prim, primals, params)
-        rule = jvp_rule(prim)
-        with running_under(parent):
-            primal_out, tangent_out = rule(primals, tangents, **params)
+        primal_out, tangent_out = self.apply_rule(prim, primals, tangents, params)
         if prim.multiple_results:
             return [self.wrap(p, t) for p, t in zip(primal_out, tangent_out, strict=True)]
         return self.wrap(primal_out, tangent_out)
 
+    def apply_rule(
+        self, prim: Primitive, primals: list[Any], tangents: list[Any], params: dict[str, Any]
+    ) -> tuple[Any, Any]:
+        """`prim`'s primal and tangent outputs, some tangent being nonzero."""
+        raise NotImplementedError
+
     def wrap(self, primal: Any, tangent: Any) -> Any:
         if type(tangent) is Zero or is_float0(typeof(tangent)):
             return primal
-        return JVPTracer(self, primal, tangent)
+        return self.tracer_type(self, primal, tangent)
+
+
+class JVPTrace(PrimalTangentTrace):
+    """Forward-mode differentiation inside `parent`: rules from `jvp_rules` run under it."""
+
+    __slots__ = ()
+    tracer_type = JVPTracer
+
+    def describe(self) -> str:
+        return "JVPTrace"
+
+    def apply_rule(
+        self, prim: Primitive, primals: list[Any], tangents: list[Any], params: dict[str, Any]
+    ) -> tuple[Any, Any]:
+        rule = jvp_rule(prim)
+        parent = self.parent
+        assert parent is not None
+        with running_under(parent):
+            primal_out, tangent_out = rule(primals, tangents, **params)
+        return primal_out, tangent_out
 
 
 # --- rule helpers: families of primitives in one line each -------------------------------
@@ -272,6 +300,7 @@ __all__ = [
     "JVPTrace",
     "JVPTracer",
     "MissingRuleError",
+    "PrimalTangentTrace",
     "PrimalTangentTracer",
     "add_any_p",
     "defjvp",

@@ -18,8 +18,8 @@ from contextvars import ContextVar
 from typing import Any, TypeAlias
 
 from lamina_core.interpreters.jvp import (
+    PrimalTangentTrace,
     PrimalTangentTracer,
-    differentiated_always,
     jvp_rule,
     short,
 )
@@ -31,7 +31,6 @@ from lamina_core.ir._primitive import Primitive, RuleTable
 from lamina_core.ir._source_info import current_source_info, fix_source_info, unfix_source_info
 from lamina_core.trace._tracing import (
     Trace,
-    bind_with_trace,
     current_trace,
     running_under,
     set_current_trace,
@@ -71,10 +70,11 @@ class LinearizeTracer(PrimalTangentTracer):
         return f"GradTracer(primal={short(self.primal)}, typeof(tangent)={tangent})"
 
 
-class LinearizeTrace(Trace):
+class LinearizeTrace(PrimalTangentTrace):
     """Primal work on `parent`, tangent work staged into `tangent_trace`. Identity intended."""
 
     __slots__ = ("for_vjp", "tangent_trace")
+    tracer_type = LinearizeTracer
 
     def __init__(self, parent: Trace, tangent_trace: TangentTrace, for_vjp: bool = True) -> None:
         super().__init__(parent)
@@ -85,44 +85,28 @@ class LinearizeTrace(Trace):
     def describe(self) -> str:
         return "LinearizeTrace"
 
-    def pair(self, x: Any) -> tuple[Any, Any]:
-        if isinstance(x, LinearizeTracer) and x._trace is self:
-            return x.primal, x.tangent
-        return x, zero_of(x)
-
-    def process_primitive(
-        self, prim: Primitive, args: Sequence[Any], params: dict[str, Any]
-    ) -> Any:
-        primals, tangents = [], []
-        for x in args:
-            p, t = self.pair(x)
-            primals.append(p)
-            tangents.append(t)
-        parent = self.parent
-        assert parent is not None
-        if all(type(t) is Zero for t in tangents) and prim not in differentiated_always:
-            return bind_with_trace(parent, prim, primals, params)
+    def apply_rule(
+        self, prim: Primitive, primals: list[Any], tangents: list[Any], params: dict[str, Any]
+    ) -> tuple[Any, Any]:
         rule = linearization_rules.get(prim)
         # Every equation the rule stages comes from the user's line that applied `prim`.
         token = fix_source_info(current_source_info())
         try:
             if rule is None:
-                primal_out, tangent_out = self._linearize_from_jvp(prim, primals, tangents, params)
-            else:
-                nonzeros = [type(t) is not Zero for t in tangents]
-                mode = _for_vjp.set(self.for_vjp)
-                try:
-                    with running_under(parent):
-                        primal_out, _, residuals, linearized = rule(nonzeros, *primals, **params)
-                finally:
-                    _for_vjp.reset(mode)
-                with running_under(self.tangent_trace):
-                    tangent_out = linearized(residuals, *tangents)
+                return self._linearize_from_jvp(prim, primals, tangents, params)
+            parent = self.parent
+            assert parent is not None
+            nonzeros = [type(t) is not Zero for t in tangents]
+            mode = _for_vjp.set(self.for_vjp)
+            try:
+                with running_under(parent):
+                    primal_out, _, residuals, linearized = rule(nonzeros, *primals, **params)
+            finally:
+                _for_vjp.reset(mode)
+            with running_under(self.tangent_trace):
+                return primal_out, linearized(residuals, *tangents)
         finally:
             unfix_source_info(token)
-        if prim.multiple_results:
-            return [self.wrap(p, t) for p, t in zip(primal_out, tangent_out, strict=True)]
-        return self.wrap(primal_out, tangent_out)
 
     def _linearize_from_jvp(
         self, prim: Primitive, primals: list[Any], tangents: list[Any], params: dict[str, Any]
@@ -152,11 +136,6 @@ class LinearizeTrace(Trace):
 
     def is_tangent(self, x: Any) -> bool:
         return isinstance(x, StagingTracer) and x._trace is self.tangent_trace
-
-    def wrap(self, primal: Any, tangent: Any) -> Any:
-        if type(tangent) is Zero or is_float0(typeof(tangent)):
-            return primal
-        return LinearizeTracer(self, primal, tangent)
 
 
 def linearize_flat(

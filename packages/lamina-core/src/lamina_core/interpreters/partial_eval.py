@@ -16,12 +16,19 @@ from typing import Any, TypeAlias
 import numpy as np
 
 from lamina_core.interpreters.dce import dce_jaxpr
-from lamina_core.interpreters.staging import StagingTrace, StagingTracer
+from lamina_core.interpreters.staging import StagingTrace, StagingTracer, trace_to_jaxpr
 from lamina_core.ir._avals import AbstractValue
 from lamina_core.ir._jaxpr import Atom, ClosedJaxpr, DebugInfo, Jaxpr, Literal, Var
 from lamina_core.ir._literals import TypedComplex, TypedFloat, TypedInt
 from lamina_core.ir._primitive import Primitive, RuleTable
-from lamina_core.trace._tracing import Trace, Tracer, bind_with_trace
+from lamina_core.trace._evaluate import eval_jaxpr
+from lamina_core.trace._tracing import (
+    Trace,
+    Tracer,
+    bind_with_trace,
+    current_trace,
+    set_current_trace,
+)
 from lamina_core.trace._values import canonical_value, typeof
 
 PartialEvalRule: TypeAlias = Callable[..., Any]
@@ -138,10 +145,6 @@ def partial_eval_jaxpr_nounits(
     ins] -> unknown outs`, which outputs are unknown (or instantiated), and the residual types.
     Residuals are in order of first use by the unknown equations.
     """
-    from lamina_core.interpreters.staging import trace_to_jaxpr
-    from lamina_core.trace._evaluate import eval_jaxpr
-    from lamina_core.trace._tracing import current_trace, set_current_trace
-
     if isinstance(instantiate, bool):
         instantiate = [instantiate] * len(closed.out_avals)
     box: list[Any] = []

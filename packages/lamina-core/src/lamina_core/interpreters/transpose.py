@@ -9,7 +9,7 @@ Cotangents are symbolic `Zero`s until something nonzero reaches them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeAlias
 
 from lamina_core.config._config import replaying_equations
@@ -35,6 +35,21 @@ class UndefinedPrimal:
 
 def is_undefined(x: Any) -> bool:
     return type(x) is UndefinedPrimal
+
+
+def cotangents_per_arg(
+    args: Sequence[Any], nonzero: Iterable[bool], outs: Iterable[Any]
+) -> list[Any]:
+    """A call's transpose rule's result: None for each defined argument and, for each linear
+    one in order, the next of `outs` where `nonzero` says so, else a `Zero` of its type.
+
+    `outs` holds the transposed call's outputs, one per nonzero linear argument.
+    """
+    nonzero_it, outs_it = iter(nonzero), iter(outs)
+    return [
+        None if not is_undefined(a) else next(outs_it) if next(nonzero_it) else Zero(a.aval)
+        for a in args
+    ]
 
 
 TransposeRule: TypeAlias = Callable[..., Sequence[Any]]
@@ -186,6 +201,7 @@ __all__ = [
     "TransposeRule",
     "UndefinedPrimal",
     "backward_pass",
+    "cotangents_per_arg",
     "is_undefined",
     "transpose_closed",
     "transpose_rule",

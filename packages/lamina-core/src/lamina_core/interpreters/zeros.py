@@ -20,6 +20,7 @@ from lamina_core.ir._primitive import Primitive
 from lamina_core.ir._rules import abstract_eval_rules, impl_rules
 from lamina_core.trace._tracing import current_trace
 from lamina_core.trace._values import typeof
+from lamina_core.trace._vma import CHECKED_SCOPES, insert_pvary
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,8 +60,6 @@ def add_tangents(x: Any, y: Any) -> Any:
     aval = typeof(x)
     if aval.is_high:  # a hi tangent type adds its own way
         return aval.vspace_add(x, y)  # type: ignore[attr-defined]  # HiType's protocol
-    from lamina_core.trace._vma import CHECKED_SCOPES, insert_pvary
-
     if CHECKED_SCOPES[0]:
         x, y = insert_pvary(x, y)
     return add_any_p.bind(x, y)

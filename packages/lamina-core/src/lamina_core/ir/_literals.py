@@ -6,72 +6,55 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar, Generic, Self, TypeVar
 
 import numpy as np
 
+_P = TypeVar("_P", int, float, complex)
 
-class TypedInt(int):
+
+class _Typed(Generic[_P]):
+    """What the typed scalars share: the dtype, weak typing, the repr and pickling. A subclass
+    also derives from its Python type `_python`, which holds the value."""
+
+    # No __slots__: CPython does not allow them on subclasses of variable-size int, and one
+    # code shape serves the three.
+    dtype: np.dtype
+    weak_type: ClassVar[bool] = True  # so `dtypes.is_weakly_typed` and promotion see it
+    _python: ClassVar[type[Any]]
+
+    def __new__(cls, value: _P, dtype: np.dtype) -> Self:
+        # The next `__new__` in a subclass's MRO is its Python type's.
+        self = super().__new__(cls, value)  # type: ignore[call-arg]  # int/float/complex's
+        self.dtype = dtype
+        return self
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self._python(self)!r}, dtype={self.dtype.name})"
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self._python(self), self.dtype))
+
+
+class TypedInt(_Typed[int], int):
     """A Python int with a dtype; a weakly typed integer constant."""
 
-    # No __slots__: CPython does not allow them on subclasses of variable-size int.
-    dtype: np.dtype
-    weak_type: ClassVar[bool] = True  # so `dtypes.is_weakly_typed` and promotion see it
-
-    def __new__(cls, value: int, dtype: np.dtype) -> TypedInt:
-        self = super().__new__(cls, value)
-        self.dtype = dtype
-        return self
-
-    def __repr__(self) -> str:
-        return f"TypedInt({int(self)}, dtype={self.dtype.name})"
-
+    _python = int
     __str__ = int.__repr__
 
-    def __reduce__(self) -> tuple[object, ...]:
-        return (TypedInt, (int(self), self.dtype))
 
-
-class TypedFloat(float):
+class TypedFloat(_Typed[float], float):
     """A Python float with a dtype; a weakly typed floating constant."""
 
-    # Instance dict kept, like TypedInt, for one code shape across the three.
-    dtype: np.dtype
-    weak_type: ClassVar[bool] = True  # so `dtypes.is_weakly_typed` and promotion see it
-
-    def __new__(cls, value: float, dtype: np.dtype) -> TypedFloat:
-        self = super().__new__(cls, value)
-        self.dtype = dtype
-        return self
-
-    def __repr__(self) -> str:
-        return f"TypedFloat({float(self)!r}, dtype={self.dtype.name})"
-
+    _python = float
     __str__ = float.__repr__
 
-    def __reduce__(self) -> tuple[object, ...]:
-        return (TypedFloat, (float(self), self.dtype))
 
-
-class TypedComplex(complex):
+class TypedComplex(_Typed[complex], complex):
     """A Python complex with a dtype; a weakly typed complex constant."""
 
-    # Instance dict kept, like TypedInt, for one code shape across the three.
-    dtype: np.dtype
-    weak_type: ClassVar[bool] = True  # so `dtypes.is_weakly_typed` and promotion see it
-
-    def __new__(cls, value: complex, dtype: np.dtype) -> TypedComplex:
-        self = super().__new__(cls, value)
-        self.dtype = dtype
-        return self
-
-    def __repr__(self) -> str:
-        return f"TypedComplex({complex(self)!r}, dtype={self.dtype.name})"
-
+    _python = complex
     __str__ = complex.__repr__
-
-    def __reduce__(self) -> tuple[object, ...]:
-        return (TypedComplex, (complex(self), self.dtype))
 
 
 TypedScalar = TypedInt | TypedFloat | TypedComplex

@@ -1,7 +1,8 @@
 """Helpers the lax differentiation rules share: constants, zeros, (un)broadcasting.
 
 Registers how core builds zeros of a `ShapedArray` (`broadcast_in_dim` of a scalar zero, as
-JAX prints it). Rules import these to write JAX's formulas with JAX's equation sequences.
+JAX prints it) and the scalar 1 that seeds `grad`. Rules import these to write JAX's formulas
+with JAX's equation sequences.
 """
 
 from __future__ import annotations
@@ -13,13 +14,16 @@ import numpy as np
 from lamina_core.interpreters.zeros import register_zeros_maker
 from lamina_core.ir import dtypes
 from lamina_core.ir._avals import AbstractValue, ShapedArray
+from lamina_core.lax._elementwise import eq
 from lamina_core.lax._reductions import reduce_sum
 from lamina_core.lax._reshard import reshard_like
+from lamina_core.lax._selection import select
 from lamina_core.lax._shape import reshape
 from lamina_core.lax._structural import _convert_element_type, broadcast, broadcast_in_dim
 from lamina_core.trace._tracing import EVAL_TRACE, current_trace
 from lamina_core.trace._values import typeof
 from lamina_core.trace._vma import pvary, pvary_like
+from lamina_core.transforms._autodiff import register_one_maker
 
 
 def aval_of(x: Any) -> ShapedArray:
@@ -53,6 +57,7 @@ def zeros_like_shaped(aval: AbstractValue) -> Any:
 
 
 register_zeros_maker(ShapedArray, zeros_like_shaped)
+register_one_maker(ShapedArray, one)
 
 
 def zeros_like(x: Any) -> Any:
@@ -96,7 +101,4 @@ def full_like(x: Any, value: Any, shape: tuple[int, ...] | None = None, dtype: A
 
 def replace_zero(x: Any) -> Any:
     """`x` with its zeros replaced by ones (`select(eq(x, 0), ones, x)`, JAX's order)."""
-    from lamina_core.lax._elementwise import eq
-    from lamina_core.lax._selection import select
-
     return select(eq(x, const(x, 0)), full_like(x, 1), x)

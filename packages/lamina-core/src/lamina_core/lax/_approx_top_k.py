@@ -20,7 +20,11 @@ from lamina_core.interpreters.zeros import Zero, zero_of
 from lamina_core.ir._avals import AbstractValue, ShapedArray
 from lamina_core.ir._primitive import Primitive
 from lamina_core.ir._rules import abstract_eval_rules, impl_rules
+from lamina_core.lax._array_helpers import wrap_negative
 from lamina_core.lax._checks import array_aval, kind_of
+from lamina_core.lax._gather_scatter import GatherDimensionNumbers, gather
+from lamina_core.lax._shape import reshape, shape_of
+from lamina_core.transforms._jit import Jitted
 
 approx_top_k_p: Final = Primitive("approx_top_k", multiple_results=True)
 
@@ -64,18 +68,43 @@ def _approx_top_k_reference(
     return list(back)
 
 
+def _take_along_axis_body(arr: Any, indices: Any, axis: int) -> Any:
+    # What `jnp.take_along_axis(arr, indices, axis)` stages for the rule's operands (equal
+    # shapes but at `axis`, int32 indices, the default fill mode), as JAX's rule calls it.
+    shape, idx_shape = shape_of(arr), shape_of(indices)
+    wrapped = wrap_negative(indices, shape[axis])
+    kept = [i for i, d in enumerate(idx_shape) if i == axis or d != 1]
+    gather_indices = reshape(wrapped, (*(idx_shape[i] for i in kept), 1))
+    # `arr` and `indices` pair up along every other axis: a batching axis of the gather, but
+    # for one of size 1, which is taken whole.
+    batched = [i for i in kept if i != axis]
+    dnums = GatherDimensionNumbers(
+        offset_dims=tuple(i for i in range(len(shape)) if i not in kept),
+        collapsed_slice_dims=(axis,),
+        start_index_map=(axis,),
+        operand_batching_dims=tuple(batched),
+        start_indices_batching_dims=tuple(kept.index(i) for i in batched),
+    )
+    slice_sizes = tuple(
+        1 if i == axis or i not in kept else min(shape[i], 1) for i in range(len(shape))
+    )
+    return gather(arr, gather_indices, dnums, slice_sizes, mode="fill")
+
+
+_take_along_axis_body.__name__ = _take_along_axis_body.__qualname__ = "take_along_axis"
+_take_along_axis: Final = Jitted(_take_along_axis_body, static_argnames=("axis",))
+
+
 def _approx_top_k_jvp(
     primals: Sequence[Any], tangents: Sequence[Any], **params: Any
 ) -> tuple[list[Any], list[Any]]:
-    from lamina_core.numpy import take_along_axis
-
     (operand,), (tangent,) = primals, tangents
     values, indices = approx_top_k_p.bind(operand, **params)
     if type(tangent) is Zero:
         return [values, indices], [zero_of(values), zero_of(indices)]
     axis = params["reduction_dimension"]
     axis = axis + len(indices.shape) if axis < 0 else axis
-    return [values, indices], [take_along_axis(tangent, indices, axis=axis), zero_of(indices)]
+    return [values, indices], [_take_along_axis(tangent, indices, axis=axis), zero_of(indices)]
 
 
 def _approx_top_k_batch(

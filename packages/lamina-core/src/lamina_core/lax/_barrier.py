@@ -21,6 +21,9 @@ from lamina_core.ir import dtypes as _dtypes
 from lamina_core.ir._avals import AbstractValue
 from lamina_core.ir._primitive import Primitive
 from lamina_core.ir._rules import abstract_eval_rules, impl_rules
+from lamina_core.lax._gather_scatter import GatherDimensionNumbers, gather
+from lamina_core.lax._joining import concatenate
+from lamina_core.lax._shape import asarray, expand_dims, shape_of
 from lamina_core.tree import tree_util
 
 optimization_barrier_p: Final = Primitive("optimization_barrier", multiple_results=True)
@@ -85,8 +88,6 @@ def broadcast_to_rank(x: Any, rank: int) -> Any:
 
     ndim = len(np.shape(x)) if not hasattr(x, "ndim") else x.ndim
     if ndim == rank:
-        from lamina_core.numpy import asarray
-
         return asarray(x)
     return lax.broadcast(x, (1,) * (rank - ndim))
 
@@ -107,20 +108,23 @@ def shape_as_value(shape: Sequence[int]) -> np.ndarray:
 
 
 def index_take(src: Any, idxs: Sequence[Any], axes: Sequence[int]) -> Any:
-    """`src` indexed along `axes` by the broadcast integer arrays `idxs` (one gather): the
-    result's leading axes are the indices', then `src`'s other axes in order; an index wraps
-    around its axis (taken modulo its size), as in JAX."""
-    from lamina_core import numpy as jnp
-
+    """`src` indexed along `axes` (ascending) by the equally long integer vectors `idxs`, one
+    per axis, in one gather, as JAX's: the result's first axis runs over the indices, then
+    come `src`'s other axes in order; an index wraps around its axis (modulo its size)."""
     if len(idxs) != len(axes):
         raise ValueError(f"index_take: {len(idxs)} index arrays for {len(axes)} axes")
-    shape = jnp.shape(src)
-    rest = [d for d in range(len(shape)) if d not in axes]
-    leading = jnp.transpose(jnp.asarray(src), (*axes, *rest))
-    wrapped = tuple(
-        jnp.remainder(jnp.asarray(i), shape[axis]) for i, axis in zip(idxs, axes, strict=True)
+    indices = concatenate([expand_dims(i, (1,)) for i in idxs], 1)
+    shape = shape_of(src)
+    lead = tuple(range(len(shape_of(indices)) - 1))
+    sizes = expand_dims(np.array([shape[ax] for ax in axes]), lead)
+    indices = indices % sizes  # `jnp.remainder` on arrays, NumPy's on host values: the same
+    slice_sizes = tuple(1 if d in axes else n for d, n in enumerate(shape))
+    dnums = GatherDimensionNumbers(
+        offset_dims=tuple(range(1, len(shape) - len(axes) + 1)),
+        collapsed_slice_dims=tuple(axes),
+        start_index_map=tuple(axes),
     )
-    return leading[wrapped]
+    return gather(src, indices, dnums, slice_sizes)
 
 
 __all__ = [

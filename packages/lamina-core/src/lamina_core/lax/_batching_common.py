@@ -3,7 +3,7 @@
 `moveaxis`, `bdim_at_front` and `broadcast_batched` emit JAX's equations (`transpose`,
 `broadcast_in_dim`) so batched jaxprs print as JAX's. `defvectorized`, `defbroadcasting` and
 `defreducer` give a primitive JAX's rule for its class in one line. Installs how `vmap`
-places an output's mapped axis (`match_axis`).
+places an output's mapped axis (`match_axis`) and sums one away (`sum_axis`).
 """
 
 from __future__ import annotations
@@ -18,9 +18,11 @@ from lamina_core.interpreters.batching import (
     BatchDim,
     batching_rules,
     install_match_axis,
+    install_sum_axis,
 )
 from lamina_core.ir._mesh import NamedSharding
 from lamina_core.ir._primitive import Primitive
+from lamina_core.lax._reductions import reduce_sum
 from lamina_core.lax._shape import canonicalize_axis, expand_dims, transpose
 from lamina_core.lax._structural import broadcast_in_dim_p
 from lamina_core.trace._values import typeof
@@ -76,7 +78,12 @@ def _match_axis(axis_data: AxisData, src: BatchDim, dst: Any, x: Any) -> Any:
     return moveaxis(x, src, dst)
 
 
+def _sum_axis(x: Any, axis: int) -> Any:
+    return reduce_sum(x, (axis,))
+
+
 install_match_axis(_match_axis)
+install_sum_axis(_sum_axis)
 
 
 # --- families ------------------------------------------------------------------------------

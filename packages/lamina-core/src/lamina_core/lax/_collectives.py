@@ -36,19 +36,22 @@ from lamina_core.ir._avals import AbstractValue, ShapedArray
 from lamina_core.ir._primitive import Primitive
 from lamina_core.ir._rules import abstract_eval_rules, impl_rules
 from lamina_core.lax import _checks as c
+from lamina_core.lax._array_helpers import multiply, take, true_divide
 from lamina_core.lax._batching_common import moveaxis, shape_of
 from lamina_core.lax._elementwise import eq
 from lamina_core.lax._reductions import reduce_max_p, reduce_min_p, reduce_sum, reduce_sum_p
 from lamina_core.lax._selection import select
-from lamina_core.lax._shape import iota
+from lamina_core.lax._shape import asarray, iota
 from lamina_core.lax._structural import (
+    _convert_element_type,
+    broadcast,
     broadcast_in_dim_p,
     convert_element_type,
 )
 from lamina_core.lax._types import Array
 from lamina_core.trace._tracing import Tracer
 from lamina_core.trace._values import typeof
-from lamina_core.trace._vma import check_vma_enabled, insert_collective_pvary, pvary
+from lamina_core.trace._vma import check_vma_enabled, insert_collective_pvary, pvary, pvary_like
 from lamina_core.tree import tree_util
 
 psum_p: Final = Primitive("psum")
@@ -118,11 +121,9 @@ def _is_python_scalar(x: Any) -> bool:
     return type(x) in (bool, int, float, complex)
 
 
-def _numpy() -> Any:
-    # The numpy layer is built on lax; rules that use `jnp` semantics import it when they run.
-    from lamina_core import numpy as jnp
-
-    return jnp
+def _times_size(x: Any, size: int) -> Any:
+    """`x` times `size` as JAX computes it: `x` times a strong scalar of its dtype."""
+    return multiply(np.array(size, dtype=_dtype_of(x)), x)
 
 
 def _canonicalize_axis(axis: int, ndim: int) -> int:
@@ -166,7 +167,7 @@ def _psum_leaf(x: Any, axes: tuple[Any, ...], groups: Any) -> Any:
         x = reduce_sum(x, [_canonicalize_axis(a, len(shape_of(x))) for a in positional])
     if _is_python_scalar(x):
         return type(x)(size) * x
-    return _numpy().multiply(np.array(size, dtype=_dtype_of(x)), x)
+    return _times_size(x, size)
 
 
 def psum(x: Any, axis_name: Any, *, axis_index_groups: Any = None) -> Any:
@@ -191,7 +192,7 @@ def pmean(x: Any, axis_name: Any, *, axis_index_groups: Any = None) -> Any:
     """The mean of `x` (a pytree of arrays) over the named axes `axis_name`."""
     total = psum(x, axis_name, axis_index_groups=axis_index_groups)
     n = _axis_size(axis_name, axis_index_groups)
-    return tree_util.tree_map(lambda v: _numpy().true_divide(v, n), total)
+    return tree_util.tree_map(lambda v: true_divide(v, n), total)
 
 
 def _extremum(prim: Primitive, x: Any, axis_name: Any, axis_index_groups: Any) -> Any:
@@ -274,7 +275,7 @@ def _constant_reduction(
     if rest:
         x = _bind_reduction(prim, x, rest, groups)
     if prim is psum_p:
-        return _numpy().multiply(np.array(axis_data.size, dtype=_dtype_of(x)), x), None
+        return _times_size(x, axis_data.size), None
     return x, None
 
 
@@ -353,7 +354,7 @@ def axis_index(axis_name: Any) -> Array:
         out: Array = axis_index_p.bind(axis_name=axis_name)
         return out
     inner = 1
-    index: Any = _numpy().asarray(0)
+    index: Any = asarray(0)
     for name in reversed(axis_name):
         index = index + axis_index(name) * inner
         inner *= axis_size(name)
@@ -453,7 +454,7 @@ def _ppermute_batch(
     sources = np.zeros(axis_data.size, dtype=int)
     for src, dst in perm:
         sources[dst] = src
-    return _numpy().take(x, sources, axis=d), d
+    return take(x, sources, axis=d), d
 
 
 batching_rules.set(ppermute_p, _ppermute_batch)
@@ -483,18 +484,29 @@ def _pbroadcast_batch(
     assert 0 <= source < axis_data.size, "collective broadcast doesn't fit in the axis size!"
     if d is None:
         return x, d
-    # JAX passes a list of indices here, which its `take` refuses (kept as JAX's behavior).
-    return _numpy().take(x, [source] * axis_data.size, axis=d), d
+    # JAX passes a list of indices to `take` here, which refuses it (kept as JAX's behavior).
+    raise TypeError(f"take requires ndarray or scalar arguments, got {list} at position 1.")
 
 
 batching_rules.set(pbroadcast_p, _pbroadcast_batch)
 
 
+def _full_like(ct: Any, fill: Any) -> Any:
+    """`jnp.full_like(ct, fill)` for a `fill` that is a scalar or shaped like `ct`."""
+    aval = typeof(ct)
+    if shape_of(fill):
+        return _convert_element_type(fill, aval.dtype, False)  # type: ignore[attr-defined]
+    value = _convert_element_type(fill, aval.dtype, aval.weak_type)  # type: ignore[attr-defined]
+    mesh = getattr(aval, "mesh", None)
+    explicit = isinstance(ct, Tracer) and mesh is not None and mesh.has_explicit
+    sharding = getattr(aval, "sharding", None) if explicit else None
+    return pvary_like(broadcast(value, aval.shape, out_sharding=sharding), ct)  # type: ignore[attr-defined]
+
+
 def _pbroadcast_transpose(ct: Any, x: Any, *, axis_name: Any, source: int) -> Any:
-    jnp = _numpy()
     is_source = eq(axis_index(axis_name), source)
     total = psum(ct, axis_name)
-    return [select(is_source, jnp.full_like(ct, total), jnp.full_like(ct, 0))]
+    return [select(is_source, _full_like(ct, total), _full_like(ct, 0))]
 
 
 deflinear(pbroadcast_p, _pbroadcast_transpose)

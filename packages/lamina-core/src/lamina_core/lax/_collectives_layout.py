@@ -18,6 +18,7 @@ from lamina_core.interpreters.helpers import deflinear
 from lamina_core.ir._avals import AbstractValue, ShapedArray
 from lamina_core.ir._rules import abstract_eval_rules, impl_rules
 from lamina_core.lax import _checks as c
+from lamina_core.lax._array_helpers import multiply
 from lamina_core.lax._batching_common import shape_of
 from lamina_core.lax._collectives import (
     _as_tuple,
@@ -26,7 +27,6 @@ from lamina_core.lax._collectives import (
     _canonicalize_axis,
     _check_axis_names,
     _named_only_impl,
-    _numpy,
     all_gather_p,
     all_to_all_p,
     reduce_scatter_p,
@@ -114,6 +114,28 @@ def _fold_axis(axis: int, x: Any) -> Any:
     return reshape(x, shape)
 
 
+def _past_batch_dim(dim: int, d: BatchDim, tiled: bool) -> tuple[int, BatchDim]:
+    """For a gather or scatter along `dim` of an operand batched at `d` over another axis:
+    the operand's `dim` and the result's batch dimension, as JAX's rules shift them."""
+    if d is not None:
+        if d <= dim:
+            dim += 1
+        elif not tiled:
+            d += 1
+    return dim, d
+
+
+def _check_over_vmapped_axis(
+    axis_data: AxisData, names: tuple[Any, ...], axis_index_groups: Any, axis_size: int
+) -> None:
+    """JAX's limits on a gather or scatter over the vmapped axis itself."""
+    if axis_index_groups is not None:
+        raise NotImplementedError("axis_index_groups not supported in vmap")
+    assert axis_size == axis_data.size, "axis size doesn't match"
+    if len(names) > 1:
+        raise NotImplementedError("Please open a feature request!")
+
+
 def _all_gather_batch(
     axis_data: AxisData, vals: Sequence[Any], dims: Sequence[BatchDim], *,
     all_gather_dimension: int, axis_name: Any, axis_index_groups: Any, axis_size: int,
@@ -125,18 +147,9 @@ def _all_gather_batch(
     params = dict(axis_name=names, axis_index_groups=axis_index_groups, axis_size=axis_size,
                   tiled=tiled)  # fmt: skip
     if frame is None or frame not in names:
-        if d is not None:
-            if d <= all_gather_dimension:
-                all_gather_dimension += 1
-            elif not tiled:
-                d += 1
-        out = all_gather_p.bind(x, all_gather_dimension=all_gather_dimension, **params)
-        return out, d
-    if axis_index_groups is not None:
-        raise NotImplementedError("axis_index_groups not supported in vmap")
-    assert axis_size == axis_data.size, "axis size doesn't match"
-    if len(names) > 1:
-        raise NotImplementedError("Please open a feature request!")
+        dim, d = _past_batch_dim(all_gather_dimension, d, tiled)
+        return all_gather_p.bind(x, all_gather_dimension=dim, **params), d
+    _check_over_vmapped_axis(axis_data, names, axis_index_groups, axis_size)
     if d is None:
         shape = list(shape_of(x))
         shape.insert(all_gather_dimension, axis_size)
@@ -239,18 +252,10 @@ def _reduce_scatter_batch(
     params = dict(axis_name=names, axis_index_groups=axis_index_groups, axis_size=axis_size,
                   tiled=tiled)  # fmt: skip
     if frame is None or frame not in names:
-        if d is not None:
-            if d <= scatter_dimension:
-                scatter_dimension += 1
-            elif not tiled:
-                d += 1
-        return reduce_scatter_p.bind(x, scatter_dimension=scatter_dimension, **params), d
-    if axis_index_groups is not None:
-        raise NotImplementedError("axis_index_groups not supported in vmap")
-    assert axis_size == axis_data.size, "axis size doesn't match"
-    if len(names) > 1:
-        raise NotImplementedError("Please open a feature request!")
-    y = _numpy().multiply(x, axis_size) if d is None else reduce_sum(x, (d,))
+        dim, d = _past_batch_dim(scatter_dimension, d, tiled)
+        return reduce_scatter_p.bind(x, scatter_dimension=dim, **params), d
+    _check_over_vmapped_axis(axis_data, names, axis_index_groups, axis_size)
+    y = multiply(x, axis_size) if d is None else reduce_sum(x, (d,))
     if tiled:
         y = _split_axis(scatter_dimension, axis_size, y)
     return y, scatter_dimension
@@ -423,7 +428,7 @@ def _swap_axes(x: Any, a: int, b: int) -> Any:
     perm = [i for i in range(ndim) if i not in (a, b)]
     for dst, src in sorted([(b, a), (a, b)]):
         perm.insert(dst, src)
-    return _numpy().transpose(x, perm)
+    return transpose(x, perm)
 
 
 batching_rules.set(all_to_all_p, _all_to_all_batch)

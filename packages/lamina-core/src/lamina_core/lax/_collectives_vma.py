@@ -12,8 +12,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Final
 
-import numpy as np
-
 from lamina_core.interpreters.batching import AxisData, BatchDim, batching_rules, needs_axis_rule
 from lamina_core.interpreters.helpers import deflinear
 from lamina_core.ir._avals import AbstractValue, ShapedArray
@@ -26,9 +24,8 @@ from lamina_core.lax import _windowed
 from lamina_core.lax._collectives import (
     _as_tuple,
     _check_axis_names,
-    _dtype_of,
     _is_positional,
-    _numpy,
+    _times_size,
     all_gather_p,
     all_to_all_p,
     axis_index_p,
@@ -114,10 +111,7 @@ def _psum_invariant_batch(
     if frame is None or frame not in axes:
         return psum_invariant_p.bind(x, axes=axes), d
     # The sum over the mapped axis: over its positions, or `size` copies of an unmapped value.
-    if d is None:
-        x = _numpy().multiply(np.array(axis_data.size, dtype=_dtype_of(x)), x)
-    else:
-        x = reduce_sum(x, [d])
+    x = _times_size(x, axis_data.size) if d is None else reduce_sum(x, [d])
     rest = tuple(a for a in axes if a != frame)
     return (psum_invariant_p.bind(x, axes=rest) if rest else x), None
 

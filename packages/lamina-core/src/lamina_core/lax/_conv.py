@@ -16,9 +16,10 @@ from __future__ import annotations
 import operator
 import string
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import Any, Final, TypedDict
 
 import numpy as np
+from typing_extensions import Unpack
 
 from lamina_core.ir import dtypes
 from lamina_core.ir._avals import AbstractValue, ShapedArray
@@ -30,12 +31,13 @@ from lamina_core.lax._conv_shapes import (
     ConvGeneralDilatedDimensionNumbers,
     Padding,
     _conv_transpose_padding,
-    _dilate_dim,
     _dilate_shape,
     _stride_dim,
     conv_dimension_numbers,
     conv_shape_tuple,
+    dilated_window,
     padtype_to_pads,
+    spatial_sizes,
 )
 from lamina_core.lax._linalg import CanonicalPrecision, canonicalize_precision
 from lamina_core.lax._shape import reshape, rev, shape_of, transpose
@@ -47,28 +49,32 @@ from lamina_core.trace._values import typeof
 conv_general_dilated_p: Final = Primitive("conv_general_dilated")
 
 
-def _spatial(spec: Sequence[int]) -> tuple[int, ...]:
-    return tuple(spec[2:])
+class ConvParams(TypedDict):
+    """The params of `conv_general_dilated_p`, as its rules receive them."""
+
+    window_strides: Sequence[int]
+    padding: Padding
+    lhs_dilation: Sequence[int]
+    rhs_dilation: Sequence[int]
+    dimension_numbers: ConvDimensionNumbers
+    feature_group_count: int
+    batch_group_count: int
+    precision: CanonicalPrecision
+    preferred_element_type: np.dtype | None
+    out_sharding: Any
 
 
-def _check_shapes(
-    lhs: ShapedArray,
-    rhs: ShapedArray,
-    window_strides: Sequence[int],
-    padding: Padding,
-    lhs_dilation: Sequence[int],
-    rhs_dilation: Sequence[int],
-    dimension_numbers: ConvDimensionNumbers,
-    feature_group_count: int,
-    batch_group_count: int,
-) -> tuple[int, ...]:
+def _check_shapes(lhs: ShapedArray, rhs: ShapedArray, params: ConvParams) -> tuple[int, ...]:
     """The result shape; raises JAX's errors, in JAX's order, for operands that do not fit."""
     if lhs.ndim != rhs.ndim:
         raise ValueError(
             "conv_general_dilated lhs and rhs must have the same number of dimensions, but got "
             f"{lhs.shape} and {rhs.shape}."
         )
-    lhs_spec, rhs_spec, out_spec = dimension_numbers
+    lhs_spec, rhs_spec, out_spec = params["dimension_numbers"]
+    window_strides = params["window_strides"]
+    feature_group_count = params["feature_group_count"]
+    batch_group_count = params["batch_group_count"]
     if not feature_group_count > 0:
         raise ValueError(
             "conv_general_dilated feature_group_count must be a positive integer, got "
@@ -116,17 +122,19 @@ def _check_shapes(
             f"batch_group_count={batch_group_count} and "
             f"feature_group_count={feature_group_count}"
         )
-    if len(_spatial(rhs_spec)) != len(window_strides):
+    if len(rhs_spec[2:]) != len(window_strides):
         raise ValueError(
             "conv_general_dilated window and window_strides must have the same number of "
-            f"dimensions, but got {len(_spatial(rhs_spec))} and {len(window_strides)}"
+            f"dimensions, but got {len(rhs_spec[2:])} and {len(window_strides)}"
         )
     # NumPy ints, as JAX's rule has them: its error for over-cropping padding prints them.
     lhs_dims: list[Any] = [np.int64(lhs.shape[i]) for i in lhs_spec]
     rhs_dims: list[Any] = [np.int64(rhs.shape[i]) for i in rhs_spec]
-    lhs_canonical = _dilate_shape(lhs_dims, lhs_dilation)
-    rhs_canonical = _dilate_shape(rhs_dims, rhs_dilation)
-    out = conv_shape_tuple(lhs_canonical, rhs_canonical, window_strides, padding, batch_group_count)
+    lhs_canonical = _dilate_shape(lhs_dims, params["lhs_dilation"])
+    rhs_canonical = _dilate_shape(rhs_dims, params["rhs_dilation"])
+    out = conv_shape_tuple(
+        lhs_canonical, rhs_canonical, window_strides, params["padding"], batch_group_count
+    )
     return tuple(int(out[i]) for i in np.argsort(out_spec))
 
 
@@ -175,34 +183,12 @@ def _result_dtype(lhs: ShapedArray, rhs: ShapedArray, preferred: np.dtype | None
 
 @abstract_eval_rules.register(conv_general_dilated_p)
 def _conv_general_dilated_abstract_eval(
-    lhs: AbstractValue,
-    rhs: AbstractValue,
-    *,
-    window_strides: Sequence[int],
-    padding: Padding,
-    lhs_dilation: Sequence[int],
-    rhs_dilation: Sequence[int],
-    dimension_numbers: ConvDimensionNumbers,
-    feature_group_count: int,
-    batch_group_count: int,
-    precision: CanonicalPrecision,
-    preferred_element_type: np.dtype | None,
-    out_sharding: Any,
+    lhs: AbstractValue, rhs: AbstractValue, **params: Unpack[ConvParams]
 ) -> ShapedArray:
     left = c.array_aval("conv_general_dilated", lhs)
     right = c.array_aval("conv_general_dilated", rhs)
-    shape = _check_shapes(
-        left,
-        right,
-        window_strides,
-        padding,
-        lhs_dilation,
-        rhs_dilation,
-        dimension_numbers,
-        feature_group_count,
-        batch_group_count,
-    )
-    dtype = _result_dtype(left, right, preferred_element_type)
+    shape = _check_shapes(left, right, params)
+    dtype = _result_dtype(left, right, params["preferred_element_type"])
     return ShapedArray(shape, dtype, left.weak_type and right.weak_type)
 
 
@@ -239,31 +225,22 @@ def _pad(x: np.ndarray, padding: Padding) -> np.ndarray:
 
 
 def conv_reference(
-    lhs: np.ndarray,
-    rhs: np.ndarray,
-    *,
-    window_strides: Sequence[int],
-    padding: Padding,
-    lhs_dilation: Sequence[int],
-    rhs_dilation: Sequence[int],
-    dimension_numbers: ConvDimensionNumbers,
-    feature_group_count: int,
-    batch_group_count: int,
-    out_dtype: np.dtype,
+    lhs: np.ndarray, rhs: np.ndarray, params: ConvParams, out_dtype: np.dtype
 ) -> np.ndarray:
     """The convolution in NumPy, by windows and one `einsum` (plain, not fast)."""
-    lhs_spec, rhs_spec, out_spec = dimension_numbers
+    lhs_spec, rhs_spec, out_spec = params["dimension_numbers"]
+    window_strides = params["window_strides"]
     work = _work_dtype(out_dtype)
     x = np.transpose(np.asarray(lhs), lhs_spec).astype(work)
     w = np.transpose(np.asarray(rhs), rhs_spec).astype(work)
-    x = _pad(_dilate(x, lhs_dilation), padding)
-    w = _dilate(w, rhs_dilation)
+    x = _pad(_dilate(x, params["lhs_dilation"]), params["padding"])
+    w = _dilate(w, params["rhs_dilation"])
     n_spatial = x.ndim - 2
     window = w.shape[2:]
     sizes = [
         _stride_dim(p, k, s) for p, k, s in zip(x.shape[2:], window, window_strides, strict=True)
     ]
-    fg, bg = feature_group_count, batch_group_count
+    fg, bg = params["feature_group_count"], params["batch_group_count"]
     batch, features = x.shape[:2]
     out_features = w.shape[0]
     canonical_out = (batch // bg, out_features, *sizes)
@@ -295,34 +272,12 @@ def conv_reference(
 
 @impl_rules.register(conv_general_dilated_p)
 def _conv_general_dilated_impl(
-    lhs: np.ndarray,
-    rhs: np.ndarray,
-    *,
-    window_strides: Sequence[int],
-    padding: Padding,
-    lhs_dilation: Sequence[int],
-    rhs_dilation: Sequence[int],
-    dimension_numbers: ConvDimensionNumbers,
-    feature_group_count: int,
-    batch_group_count: int,
-    precision: CanonicalPrecision,
-    preferred_element_type: np.dtype | None,
-    out_sharding: Any,
+    lhs: np.ndarray, rhs: np.ndarray, **params: Unpack[ConvParams]
 ) -> np.ndarray:
     left = c.array_aval("conv_general_dilated", typeof(lhs))
     right = c.array_aval("conv_general_dilated", typeof(rhs))
-    return conv_reference(
-        lhs,
-        rhs,
-        window_strides=window_strides,
-        padding=padding,
-        lhs_dilation=lhs_dilation,
-        rhs_dilation=rhs_dilation,
-        dimension_numbers=dimension_numbers,
-        feature_group_count=feature_group_count,
-        batch_group_count=batch_group_count,
-        out_dtype=_result_dtype(left, right, preferred_element_type),
-    )
+    out_dtype = _result_dtype(left, right, params["preferred_element_type"])
+    return conv_reference(lhs, rhs, params, out_dtype)
 
 
 # --- reshapes the transformation rules share ----------------------------------------------
@@ -386,11 +341,8 @@ def conv_general_dilated(
         rhs_dilation = (1,) * (len(rhs_shape) - 2)
     pads: Padding
     if isinstance(padding, str):
-        lhs_perm, rhs_perm, _ = dnums
-        window = [
-            _dilate_dim(rhs_shape[i], d) for i, d in zip(rhs_perm[2:], rhs_dilation, strict=False)
-        ]
-        in_shape = [lhs_shape[i] for i in lhs_perm[2:]]
+        window = dilated_window(rhs_shape, dnums.rhs_spec, rhs_dilation)
+        in_shape = spatial_sizes(lhs_shape, dnums.lhs_spec)
         pads = tuple(padtype_to_pads(in_shape, window, window_strides, padding))
     else:
         try:
@@ -503,12 +455,11 @@ def conv_transpose(
             raise ValueError("No 4+ dimensional dimension_number defaults.")
         dimension_numbers = _TRANSPOSE_LAYOUTS[ndims]
     dn = conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers)
-    kernel_spatial = [rhs_shape[i] for i in dn.rhs_spec[2:]]
     if rhs_dilation is None:
         rhs_dilation = (1,) * (ndims - 2)
     pads: str | Sequence[tuple[int, int]]
     if use_consistent_padding or (isinstance(padding, str) and padding in {"SAME", "VALID"}):
-        window = [_dilate_dim(k, r) for k, r in zip(kernel_spatial, rhs_dilation, strict=False)]
+        window = dilated_window(rhs_shape, dn.rhs_spec, rhs_dilation)
         each = [padding] * len(strides) if isinstance(padding, str) else list(padding)
         pads = tuple(
             _conv_transpose_padding(k, s, p) for k, s, p in zip(window, strides, each, strict=False)

@@ -18,16 +18,18 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from typing_extensions import Unpack
 
 from lamina_core.interpreters.helpers import defbilinear
 from lamina_core.interpreters.zeros import Zero
 from lamina_core.lax._conv import (
+    ConvParams,
     conv_general_dilated,
     conv_general_dilated_p,
     reshape_axis_into,
     reshape_axis_out_of,
 )
-from lamina_core.lax._conv_shapes import ConvDimensionNumbers, Padding, _dilate_shape
+from lamina_core.lax._conv_shapes import ConvDimensionNumbers, _dilate_shape, spatial_sizes
 from lamina_core.lax._shape import rev, shape_of
 from lamina_core.lax._structural import _convert_element_type
 from lamina_core.trace._values import typeof
@@ -41,66 +43,46 @@ def _swap_roles(spec: Sequence[int]) -> tuple[int, ...]:
     return (spec[1], spec[0], *spec[2:])
 
 
+def _dilated_spatial_sizes(
+    lhs_shape: Sequence[int], rhs_shape: Sequence[int], out_shape: Sequence[int], p: ConvParams
+) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+    """The geometry both transposes invert: the spatial sizes of the dilated lhs, of the
+    dilated kernel, and of the output spread out by the strides."""
+    lhs_spec, rhs_spec, out_spec = p["dimension_numbers"]
+    return (
+        _dilate_shape(spatial_sizes(lhs_shape, lhs_spec), p["lhs_dilation"]),
+        _dilate_shape(spatial_sizes(rhs_shape, rhs_spec), p["rhs_dilation"]),
+        _dilate_shape(spatial_sizes(out_shape, out_spec), p["window_strides"]),
+    )
+
+
 def _lhs_cotangent_padding(
-    in_shape: Sequence[int],
-    window: Sequence[int],
-    strides: Sequence[int],
-    out_shape: Sequence[int],
-    padding: Padding,
-    lhs_dilation: Sequence[int],
-    rhs_dilation: Sequence[int],
+    lhs_shape: Sequence[int], rhs_shape: Sequence[int], out_shape: Sequence[int], p: ConvParams
 ) -> list[tuple[int, int]]:
     """Padding of the output cotangent so that the strided-back convolution covers exactly
     the (dilated) lhs."""
-    lhs_d = _dilate_shape(in_shape, lhs_dilation)
-    rhs_d = _dilate_shape(window, rhs_dilation)
-    out_d = _dilate_shape(out_shape, strides)
-    before = [k - lo - 1 for k, (lo, _) in zip(rhs_d, padding, strict=True)]
+    lhs_d, rhs_d, out_d = _dilated_spatial_sizes(lhs_shape, rhs_shape, out_shape, p)
+    before = [k - lo - 1 for k, (lo, _) in zip(rhs_d, p["padding"], strict=True)]
     after = [i + k - 1 - o - b for i, k, o, b in zip(lhs_d, rhs_d, out_d, before, strict=True)]
     return list(zip(before, after, strict=True))
 
 
 def _rhs_cotangent_padding(
-    in_shape: Sequence[int],
-    window: Sequence[int],
-    strides: Sequence[int],
-    out_shape: Sequence[int],
-    padding: Padding,
-    lhs_dilation: Sequence[int],
-    rhs_dilation: Sequence[int],
+    lhs_shape: Sequence[int], rhs_shape: Sequence[int], out_shape: Sequence[int], p: ConvParams
 ) -> list[tuple[int, int]]:
     """Padding of the lhs so that sliding the output cotangent over it spans the kernel."""
-    if not in_shape:
-        return []
-    lhs_d = _dilate_shape(in_shape, lhs_dilation)
-    rhs_d = _dilate_shape(window, rhs_dilation)
-    out_d = _dilate_shape(out_shape, strides)
-    lows = [lo for lo, _ in padding]
+    lhs_d, rhs_d, out_d = _dilated_spatial_sizes(lhs_shape, rhs_shape, out_shape, p)
+    lows = [lo for lo, _ in p["padding"]]
     highs = [o - i + k - lo - 1 for o, i, k, lo in zip(out_d, lhs_d, rhs_d, lows, strict=True)]
     return list(zip(lows, highs, strict=True))
 
 
-def _transpose_lhs(
-    g: Any,
-    lhs: Any,
-    rhs: Any,
-    *,
-    window_strides: Sequence[int],
-    padding: Padding,
-    lhs_dilation: Sequence[int],
-    rhs_dilation: Sequence[int],
-    dimension_numbers: ConvDimensionNumbers,
-    feature_group_count: int,
-    batch_group_count: int,
-    precision: Any,
-    preferred_element_type: Any,
-    out_sharding: Any,
-) -> Any:
+def _transpose_lhs(g: Any, lhs: Any, rhs: Any, **p: Unpack[ConvParams]) -> Any:
+    feature_group_count, batch_group_count = p["feature_group_count"], p["batch_group_count"]
     assert batch_group_count == 1 or feature_group_count == 1
     lhs_aval = lhs.aval
-    rhs_shape, g_shape = shape_of(rhs), shape_of(g)
-    lhs_spec, rhs_spec, out_spec = dimension_numbers
-    lhs_sdims, rhs_sdims, out_sdims = lhs_spec[2:], rhs_spec[2:], out_spec[2:]
+    rhs_shape = shape_of(rhs)
+    lhs_spec, rhs_spec, out_spec = p["dimension_numbers"]
     groups = max(feature_group_count, batch_group_count)
     if groups > 1:
         # The groups move from the kernel's output features to its input features, which
@@ -108,30 +90,22 @@ def _transpose_lhs(
         rhs = reshape_axis_out_of(rhs_spec[0], groups, rhs)
         rhs = reshape_axis_into(rhs_spec[0], rhs_spec[1], rhs)
     numbers = ConvDimensionNumbers(out_spec, _swap_roles(rhs_spec), lhs_spec)
-    pads = _lhs_cotangent_padding(
-        [lhs_aval.shape[i] for i in lhs_sdims],
-        [rhs_shape[i] for i in rhs_sdims],
-        window_strides,
-        [g_shape[i] for i in out_sdims],
-        padding,
-        lhs_dilation,
-        rhs_dilation,
-    )
-    kernel = rev(rhs, rhs_sdims)
+    pads = _lhs_cotangent_padding(lhs_aval.shape, rhs_shape, shape_of(g), p)
+    kernel = rev(rhs, rhs_spec[2:])
     if _dtype(g) != _dtype(kernel):
         kernel = _convert_element_type(kernel, _dtype(g), False)
     out = conv_general_dilated(
         g,
         kernel,
-        window_strides=lhs_dilation,
+        window_strides=p["lhs_dilation"],
         padding=pads,
-        lhs_dilation=window_strides,
-        rhs_dilation=rhs_dilation,
+        lhs_dilation=p["window_strides"],
+        rhs_dilation=p["rhs_dilation"],
         dimension_numbers=numbers,
         feature_group_count=groups,
         batch_group_count=1,
-        precision=precision,
-        preferred_element_type=preferred_element_type,
+        precision=p["precision"],
+        preferred_element_type=p["preferred_element_type"],
     )
     if _dtype(out) != lhs_aval.dtype:
         out = _convert_element_type(out, lhs_aval.dtype, False)
@@ -141,58 +115,33 @@ def _transpose_lhs(
     return out
 
 
-def _transpose_rhs(
-    g: Any,
-    lhs: Any,
-    rhs: Any,
-    *,
-    window_strides: Sequence[int],
-    padding: Padding,
-    lhs_dilation: Sequence[int],
-    rhs_dilation: Sequence[int],
-    dimension_numbers: ConvDimensionNumbers,
-    feature_group_count: int,
-    batch_group_count: int,
-    precision: Any,
-    preferred_element_type: Any,
-    out_sharding: Any,
-) -> Any:
+def _transpose_rhs(g: Any, lhs: Any, rhs: Any, **p: Unpack[ConvParams]) -> Any:
     g_shape = shape_of(g)
     if math.prod(g_shape) == 0:
         # A kernel of spatial size 0 would be degenerate; the cotangent is zero anyway.
         return Zero(rhs.aval)
-    assert batch_group_count == 1 or feature_group_count == 1
-    lhs_shape, rhs_aval = shape_of(lhs), rhs.aval
-    lhs_spec, rhs_spec, out_spec = dimension_numbers
-    lhs_sdims, rhs_sdims, out_sdims = lhs_spec[2:], rhs_spec[2:], out_spec[2:]
-    # Feature groups become batch groups and the other way around.
-    fgc, bgc = batch_group_count, feature_group_count
+    assert p["batch_group_count"] == 1 or p["feature_group_count"] == 1
+    rhs_aval = rhs.aval
+    lhs_spec, rhs_spec, out_spec = p["dimension_numbers"]
     numbers = ConvDimensionNumbers(
         _swap_roles(lhs_spec), _swap_roles(out_spec), _swap_roles(rhs_spec)
     )
-    pads = _rhs_cotangent_padding(
-        [lhs_shape[i] for i in lhs_sdims],
-        [rhs_aval.shape[i] for i in rhs_sdims],
-        window_strides,
-        [g_shape[i] for i in out_sdims],
-        padding,
-        lhs_dilation,
-        rhs_dilation,
-    )
+    pads = _rhs_cotangent_padding(shape_of(lhs), rhs_aval.shape, g_shape, p)
     if _dtype(g) != _dtype(lhs):
         lhs = _convert_element_type(lhs, _dtype(g), False)
     out = conv_general_dilated(
         lhs,
         g,
-        window_strides=rhs_dilation,
+        window_strides=p["rhs_dilation"],
         padding=pads,
-        lhs_dilation=lhs_dilation,
-        rhs_dilation=window_strides,
+        lhs_dilation=p["lhs_dilation"],
+        rhs_dilation=p["window_strides"],
         dimension_numbers=numbers,
-        feature_group_count=fgc,
-        batch_group_count=bgc,
-        precision=precision,
-        preferred_element_type=preferred_element_type,
+        # Feature groups become batch groups and the other way around.
+        feature_group_count=p["batch_group_count"],
+        batch_group_count=p["feature_group_count"],
+        precision=p["precision"],
+        preferred_element_type=p["preferred_element_type"],
     )
     if _dtype(out) != rhs_aval.dtype:
         out = _convert_element_type(out, rhs_aval.dtype, False)

@@ -13,16 +13,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from typing_extensions import Unpack
+
 from lamina_core.interpreters.batching import AxisData, BatchDim, batching_rules
 from lamina_core.ir._avals import ShapedArray
 from lamina_core.lax._conv import (
+    ConvParams,
     _check_shapes,
     conv_general_dilated,
     conv_general_dilated_p,
     reshape_axis_into,
     reshape_axis_out_of,
 )
-from lamina_core.lax._conv_shapes import ConvDimensionNumbers, Padding
 from lamina_core.lax._shape import shape_of
 from lamina_core.lax._structural import full
 from lamina_core.trace._values import typeof
@@ -30,38 +32,17 @@ from lamina_core.trace._values import typeof
 
 @batching_rules.register(conv_general_dilated_p)
 def _conv_general_dilated_batch(
-    axis_data: AxisData,
-    vals: Sequence[Any],
-    dims: Sequence[BatchDim],
-    *,
-    window_strides: Sequence[int],
-    padding: Padding,
-    lhs_dilation: Sequence[int],
-    rhs_dilation: Sequence[int],
-    dimension_numbers: ConvDimensionNumbers,
-    feature_group_count: int,
-    batch_group_count: int,
-    precision: Any,
-    preferred_element_type: Any,
-    out_sharding: Any,
+    axis_data: AxisData, vals: Sequence[Any], dims: Sequence[BatchDim], **params: Unpack[ConvParams]
 ) -> tuple[Any, BatchDim]:
     (lhs, rhs), (lbd, rbd) = vals, dims
-    params = {
-        "window_strides": window_strides,
-        "padding": padding,
-        "lhs_dilation": lhs_dilation,
-        "rhs_dilation": rhs_dilation,
-        "dimension_numbers": dimension_numbers,
-        "feature_group_count": feature_group_count,
-        "batch_group_count": batch_group_count,
-        "precision": precision,
-        "preferred_element_type": preferred_element_type,
-    }
     if lbd is None and rbd is None:
-        return conv_general_dilated_p.bind(lhs, rhs, **params, out_sharding=out_sharding), None
+        return conv_general_dilated_p.bind(lhs, rhs, **params), None
+    feature_group_count = params["feature_group_count"]
+    batch_group_count = params["batch_group_count"]
+    preferred_element_type = params["preferred_element_type"]
     assert batch_group_count == 1 or feature_group_count == 1
     lhs_shape, rhs_shape = shape_of(lhs), shape_of(rhs)
-    lhs_spec, rhs_spec, out_spec = dimension_numbers
+    lhs_spec, rhs_spec, out_spec = params["dimension_numbers"]
     if (lbd is not None and lhs_shape[lbd] == 0) or (rbd is not None and rhs_shape[rbd] == 0):
         # Folding an empty axis into another dimension would empty that one too.
         lhs_dtype = typeof(lhs).dtype  # type: ignore[attr-defined]  # array values
@@ -70,13 +51,7 @@ def _conv_general_dilated_batch(
         shape = _check_shapes(
             ShapedArray(tuple(per_lhs), lhs_dtype),
             ShapedArray(tuple(per_rhs), typeof(rhs).dtype),  # type: ignore[attr-defined]
-            window_strides,
-            padding,
-            lhs_dilation,
-            rhs_dilation,
-            dimension_numbers,
-            feature_group_count,
-            batch_group_count,
+            params,
         )
         dtype = lhs_dtype if preferred_element_type is None else preferred_element_type
         return full((0, *shape), 0, dtype=dtype), 0
@@ -85,14 +60,14 @@ def _conv_general_dilated_batch(
         return conv_general_dilated(
             x,
             y,
-            window_strides,
-            padding,
-            lhs_dilation,
-            rhs_dilation,
-            dimension_numbers,
+            params["window_strides"],
+            params["padding"],
+            params["lhs_dilation"],
+            params["rhs_dilation"],
+            params["dimension_numbers"],
             feature_group_count=fgc,
             batch_group_count=bgc,
-            precision=precision,
+            precision=params["precision"],
             preferred_element_type=preferred_element_type,
         )
 

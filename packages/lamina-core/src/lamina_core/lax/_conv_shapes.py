@@ -60,6 +60,20 @@ def _dilate_shape(shape: Sequence[int], dilation: Sequence[int]) -> tuple[int, .
     return tuple(_dilate_dim(s, int(d)) for s, d in zip(shape, full, strict=True))
 
 
+def spatial_sizes(shape: Sequence[int], spec: Sequence[int]) -> list[int]:
+    """The sizes of `shape`'s spatial dimensions in the kernel's order, `spec` being the
+    operand's entry of a `ConvDimensionNumbers`."""
+    return [shape[i] for i in spec[2:]]
+
+
+def dilated_window(
+    rhs_shape: Sequence[int], rhs_spec: Sequence[int], rhs_dilation: Sequence[int]
+) -> list[int]:
+    """The kernel's spatial sizes once dilated (the dilations are not checked here)."""
+    sizes = spatial_sizes(rhs_shape, rhs_spec)
+    return [_dilate_dim(k, d) for k, d in zip(sizes, rhs_dilation, strict=False)]
+
+
 def padtype_to_pads(
     in_shape: Sequence[int],
     window_shape: Sequence[int],

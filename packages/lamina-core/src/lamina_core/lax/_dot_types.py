@@ -1,5 +1,6 @@
-"""The types `jax.lax` names for dot products: `DotAlgorithm`, `DotAlgorithmPreset`,
-`DotDimensionNumbers`, `RaggedDotDimensionNumbers` and the `PrecisionLike` alias.
+"""The types `jax.lax` names for dot products: `Precision`, `DotAlgorithm`,
+`DotAlgorithmPreset`, `DotDimensionNumbers`, `RaggedDotDimensionNumbers` and the
+`PrecisionLike` alias.
 
 They describe requests; what Lamina's `dot_general` accepts of them is up to it (a `Precision`
 or a pair of them, as before).
@@ -14,7 +15,23 @@ from typing import Any, NamedTuple, TypeAlias, Union
 import numpy as np
 
 from lamina_core.ir import dtypes
-from lamina_core.lax._linalg import Precision
+
+
+class Precision(enum.Enum):
+    """How accurately an accelerator multiplies float32 (no effect on CPU).
+
+    Printed as JAX prints it (`Precision.HIGHEST`), so params compare as text.
+    """
+
+    DEFAULT = 0
+    HIGH = 1
+    HIGHEST = 2
+
+    def __repr__(self) -> str:
+        return f"Precision.{self.name}"
+
+    def __str__(self) -> str:
+        return self.name
 
 
 class DotAlgorithm(NamedTuple):

@@ -2,6 +2,7 @@
 
 `split` and `unstack` have several results. Weak typing follows JAX's default rule: a result
 is weakly typed only when every array operand is (for `split` and `unstack`, the one operand).
+Installs `stack` as the one `sequential_vmap`'s rule joins its per-example results with.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from typing import Any, Final, TypeAlias
 
 import numpy as np
 
+from lamina_core.custom_derivatives._custom_batching import install_stack
 from lamina_core.ir._avals import AbstractValue, ShapedArray
 from lamina_core.ir._primitive import Primitive
 from lamina_core.ir._rules import abstract_eval_rules, impl_rules
@@ -260,6 +262,8 @@ def pad(operand: Array, padding_value: Array, padding_config: Sequence[Sequence[
         operand, padding_value = insert_pvary(operand, padding_value)
     return pad_p.bind(operand, padding_value, padding_config=config)
 
+
+install_stack(stack)
 
 __all__ = [
     "concatenate",

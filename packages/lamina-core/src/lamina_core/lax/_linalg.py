@@ -10,7 +10,6 @@ dtypes are an error.
 
 from __future__ import annotations
 
-import enum
 import string
 from collections.abc import Sequence
 from typing import Any, Final, TypeAlias
@@ -27,28 +26,11 @@ from lamina_core.ir._pretty import PpContext, PpSettings, pp_eqn_rules, pp_eqn_w
 from lamina_core.ir._primitive import Primitive
 from lamina_core.ir._rules import abstract_eval_rules, impl_rules
 from lamina_core.lax import _checks as c
+from lamina_core.lax._dot_types import DotAlgorithmPreset, Precision
 from lamina_core.lax._structural import canonical_sharding
 from lamina_core.lax._types import Array
 from lamina_core.trace._values import typeof
 from lamina_core.trace._vma import CHECKED_SCOPES, insert_pvary
-
-
-class Precision(enum.Enum):
-    """How accurately an accelerator multiplies float32 (no effect on CPU).
-
-    Printed as JAX prints it (`Precision.HIGHEST`), so params compare as text.
-    """
-
-    DEFAULT = 0
-    HIGH = 1
-    HIGHEST = 2
-
-    def __repr__(self) -> str:
-        return f"Precision.{self.name}"
-
-    def __str__(self) -> str:
-        return self.name
-
 
 _PRECISION_NAMES: Final = {
     "highest": Precision.HIGHEST,
@@ -108,8 +90,6 @@ def canonicalize_precision(precision: Any) -> CanonicalPrecision:
 def _dot_precision(precision: Any) -> Any:
     """`canonicalize_precision` for `dot_general`, which also takes the DEFAULT dot algorithm
     preset (or its name): kept as it is, as JAX prints it, and lowered as default precision."""
-    from lamina_core.lax._dot_types import DotAlgorithmPreset
-
     if isinstance(precision, str) and precision in DotAlgorithmPreset.__members__:
         precision = DotAlgorithmPreset[precision]
     if isinstance(precision, DotAlgorithmPreset):

@@ -28,6 +28,8 @@ from lamina_core.ir._rules import abstract_eval_rules, effects_rules, impl_rules
 from lamina_core.lax import _elementwise_batching as _elementwise_batching
 from lamina_core.lax import _nary as n
 from lamina_core.lax._batching_common import defbroadcasting, defvectorized
+from lamina_core.lax._shape import asarray, shape_of
+from lamina_core.lax._structural import broadcast_in_dim
 from lamina_core.trace._tracing import Tracer
 from lamina_core.trace._values import typeof
 from lamina_core.tree import tree_util
@@ -167,8 +169,6 @@ def stage(x: Any, /) -> Any:
     if isinstance(x, Tracer):
         return x
     if isinstance(x, (bool, int, float, complex, np.generic, np.ndarray)):
-        from lamina_core.numpy import asarray
-
         return asarray(x)
     return x
 
@@ -228,9 +228,20 @@ def dce_sink(val: Any, *, prevent_mlir_dce: bool = False) -> None:
 
 def broadcast_like(arr: Any, like_arr: Any) -> Any:
     """`arr` broadcast (NumPy-style, aligning trailing axes) to the shape of `like_arr`."""
-    from lamina_core.numpy import broadcast_to
-
-    return broadcast_to(arr, typeof(like_arr).shape)  # type: ignore[attr-defined]
+    shape: tuple[int, ...] = typeof(like_arr).shape  # type: ignore[attr-defined]  # an array
+    arr_shape = shape_of(arr)
+    if arr_shape == shape:
+        return asarray(arr)
+    lead = len(shape) - len(arr_shape)
+    if lead < 0:
+        raise ValueError(f"Cannot broadcast to shape with fewer dimensions: {arr_shape=} {shape=}")
+    if not all(d in (1, s) for d, s in zip(arr_shape, shape[lead:], strict=True)):
+        requested = ShapedArray(shape, typeof(arr).dtype)  # type: ignore[attr-defined]  # an array
+        raise ValueError(
+            f"Incompatible types for broadcasting: input type={typeof(arr)} and requested "
+            f"type={requested}"
+        )
+    return broadcast_in_dim(arr, shape, tuple(range(lead, len(shape))))
 
 
 __all__ = [

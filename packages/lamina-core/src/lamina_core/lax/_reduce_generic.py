@@ -256,6 +256,27 @@ def treedef_text(tree: Any) -> str:
     return str(tree).replace("PyTreeSpec(", "PyTreeDef(", 1)
 
 
+def flatten_with_inits(operands: Any, init_values: Any) -> tuple[list[Any], list[Any], Any]:
+    """The leaves of `operands` and of `init_values`, and their common tree structure.
+
+    Raises:
+        ValueError: the two differ in structure or in number of leaves (JAX's messages).
+    """
+    flat_operands, operand_tree = tree_util.tree_flatten(operands)
+    flat_inits, init_tree = tree_util.tree_flatten(init_values)
+    if operand_tree != init_tree:
+        raise ValueError(
+            "Operands must have the same tree structure as init_values: "
+            f"{treedef_text(operand_tree)} vs. {treedef_text(init_tree)}"
+        )
+    if len(flat_operands) != len(flat_inits):
+        raise ValueError(
+            "Must have same total number of operands as init_values: "
+            f" {len(flat_operands)} vs. {len(flat_inits)}"
+        )
+    return flat_operands, flat_inits, operand_tree
+
+
 def reduce(
     operands: Any,
     init_values: Any,
@@ -270,18 +291,7 @@ def reduce(
         ValueError: operands and init values of different structures.
         TypeError: an operand and its init value of different dtypes.
     """
-    flat_operands, operand_tree = tree_util.tree_flatten(operands)
-    flat_inits, init_tree = tree_util.tree_flatten(init_values)
-    if operand_tree != init_tree:
-        raise ValueError(
-            "Operands must have the same tree structure as init_values: "
-            f"{treedef_text(operand_tree)} vs. {treedef_text(init_tree)}"
-        )
-    if len(flat_operands) != len(flat_inits):
-        raise ValueError(
-            "Must have same total number of operands as init_values: "
-            f" {len(flat_operands)} vs. {len(flat_inits)}"
-        )
+    flat_operands, flat_inits, tree = flatten_with_inits(operands, init_values)
     monoid = _monoid_reducer(computation, flat_inits)
     if monoid is not None:
         weak = all(_is_weak(x) for x in flat_operands) and all(_is_weak(x) for x in flat_inits)
@@ -292,7 +302,7 @@ def reduce(
     if out_sharding is not None:
         raise NotImplementedError("reduce: out_sharding is not supported by Lamina yet")
     init_avals = tuple(typeof(x) for x in flat_inits)
-    closed, out_tree = variadic_reduction_jaxpr("reduce comp", computation, init_avals, init_tree)
+    closed, out_tree = variadic_reduction_jaxpr("reduce comp", computation, init_avals, tree)
     out = reduce_p.bind(
         *flat_operands,
         *flat_inits,

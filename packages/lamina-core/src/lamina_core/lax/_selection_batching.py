@@ -1,9 +1,9 @@
-"""Batching rules of select_n, clamp and stop_gradient.
+"""Batching rules of select_n and clamp.
 
 `select_n` and `clamp` follow JAX's rules: when the operands already agree (same mapped axis
 and shape, or scalar bounds/predicate) the primitive applies where the mapped axis is;
 otherwise every non-scalar operand gets its mapped axis at the front (unmapped ones are
-broadcast there) and lower-rank ones are broadcast up. `stop_gradient` is elementwise.
+broadcast there) and lower-rank ones are broadcast up.
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from typing import Any
 from lamina_core.interpreters.batching import AxisData, BatchDim, batching_rules
 from lamina_core.lax._batching_common import bdim_at_front, moveaxis, ndim_of, shape_of
 from lamina_core.lax._selection import clamp_p, select_n, select_n_p
-from lamina_core.lax._stop_gradient import stop_gradient, stop_gradient_p
 from lamina_core.lax._structural import broadcast, broadcast_in_dim
 
 
@@ -96,13 +95,5 @@ def _clamp_batch(
     return clamp_p.bind(lo, x, hi), 0
 
 
-def _stop_gradient_batch(
-    axis_data: AxisData, vals: Sequence[Any], dims: Sequence[BatchDim]
-) -> tuple[Any, BatchDim]:
-    (x,), (bdim,) = vals, dims
-    return stop_gradient(x), bdim
-
-
 batching_rules.set(select_n_p, _select_n_batch)
 batching_rules.set(clamp_p, _clamp_batch)
-batching_rules.set(stop_gradient_p, _stop_gradient_batch)

@@ -1,52 +1,11 @@
-"""`stop_gradient`: the identity, with a zero derivative, as JAX's.
+"""`stop_gradient` in `lax`, where JAX's users find it.
 
-Forward-mode tracers are unwrapped before binding (as JAX does), so `stop_gradient` under
-`jvp` stages on the primal; under `grad` its jvp rule gives a zero tangent.
+The primitive and its rules live in `transforms._stop_gradient`, below `custom_derivatives`,
+which binds it too.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, Final
-
-import numpy as np
-
-from lamina_core.interpreters.jvp import JVPTracer, jvp_rules
-from lamina_core.interpreters.zeros import zero_of
-from lamina_core.ir._avals import AbstractValue
-from lamina_core.ir._primitive import Primitive
-from lamina_core.ir._rules import abstract_eval_rules, impl_rules
-from lamina_core.tree import tree_util
-
-stop_gradient_p: Final = Primitive("stop_gradient")
-
-
-@abstract_eval_rules.register(stop_gradient_p)
-def _stop_gradient_abstract_eval(x: AbstractValue) -> AbstractValue:
-    return x
-
-
-@impl_rules.register(stop_gradient_p)
-def _stop_gradient_impl(x: np.ndarray) -> np.ndarray:
-    return x
-
-
-def _stop(x: Any) -> Any:
-    while isinstance(x, JVPTracer):
-        x = x.primal
-    return stop_gradient_p.bind(x)
-
-
-def stop_gradient(x: Any) -> Any:
-    """`x` (any pytree of arrays), through which no derivative flows."""
-    return tree_util.tree_map(_stop, x)
-
-
-def _stop_gradient_jvp(primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
-    (x,) = primals
-    return stop_gradient(x), zero_of(x)
-
-
-jvp_rules.set(stop_gradient_p, _stop_gradient_jvp)
+from lamina_core.transforms._stop_gradient import stop_gradient, stop_gradient_p
 
 __all__ = ["stop_gradient", "stop_gradient_p"]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any, Final
 
 import numpy as np
@@ -26,6 +27,7 @@ from lamina_core.lax._joining import _pad_impl
 from lamina_core.lax._reduce_generic import (
     batched_fold,
     concrete_scalar,
+    flatten_with_inits,
     max_identity,
     min_identity,
     split_operands,
@@ -332,8 +334,8 @@ def _bind_windowed(
     window_dimensions: Sequence[int],
     window_strides: Sequence[int],
     padding: Sequence[tuple[int, int]],
-    base_dilation: Sequence[int] | None,
-    window_dilation: Sequence[int] | None,
+    base_dilation: Sequence[int] | None = None,
+    window_dilation: Sequence[int] | None = None,
 ) -> Array:
     ones = (1,) * len(window_dimensions)
     return prim.bind(
@@ -346,61 +348,9 @@ def _bind_windowed(
     )
 
 
-def _reduce_window_sum(
-    operand: Array,
-    window_dimensions: Sequence[int],
-    window_strides: Sequence[int],
-    padding: Sequence[tuple[int, int]],
-    base_dilation: Sequence[int] | None = None,
-    window_dilation: Sequence[int] | None = None,
-) -> Array:
-    return _bind_windowed(
-        reduce_window_sum_p,
-        operand,
-        window_dimensions,
-        window_strides,
-        padding,
-        base_dilation,
-        window_dilation,
-    )
-
-
-def _reduce_window_max(
-    operand: Array,
-    window_dimensions: Sequence[int],
-    window_strides: Sequence[int],
-    padding: Sequence[tuple[int, int]],
-    base_dilation: Sequence[int] | None = None,
-    window_dilation: Sequence[int] | None = None,
-) -> Array:
-    return _bind_windowed(
-        reduce_window_max_p,
-        operand,
-        window_dimensions,
-        window_strides,
-        padding,
-        base_dilation,
-        window_dilation,
-    )
-
-
-def _reduce_window_min(
-    operand: Array,
-    window_dimensions: Sequence[int],
-    window_strides: Sequence[int],
-    padding: Sequence[tuple[int, int]],
-    base_dilation: Sequence[int] | None = None,
-    window_dilation: Sequence[int] | None = None,
-) -> Array:
-    return _bind_windowed(
-        reduce_window_min_p,
-        operand,
-        window_dimensions,
-        window_strides,
-        padding,
-        base_dilation,
-        window_dilation,
-    )
+_reduce_window_sum = partial(_bind_windowed, reduce_window_sum_p)
+_reduce_window_max = partial(_bind_windowed, reduce_window_max_p)
+_reduce_window_min = partial(_bind_windowed, reduce_window_min_p)
 
 
 def _monoid_window_reducer(computation: Any, inits: Sequence[Any]) -> Callable[..., Any] | None:
@@ -444,18 +394,7 @@ def reduce_window(
         ValueError: operands and init values of different structures, or no operand.
         TypeError: inconsistent window parameters or dtypes (JAX's messages).
     """
-    flat_operands, operand_tree = tree_util.tree_flatten(operand)
-    flat_inits, init_tree = tree_util.tree_flatten(init_value)
-    if operand_tree != init_tree:
-        raise ValueError(
-            "Operands must have the same tree structure as init_values: "
-            f"{treedef_text(operand_tree)} vs. {treedef_text(init_tree)}"
-        )
-    if len(flat_operands) != len(flat_inits):
-        raise ValueError(
-            "Must have same total number of operands as init_values: "
-            f" {len(flat_operands)} vs. {len(flat_inits)}"
-        )
+    flat_operands, flat_inits, operand_tree = flatten_with_inits(operand, init_value)
     if not flat_operands:
         raise ValueError("reduce_window must have at least one operand.")
     if isinstance(padding, str):
@@ -479,7 +418,7 @@ def reduce_window(
         return tree_util.tree_unflatten(operand_tree, [out])
     init_avals = tuple(typeof(x) for x in flat_inits)
     closed, out_tree = variadic_reduction_jaxpr(
-        "reduce_window comp", computation, init_avals, init_tree
+        "reduce_window comp", computation, init_avals, operand_tree
     )
     if operand_tree != out_tree:
         raise ValueError(

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from lamina_core.interpreters.helpers import deflinear
-from lamina_core.interpreters.jvp import defjvp, jvp_flat, jvp_rules, not_differentiable
+from lamina_core.interpreters.jvp import JVPRule, defjvp, jvp_flat, jvp_rules, not_differentiable
 from lamina_core.interpreters.transpose import is_undefined, transpose_rules
 from lamina_core.interpreters.zeros import Zero, instantiate_zeros, zero_of
 from lamina_core.ir._jaxpr import ClosedJaxpr, Jaxpr
@@ -202,15 +202,19 @@ defjvp(w.reduce_window_min_p, _chooser_jvp(ew.le_p))
 # --- select_and_scatter_add, select_and_gather_add -------------------------------------------
 
 
-def _select_and_scatter_add_jvp(
-    primals: Sequence[Any], tangents: Sequence[Any], **params: Any
-) -> tuple[Any, Any]:
-    source, operand = primals
-    source_dot, _ = tangents
-    out = ss._select_and_scatter_add(source, operand, **params)
-    if type(source_dot) is Zero:
-        return out, zero_of(out)
-    return out, ss._select_and_scatter_add(source_dot, operand, **params)
+def _linear_in_source_jvp(apply: Callable[..., Any]) -> JVPRule:
+    """The jvp rule of `apply(source, operand, **params)`, linear in `source` (`operand` only
+    chooses the window positions)."""
+
+    def rule(primals: Sequence[Any], tangents: Sequence[Any], **params: Any) -> tuple[Any, Any]:
+        source, operand = primals
+        source_dot, _ = tangents
+        out = apply(source, operand, **params)
+        if type(source_dot) is Zero:
+            return out, zero_of(out)
+        return out, apply(source_dot, operand, **params)
+
+    return rule
 
 
 def _select_and_scatter_add_transpose(
@@ -233,19 +237,8 @@ def _select_and_scatter_add_transpose(
     return [gathered, None]
 
 
-jvp_rules.set(ss.select_and_scatter_add_p, _select_and_scatter_add_jvp)
+jvp_rules.set(ss.select_and_scatter_add_p, _linear_in_source_jvp(ss._select_and_scatter_add))
 transpose_rules.set(ss.select_and_scatter_add_p, _select_and_scatter_add_transpose)
-
-
-def _select_and_gather_add_jvp(
-    primals: Sequence[Any], tangents: Sequence[Any], **params: Any
-) -> tuple[Any, Any]:
-    source, operand = primals
-    source_dot, _ = tangents
-    out = ss._select_and_gather_add(source, operand, **params)
-    if type(source_dot) is Zero:
-        return out, zero_of(out)
-    return out, ss._select_and_gather_add(source_dot, operand, **params)
 
 
 def _select_and_gather_add_transpose(
@@ -283,7 +276,7 @@ def _select_and_gather_add_transpose(
     return [out, None]
 
 
-jvp_rules.set(ss.select_and_gather_add_p, _select_and_gather_add_jvp)
+jvp_rules.set(ss.select_and_gather_add_p, _linear_in_source_jvp(ss._select_and_gather_add))
 transpose_rules.set(ss.select_and_gather_add_p, _select_and_gather_add_transpose)
 
 # As in JAX, the general form has no derivative (pooling's derivatives never produce it).

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol, overload
 
 import numpy as np
 
@@ -108,6 +108,68 @@ def _no_sharding(out_sharding: Any) -> None:
         )
 
 
+class UpdateMethod(Protocol):
+    """An update method of `x.at[idx]`, as bound to it."""
+
+    def __call__(
+        self,
+        values: ArrayLike,
+        *,
+        indices_are_sorted: bool = False,
+        unique_indices: bool = False,
+        mode: Mode = None,
+        out_sharding: Any = None,
+        wrap_negative_indices: bool = True,
+    ) -> Array: ...
+
+
+class UpdateMethodDescriptor(Protocol):
+    """An update method in `IndexUpdateRef`'s class body: a function, bound when looked up."""
+
+    @overload
+    def __get__(self, ref: None, owner: type[IndexUpdateRef]) -> Callable[..., Array]: ...
+    @overload
+    def __get__(self, ref: IndexUpdateRef, owner: type[IndexUpdateRef] | None) -> UpdateMethod: ...
+
+
+def _update_method(
+    name: str,
+    scatter: ScatterOp,
+    doc: str,
+    combine: Callable[[Array, Array], Array] | None = None,
+) -> UpdateMethodDescriptor:
+    """The method `name` of `x.at[idx]`: scatter `values` into `x` with `scatter`, or, given
+    `combine`, into ones, the result then combined with `x` (as JAX divides and powers)."""
+
+    def method(
+        self: IndexUpdateRef,
+        values: ArrayLike,
+        *,
+        indices_are_sorted: bool = False,
+        unique_indices: bool = False,
+        mode: Mode = None,
+        out_sharding: Any = None,
+        wrap_negative_indices: bool = True,
+    ) -> Array:
+        _no_sharding(out_sharding)
+        target = self.array if combine is None else _creation.ones_like(self.array)
+        out = self._update(
+            values,
+            scatter,
+            target,
+            indices_are_sorted,
+            unique_indices,
+            mode,
+            wrap_negative_indices,
+        )
+        return out if combine is None else combine(self.array, out)
+
+    method.__name__ = name
+    method.__qualname__ = f"IndexUpdateRef.{name}"
+    method.__doc__ = doc
+    return method
+
+
 class IndexUpdateRef:
     """`x.at[idx]`: the pure equivalents of `x[idx] = y`, `x[idx] += y`, ... and `x[idx]`.
 
@@ -169,28 +231,6 @@ class IndexUpdateRef:
             normalize_indices=wrap_negative_indices,
         )
 
-    def set(
-        self,
-        values: ArrayLike,
-        *,
-        indices_are_sorted: bool = False,
-        unique_indices: bool = False,
-        mode: Mode = None,
-        out_sharding: Any = None,
-        wrap_negative_indices: bool = True,
-    ) -> Array:
-        """`x[idx] = values`."""
-        _no_sharding(out_sharding)
-        return self._update(
-            values,
-            _lax.scatter,
-            self.array,
-            indices_are_sorted,
-            unique_indices,
-            mode,
-            wrap_negative_indices,
-        )
-
     def apply(
         self,
         func: Callable[[Any], Array],
@@ -210,170 +250,19 @@ class IndexUpdateRef:
             zero, op, self.array, indices_are_sorted, unique_indices, mode, wrap_negative_indices
         )
 
-    def add(
-        self,
-        values: ArrayLike,
-        *,
-        indices_are_sorted: bool = False,
-        unique_indices: bool = False,
-        mode: Mode = None,
-        out_sharding: Any = None,
-        wrap_negative_indices: bool = True,
-    ) -> Array:
-        """`x[idx] += values`."""
-        _no_sharding(out_sharding)
-        return self._update(
-            values,
-            _lax.scatter_add,
-            self.array,
-            indices_are_sorted,
-            unique_indices,
-            mode,
-            wrap_negative_indices,
-        )
-
-    def subtract(
-        self,
-        values: ArrayLike,
-        *,
-        indices_are_sorted: bool = False,
-        unique_indices: bool = False,
-        mode: Mode = None,
-        out_sharding: Any = None,
-        wrap_negative_indices: bool = True,
-    ) -> Array:
-        """`x[idx] -= values`."""
-        _no_sharding(out_sharding)
-        return self._update(
-            values,
-            _lax.scatter_sub,
-            self.array,
-            indices_are_sorted,
-            unique_indices,
-            mode,
-            wrap_negative_indices,
-        )
-
-    def multiply(
-        self,
-        values: ArrayLike,
-        *,
-        indices_are_sorted: bool = False,
-        unique_indices: bool = False,
-        mode: Mode = None,
-        out_sharding: Any = None,
-        wrap_negative_indices: bool = True,
-    ) -> Array:
-        """`x[idx] *= values`."""
-        _no_sharding(out_sharding)
-        return self._update(
-            values,
-            _lax.scatter_mul,
-            self.array,
-            indices_are_sorted,
-            unique_indices,
-            mode,
-            wrap_negative_indices,
-        )
-
+    set = _update_method("set", _lax.scatter, "`x[idx] = values`.")
+    add = _update_method("add", _lax.scatter_add, "`x[idx] += values`.")
+    subtract = _update_method("subtract", _lax.scatter_sub, "`x[idx] -= values`.")
+    multiply = _update_method("multiply", _lax.scatter_mul, "`x[idx] *= values`.")
     mul = multiply
-
-    def divide(
-        self,
-        values: ArrayLike,
-        *,
-        indices_are_sorted: bool = False,
-        unique_indices: bool = False,
-        mode: Mode = None,
-        out_sharding: Any = None,
-        wrap_negative_indices: bool = True,
-    ) -> Array:
-        """`x[idx] /= values`."""
-        _no_sharding(out_sharding)
-        scattered = self._scattered_into_ones(
-            values, indices_are_sorted, unique_indices, mode, wrap_negative_indices
-        )
-        return _ufuncs.true_divide(self.array, scattered)
-
-    def power(
-        self,
-        values: ArrayLike,
-        *,
-        indices_are_sorted: bool = False,
-        unique_indices: bool = False,
-        mode: Mode = None,
-        out_sharding: Any = None,
-        wrap_negative_indices: bool = True,
-    ) -> Array:
-        """`x[idx] **= values`."""
-        _no_sharding(out_sharding)
-        scattered = self._scattered_into_ones(
-            values, indices_are_sorted, unique_indices, mode, wrap_negative_indices
-        )
-        return _ufuncs_composite.power(self.array, scattered)
-
-    def _scattered_into_ones(
-        self,
-        values: ArrayLike,
-        indices_are_sorted: bool,
-        unique_indices: bool,
-        mode: Mode,
-        wrap_negative_indices: bool,
-    ) -> Array:
-        # As JAX: scatter the values into ones with scatter-mul, then combine that with `x`.
-        return self._update(
-            values,
-            _lax.scatter_mul,
-            _creation.ones_like(self.array),
-            indices_are_sorted,
-            unique_indices,
-            mode,
-            wrap_negative_indices,
-        )
-
-    def min(
-        self,
-        values: ArrayLike,
-        *,
-        indices_are_sorted: bool = False,
-        unique_indices: bool = False,
-        mode: Mode = None,
-        out_sharding: Any = None,
-        wrap_negative_indices: bool = True,
-    ) -> Array:
-        """`x[idx] = minimum(x[idx], values)`."""
-        _no_sharding(out_sharding)
-        return self._update(
-            values,
-            _lax.scatter_min,
-            self.array,
-            indices_are_sorted,
-            unique_indices,
-            mode,
-            wrap_negative_indices,
-        )
-
-    def max(
-        self,
-        values: ArrayLike,
-        *,
-        indices_are_sorted: bool = False,
-        unique_indices: bool = False,
-        mode: Mode = None,
-        out_sharding: Any = None,
-        wrap_negative_indices: bool = True,
-    ) -> Array:
-        """`x[idx] = maximum(x[idx], values)`."""
-        _no_sharding(out_sharding)
-        return self._update(
-            values,
-            _lax.scatter_max,
-            self.array,
-            indices_are_sorted,
-            unique_indices,
-            mode,
-            wrap_negative_indices,
-        )
+    divide = _update_method(
+        "divide", _lax.scatter_mul, "`x[idx] /= values`.", combine=_ufuncs.true_divide
+    )
+    power = _update_method(
+        "power", _lax.scatter_mul, "`x[idx] **= values`.", combine=_ufuncs_composite.power
+    )
+    min = _update_method("min", _lax.scatter_min, "`x[idx] = minimum(x[idx], values)`.")
+    max = _update_method("max", _lax.scatter_max, "`x[idx] = maximum(x[idx], values)`.")
 
 
 class IndexUpdateHelper:

@@ -1,11 +1,10 @@
 """The linear solvers of `lamina.numpy.linalg` (`solve`, `inv`, `lstsq`, `tensorsolve`,
-`tensorinv`, `matrix_power`) and the LU solve they rest on, staged as JAX 0.10.2 stages them.
+`tensorinv`, `matrix_power`), staged as JAX 0.10.2 stages them.
 
-`solve` factors `a` once (outside differentiation, through `stop_gradient`) and hands the two
-triangular solves to `custom_linear_solve`, so its derivatives are further solves with the same
-factors rather than derivatives of the factorization. `inv` is a solve against the identity.
-`lu_solve` is JAX's `lax.linalg.lu_solve`: the pivoted triangular solves for one matrix,
-mapped with `vmap` over broadcast batch dimensions.
+`solve` vectorizes `lax.linalg`'s LU solve (`lax/linalg/_solve.py`, where `lu_solve`,
+`check_solve_shapes` and `batched_matvec` live; they are imported here for `scipy.linalg`),
+whose derivatives are further solves with the same factors. `inv` is a solve against the
+identity.
 """
 
 from __future__ import annotations
@@ -15,153 +14,21 @@ import math
 import operator
 from typing import Any
 
-import numpy as np
-
 from lamina_core import lax
-from lamina_core.lax import linalg as lax_linalg
+from lamina_core.lax.linalg._solve import batched_matvec as batched_matvec
+from lamina_core.lax.linalg._solve import check_solve_shapes as check_solve_shapes
+from lamina_core.lax.linalg._solve import lu_solve as lu_solve
+from lamina_core.lax.linalg._solve import solve as _lax_solve
 from lamina_core.numpy._promote import promote_dtypes_inexact
 from lamina_core.numpy._reductions import ensure_arraylike
 from lamina_core.numpy._util import Array, dtype_of, shape_of
 from lamina_core.transforms._jit import Jitted
-from lamina_core.transforms._vmap import vmap
 
 
 def _jnp() -> Any:
     from lamina_core import numpy as jnp
 
     return jnp
-
-
-def _broadcast_to(x: Array, shape: tuple[int, ...]) -> Array:
-    # Always a `broadcast_in_dim`, even when the shape already matches, as JAX stages it.
-    rank = len(shape_of(x))
-    return lax.broadcast_in_dim(x, shape, tuple(range(len(shape) - rank, len(shape))))
-
-
-def _lu_solve_one(lu: Array, permutation: Array, b: Array, trans: int) -> Array:
-    """The solve for one packed LU factor; `b`'s trailing dimensions are flattened into
-    columns."""
-    b_shape = shape_of(b)
-    m = shape_of(lu)[0]
-    x = lax.reshape(b, (m, math.prod(b_shape[1:])))
-    if trans == 0:
-        x = x[permutation, :]
-        x = lax_linalg.triangular_solve(lu, x, left_side=True, lower=True, unit_diagonal=True)
-        x = lax_linalg.triangular_solve(lu, x, left_side=True, lower=False)
-    elif trans in (1, 2):
-        conj = trans == 2
-        x = lax_linalg.triangular_solve(
-            lu, x, left_side=True, lower=False, transpose_a=True, conjugate_a=conj
-        )
-        x = lax_linalg.triangular_solve(
-            lu,
-            x,
-            left_side=True,
-            lower=True,
-            unit_diagonal=True,
-            transpose_a=True,
-            conjugate_a=conj,
-        )
-        n = shape_of(permutation)[0]
-        _, inverse = lax.sort_key_val(permutation, lax.iota(np.dtype("int32"), n))
-        x = x[inverse, :]
-    else:
-        raise ValueError(f"'trans' value must be 0, 1, or 2, got {trans}")
-    return lax.reshape(x, b_shape)
-
-
-@functools.partial(Jitted, static_argnums=(3,))
-def _lu_solve(lu: Array, permutation: Array, b: Array, trans: int) -> Array:
-    lu_shape, b_shape = shape_of(lu), shape_of(b)
-    if len(lu_shape) < 2 or lu_shape[-1] != lu_shape[-2]:
-        raise ValueError(
-            f"last two dimensions of LU decomposition must be equal, got shape {lu_shape}"
-        )
-    if len(b_shape) < 1:
-        raise ValueError(f"b matrix must have rank >= 1, got shape {b_shape}")
-    rhs_vector = len(lu_shape) == len(b_shape) + 1
-    if rhs_vector:
-        if b_shape[-1] != lu_shape[-1]:
-            raise ValueError(
-                "When LU decomposition matrix and b have the same number of dimensions, last "
-                f"axis of LU decomposition matrix (shape {lu_shape}) and b array (shape "
-                f"{b_shape}) must match"
-            )
-        b = b[..., None]
-    elif b_shape[-2] != lu_shape[-1]:
-        raise ValueError(
-            "When LU decomposition matrix and b different numbers of dimensions, last axis of "
-            f"LU decomposition matrix (shape {lu_shape}) and second to last axis of b array "
-            f"(shape {b_shape}) must match"
-        )
-    perm_shape = shape_of(permutation)
-    batch = lax.broadcast_shapes(lu_shape[:-2], perm_shape[:-1], shape_of(b)[:-2])
-    lu = _broadcast_to(lu, (*batch, *lu_shape[-2:]))
-    permutation = _broadcast_to(permutation, (*batch, perm_shape[-1]))
-    b = _broadcast_to(b, (*batch, *shape_of(b)[-2:]))
-    fn: Any = _lu_solve_one
-    for _ in batch:
-        fn = vmap(fn, in_axes=(0, 0, 0, None))
-    x = fn(lu, permutation, b, trans)
-    return x[..., 0] if rhs_vector else x
-
-
-def lu_solve(lu: Any, permutation: Any, b: Any, trans: int = 0) -> Array:
-    """x with op(a) x = b from `a`'s packed LU factor and row permutation (op per `trans`:
-    0 none, 1 transpose, 2 conjugate transpose), broadcasting over batch dimensions."""
-    out: Array = _lu_solve(lu, permutation, b, trans)
-    return out
-
-
-def batched_matvec(a: Array, b: Array) -> Array:
-    """(..., n, m) times (..., m), batch dimensions broadcast."""
-    a_shape, b_shape = shape_of(a), shape_of(b)
-    batch = lax.broadcast_shapes(a_shape[:-2], b_shape[:-1])
-    nb = len(batch)
-    a = _broadcast_to(a, (*batch, *a_shape[-2:]))
-    b = _broadcast_to(b, (*batch, b_shape[-1]))
-    dims = (([nb + 1], [nb]), (list(range(nb)), list(range(nb))))
-    return lax.dot_general(a, b, dims, precision=lax.Precision.HIGHEST)
-
-
-def check_solve_shapes(a: Array, b: Array) -> None:
-    """Raises JAX's error unless a is (..., m, m) and b (..., m) or (..., m, k)."""
-    a_shape, b_shape = shape_of(a), shape_of(b)
-    a_ndim, b_ndim = len(a_shape), len(b_shape)
-    if not (
-        a_ndim >= 2
-        and b_ndim in (a_ndim, a_ndim - 1)
-        and a_shape[-1] == a_shape[-2] == b_shape[a_ndim - 2]
-    ):
-        raise ValueError(
-            "The arguments to solve must have shapes a=[..., m, m] and b=[..., m, k] or "
-            f"b=[..., m]; got a={a_shape} and b={b_shape}"
-        )
-
-
-def _lax_solve(a: Array, b: Array) -> Array:
-    """JAX's `lax.linalg._solve`: a (..., m, m) system, b (..., m) or (..., m, k)."""
-    check_solve_shapes(a, b)
-    a_shape, b_shape = shape_of(a), shape_of(b)
-    a_ndim, b_ndim = len(a_shape), len(b_shape)
-    out_shape = tuple(
-        da if db == 1 else db for da, db in zip((*a_shape[:-1], 1), b_shape, strict=False)
-    )
-    b = lax.broadcast_in_dim(b, out_shape, tuple(range(b_ndim)))
-    lu, _, permutation = lax_linalg.lu(lax.stop_gradient(a))
-
-    def custom_solve(rhs: Array) -> Array:
-        return lax.custom_linear_solve(
-            lambda x: batched_matvec(a, x),
-            rhs,
-            solve=lambda _, x: lu_solve(lu, permutation, x, trans=0),
-            transpose_solve=lambda _, x: lu_solve(lu, permutation, x, trans=1),
-        )
-
-    if a_ndim == b_ndim + 1:
-        return custom_solve(b)
-    out: Array = vmap(custom_solve, b_ndim - 1, max(a_ndim, b_ndim) - 1)(b)
-    return out
 
 
 @Jitted

@@ -21,7 +21,7 @@ from lamina_core.ir import dtypes as _dtypes
 from lamina_core.lax._structural import _convert_element_type
 from lamina_core.numpy._reductions import ensure_arraylike
 from lamina_core.numpy._util import Array, ArrayLike, dtype_of, shape_of
-from lamina_core.trace._tracing import EVAL_TRACE, ConcretizationTypeError, Tracer, _current_trace
+from lamina_core.trace._tracing import EVAL_TRACE, _current_trace, concrete_or_error
 from lamina_core.transforms._jit import Jitted
 from lamina_core.tree import tree_util as _tree_util
 
@@ -43,15 +43,6 @@ _MODE_KWARGS: dict[str, tuple[str, ...]] = {
 }
 
 
-def _concrete_leaf(x: Any, name: str) -> Any:
-    if isinstance(x, Tracer):
-        raise ConcretizationTypeError(
-            "Abstract tracer value encountered where concrete value is expected: "
-            f"{x._error_repr()}\n{name} argument of jnp.pad{x._origin_msg()}\n"
-        )
-    return x
-
-
 def _scalar_entry(v: Any, name: str, original: Any) -> Any:
     if np.shape(v):
         raise TypeError(f"`{name}` entries must be the same shape: {original}")
@@ -61,7 +52,9 @@ def _scalar_entry(v: Any, name: str, original: Any) -> Any:
 def _as_pairs(values: Any, nd: int, name: str) -> Pairs:
     """`values` (a scalar, `(v,)`, `(before, after)`, `((before, after),)` or one pair per
     axis) as one `(before, after)` pair of NumPy scalars for each of `nd` axes."""
-    concrete = _tree_util.tree_map(lambda x: _concrete_leaf(x, name), values)
+    concrete = _tree_util.tree_map(
+        lambda x: concrete_or_error(x, f"{name} argument of jnp.pad"), values
+    )
     try:
         arr = np.asarray(concrete)
     except ValueError as err:

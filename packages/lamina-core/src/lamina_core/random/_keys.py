@@ -22,6 +22,8 @@ from lamina_core.config._config import config, enable_x64
 from lamina_core.ir import dtypes
 from lamina_core.ir._avals import ShapedArray
 from lamina_core.lax._shape import canonical_shape
+from lamina_core.random import _rbg as _rbg  # registers the rbg implementations' key operations
+from lamina_core.random import _threefry_original as _threefry_original  # and threefry's
 from lamina_core.random._primitives import (
     PRNGImpl,
     key_impl_of,

@@ -14,13 +14,15 @@ their params are JAX 0.10.2's:
 Each has an abstract-evaluation rule, a NumPy reference rule (on key arrays held as NumPy
 structured arrays whose field is the raw data), a zero derivative and a batching rule: a key
 array's mapped axis is an ordinary axis, so all but `random_wrap` and `random_fold_in` keep it
-where it is. Lowering rules live in lamina-mlir.
+where it is. Lowering rules live in lamina-mlir. The reference rules find each
+implementation's key operations in a registry its own module fills (`register_key_ops`:
+`_threefry_original` for threefry, `_rbg` for the rbg ones), so this module imports none.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -91,6 +93,40 @@ prng_impls: Final[dict[str, PRNGImpl]] = {
 }
 
 
+@dataclass(frozen=True)
+class KeyOps:
+    """How the reference evaluator runs one PRNG implementation's key operations: functions
+    of host arrays, on raw key data (`uint32[*batch, *key_shape]`). Each implementation's module
+    registers its own (`register_key_ops`), so the primitives' rules name none of them."""
+
+    seed: Callable[[np.ndarray], np.ndarray]
+    """Raw keys from integer seeds (of the same shape)."""
+    split: Callable[[np.ndarray, tuple[int, ...], bool], np.ndarray]
+    """`split(raw, shape, partitionable)`: raw keys `(*batch, *shape, *key_shape)`."""
+    fold_in: Callable[[np.ndarray, np.ndarray], np.ndarray]
+    """`fold_in(raw, msgs)`: raw keys, keys and `uint32` messages broadcast together."""
+    random_bits: Callable[[np.ndarray, int, tuple[int, ...], bool], np.ndarray]
+    """`random_bits(raw, bit_width, shape, partitionable)`: unsigned integers `(*batch, *shape)`."""
+
+
+_key_ops: dict[PRNGImpl, KeyOps] = {}
+
+
+def register_key_ops(impl: PRNGImpl, ops: KeyOps) -> None:
+    """How the reference evaluator runs `impl`'s key operations (at its module's import)."""
+    _key_ops[impl] = ops
+
+
+def key_ops(impl: PRNGImpl) -> KeyOps:
+    """`impl`'s registered key operations; an error naming it if none are."""
+    ops = _key_ops.get(impl)
+    if ops is None:
+        raise NotImplementedError(
+            f"no key operations are registered for {impl.name} keys; import lamina_core.random"
+        )
+    return ops
+
+
 def key_impl_of(dtype: object) -> PRNGImpl | None:
     """The PRNG implementation whose keys have `dtype`, or None if `dtype` is not a key type."""
     ext = dtypes.extended(dtype)
@@ -140,12 +176,7 @@ def _seed_abstract_eval(seeds: AbstractValue, *, impl: PRNGImpl) -> ShapedArray:
 
 @impl_rules.register(random_seed_p)
 def _seed_impl(seeds: np.ndarray, *, impl: PRNGImpl) -> np.ndarray:
-    data = _threefry.seed(seeds)
-    if impl is not threefry_prng_impl:
-        from lamina_core.random import _rbg
-
-        data = _rbg.seed_data(data)
-    return _keys(data, impl)
+    return _keys(key_ops(impl).seed(seeds), impl)
 
 
 # --- random_split --------------------------------------------------------------------------
@@ -165,16 +196,7 @@ def _split_impl(
 ) -> np.ndarray:
     impl = key_impl_of(keys.dtype)
     assert impl is not None
-    if impl is not threefry_prng_impl:
-        from lamina_core.random import _rbg
-
-        split = _rbg.rbg_split if impl is rbg_prng_impl else _rbg.unsafe_split
-        return _keys(np.asarray(split(_raw(keys), tuple(shape), partitionable)), impl)
-    if partitionable:
-        return _keys(_threefry.split(_raw(keys), tuple(shape)), impl)
-    from lamina_core.random import _threefry_original
-
-    return _keys(np.asarray(_threefry_original.split(_raw(keys), tuple(shape))), impl)
+    return _keys(key_ops(impl).split(_raw(keys), tuple(shape), partitionable), impl)
 
 
 # --- random_fold_in ------------------------------------------------------------------------
@@ -191,12 +213,7 @@ def _fold_in_abstract_eval(keys: AbstractValue, msgs: AbstractValue) -> ShapedAr
 def _fold_in_impl(keys: np.ndarray, msgs: np.ndarray) -> np.ndarray:
     impl = key_impl_of(keys.dtype)
     assert impl is not None
-    if impl is not threefry_prng_impl:
-        from lamina_core.random import _rbg
-
-        fold_in = _rbg.rbg_fold_in if impl is rbg_prng_impl else _rbg.unsafe_fold_in
-        return _keys(np.asarray(fold_in(_raw(keys), np.asarray(msgs))), impl)
-    return _keys(_threefry.fold_in(_raw(keys), np.asarray(msgs)), impl)
+    return _keys(key_ops(impl).fold_in(_raw(keys), np.asarray(msgs)), impl)
 
 
 # --- random_bits ---------------------------------------------------------------------------
@@ -216,15 +233,9 @@ def _bits_abstract_eval(
 def _bits_impl(
     keys: np.ndarray, *, bit_width: int, shape: tuple[int, ...], partitionable: bool = True
 ) -> np.ndarray:
-    if key_impl_of(keys.dtype) is not threefry_prng_impl:
-        from lamina_core.random import _rbg
-
-        return np.asarray(_rbg.random_bits(_raw(keys), bit_width, tuple(shape)))
-    if partitionable:
-        return _threefry.random_bits(_raw(keys), bit_width, tuple(shape))
-    from lamina_core.random import _threefry_original
-
-    return np.asarray(_threefry_original.random_bits(_raw(keys), bit_width, tuple(shape)))
+    impl = key_impl_of(keys.dtype)
+    assert impl is not None
+    return key_ops(impl).random_bits(_raw(keys), bit_width, tuple(shape), partitionable)
 
 
 # --- random_wrap, random_unwrap, random_clone ----------------------------------------------

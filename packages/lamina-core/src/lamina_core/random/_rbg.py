@@ -6,7 +6,8 @@ key a threefry key; `unsafe_rbg` splits by taking every tenth of `10 * n` genera
 folds data in by xor with the last of ten keys generated from the data's seed.
 
 The functions act on raw key data (`uint32[*batch, 4]`) with lax ops and the threefry key
-primitives, so the reference evaluator runs them and lamina-mlir traces and lowers them.
+primitives, so the reference evaluator runs them (this module registers them as both
+implementations' key operations) and lamina-mlir traces and lowers them.
 """
 
 from __future__ import annotations
@@ -18,12 +19,17 @@ import numpy as np
 
 from lamina_core import lax
 from lamina_core.lax._rng import rng_bit_generator
+from lamina_core.random import _threefry
 from lamina_core.random._primitives import (
+    KeyOps,
     random_fold_in_p,
     random_split_p,
     random_unwrap_p,
     random_wrap_p,
+    rbg_prng_impl,
+    register_key_ops,
     threefry_prng_impl,
+    unsafe_rbg_prng_impl,
 )
 from lamina_core.trace._values import typeof
 from lamina_core.transforms._vmap import vmap
@@ -121,3 +127,34 @@ def unsafe_fold_in(raw: Array, msgs: Array) -> Array:
     flat_keys = lax.reshape(raw, (math.prod(out), 4))
     flat_msgs = lax.reshape(msgs, (math.prod(out),))
     return lax.reshape(vmap(_unsafe_fold_in_one)(flat_keys, flat_msgs), (*out, 4))
+
+
+# --- the reference evaluator's key operations -----------------------------------------------
+
+
+def _seed(seeds: np.ndarray) -> np.ndarray:
+    return seed_data(_threefry.seed(seeds))
+
+
+def _bits(raw: np.ndarray, bit_width: int, shape: tuple[int, ...], partitionable: bool) -> Any:
+    return np.asarray(random_bits(raw, bit_width, shape))
+
+
+def _rbg_split(raw: np.ndarray, shape: tuple[int, ...], partitionable: bool) -> Any:
+    return np.asarray(rbg_split(raw, shape, partitionable))
+
+
+def _rbg_fold_in(raw: np.ndarray, msgs: np.ndarray) -> Any:
+    return np.asarray(rbg_fold_in(raw, msgs))
+
+
+def _unsafe_split(raw: np.ndarray, shape: tuple[int, ...], partitionable: bool) -> Any:
+    return np.asarray(unsafe_split(raw, shape, partitionable))
+
+
+def _unsafe_fold_in(raw: np.ndarray, msgs: np.ndarray) -> Any:
+    return np.asarray(unsafe_fold_in(raw, msgs))
+
+
+register_key_ops(rbg_prng_impl, KeyOps(_seed, _rbg_split, _rbg_fold_in, _bits))
+register_key_ops(unsafe_rbg_prng_impl, KeyOps(_seed, _unsafe_split, _unsafe_fold_in, _bits))

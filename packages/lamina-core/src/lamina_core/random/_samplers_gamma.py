@@ -33,10 +33,10 @@ from lamina_core.ir._rules import abstract_eval_rules, impl_rules
 from lamina_core.lax._batching_common import bdim_at_front
 from lamina_core.lax._shape import canonical_shape
 from lamina_core.numpy._util import lax_const as _const
-from lamina_core.random._keys import check_prng_key, split_typed, unstack
+from lamina_core.random._keys import check_prng_key, split, split_typed, unstack
 from lamina_core.random._samplers import _check_shape, _user_dtype, normal, uniform
 from lamina_core.random._samplers_more import _float_dtype, exponential
-from lamina_core.random._samplers_transformed import _broadcast_shape
+from lamina_core.random._samplers_transformed import _broadcast_shape, rademacher
 from lamina_core.trace._values import typeof
 from lamina_core.transforms._jit import Jitted
 from lamina_core.transforms._vmap import vmap
@@ -217,10 +217,16 @@ def dirichlet(key: Any, alpha: Any, shape: Sequence[int] | None = None, dtype: A
     return _dirichlet(typed, alpha, _optional_shape(shape), dt)
 
 
+def _softmax_last_axis(x: Array) -> Array:
+    # `nn.softmax(x, -1)`'s equations (nn sits above random): shifted by the maximum, its
+    # gradient stopped, as JAX's default softmax.
+    x_max = jnp.max(x, -1, initial=-np.inf, keepdims=True)
+    unnormalized = jnp.exp(x - lax.stop_gradient(x_max))
+    return unnormalized / jnp.sum(unnormalized, -1, keepdims=True)
+
+
 @partial(Jitted, static_argnums=(2, 3))
 def _dirichlet(key: Array, alpha: Any, shape: tuple[int, ...] | None, dtype: Any) -> Array:
-    from lamina_core.nn import softmax
-
     if not np.ndim(alpha) >= 1:
         raise ValueError(f"dirichlet requires alpha.ndim >= 1, got alpha.ndim == {np.ndim(alpha)}")
     if shape is None:
@@ -230,7 +236,7 @@ def _dirichlet(key: Array, alpha: Any, shape: tuple[int, ...] | None, dtype: Any
     alpha = lax.convert_element_type(alpha, dtype)
     # Gamma in log space, normalized with a softmax: precise for small alpha.
     log_gamma_samples = loggamma(key, alpha, (*shape, np.shape(alpha)[-1]), dtype)
-    return softmax(log_gamma_samples, -1)
+    return _softmax_last_axis(log_gamma_samples)
 
 
 # --- chisquare, f and t --------------------------------------------------------------------
@@ -306,9 +312,6 @@ def generalized_normal(key: Any, p: float, shape: Sequence[int] = (), dtype: Any
 
 @partial(Jitted, static_argnums=(2, 3))
 def _generalized_normal(key: Array, p: Any, shape: tuple[int, ...], dtype: Any) -> Array:
-    from lamina_core.random._keys import split
-    from lamina_core.random._samplers_transformed import rademacher
-
     keys = split(key)
     g = gamma(keys[0], 1 / p, shape, dtype)
     r = rademacher(keys[1], shape, dtype)
@@ -324,8 +327,6 @@ def ball(key: Any, d: int, p: float = 2, shape: Sequence[int] = (), dtype: Any =
 
 @partial(Jitted, static_argnums=(2, 3, 4))
 def _ball(key: Array, p: Any, d: int, shape: tuple[int, ...], dtype: Any) -> Array:
-    from lamina_core.random._keys import split
-
     k1, k2 = unstack(split(key))
     g = generalized_normal(k1, p, (*shape, d), dtype)
     e = exponential(k2, shape, dtype)

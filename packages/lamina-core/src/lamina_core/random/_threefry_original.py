@@ -9,7 +9,9 @@ second, 8- and 16-bit values cutting each word into its low-first pieces. `fold_
 same in both layouts.
 
 These functions act on raw key data (`uint32[..., 2]`) and work both ways: the reference
-evaluator runs them on NumPy arrays, lamina-mlir traces and lowers them.
+evaluator runs them on NumPy arrays, lamina-mlir traces and lowers them. This module registers
+threefry's key operations for the reference evaluator: `_threefry`'s NumPy functions in the
+partitionable layout, these in the other.
 """
 
 from __future__ import annotations
@@ -20,7 +22,13 @@ from typing import Any, Final
 import numpy as np
 
 from lamina_core import lax
-from lamina_core.random._primitives import threefry2x32_p
+from lamina_core.random import _threefry
+from lamina_core.random._primitives import (
+    KeyOps,
+    register_key_ops,
+    threefry2x32_p,
+    threefry_prng_impl,
+)
 from lamina_core.trace._values import typeof
 
 Array = Any
@@ -95,3 +103,25 @@ def random_bits(raw: Array, bit_width: int, shape: tuple[int, ...]) -> Array:
     flat = lax.slice_in_dim(flat, 0, size, axis=axis)
     out = lax.convert_element_type(flat, np.dtype(f"uint{bit_width}"))
     return lax.reshape(out, (*batch, *shape))
+
+
+# --- the reference evaluator's key operations -----------------------------------------------
+
+
+def _split(raw: np.ndarray, shape: tuple[int, ...], partitionable: bool) -> Any:
+    if partitionable:
+        return _threefry.split(raw, shape)
+    return np.asarray(split(raw, shape))
+
+
+def _random_bits(
+    raw: np.ndarray, bit_width: int, shape: tuple[int, ...], partitionable: bool
+) -> Any:
+    if partitionable:
+        return _threefry.random_bits(raw, bit_width, shape)
+    return np.asarray(random_bits(raw, bit_width, shape))
+
+
+register_key_ops(
+    threefry_prng_impl, KeyOps(_threefry.seed, _split, _threefry.fold_in, _random_bits)
+)

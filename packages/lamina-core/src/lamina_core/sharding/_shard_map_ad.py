@@ -36,6 +36,7 @@ from lamina_core.interpreters.staging import trace_to_jaxpr
 from lamina_core.interpreters.transpose import (
     UndefinedPrimal,
     backward_pass,
+    cotangents_per_arg,
     is_undefined,
     transpose_rules,
 )
@@ -48,7 +49,7 @@ from lamina_core.sharding._shard_map import manual_axes_env, shard_aval, shard_m
 from lamina_core.trace._evaluate import eval_jaxpr
 from lamina_core.trace._tracing import current_trace, set_current_trace
 from lamina_core.trace._values import typeof
-from lamina_core.transforms._call_ad import jvp_jaxpr
+from lamina_core.transforms._call_ad import jvp_jaxpr, split_jvp_outs
 
 # --- shared by the shard_map rules ---------------------------------------------------------
 
@@ -228,12 +229,8 @@ def _shard_map_jvp(
         [*out_specs, *tangent_out],
         params,
     )
-    n = len(out_specs)
-    primals_out, nz_out = outs[:n], iter(outs[n:])
-    tangents_out = [
-        next(nz_out) if nz else zero_of(p) for p, nz in zip(primals_out, out_nz, strict=True)
-    ]
-    return primals_out, tangents_out
+    primals_out, tangents_out = split_jvp_outs(outs, out_nz)
+    return list(primals_out), tangents_out
 
 
 jvp_rules.set(shard_map_p, _shard_map_jvp)
@@ -419,17 +416,8 @@ def _shard_map_transpose(cts: Sequence[Any], *args: Any, **params: Any) -> list[
         *(s for s, lin in zip(in_specs, linear, strict=True) if not lin),
     ]
     new_out = [s.to_ct_spec() for s, nz in zip(lin_specs, left_nz, strict=True) if nz]
-    outs = iter(bind_body(transposed, [*nz_cts, *defined], new_in, new_out, params))
-    nz_it = iter(left_nz)
-    result: list[Any] = []
-    for a in args:
-        if not is_undefined(a):
-            result.append(None)
-        elif next(nz_it):
-            result.append(next(outs))
-        else:
-            result.append(Zero(a.aval))
-    return result
+    outs = bind_body(transposed, [*nz_cts, *defined], new_in, new_out, params)
+    return cotangents_per_arg(args, left_nz, outs)
 
 
 transpose_rules.set(shard_map_p, _shard_map_transpose)

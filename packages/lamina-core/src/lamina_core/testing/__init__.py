@@ -1,1 +1,35 @@
-"""lamina_core.testing._core."""
+"""Helpers for tests, never imported by Lamina's own code: comparing Lamina with JAX
+(`_core`), checking differentiation rules (`_autodiff`) and batching rules (`_vmap`).
+"""
+
+from lamina_core.testing._autodiff import (
+    check_ad,
+    check_grads,
+    check_jvp,
+    check_vjp,
+    tangent_like,
+)
+from lamina_core.testing._core import (
+    ORACLE_COMPILER_OPTIONS,
+    Evaluator,
+    Oracle,
+    jitted,
+    reference_evaluator,
+    sweep,
+)
+from lamina_core.testing._vmap import check_vmap
+
+__all__ = [
+    "ORACLE_COMPILER_OPTIONS",
+    "Evaluator",
+    "Oracle",
+    "check_ad",
+    "check_grads",
+    "check_jvp",
+    "check_vjp",
+    "check_vmap",
+    "jitted",
+    "reference_evaluator",
+    "sweep",
+    "tangent_like",
+]

@@ -20,6 +20,12 @@ from lamina_core.config import _dispatch_context as dispatch_context
 from lamina_core.ir._avals import AbstractValue
 from lamina_core.ir._primitive import Primitive, install_current_trace
 
+# `ArrayMethods` and `register_tracer_method` are re-exported: the runtime's arrays and the
+# numpy frontend import them from here.
+from lamina_core.trace._array_methods import ArrayMethods as ArrayMethods
+from lamina_core.trace._array_methods import _immutable_error, _method
+from lamina_core.trace._array_methods import register_tracer_method as register_tracer_method
+
 
 class Trace:
     """An interpretation of primitives. Subclasses define `process_primitive`."""
@@ -302,177 +308,6 @@ class UnexpectedTracerError(JAXTypeError):
     """A tracer escaped the transformation that created it."""
 
 
-_methods: dict[str, Callable[..., Any]] = {}
-
-
-def register_tracer_method(name: str, method: Callable[..., Any]) -> None:
-    """The array frontend registers operator implementations here at import."""
-    _methods[name] = method
-
-
-def _method(name: str) -> Callable[..., Any]:
-    try:
-        return _methods[name]
-    except KeyError:
-        raise NotImplementedError(
-            f"tracers have no `{name}` yet: import lamina_core.numpy to install the operators"
-        ) from None
-
-
-def _immutable_error() -> TypeError:
-    return TypeError(
-        "JAX arrays are immutable and do not support in-place item assignment. Instead of "
-        "x[idx] = y, use x = x.at[idx].set(y) or another .at[] method: "
-        "https://docs.jax.dev/en/latest/_autosummary/jax.numpy.ndarray.at.html"
-    )
-
-
-class ArrayMethods:
-    """NumPy-style operators and methods for array-like classes (tracers, device arrays).
-
-    Each operator calls the implementation the array frontend registered under its name, so
-    an operator means the same thing on a tracer and on a concrete array.
-    """
-
-    __slots__ = ()
-    __array_priority__ = 1000
-    __array_ufunc__ = None  # NumPy defers to our reflected operators instead of coercing
-
-    @property
-    def T(self) -> Any:
-        return _method("transpose")(self)
-
-    def __getitem__(self, index: Any) -> Any:
-        return _method("getitem")(self, index)
-
-    def __setitem__(self, index: Any, value: Any) -> None:
-        raise _immutable_error()
-
-    def __neg__(self) -> Any:
-        return _method("negative")(self)
-
-    def __pos__(self) -> Any:
-        return _method("positive")(self)
-
-    def __abs__(self) -> Any:
-        return _method("abs")(self)
-
-    def __invert__(self) -> Any:
-        return _method("invert")(self)
-
-    def __add__(self, other: Any) -> Any:
-        return _method("add")(self, other)
-
-    def __radd__(self, other: Any) -> Any:
-        return _method("add")(other, self)
-
-    def __sub__(self, other: Any) -> Any:
-        return _method("subtract")(self, other)
-
-    def __rsub__(self, other: Any) -> Any:
-        return _method("subtract")(other, self)
-
-    def __mul__(self, other: Any) -> Any:
-        return _method("multiply")(self, other)
-
-    def __rmul__(self, other: Any) -> Any:
-        return _method("multiply")(other, self)
-
-    def __truediv__(self, other: Any) -> Any:
-        return _method("true_divide")(self, other)
-
-    def __rtruediv__(self, other: Any) -> Any:
-        return _method("true_divide")(other, self)
-
-    def __floordiv__(self, other: Any) -> Any:
-        return _method("floor_divide")(self, other)
-
-    def __rfloordiv__(self, other: Any) -> Any:
-        return _method("floor_divide")(other, self)
-
-    def __mod__(self, other: Any) -> Any:
-        return _method("remainder")(self, other)
-
-    def __rmod__(self, other: Any) -> Any:
-        return _method("remainder")(other, self)
-
-    def __divmod__(self, other: Any) -> Any:
-        return _method("divmod")(self, other)
-
-    def __rdivmod__(self, other: Any) -> Any:
-        return _method("divmod")(other, self)
-
-    def __pow__(self, other: Any) -> Any:
-        return _method("power")(self, other)
-
-    def __rpow__(self, other: Any) -> Any:
-        return _method("power")(other, self)
-
-    def __matmul__(self, other: Any) -> Any:
-        return _method("matmul")(self, other)
-
-    def __rmatmul__(self, other: Any) -> Any:
-        return _method("matmul")(other, self)
-
-    def __and__(self, other: Any) -> Any:
-        return _method("bitwise_and")(self, other)
-
-    def __rand__(self, other: Any) -> Any:
-        return _method("bitwise_and")(other, self)
-
-    def __or__(self, other: Any) -> Any:
-        return _method("bitwise_or")(self, other)
-
-    def __ror__(self, other: Any) -> Any:
-        return _method("bitwise_or")(other, self)
-
-    def __xor__(self, other: Any) -> Any:
-        return _method("bitwise_xor")(self, other)
-
-    def __rxor__(self, other: Any) -> Any:
-        return _method("bitwise_xor")(other, self)
-
-    def __lshift__(self, other: Any) -> Any:
-        return _method("left_shift")(self, other)
-
-    def __rlshift__(self, other: Any) -> Any:
-        return _method("left_shift")(other, self)
-
-    def __rshift__(self, other: Any) -> Any:
-        return _method("right_shift")(self, other)
-
-    def __rrshift__(self, other: Any) -> Any:
-        return _method("right_shift")(other, self)
-
-    def __eq__(self, other: Any) -> Any:  # elementwise, as NumPy
-        return _method("equal")(self, other)
-
-    def __ne__(self, other: Any) -> Any:  # elementwise, as NumPy
-        return _method("not_equal")(self, other)
-
-    def __lt__(self, other: Any) -> Any:
-        return _method("less")(self, other)
-
-    def __le__(self, other: Any) -> Any:
-        return _method("less_equal")(self, other)
-
-    def __gt__(self, other: Any) -> Any:
-        return _method("greater")(self, other)
-
-    def __ge__(self, other: Any) -> Any:
-        return _method("greater_equal")(self, other)
-
-    def __getattr__(self, name: str) -> Any:
-        # Array properties (`x.real`) and methods (`x.sum()`) come from the frontend's registry.
-        prop = _methods.get(f"property:{name}")
-        if prop is not None:
-            return prop(self)
-        method = _methods.get(f"method:{name}")
-        if method is None:
-            raise AttributeError(f"{type(self).__name__} has no attribute {name!r}")
-        return lambda *args, **kwargs: method(self, *args, **kwargs)
-
-
 class Tracer(ArrayMethods):
     """A value being traced: it stands for an array of type `aval` inside a trace."""
 
@@ -543,7 +378,11 @@ class Tracer(ArrayMethods):
                 "If trying to convert the data type of a value, try using "
                 f"`x.astype({what})` or `jnp.array(x, {what})` instead."
             )
-        raise ConcretizationTypeError(
+        raise self._not_concrete(context)
+
+    def _not_concrete(self, context: str) -> ConcretizationTypeError:
+        """JAX's error for this value used where a concrete one is needed (`context`: where)."""
+        return ConcretizationTypeError(
             "Abstract tracer value encountered where concrete value is expected: "
             f"{self._error_repr()}\n{context}{self._origin_msg()}\n"
         )
@@ -564,11 +403,7 @@ class Tracer(ArrayMethods):
 
     def item(self, *args: Any) -> Any:
         """A Python scalar needs a concrete value: JAX's error for a traced one."""
-        raise ConcretizationTypeError(
-            "Abstract tracer value encountered where concrete value is expected: "
-            f"{self._error_repr()}\nThis occurred in the item() method of jax.Array"
-            f"{self._origin_msg()}\n"
-        )
+        raise self._not_concrete("This occurred in the item() method of jax.Array")
 
     def __index__(self) -> int:
         raise TracerIntegerConversionError(
@@ -602,6 +437,13 @@ class Tracer(ArrayMethods):
 
     def __repr__(self) -> str:
         return self.short_repr()
+
+
+def concrete_or_error(value: Any, context: str) -> Any:
+    """`value` itself, or JAX's ConcretizationTypeError (`context` saying where) for a tracer."""
+    if isinstance(value, Tracer):
+        raise value._not_concrete(context)
+    return value
 
 
 def raise_escaped_tracer(tracer: Tracer, prim: Primitive | str | None = None) -> NoReturn:

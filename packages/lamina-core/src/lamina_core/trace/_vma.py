@@ -23,6 +23,9 @@ from lamina_core.ir._avals import AbstractValue, ShapedArray
 from lamina_core.ir._jaxpr import Atom, ClosedJaxpr, DropVar, Jaxpr, Var, jaxprs_in_params
 from lamina_core.ir._primitive import Primitive, RuleTable
 from lamina_core.ir._rules import abstract_eval_rules
+from lamina_core.trace._axis_env import bound_axis_names
+from lamina_core.trace._values import typeof
+from lamina_core.tree import tree_util
 
 _check_vma: ContextVar[bool] = ContextVar("lamina_check_vma", default=False)
 CHECKED_SCOPES: Final[list[int]] = [0]
@@ -112,8 +115,6 @@ def keep_abstract_eval(in_avals: Sequence[AbstractValue], **params: Any) -> None
 
 def mesh_order(names: Any) -> tuple[Any, ...]:
     """`names` in the order their axes are bound (mesh order inside a `shard_map` body)."""
-    from lamina_core.interpreters.batching import bound_axis_names
-
     bound = bound_axis_names()
     known = [n for n in bound if n in names]
     return (*known, *sorted((n for n in names if n not in bound), key=str))
@@ -170,8 +171,6 @@ pvary_p: Final = Primitive("pvary")
 
 def pvary(x: Any, axis_name: Any) -> Any:
     """`x` (a pytree) cast from invariant to varying over the manual axes `axis_name`."""
-    from lamina_core.tree import tree_util
-
     axes = axis_name if isinstance(axis_name, tuple) else (axis_name,)
     if not axis_name or not CHECKED_SCOPES[0] or not _check_vma.get():
         return x
@@ -184,8 +183,6 @@ def insert_pvary(*args: Any) -> Sequence[Any]:
     over all of them: what combining operands needs (JAX's `auto_insert_reshard`)."""
     if not CHECKED_SCOPES[0] or not args or not _check_vma.get():
         return args
-    from lamina_core.trace._values import typeof
-
     avals = [typeof(a) for a in args]
     vmas = [_vma_of(a) for a in avals]
     union = frozenset().union(*vmas)
@@ -202,8 +199,6 @@ def insert_collective_pvary(axis_name: Any, x: Any) -> Any:
     collective over them needs (JAX's `insert_collective_pvary`)."""
     if not CHECKED_SCOPES[0] or not _check_vma.get():
         return x
-    from lamina_core.trace._values import typeof
-
     axes = axis_name if isinstance(axis_name, tuple) else (axis_name,)
     have = _vma_of(typeof(x))
     return pvary(x, tuple(n for n in axes if n not in have))
@@ -213,8 +208,6 @@ def pvary_like(value: Any, like: Any) -> Any:
     """`value` cast to vary over the manual axes `like` varies over (JAX's `full_like`)."""
     if not CHECKED_SCOPES[0] or not _check_vma.get():
         return value
-    from lamina_core.trace._values import typeof
-
     return pvary(value, tuple(_vma_of(typeof(like))))
 
 

@@ -22,8 +22,10 @@ from lamina_core.interpreters.zeros import Zero, instantiate_zeros, zeros_like_a
 from lamina_core.ir import dtypes
 from lamina_core.ir._avals import AbstractValue, ShapedArray
 from lamina_core.ir._jaxpr import ClosedJaxpr, DebugInfo
-from lamina_core.trace._tracing import Tracer
+from lamina_core.trace._evaluate import eval_jaxpr
+from lamina_core.trace._tracing import Tracer, current_trace
 from lamina_core.trace._values import canonical_value, typeof
+from lamina_core.trace._vma import pvary_like
 from lamina_core.transforms._make_jaxpr import func_src_info
 from lamina_core.tree import tree_util
 
@@ -150,8 +152,6 @@ def _plain_aux(aux: Any) -> Any:
 
 def _is_transient(x: Tracer) -> bool:
     # A JVP or linearize tracer whose trace has finished: its primal is what the caller sees.
-    from lamina_core.trace._tracing import current_trace
-
     return not current_trace().encloses(x._trace)
 
 
@@ -201,8 +201,6 @@ def linearize(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> 
                     f"original primal values: got tangent aval {got} for primal aval "
                     f"{aval.strip_weak_type()}"
                 )
-        from lamina_core.trace._evaluate import eval_jaxpr
-
         nz_out = iter(eval_jaxpr(linear, (), *t_leaves))
         outs = [
             next(nz_out) if nz else zeros_like_aval(a)
@@ -369,13 +367,24 @@ def _check_scalar(x: Any) -> None:
         )
 
 
-def _one_like(x: Any) -> Any:
-    from lamina_core.lax._ad_common import one
-    from lamina_core.trace._vma import pvary_like
+OneMaker = Callable[[Any], Any]
+_one_makers: dict[type, OneMaker] = {}
 
-    # JAX's `full_like` seed: laid out over `x`'s mesh, and in a checked shard_map body
-    # varying as `x` does.
-    return pvary_like(one(x), x)
+
+def register_one_maker(aval_type: type, make: OneMaker) -> None:
+    """How to build the scalar 1 that seeds `grad`'s pullback of a value of an aval type:
+    `make(x)` has `x`'s dtype and weak type, laid out over `x`'s mesh (lax registers
+    `ShapedArray`'s, with the primitives it owns)."""
+    _one_makers[aval_type] = make
+
+
+def _one_like(x: Any) -> Any:
+    aval = typeof(x)
+    make = _one_makers.get(type(aval))
+    if make is None:
+        raise TypeError(f"no gradient seed can be built for values of type {aval.str_short()}")
+    # JAX's `full_like` seed: in a checked shard_map body varying as `x` does.
+    return pvary_like(make(x), x)
 
 
 def fix_other_args(

@@ -30,6 +30,7 @@ from lamina_core.interpreters.staging import trace_to_jaxpr
 from lamina_core.interpreters.transpose import (
     UndefinedPrimal,
     backward_pass,
+    cotangents_per_arg,
     is_undefined,
     transpose_rules,
 )
@@ -110,18 +111,23 @@ def jvp_jaxpr(
     return result
 
 
+def split_jvp_outs(outs: Sequence[Any], out_nz: Sequence[bool]) -> tuple[Sequence[Any], list[Any]]:
+    """The outputs `[*outs, *nonzero tangent outs]` of a call of `jvp_jaxpr`'s jaxpr as the
+    primal outputs and one tangent for each (a `Zero` where `out_nz` says there is none)."""
+    n = len(out_nz)
+    primals_out, nz_out = outs[:n], iter(outs[n:])
+    return primals_out, [
+        next(nz_out) if nz else zero_of(p) for p, nz in zip(primals_out, out_nz, strict=True)
+    ]
+
+
 def _jit_jvp(primals: Sequence[Any], tangents: Sequence[Any], **params: Any) -> tuple[Any, Any]:
     closed: ClosedJaxpr = params["jaxpr"]
     nonzeros = tuple(type(t) is not Zero and not is_float0(typeof(t)) for t in tangents)
     jaxpr, out_nz = jvp_jaxpr(closed, nonzeros)
     nz_tangents = [t for t, nz in zip(tangents, nonzeros, strict=True) if nz]
     outs = jit_p.bind(*primals, *nz_tangents, **_rebind_params(params, jaxpr))
-    n_out = len(closed.out_avals)
-    primals_out, nz_out = outs[:n_out], iter(outs[n_out:])
-    tangents_out = [
-        next(nz_out) if nz else zero_of(p) for p, nz in zip(primals_out, out_nz, strict=True)
-    ]
-    return primals_out, tangents_out
+    return split_jvp_outs(outs, out_nz)
 
 
 jvp_rules.set(jit_p, _jit_jvp)
@@ -134,11 +140,7 @@ def _closed_call_jvp(
     jaxpr, out_nz = jvp_jaxpr(call_jaxpr, nonzeros)
     nz_tangents = [t for t, nz in zip(tangents, nonzeros, strict=True) if nz]
     outs = closed_call_p.bind(*primals, *nz_tangents, call_jaxpr=jaxpr)
-    n_out = len(call_jaxpr.out_avals)
-    primals_out, nz_out = outs[:n_out], iter(outs[n_out:])
-    return primals_out, [
-        next(nz_out) if nz else zero_of(p) for p, nz in zip(primals_out, out_nz, strict=True)
-    ]
+    return split_jvp_outs(outs, out_nz)
 
 
 jvp_rules.set(closed_call_p, _closed_call_jvp)
@@ -405,17 +407,8 @@ def _jit_transpose(cts: Sequence[Any], *args: Any, **params: Any) -> list[Any]:
     nz_cts = [c for c in cts if type(c) is not Zero]
     ct_avals = tuple(None if type(c) is Zero else typeof(c) for c in cts)
     jaxpr, ct_nz = transpose_jaxpr(closed, linear, tuple(typeof(k) for k in known), ct_avals)
-    outs = iter(jit_p.bind(*known, *nz_cts, **_rebind_params(params, jaxpr)))
-    nz_iter = iter(ct_nz)
-    result: list[Any] = []
-    for a in args:
-        if not is_undefined(a):
-            result.append(None)
-        elif next(nz_iter):
-            result.append(next(outs))
-        else:
-            result.append(Zero(a.aval))
-    return result
+    outs = jit_p.bind(*known, *nz_cts, **_rebind_params(params, jaxpr))
+    return cotangents_per_arg(args, ct_nz, outs)
 
 
 transpose_rules.set(jit_p, _jit_transpose)
@@ -562,5 +555,6 @@ __all__ = [
     "linearize_jaxpr",
     "linearize_jaxpr_forwarding",
     "split_jaxpr",
+    "split_jvp_outs",
     "transpose_jaxpr",
 ]

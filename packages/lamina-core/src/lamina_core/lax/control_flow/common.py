@@ -14,12 +14,16 @@ import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
+
 from lamina_core.config._config import config
 from lamina_core.interpreters.staging import trace_to_jaxpr
 from lamina_core.ir._avals import AbstractValue, ShapedArray, types_match
 from lamina_core.ir._jaxpr import ClosedJaxpr, DebugInfo, Jaxpr, Var
+from lamina_core.lax._shape import asarray
 from lamina_core.trace._mutable_checks import check_no_aliased_args, check_no_returned
-from lamina_core.trace._tracing import Tracer
+from lamina_core.trace._tracing import Tracer, eager_value
+from lamina_core.trace._values import typeof
 from lamina_core.transforms._make_jaxpr import argument_names, func_src_info
 from lamina_core.tree import tree_util
 
@@ -171,8 +175,6 @@ def merge_common_consts(
 ) -> tuple[list[ClosedJaxpr], list[Any]]:
     """Make bodies share one const list: each is padded with the others' consts, and a value
     captured by several bodies is passed once (JAX's `_merge_common_consts`)."""
-    from lamina_core.trace._values import typeof
-
     consts = [c for cs in all_consts for c in cs]
     avals = tuple(typeof(c) for c in consts)
     out: list[ClosedJaxpr] = []
@@ -191,6 +193,17 @@ def forwarding(jaxpr: Jaxpr) -> list[int | None]:
     """For each output, the index of the input it returns unchanged, if any."""
     index = {v: i for i, v in enumerate(jaxpr.invars)}
     return [index.get(v) if isinstance(v, Var) else None for v in jaxpr.outvars]
+
+
+def forwarded_value(x: Any) -> Any:
+    """The result for an operand `x` that a body returns unchanged, as `jnp.asarray(x)` gives
+    it: a NumPy array or scalar stays the same object (a constant forwarded is still one
+    constant), a Python scalar takes its default dtype (`lax.asarray`), an array is itself."""
+    if isinstance(x, (bool, int, float, complex)):  # NumPy's float64 and complex128 too
+        return asarray(x)
+    if isinstance(x, (np.ndarray, np.number)):
+        return eager_value(x)
+    return asarray(x)
 
 
 _prune_cache: _Cache = weakref.WeakKeyDictionary()
@@ -431,6 +444,7 @@ __all__ = [
     "avals_short",
     "capitalize",
     "check_carry_type",
+    "forwarded_value",
     "forwarding",
     "keystr",
     "long_name",

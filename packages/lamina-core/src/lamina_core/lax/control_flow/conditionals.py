@@ -18,10 +18,13 @@ from lamina_core.ir._effects import Effects
 from lamina_core.ir._jaxpr import ClosedJaxpr
 from lamina_core.ir._primitive import Primitive
 from lamina_core.ir._rules import abstract_eval_rules, effects_rules, impl_rules
+from lamina_core.lax._selection import clamp
+from lamina_core.lax._structural import convert_element_type
 from lamina_core.lax.control_flow.common import (
     PytreeLeaf,
     avals_short,
     capitalize,
+    forwarded_value,
     forwarding,
     keystr,
     long_name,
@@ -216,9 +219,7 @@ def _apply_branches(
     branches = tuple(prune_outputs(j, keep) for j in jaxprs)
     all_ins = [*consts, *leaves]
     outs = iter(bind_cond(index, all_ins, branches))
-    from lamina_core.numpy import asarray
-
-    flat = [next(outs) if f is None else asarray(all_ins[f]) for f in in_fwd]
+    flat = [next(outs) if f is None else forwarded_value(all_ins[f]) for f in in_fwd]
     return tree_util.tree_unflatten(traced[0].out_tree, flat)
 
 
@@ -270,8 +271,6 @@ def cond(
         if pred_dtype.kind not in "iuf":
             raise TypeError(f"Pred type must be either boolean or number, got {pred_dtype}.")
         pred = pred != 0
-    from lamina_core.lax import convert_element_type
-
     index = convert_element_type(pred, np.int32)
     return _cond_true_first(index, true_fun, false_fun, operands)
 
@@ -302,9 +301,7 @@ def _cond_true_first(
     branches = (prune_outputs(false_j, keep), prune_outputs(true_j, keep))
     all_ins = [*consts, *leaves]
     outs = iter(bind_cond(index, all_ins, branches))
-    from lamina_core.numpy import asarray
-
-    flat = [next(outs) if f is None else asarray(all_ins[f]) for f in in_fwd]
+    flat = [next(outs) if f is None else forwarded_value(all_ins[f]) for f in in_fwd]
     return tree_util.tree_unflatten(t_true.out_tree, flat)
 
 
@@ -334,8 +331,6 @@ def switch(
         raise ValueError("Empty branch sequence")
     if len(funs) == 1:
         return funs[0](*operands)
-    from lamina_core.lax import clamp, convert_element_type
-
     i = convert_element_type(index, np.int32)
     i = clamp(np.array(0, np.int32), i, np.array(len(funs) - 1, np.int32))
     names = ["branch 0", *(f"branch{k}" for k in range(1, len(funs)))]

@@ -20,9 +20,12 @@ from lamina_core.ir._effects import Effects
 from lamina_core.ir._jaxpr import ClosedJaxpr
 from lamina_core.ir._primitive import Primitive
 from lamina_core.ir._rules import abstract_eval_rules, effects_rules, impl_rules
+from lamina_core.lax._joining import concatenate
+from lamina_core.lax._structural import convert_element_type
 from lamina_core.lax.control_flow.common import (
     avals_short,
     check_carry_type,
+    forwarded_value,
     forwarding,
     move_binders_to_front,
     prune_outputs,
@@ -31,6 +34,7 @@ from lamina_core.lax.control_flow.common import (
 from lamina_core.trace._evaluate import eval_jaxpr
 from lamina_core.trace._tracing import Tracer
 from lamina_core.trace._values import typeof
+from lamina_core.transforms._vmap import vmap
 from lamina_core.tree import tree_util
 
 scan_p: Final = Primitive("scan", multiple_results=True)
@@ -164,8 +168,6 @@ def promote_weak_init(
     init: Sequence[Any], in_avals: Sequence[AbstractValue], out_avals: Sequence[AbstractValue]
 ) -> tuple[list[Any], bool]:
     """Weakly typed initial carries whose type the body changes take the body's type."""
-    from lamina_core.lax import convert_element_type
-
     new, changed = [], False
     for x, a, b in zip(init, in_avals, out_avals, strict=True):
         if getattr(a, "weak_type", False) and not types_match(a, b):
@@ -296,10 +298,8 @@ def scan(
         [*consts, *args], reverse=reverse, length=n, jaxpr=jaxpr,
         num_consts=len(consts), num_carry=num_carry, unroll=unroll,
     )  # fmt: skip
-    from lamina_core.numpy import asarray
-
     carry_vals, rest = outs[:num_carry], iter(outs[num_carry:])
-    ys = [next(rest) if w is None else asarray(args[w]) for w in ext_to_ext]
+    ys = [next(rest) if w is None else forwarded_value(args[w]) for w in ext_to_ext]
     if any(move):
         it_c, it_k = iter(carry_vals), iter(new_consts)
         carry_vals = [next(it_k) if m else next(it_c) for m in move]
@@ -314,9 +314,6 @@ def map(f: Callable[[Any], Any], xs: Any, *, batch_size: int | None = None) -> A
     if batch_size is None:
         _, ys = scan(lambda _, x: ((), f(x)), (), xs)
         return ys
-    from lamina_core.lax import concatenate
-    from lamina_core.transforms._vmap import vmap
-
     leaves, treedef = tree_util.tree_flatten(xs)
     if not leaves:
         _, ys = scan(lambda _, x: ((), f(x)), (), xs)

@@ -32,6 +32,7 @@ from lamina_core.lax.linalg._batching import _leading_batcher
 from lamina_core.lax.linalg._eigh import extract_diagonal
 from lamina_core.lax.linalg._enums import EigImplementation
 from lamina_core.lax.linalg._primitives import _H, _INEXACT_NAMES, _T, _check_dtypes, _split_batch
+from lamina_core.lax.linalg._solve import solve
 
 eig_p: Final = Primitive("eig", multiple_results=True)
 
@@ -158,12 +159,11 @@ def eig(
 def _eig_vec_jvp(dot: Any, w: Any, v: Any, da: Any) -> tuple[Any, Any]:
     """Tangents of eigenvalues and `geev`-normalized eigenvectors (distinct eigenvalues)."""
     from lamina_core import lax
-    from lamina_core.numpy._linalg_solve import _lax_solve
 
     n = aval_of(w).shape[-1]
     eye_n = _eye(np.dtype(aval_of(w).dtype), n)
     f_mat = lax.reciprocal(eye_n + w[..., np.newaxis, :] - w[..., np.newaxis]) - eye_n
-    p = dot(_lax_solve(v, da), v)
+    p = dot(solve(v, da), v)
     dw = extract_diagonal(p)
     u = dot(v, f_mat * p)
     # dv_j = u_j + c_j v_j; c_j's real part keeps the norm, its imaginary part keeps the
@@ -190,7 +190,6 @@ def _eig_jvp(
     implementation: EigImplementation | None,
 ) -> tuple[list[Any], list[Any]]:
     from lamina_core import lax
-    from lamina_core.numpy._linalg_solve import _lax_solve
 
     (a,), (da,) = primals, tangents
     if (compute_left_eigenvectors or compute_right_eigenvectors) and not enable_eigvec_derivs:
@@ -218,7 +217,7 @@ def _eig_jvp(
 
     da = instantiate_zeros(da).astype(aval_of(vr).dtype)
     if not (compute_left_eigenvectors or compute_right_eigenvectors):
-        return [w], [(_lax_solve(vr, da) * _T(vr)).sum(-1)]
+        return [w], [(solve(vr, da) * _T(vr)).sum(-1)]
     dw, dvr = _eig_vec_jvp(dot, w, vr, da)
     primals_out, tangents_out = [w], [dw]
     if compute_left_eigenvectors:

@@ -20,6 +20,7 @@ from lamina_core.ir._avals import AbstractValue, ShapedArray
 from lamina_core.ir._primitive import Primitive
 from lamina_core.ir._rules import abstract_eval_rules, impl_rules
 from lamina_core.lax import _checks as c
+from lamina_core.lax._shape import asarray
 from lamina_core.lax._types import Array
 
 cholesky_p: Final = Primitive("cholesky")
@@ -168,9 +169,7 @@ def cholesky(x: Array, *, symmetrize_input: bool = True) -> Array:
     """The lower Cholesky factor `L` of each (Hermitian positive definite) matrix in `x`, so
     that `x = L @ L^H`; NaN where the factorization fails. With `symmetrize_input`, the factor
     of `(x + x^H) / 2`; without it, only the lower triangle of `x` is read."""
-    from lamina_core import numpy as jnp
-
-    x = jnp.asarray(x)
+    x = asarray(x)
     if symmetrize_input:
         x = _symmetrize(x)
     return _tril(cholesky_p.bind(x))
@@ -273,9 +272,8 @@ def triangular_solve(
     `op` transposing and/or conjugating it. `b` may have one dimension fewer than `a` (a
     vector, or a batch of them)."""
     from lamina_core import lax
-    from lamina_core import numpy as jnp
 
-    a, b = jnp.asarray(a), jnp.asarray(b)
+    a, b = asarray(a), asarray(b)
     conjugate_a = conjugate_a and c.kind_of(a.dtype) == "c"
     singleton = b.ndim == a.ndim - 1
     if singleton:

@@ -20,6 +20,9 @@ from lamina_core.ir._avals import AbstractValue, ShapedArray
 from lamina_core.ir._primitive import Primitive
 from lamina_core.ir._rules import abstract_eval_rules, impl_rules
 from lamina_core.lax import _checks as c
+from lamina_core.lax._array_helpers import indexed_update, static_index
+from lamina_core.lax._gather_scatter import ScatterDimensionNumbers, scatter
+from lamina_core.lax._shape import shape_of
 from lamina_core.lax._types import Array
 from lamina_core.lax.linalg._batching import _leading_batcher
 from lamina_core.lax.linalg._primitives import (
@@ -162,7 +165,6 @@ def _cholesky_update_impl(r: np.ndarray, w: np.ndarray) -> np.ndarray:
 def jax_cholesky_update(r: Any, z: Any) -> Any:
     """The rank-1 update by Givens rotations in lax operations (the CPU lowering)."""
     from lamina_core import lax
-    from lamina_core.numpy._index_update import at
 
     def nonzero(x: Any, y: Any) -> tuple[Any, Any]:
         abs_x, abs_y = lax.abs(x), lax.abs(y)
@@ -180,8 +182,17 @@ def jax_cholesky_update(r: Any, z: Any) -> Any:
         cos, sin = lax.cond(y == 0, zero, nonzero, x, y)
         row = r[k, :]
         row, z = cos * row - sin * z, cos * z + sin * row
-        r = at(r)[k, :].set(row)
+        r = _set_row(r, k, row)
     return r
+
+
+def _set_row(r: Any, k: int, row: Any) -> Any:
+    """`r.at[k, :].set(row)`: a scatter of the row at static index `k`."""
+    dnums = ScatterDimensionNumbers(
+        update_window_dims=(0,), inserted_window_dims=(0,), scatter_dims_to_operand_dims=(0,)
+    )
+    n = shape_of(r)[1]
+    return indexed_update(r, static_index(k, shape_of(r)), row, dnums, (n,), scatter, static=True)
 
 
 def cholesky_update(r_matrix: Array, w_vector: Array) -> Array:

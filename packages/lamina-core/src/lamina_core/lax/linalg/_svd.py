@@ -17,11 +17,15 @@ import numpy as np
 
 from lamina_core.interpreters.jvp import jvp_rules
 from lamina_core.interpreters.zeros import instantiate_zeros
+from lamina_core.ir import dtypes
 from lamina_core.ir._avals import AbstractValue, ShapedArray
 from lamina_core.ir._primitive import Primitive
 from lamina_core.ir._rules import abstract_eval_rules, impl_rules
 from lamina_core.lax import _checks as c
 from lamina_core.lax._ad_common import aval_of
+from lamina_core.lax._array_helpers import indexed_update, wrap_negative
+from lamina_core.lax._shape import shape_of
+from lamina_core.lax._structural import _convert_element_type
 from lamina_core.lax._types import Array
 from lamina_core.lax.linalg._ad import _eye
 from lamina_core.lax.linalg._batching import _leading_batcher
@@ -152,22 +156,38 @@ def svd(
 
 
 def _mm(a: Any, b: Any) -> Any:
+    """`jnp.matmul(a, b, precision=HIGHEST)` of matrices with one batch shape: a batched
+    `dot_general`, the batch dimensions of size 1 squeezed out and restored."""
     # JAX computes this rule under `default_matmul_precision("float32")`: HIGHEST products.
     from lamina_core import lax
-    from lamina_core import numpy as jnp
 
-    return jnp.matmul(a, b, precision=lax.Precision.HIGHEST)
+    dtype, weak = dtypes.result_type(a, b, return_weak_type_flag=True)
+    ones = tuple(i for i, d in enumerate(shape_of(a)[:-2]) if d == 1)
+    if ones:
+        a, b = lax.squeeze(a, ones), lax.squeeze(b, ones)
+    batch = tuple(range(len(shape_of(a)) - 2))
+    contract = ((len(batch) + 1,), (len(batch),))
+    out = lax.dot_general(a, b, (contract, (batch, batch)), lax.Precision.HIGHEST, dtype)
+    return _convert_element_type(lax.expand_dims(out, ones), dtype, weak)
 
 
 def construct_diagonal(s: Array) -> Array:
-    """A (batched) diagonal matrix of `s`, scattered as JAX's `_construct_diagonal`."""
+    """A (batched) diagonal matrix of `s`, scattered as JAX's `_construct_diagonal`
+    (`zeros.at[..., i, i].set(s)`)."""
     from lamina_core import lax
 
-    i = lax.iota(np.dtype(np.int32), s.shape[-1])
-    from lamina_core.numpy._index_update import at
-
-    zeros = lax.full((*s.shape, s.shape[-1]), 0, aval_of(s).dtype)
-    return at(zeros)[..., i, i].set(s)
+    n = s.shape[-1]
+    i = lax.iota(np.dtype(np.int32), n)
+    zeros = lax.full((*s.shape, n), 0, aval_of(s).dtype)
+    rows, cols = wrap_negative(i, n), wrap_negative(i, n)
+    indices = lax.concatenate([lax.broadcast_in_dim(j, (n, 1), (0,)) for j in (rows, cols)], 1)
+    nb = len(s.shape) - 1
+    dnums = lax.ScatterDimensionNumbers(
+        update_window_dims=tuple(range(nb)),
+        inserted_window_dims=(nb, nb + 1),
+        scatter_dims_to_operand_dims=(nb, nb + 1),
+    )
+    return indexed_update(zeros, indices, s, dnums, s.shape, lax.scatter, static=False)
 
 
 def _svd_jvp(

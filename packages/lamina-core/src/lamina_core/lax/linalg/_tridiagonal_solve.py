@@ -23,7 +23,9 @@ from lamina_core.ir._primitive import Primitive
 from lamina_core.ir._rules import abstract_eval_rules, impl_rules
 from lamina_core.lax import _checks as c
 from lamina_core.lax._ad_common import aval_of
+from lamina_core.lax._array_helpers import indexed_update, static_index
 from lamina_core.lax._batching_common import bdim_at_front, moveaxis, shape_of
+from lamina_core.lax._gather_scatter import ScatterDimensionNumbers, scatter_add
 from lamina_core.lax._types import Array
 from lamina_core.lax.linalg._primitives import _INEXACT_NAMES, _check_dtypes, _split_batch
 
@@ -100,12 +102,25 @@ def tridiagonal_solve(
 def _tridiagonal_product(dl: Any, d: Any, du: Any, b: Any) -> Any:
     """`A b` for the tridiagonal `A` of the three diagonals."""
     from lamina_core import lax
-    from lamina_core.numpy._index_update import at
 
     y = lax.reshape(d, (*shape_of(d), 1)) * b
-    y = at(y)[..., 1:, :].add(dl[..., 1:, None] * b[..., :-1, :])
-    y = at(y)[..., :-1, :].add(du[..., :-1, None] * b[..., 1:, :])
-    return y
+    y = _add_rows(y, 1, dl[..., 1:, None] * b[..., :-1, :])
+    return _add_rows(y, 0, du[..., :-1, None] * b[..., 1:, :])
+
+
+def _add_rows(y: Any, start: int, rows: Any) -> Any:
+    """`y.at[..., start:start + m - 1, :].add(rows)`, `y` being `(..., m, n)`: a scatter-add
+    of the rows from the static start."""
+    shape = shape_of(y)
+    axis = len(shape) - 2
+    index = static_index(start, shape)
+    dnums = ScatterDimensionNumbers(
+        update_window_dims=tuple(range(len(shape))),
+        inserted_window_dims=(),
+        scatter_dims_to_operand_dims=(axis,),
+    )
+    selection = (*shape[:axis], shape[axis] - 1, shape[-1])
+    return indexed_update(y, index, rows, dnums, selection, scatter_add, static=True)
 
 
 def _tridiagonal_solve_jvp(

@@ -21,7 +21,7 @@ from lamina_core.interpreters.dce import dce_rules
 from lamina_core.interpreters.jvp import jvp_rules
 from lamina_core.interpreters.linearize import linearization_rules, linearizing_for_vjp
 from lamina_core.interpreters.transpose import transpose_rules
-from lamina_core.interpreters.zeros import Zero, instantiate_zeros
+from lamina_core.interpreters.zeros import Zero, add_tangents, instantiate_zeros
 from lamina_core.ir._avals import AbstractValue, types_match
 from lamina_core.ir._effects import Effects
 from lamina_core.ir._jaxpr import JaxprEqn
@@ -32,6 +32,7 @@ from lamina_core.ir._rules import (
     evaluated_on_values,
     value_impl_rules,
 )
+from lamina_core.trace._values import typeof
 
 
 def _flatten_as(tree: Any, value: Any, what: str) -> list[Any]:
@@ -175,8 +176,6 @@ class GradAccum:
     def accum(self, ct: Any) -> None:
         if ct is None or type(ct) is Zero:
             return
-        from lamina_core.interpreters.zeros import add_tangents
-
         self.value = ct if self.value is None else add_tangents(self.value, ct)
 
 
@@ -351,19 +350,13 @@ def _ct_aval(aval: AbstractValue) -> AbstractValue:
 def _checked_ct(prim: VJPHiPrimitive, i: int, acc: GradAccum) -> Any:
     if acc.value is None:
         return Zero(acc.aval)
-    got = acc.value.aval if type(acc.value) is Zero else _aval_of(acc.value)
+    got = acc.value.aval if type(acc.value) is Zero else typeof(acc.value)
     if not types_match(got, acc.aval):
         raise ValueError(
             f"{type(prim).__name__}.vjp_bwd gave input {i} a cotangent of type "
             f"{got.str_short()}, but its cotangent type is {acc.aval.str_short()}"
         )
     return acc.value
-
-
-def _aval_of(x: Any) -> AbstractValue:
-    from lamina_core.trace._values import typeof
-
-    return typeof(x)
 
 
 transpose_rules.set(call_hi_primitive_linearized_p, _linearized_transpose)

@@ -17,8 +17,8 @@ from lamina_core.interpreters.batching import AxisData, BatchDim, batching_rules
 from lamina_core.lax._batching_common import bdim_to, broadcast_batched
 from lamina_core.trace._values import typeof
 from lamina_core.transforms._vmap import vmap
-from lamina_refs.indexing import IntIndex, NDIndexer, Slice, Transforms
-from lamina_refs.primitives import (
+from lamina_refs._indexing import IntIndex, NDIndexer, Slice, Transforms
+from lamina_refs._primitives import (
     addupdate_p,
     addupdate_value,
     empty_ref_p,

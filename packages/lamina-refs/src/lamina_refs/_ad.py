@@ -19,8 +19,8 @@ from lamina_core.interpreters.transpose import transpose_preparers
 from lamina_core.interpreters.zeros import Zero, instantiate_zeros
 from lamina_core.ir._jaxpr import Jaxpr
 from lamina_core.trace._values import typeof
-from lamina_refs.discharge import discharge_state, has_refs
-from lamina_refs.primitives import (
+from lamina_refs._discharge import discharge_state, has_refs
+from lamina_refs._primitives import (
     addupdate_p,
     empty_ref_p,
     free_ref_p,
@@ -29,7 +29,7 @@ from lamina_refs.primitives import (
     new_ref_p,
     swap_p,
 )
-from lamina_refs.types import AbstractRef
+from lamina_refs._types import AbstractRef
 
 NO_GRAD = "no_grad_no_remat"
 

@@ -1,9 +1,9 @@
 """The Ref primitives, as JAX prints them: `new_ref`, `freeze`, `get`, `swap`, `addupdate`.
 
-Each registers its abstract evaluation, effects and printing into core's tables, and its
-evaluation on values (`value_impl_rules`): a read or write of an eager `Ref` applies the
-primitive's discharge rule (`lamina_refs.discharge`) to the value the Ref holds. The user
-functions (`new_ref`, `freeze`, `ref_get`, `ref_set`, `ref_swap`, `ref_addupdate`) are JAX's.
+Each registers its abstract evaluation, effects and printing into core's tables; their
+functional meaning (`get_value`, `swap_value`, `addupdate_value`) is what the discharge pass
+binds and what `lamina_refs._ref` applies to the value an eager `Ref` holds. The user functions
+(`new_ref`, `freeze`, `ref_get`, `ref_set`, `ref_swap`, `ref_addupdate`) are JAX's.
 """
 
 from __future__ import annotations
@@ -13,27 +13,19 @@ from typing import Any, Final
 import numpy as np
 
 from lamina_core import lax
-from lamina_core.interpreters.zeros import zeros_like_aval
 from lamina_core.ir import _pp as pp
 from lamina_core.ir._avals import AbstractValue, ShapedArray
 from lamina_core.ir._effects import Effects
 from lamina_core.ir._jaxpr import JaxprEqn, Literal
 from lamina_core.ir._pretty import PpContext, PpSettings, literal_text, pp_eqn_rules, pp_vars
 from lamina_core.ir._primitive import Primitive
-from lamina_core.ir._rules import (
-    abstract_eval_rules,
-    effects_rules,
-    evaluated_on_values,
-    value_impl_rules,
-)
+from lamina_core.ir._rules import abstract_eval_rules, effects_rules
 from lamina_core.ir.dtypes import issubdtype
 from lamina_core.numpy._index_update import at
 from lamina_core.numpy._indexing import getitem
 from lamina_core.trace._values import typeof
-from lamina_core.transforms._jit import jit
-from lamina_refs import indexing
-from lamina_refs.indexing import NDIndexer, Slice, Transforms, make_indexer, transformed_aval
-from lamina_refs.types import ACCUM, INTERNAL, READ, WRITE, AbstractRef, Ref, ref_aval
+from lamina_refs._indexing import Slice, Transforms, make_indexer, transformed_aval
+from lamina_refs._types import ACCUM, INTERNAL, READ, WRITE, AbstractRef, ref_aval
 
 new_ref_p: Final = Primitive("new_ref")
 freeze_p: Final = Primitive("freeze")
@@ -203,7 +195,7 @@ pp_eqn_rules.set(swap_p, _swap_pp)
 pp_eqn_rules.set(addupdate_p, _addupdate_pp)
 
 
-# --- functional meaning (used eagerly here, and by the discharge pass) -----------------------
+# --- functional meaning (applied eagerly by `lamina_refs._ref`, and by the discharge pass) -----
 
 
 def get_value(value: Any, idx: tuple[Any, ...], tree: Transforms) -> Any:
@@ -228,64 +220,6 @@ def addupdate_value(value: Any, val: Any, idx: tuple[Any, ...], tree: Transforms
     if not tree:
         return lax.add(value, val)
     return at(value)[tree[0].numpy_index(idx)].add(val)
-
-
-_copy = jit(lambda v: v)
-"""A copy of an array: a compiled identity returns a new buffer (the Ref must not share its
-initial value's buffer, which an in-place update would overwrite)."""
-
-
-def _as_array(x: Any) -> Any:
-    from lamina_core import numpy as jnp
-
-    return jnp.asarray(x)
-
-
-@value_impl_rules.register(new_ref_p)
-def _new_ref_impl(x: Any, *, kind: str | None, memory_space: Any) -> Ref:
-    return Ref(ref_aval(typeof(x), kind), _copy(_as_array(x)))
-
-
-@value_impl_rules.register(empty_ref_p)
-def _empty_ref_impl(*, ty: AbstractValue, memory_space: Any) -> Ref:
-    # Its contents are unspecified until written; zeros, so that reads are deterministic.
-    aval = AbstractRef(ref_aval(ty).inner_aval, memory_space)
-    return Ref(aval, zeros_like_aval(ty))
-
-
-@value_impl_rules.register(free_ref_p)
-def _free_ref_impl(ref: Ref) -> list[Any]:
-    ref.invalidate()
-    return []
-
-
-@value_impl_rules.register(freeze_p)
-def _freeze_impl(ref: Ref) -> Any:
-    value = ref.value()
-    ref.invalidate()
-    return value
-
-
-# These make or consume the Ref object itself: an eager evaluator runs them on values.
-evaluated_on_values.update({new_ref_p, empty_ref_p, free_ref_p, freeze_p})
-
-
-@value_impl_rules.register(get_p)
-def _get_impl(ref: Ref, *idx: Any, tree: Transforms) -> Any:
-    return get_value(ref.value(), idx, tree)
-
-
-@value_impl_rules.register(swap_p)
-def _swap_impl(ref: Ref, val: Any, *idx: Any, tree: Transforms) -> Any:
-    new, old = swap_value(ref.value(), val, idx, tree)
-    ref.set_value(new)
-    return old
-
-
-@value_impl_rules.register(addupdate_p)
-def _addupdate_impl(ref: Ref, val: Any, *idx: Any, tree: Transforms) -> list[Any]:
-    ref.set_value(addupdate_value(ref.value(), val, idx, tree))
-    return []
 
 
 # --- the user functions ----------------------------------------------------------------------
@@ -367,7 +301,6 @@ AbstractRef.tracer_setitem = staticmethod(ref_set)
 
 __all__ = [
     "REF_PRIMITIVES",
-    "NDIndexer",
     "addupdate_p",
     "empty_ref",
     "empty_ref_p",
@@ -376,7 +309,6 @@ __all__ = [
     "freeze",
     "freeze_p",
     "get_p",
-    "indexing",
     "new_ref",
     "new_ref_p",
     "ref_addupdate",

@@ -2,17 +2,19 @@
 
 Each Ref is replaced by the value it holds: a Ref input becomes an input of its value type, and
 its final value is appended to the outputs; a Ref created inside lives only as a value. Reads
-become indexing, writes become indexed updates. Calls (`jit`, `closed_call`) are discharged by
-evaluating their callees inline; `scan` and `while` thread the values of the Refs their bodies
-use as extra carries, `cond` as extra outputs of every branch. The runtime runs this pass
-before lowering, so lamina-mlir lowers only Ref-free jaxprs, and aliases each Ref input with
-the output carrying its final value (an in-place update).
+become indexing, writes become indexed updates. Calls (`jit`, `closed_call`, ...) are
+discharged by evaluating their callees inline; `scan` and `while` thread the values of the
+Refs their bodies use as extra carries, `cond` as extra outputs of every branch: one rule for
+each shape, reading where operands go from lamina-hijax's `call_layouts`. The runtime runs this
+pass before lowering, so lamina-mlir lowers only Ref-free jaxprs, and aliases each Ref input
+with the output carrying its final value (an in-place update).
 """
 
 from __future__ import annotations
 
 import weakref
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 from lamina_core.checkpoint._checkpoint import remat_p
@@ -28,7 +30,8 @@ from lamina_core.lax.control_flow.scan import scan_p
 from lamina_core.sharding._shard_map import manual_axes_env, shard_map_p
 from lamina_core.trace._values import typeof
 from lamina_core.transforms._call import closed_call_p, jit_p
-from lamina_refs.primitives import (
+from lamina_hijax import Role, call_layouts, map_callee
+from lamina_refs._primitives import (
     REF_PRIMITIVES,
     addupdate_p,
     addupdate_value,
@@ -41,7 +44,7 @@ from lamina_refs.primitives import (
     swap_p,
     swap_value,
 )
-from lamina_refs.types import AbstractRef, RefEffect
+from lamina_refs._types import AbstractRef, RefEffect
 
 
 class Cell:
@@ -227,22 +230,17 @@ def _addupdate(eqn: JaxprEqn, ins: list[Any]) -> list[Any]:
     return []
 
 
-def _inline_call(param: str) -> DischargeRule:
-    def rule(eqn: JaxprEqn, ins: list[Any]) -> list[Any]:
-        callee = eqn.params[param]
-        if isinstance(callee, ClosedJaxpr):
-            return interpret(callee.jaxpr, ins, callee.consts)
-        return interpret(callee, ins)
-
-    return rule
+def _inline_call(eqn: JaxprEqn, ins: list[Any]) -> list[Any]:
+    callee = eqn.params[call_layouts[eqn.primitive].callees[0].param]
+    if isinstance(callee, ClosedJaxpr):
+        return interpret(callee.jaxpr, ins, callee.consts)
+    return interpret(callee, ins)
 
 
-discharge_rules.set(jit_p, _inline_call("jaxpr"))
-discharge_rules.set(closed_call_p, _inline_call("call_jaxpr"))
-discharge_rules.set(remat_p, _inline_call("jaxpr"))
-# A custom rule's primal function, discharged: its rules apply to values, before discharge.
-discharge_rules.set(custom_jvp_call_p, _inline_call("call_jaxpr"))
-discharge_rules.set(custom_vjp_call_p, _inline_call("call_jaxpr"))
+# Calls are evaluated inline; a custom rule's primal function too (its derivative rules apply
+# to values, before discharge).
+for _call in (jit_p, closed_call_p, remat_p, custom_jvp_call_p, custom_vjp_call_p):
+    discharge_rules.set(_call, _inline_call)
 
 
 @_rule(shard_map_p)
@@ -276,110 +274,72 @@ def _distinct_cells(values: Sequence[Any]) -> list[Cell]:
     return cells
 
 
-def _body_with_values(
-    closed: ClosedJaxpr, ins: Sequence[Any], cells: Sequence[Cell]
-) -> tuple[Callable[..., list[Any]], list[AbstractValue]]:
-    """The callee `closed`, called with operands `ins` of which some are `cells`, as a function
-    of `[*values of cells, *non-Ref operands]` returning `[*final values of cells, *outputs]`;
-    and the types of those arguments."""
+_CANNOT_HOLD_REFS = {
+    scan_p: "a scan cannot carry or scan over Refs; close over them instead",
+    while_p: "a while loop cannot carry Refs; close over them instead",
+}
+
+
+def _thread_refs(eqn: JaxprEqn, ins: list[Any]) -> list[Any]:
+    """A loop or branch whose jaxprs use Refs it closes over: each Ref's value goes in at the
+    head of the carry (of the operands, for a branch, which has no carry), and its final value
+    comes out as a leading result of every held jaxpr giving the call's results."""
+    layout = call_layouts[eqn.primitive]
+    groups = layout.split(eqn.params, ins)
+    for group, operands in zip(layout.groups, groups, strict=True):
+        if group.role in (Role.CARRY, Role.XS) and any(isinstance(x, Cell) for x in operands):
+            raise ValueError(_CANNOT_HOLD_REFS[eqn.primitive])
+    cells = _distinct_cells(ins)
+    kept = [[x for x in operands if not isinstance(x, Cell)] for operands in groups]
+    home = next(
+        (k for k, g in enumerate(layout.groups) if g.role is Role.CARRY),
+        layout.callees[0].reads[0],
+    )
+    params = dict(eqn.params)
+    for callee in layout.callees:
+        before = callee.reads[: callee.reads.index(home)]
+        restage = partial(
+            _restage,
+            operands=layout.inputs(callee, groups),
+            cells=cells,
+            at=sum(len(kept[k]) for k in before),
+            returns=callee.returns,
+        )
+        params[callee.param] = map_callee(eqn.params[callee.param], restage)
+    kept[home] = [*(c.value for c in cells), *kept[home]]
+    params.update(layout.counts([len(operands) for operands in kept]))
+    for name in layout.per_operand:
+        if name in params:  # flags per operand (scan's `linear`): none is known linear now
+            params[name] = (False,) * sum(len(operands) for operands in kept)
+    outs = eqn.primitive.bind(*(x for operands in kept for x in operands), **params)
+    n = len(cells)
+    for c, v in zip(cells, outs[:n], strict=True):
+        c.value = v
+    return list(outs[n:])
+
+
+def _restage(
+    closed: ClosedJaxpr, operands: Sequence[Any], cells: Sequence[Cell], at: int, returns: bool
+) -> ClosedJaxpr:
+    """`closed`, called with `operands` of which some are `cells`, staged as a jaxpr of the
+    other operands with the cells' values inserted at position `at`. If it `returns` the call's
+    results, the cells' final values lead its outputs; if not, its writes are dropped (a
+    read-only use, as a while's cond)."""
     slots = [next(k for k, c in enumerate(cells) if c is x) if isinstance(x, Cell) else None
-             for x in ins]  # fmt: skip
+             for x in operands]  # fmt: skip
     n = len(cells)
 
     def fun(*args: Any) -> list[Any]:
-        local = [Cell(v) for v in args[:n]]
-        others = iter(args[n:])
-        operands = [local[k] if k is not None else next(others) for k in slots]
-        outs = interpret(closed.jaxpr, operands, closed.consts)
-        return [*(c.value for c in local), *outs]
+        local = [Cell(v) for v in args[at : at + n]]
+        others = iter((*args[:at], *args[at + n :]))
+        ins = [local[k] if k is not None else next(others) for k in slots]
+        outs = interpret(closed.jaxpr, ins, closed.consts)
+        return [*(c.value for c in local), *outs] if returns else outs
 
     others = [v.aval for k, v in zip(slots, closed.jaxpr.invars, strict=True) if k is None]
-    return fun, [*(typeof(c.value) for c in cells), *others]
+    avals = [*others[:at], *(typeof(c.value) for c in cells), *others[at:]]
+    return trace_to_jaxpr(fun, avals, closed.jaxpr.debug_info)
 
 
-def _stage(fun: Callable[..., list[Any]], avals: Sequence[AbstractValue], like: ClosedJaxpr
-           ) -> ClosedJaxpr:  # fmt: skip
-    return trace_to_jaxpr(fun, avals, like.jaxpr.debug_info)
-
-
-@_rule(scan_p)
-def _scan(eqn: JaxprEqn, ins: list[Any]) -> list[Any]:
-    params = dict(eqn.params)
-    num_consts, num_carry = params["num_consts"], params["num_carry"]
-    if any(isinstance(x, Cell) for x in ins[num_consts:]):
-        raise ValueError("a scan cannot carry or scan over Refs; close over them instead")
-    cells = _distinct_cells(ins[:num_consts])
-    n = len(cells)
-    fun, avals = _body_with_values(params["jaxpr"], ins, cells)
-    n_consts = num_consts - sum(isinstance(x, Cell) for x in ins[:num_consts])
-
-    def body(*args: Any) -> list[Any]:
-        # The loop's layout: [*consts, *Ref values (carried), *carry, *xs].
-        consts, refs, rest = args[:n_consts], args[n_consts : n_consts + n], args[n_consts + n :]
-        return fun(*refs, *consts, *rest)
-
-    body_avals = [*avals[n : n + n_consts], *avals[:n], *avals[n + n_consts :]]  # as `body`
-    params.update(jaxpr=_stage(body, body_avals, params["jaxpr"]),
-                  num_consts=n_consts, num_carry=num_carry + n)  # fmt: skip
-    if "linear" in params:
-        params["linear"] = (False,) * len(body_avals)
-    consts = [x for x in ins[:num_consts] if not isinstance(x, Cell)]
-    outs = scan_p.bind(*consts, *(c.value for c in cells), *ins[num_consts:], **params)
-    for c, v in zip(cells, outs[:n], strict=True):
-        c.value = v
-    return list(outs[n:])
-
-
-@_rule(while_p)
-def _while(eqn: JaxprEqn, ins: list[Any]) -> list[Any]:
-    params = dict(eqn.params)
-    nc, nb = params["cond_nconsts"], params["body_nconsts"]
-    if any(isinstance(x, Cell) for x in ins[nc + nb :]):
-        raise ValueError("a while loop cannot carry Refs; close over them instead")
-    cells = _distinct_cells(ins[: nc + nb])
-    n = len(cells)
-    carry = ins[nc + nb :]
-    cond_fun, cond_avals = _body_with_values(params["cond_jaxpr"], [*ins[:nc], *carry], cells)
-    body_fun, body_avals = _body_with_values(params["body_jaxpr"], ins[nc:], cells)
-    n_cc = nc - sum(isinstance(x, Cell) for x in ins[:nc])
-    n_bc = nb - sum(isinstance(x, Cell) for x in ins[nc : nc + nb])
-
-    def cond(*args: Any) -> list[Any]:
-        consts, refs, rest = args[:n_cc], args[n_cc : n_cc + n], args[n_cc + n :]
-        return cond_fun(*refs, *consts, *rest)[n:]  # a read-only use: writes are dropped
-
-    def body(*args: Any) -> list[Any]:
-        consts, refs, rest = args[:n_bc], args[n_bc : n_bc + n], args[n_bc + n :]
-        return body_fun(*refs, *consts, *rest)
-
-    def layout(avals: list[AbstractValue], k: int) -> list[AbstractValue]:
-        return [*avals[n : n + k], *avals[:n], *avals[n + k :]]
-
-    params.update(
-        cond_jaxpr=_stage(cond, layout(cond_avals, n_cc), params["cond_jaxpr"]),
-        body_jaxpr=_stage(body, layout(body_avals, n_bc), params["body_jaxpr"]),
-        cond_nconsts=n_cc,
-        body_nconsts=n_bc,
-    )
-    cond_consts = [x for x in ins[:nc] if not isinstance(x, Cell)]
-    body_consts = [x for x in ins[nc : nc + nb] if not isinstance(x, Cell)]
-    outs = while_p.bind(*cond_consts, *body_consts, *(c.value for c in cells), *carry, **params)
-    for c, v in zip(cells, outs[:n], strict=True):
-        c.value = v
-    return list(outs[n:])
-
-
-@_rule(cond_p)
-def _cond(eqn: JaxprEqn, ins: list[Any]) -> list[Any]:
-    index, *ops = ins
-    cells = _distinct_cells(ops)
-    n = len(cells)
-    branches = []
-    for branch in eqn.params["branches"]:
-        fun, avals = _body_with_values(branch, ops, cells)
-        branches.append(_stage(fun, avals, branch))
-    others = [x for x in ops if not isinstance(x, Cell)]
-    outs = cond_p.bind(index, *(c.value for c in cells), *others, branches=tuple(branches))
-    for c, v in zip(cells, outs[:n], strict=True):
-        c.value = v
-    return list(outs[n:])
+for _call in (scan_p, while_p, cond_p):
+    discharge_rules.set(_call, _thread_refs)

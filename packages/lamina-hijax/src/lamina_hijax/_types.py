@@ -4,7 +4,7 @@ A hi type subclasses `HiType` and answers core's aval protocol: how it prints, i
 type, how `vmap` and `scan` map it (`dec_rank`/`inc_rank` with a `MappingSpec`), and how it
 lowers (`lo_ty`, `lower_val`, `raise_val`). `register_hitype` tells tracing which Python
 class carries its values. Core's interpreters call only the protocol; the to-lojax pass
-(`lamina_hijax.to_lojax`) expands hi values into their arrays before lowering.
+(`to_lojax`) expands hi values into their arrays before lowering.
 """
 
 from __future__ import annotations

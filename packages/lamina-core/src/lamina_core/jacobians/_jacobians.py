@@ -1,5 +1,4 @@
-"""Dense Jacobians and shapes, as JAX's: `jacfwd`, `jacrev` (`jacobian`), `hessian`,
-`eval_shape`.
+"""Dense Jacobians, as JAX's: `jacfwd`, `jacrev` (`jacobian`), `hessian`.
 
 `jacfwd` pushes every vector of the standard basis forward at once (`vmap` of `jvp`);
 `jacrev` pulls every basis vector back through one linearization (`vmap` of the pullback).
@@ -18,6 +17,9 @@ import numpy as np
 
 from lamina_core.ir import dtypes
 from lamina_core.ir._avals import ShapedArray
+from lamina_core.lax._structural import _convert_element_type, convert_element_type_p
+from lamina_core.numpy._creation import eye
+from lamina_core.numpy._shape import reshape, split
 from lamina_core.trace._tracing import Tracer
 from lamina_core.trace._values import canonical_value, typeof
 from lamina_core.transforms._autodiff import (
@@ -29,7 +31,6 @@ from lamina_core.transforms._autodiff import (
     jvp,
     vjp,
 )
-from lamina_core.transforms._make_jaxpr import make_jaxpr
 from lamina_core.transforms._vmap import vmap
 from lamina_core.tree import tree_util
 
@@ -70,8 +71,6 @@ def _downcast(x: Any, example: Any, staged: bool) -> Any:
     """`x` converted to `example`'s dtype and weak type (the real part of a complex `x` for
     a real `example`). With `staged`, the conversion is recorded even when it changes
     nothing: JAX's basis asks for a sharding no value has, so its conversions always stay."""
-    from lamina_core.lax._structural import _convert_element_type, convert_element_type_p
-
     ex_aval = typeof(example)
     dtype = ex_aval.dtype  # type: ignore[attr-defined]  # arrays
     if typeof(x).dtype.kind == "c" and dtype.kind != "c":  # type: ignore[attr-defined]
@@ -86,14 +85,12 @@ def _downcast(x: Any, example: Any, staged: bool) -> Any:
 def _unravel(pytree: Any, axis: int, example: Any, arr: Any, staged: bool = False) -> Any:
     """`arr` cut along `axis` into one block per leaf of `pytree`, each block reshaped to hold
     its leaf's shape there and converted to `example`'s type (to its leaf's if None)."""
-    from lamina_core import numpy as lnp
-
     leaves, treedef = tree_util.tree_flatten(pytree)
     shape = tuple(arr.shape)
     shapes = [shape[:axis] + np.shape(leaf) + shape[axis + 1 :] for leaf in leaves]
-    parts = lnp.split(arr, np.cumsum([np.size(leaf) for leaf in leaves[:-1]]), axis)
+    parts = split(arr, np.cumsum([np.size(leaf) for leaf in leaves[:-1]]), axis)
     blocks = [
-        _downcast(lnp.reshape(part, s), leaf if example is None else example, staged)
+        _downcast(reshape(part, s), leaf if example is None else example, staged)
         for part, s, leaf in zip(parts, shapes, leaves, strict=True)
     ]
     return tree_util.tree_unflatten(treedef, blocks)
@@ -105,12 +102,10 @@ def _leaf_size(x: Any) -> int:
 
 def _std_basis(pytree: Any) -> Any:
     """One basis vector per scalar of `pytree`'s leaves, stacked along a leading axis."""
-    from lamina_core import numpy as lnp
-
     leaves = tree_util.tree_leaves(pytree)
     n = sum(_leaf_size(x) for x in leaves)
     dtype = dtypes.result_type(*leaves)
-    return _unravel(pytree, 1, None, lnp.eye(n, dtype=dtype), staged=True)
+    return _unravel(pytree, 1, None, eye(n, dtype=dtype), staged=True)
 
 
 # --- dtype checks ---------------------------------------------------------------------------
@@ -248,11 +243,4 @@ def hessian(
     )
 
 
-def eval_shape(fun: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-    """The shapes and dtypes (weak types kept) of `fun(*args, **kwargs)`, as a pytree of
-    `ShapeDtypeStruct`, found by tracing alone. Arguments may be `ShapeDtypeStruct`s."""
-    _, shapes = make_jaxpr(fun, return_shape=True)(*args, **kwargs)
-    return shapes
-
-
-__all__ = ["eval_shape", "hessian", "jacfwd", "jacobian", "jacrev"]
+__all__ = ["hessian", "jacfwd", "jacobian", "jacrev"]

@@ -4,9 +4,10 @@ Every hi-typed input becomes its arrays (`lo_ty`, in order) and every hi-typed o
 pass re-traces the jaxpr: a hi input's arrays are raised into a hi value (`raise_val`) whose
 components are tracers, a hi primitive runs its `expand` on such values, and an equation of
 arrays only is bound again as it is. Primitives holding jaxprs (`jit`, `scan`, `while`,
-`cond`, calls) have rules in `to_lojax_rules`: `jit` stays one `jit` of the lowered callee,
-loops and branches get lowered bodies with each hi carry or operand split into its arrays,
-other calls are inlined. The runtime runs this pass first, so lamina-mlir lowers only arrays.
+`cond`, `shard_map`, calls) have rules in `to_lojax_rules`, of two shapes read off their
+`call_layouts`: `jit`, loops, branches and `shard_map` stay one equation holding lowered
+jaxprs, each hi operand split into its arrays; other calls are inlined. The runtime runs this
+pass first, so lamina-mlir lowers only arrays.
 """
 
 from __future__ import annotations
@@ -36,11 +37,12 @@ from lamina_core.lax.control_flow.conditionals import cond_p
 from lamina_core.lax.control_flow.loops import while_p
 from lamina_core.lax.control_flow.scan import scan_p
 from lamina_core.sharding._shard_map import shard_map_p
-from lamina_core.trace._evaluate import install_high_impl
-from lamina_core.trace._values import canonical_value
+from lamina_core.trace._evaluate import eval_jaxpr, install_high_impl
+from lamina_core.trace._values import canonical_value, typeof
 from lamina_core.transforms._call import closed_call_p, jit_p
-from lamina_hijax.primitives import HiPrimitive, hi_primitives
-from lamina_hijax.types import lo_avals
+from lamina_hijax._calls import call_layouts, map_callee
+from lamina_hijax._primitives import HiPrimitive, hi_primitives
+from lamina_hijax._types import lo_avals
 
 _high: weakref.WeakKeyDictionary[Jaxpr, bool] = weakref.WeakKeyDictionary()
 
@@ -318,8 +320,7 @@ def _rebind(
 def _inline_call(out: list[JaxprEqn], eqn: JaxprEqn, in_parts: list[Parts]) -> list[Parts]:
     """A call whose callee uses hi types is inlined (derivative rules of custom calls were used
     before lowering; lowering needs only the primal computation)."""
-    key = "call_jaxpr" if "call_jaxpr" in eqn.params else "jaxpr"
-    callee = eqn.params[key]
+    callee = eqn.params[call_layouts[eqn.primitive].callees[0].param]
     consts: list[Atom] = []
     if isinstance(callee, ClosedJaxpr):
         consts = [Literal(*canonical_value(c)) for c in callee.consts]
@@ -335,48 +336,52 @@ for _call in (closed_call_p, remat_p, custom_jvp_call_p, custom_vjp_call_p):
     to_lojax_rules.set(_call, _inline_call)
 
 
-def _lower_jit(out: list[JaxprEqn], eqn: JaxprEqn, in_parts: list[Parts]) -> list[Parts]:
+PerValue = Callable[[Sequence[Any], Sequence[AbstractValue]], tuple[Any, ...]]
+"""`expand(entries, avals)`: a per-value param's entries (one per value of types `avals`)
+given one per array."""
+
+
+def _lowered_call(
+    check: Callable[[JaxprEqn], None] | None = None, expand: PerValue = expand_per_value
+) -> LojaxRule:
+    """The rule of a call that stays a call (a compiled function, a loop, a branch, a manual
+    region): its held jaxprs lowered, its count params counting arrays, and its per-value
+    params given per array by `expand`; `check` sees the equation first."""
+
+    def rule(out: list[JaxprEqn], eqn: JaxprEqn, in_parts: list[Parts]) -> list[Parts]:
+        if check is not None:
+            check(eqn)
+        layout = call_layouts[eqn.primitive]
+        old = eqn.params
+        params = dict(old)
+        for callee in layout.callees:
+            params[callee.param] = map_callee(old[callee.param], _lower_callee)
+        groups = layout.split(old, in_parts)
+        params.update(layout.counts([sum(len(p) for p in group) for group in groups]))
+        if layout.per_operand or layout.per_result:
+            held = old[layout.callees[0].param]
+            for name in layout.per_operand:
+                if old.get(name) is not None:
+                    params[name] = expand(old[name], held.in_avals)
+            for name in layout.per_result:
+                if old.get(name) is not None:
+                    params[name] = expand(old[name], held.out_avals)
+        return _rebind(out, eqn, in_parts, params)
+
+    return rule
+
+
+def _lower_callee(jaxpr: Jaxpr | ClosedJaxpr) -> Jaxpr | ClosedJaxpr:
+    return to_lojax_closed(jaxpr) if isinstance(jaxpr, ClosedJaxpr) else to_lojax(jaxpr)
+
+
+def _check_stacking(eqn: JaxprEqn) -> None:
+    """A hi value a scan slices must lower to its elements' arrays, each with a leading axis
+    of the scan's length (what slicing and stacking the arrays one by one means)."""
     params = eqn.params
-    callee: ClosedJaxpr = params["jaxpr"]
-    in_avals, out_avals = callee.in_avals, callee.out_avals
-    new = dict(params, jaxpr=to_lojax_closed(callee))
-    for name in ("in_shardings", "in_layouts", "donated_invars"):
-        if name in params:
-            new[name] = expand_per_value(params[name], in_avals)
-    for name in ("out_shardings", "out_layouts"):
-        if name in params:
-            new[name] = expand_per_value(params[name], out_avals)
-    return _rebind(out, eqn, in_parts, new)
-
-
-to_lojax_rules.set(jit_p, _lower_jit)
-
-
-def _lower_scan(out: list[JaxprEqn], eqn: JaxprEqn, in_parts: list[Parts]) -> list[Parts]:
-    params = eqn.params
-    body: ClosedJaxpr = params["jaxpr"]
-    n_consts, n_carry = params["num_consts"], params["num_carry"]
-    n_head = n_consts + n_carry
-    stacked = [a.aval for a in eqn.invars[n_head:]]
-    _check_stacking(stacked, body.in_avals[n_head:], params["length"])
-    counts = _counts(body.in_avals)
-    new = dict(
-        params,
-        jaxpr=to_lojax_closed(body),
-        num_consts=sum(counts[:n_consts]),
-        num_carry=sum(counts[n_consts:n_head]),
-    )
-    if params.get("linear") is not None:
-        new["linear"] = expand_per_value(params["linear"], body.in_avals)
-    return _rebind(out, eqn, in_parts, new)
-
-
-def _check_stacking(
-    stacked: Sequence[AbstractValue], elements: Sequence[AbstractValue], length: int
-) -> None:
-    """A hi value scanned over must lower to its elements' arrays, each with a leading axis
-    of `length` (what slicing and stacking the arrays one by one means)."""
-    for whole, elt in zip(stacked, elements, strict=True):
+    n_head, length = params["num_consts"] + params["num_carry"], params["length"]
+    elements = params["jaxpr"].in_avals[n_head:]
+    for whole, elt in zip((a.aval for a in eqn.invars[n_head:]), elements, strict=True):
         if not elt.is_high:
             continue
         parts, elt_parts = whole.lo_ty(), elt.lo_ty()
@@ -389,34 +394,6 @@ def _check_stacking(
                 f"{[p.str_short() for p in parts]}, its elements' "
                 f"{[p.str_short() for p in elt_parts]}"
             )
-
-
-to_lojax_rules.set(scan_p, _lower_scan)
-
-
-def _lower_while(out: list[JaxprEqn], eqn: JaxprEqn, in_parts: list[Parts]) -> list[Parts]:
-    params = eqn.params
-    nc, nb = params["cond_nconsts"], params["body_nconsts"]
-    new = dict(
-        params,
-        cond_jaxpr=to_lojax_closed(params["cond_jaxpr"]),
-        body_jaxpr=to_lojax_closed(params["body_jaxpr"]),
-        cond_nconsts=sum(len(p) for p in in_parts[:nc]),
-        body_nconsts=sum(len(p) for p in in_parts[nc : nc + nb]),
-    )
-    return _rebind(out, eqn, in_parts, new)
-
-
-to_lojax_rules.set(while_p, _lower_while)
-
-
-def _lower_cond(out: list[JaxprEqn], eqn: JaxprEqn, in_parts: list[Parts]) -> list[Parts]:
-    branches: tuple[ClosedJaxpr, ...] = eqn.params["branches"]
-    new = dict(eqn.params, branches=tuple(to_lojax_closed(b) for b in branches))
-    return _rebind(out, eqn, in_parts, new)
-
-
-to_lojax_rules.set(cond_p, _lower_cond)
 
 
 def _lo_specs(specs: Sequence[Any], avals: Sequence[AbstractValue]) -> tuple[Any, ...]:
@@ -436,27 +413,15 @@ def _lo_specs(specs: Sequence[Any], avals: Sequence[AbstractValue]) -> tuple[Any
     return tuple(out)
 
 
-def _lower_shard_map(out: list[JaxprEqn], eqn: JaxprEqn, in_parts: list[Parts]) -> list[Parts]:
-    params = eqn.params
-    body: Jaxpr = params["jaxpr"]
-    new = dict(
-        params,
-        jaxpr=to_lojax(body),
-        in_specs=_lo_specs(params["in_specs"], body.in_avals),
-        out_specs=_lo_specs(params["out_specs"], body.out_avals),
-    )
-    return _rebind(out, eqn, in_parts, new)
-
-
-to_lojax_rules.set(shard_map_p, _lower_shard_map)
+for _call in (jit_p, while_p, cond_p):
+    to_lojax_rules.set(_call, _lowered_call())
+to_lojax_rules.set(scan_p, _lowered_call(check=_check_stacking))
+to_lojax_rules.set(shard_map_p, _lowered_call(expand=_lo_specs))
 
 
 def _evaluate_lowered(prim: Primitive, args: Sequence[Any], params: dict[str, Any]) -> Any:
     """The reference evaluator's application of `prim` to hi-typed values (or making them):
     its one-equation jaxpr lowered to arrays, evaluated, and its results raised."""
-    from lamina_core.trace._evaluate import eval_jaxpr
-    from lamina_core.trace._values import typeof
-
     in_avals = [typeof(x) for x in args]
 
     def one(*xs: Any) -> list[Any]:

@@ -1,0 +1,280 @@
+"""The runtime bridge (see `_bridge`): executables, from compile options to their results.
+
+Compile options, compiling StableHLO (and the LAPACK kernels some programs call), executing
+with result handlers, serializing and loading executables and their options, and what an
+executable reports of itself (placements, signature, costs, text) or keys it in the cache.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any, Final, NamedTuple
+
+import jaxlib._jax as _jax  # [private] array_result_handler, JaxRuntimeError
+import numpy as np
+from jaxlib import xla_client as xc  # [semi] CompileOptions, DeviceList, DeviceAssignment
+
+from lamina_runtime._bridge import JAXLIB_VERSION, DeviceArray
+from lamina_runtime._bridge_devices import jax_aval, single_device_sharding
+
+
+class CompileError(RuntimeError):
+    """XLA refused to compile a module (an unknown compiler option, an unsupported op, ...)."""
+
+
+CompilerOption = str | bool | int | float
+
+
+def compile_options(num_replicas: int = 1, num_partitions: int = 1,
+                    device_ids: Sequence[int] | None = None,
+                    overrides: Mapping[str, CompilerOption] | None = None) -> Any:  # fmt: skip
+    """Compile options; `overrides` are XLA debug options by name (JAX's `compiler_options`),
+    e.g. `{"xla_cpu_experimental_ynn_fusion_type": ""}`, checked when compiling."""
+    options = xc.CompileOptions()  # [semi]
+    if overrides:
+        for name, value in overrides.items():
+            if not isinstance(value, (str, bool, int, float)):
+                raise TypeError(
+                    f"compiler_options maps XLA option names to str, bool, int or float "
+                    f"values; got {name!r}: {value!r} ({type(value).__name__})"
+                )
+        options.env_option_overrides = sorted(overrides.items())  # [semi] sorted: a stable key
+    options.num_replicas = num_replicas
+    options.num_partitions = num_partitions
+    build = options.executable_build_options
+    build.use_spmd_partitioning = True  # as JAX's jit: a one-device collective needs it too
+    build.use_shardy_partitioner = True
+    if device_ids is not None:
+        ids = np.asarray(device_ids, np.int64).reshape(num_replicas, num_partitions)
+        options.device_assignment = xc.DeviceAssignment.create(ids)  # [semi]
+    return options
+
+
+@functools.cache
+def register_lapack_kernels() -> None:
+    """Register jaxlib's LAPACK FFI kernels (`lapack_spotrf_ffi`, ...) for the CPU client
+    and load the LAPACK routines they call (SciPy's), once: linalg lowerings call them.
+    [private]"""
+    from jaxlib import lapack  # [semi] the kernels' registrations
+    from jaxlib.cpu import _lapack  # [private] the kernels' module
+
+    for name, target, api_version in lapack.registrations()["cpu"]:
+        xc.register_custom_call_target(name, target, "cpu", api_version)  # [semi]
+    _lapack.initialize()  # binds the kernels to SciPy's LAPACK routines
+
+
+def _needs_lapack(code: bytes | str) -> None:
+    # Loading SciPy's LAPACK takes about half a second: only programs that call it pay.
+    # (`tridiagonal_solve_perturbed_ffi` is one of the LAPACK module's kernels too.)
+    if isinstance(code, bytes):
+        found = b"lapack_" in code or b"tridiagonal_solve_perturbed_ffi" in code
+    else:
+        found = "lapack_" in code or "tridiagonal_solve_perturbed_ffi" in code
+    if found:
+        register_lapack_kernels()
+
+
+def compile(code: bytes | str, device_list: Sequence[Any], options: Any,
+            host_callbacks: Sequence[Any] = (), module: Any = None) -> Any:  # fmt: skip
+    """Compile StableHLO (bytecode or text) for `device_list`; `host_callbacks` are the Python
+    functions its host-callback custom calls name by index, and `module` the same program as
+    an MLIR module (required with them). [semi]"""
+    _needs_lapack(code)
+    client = device_list[0].client
+    devices = xc.DeviceList(tuple(device_list))
+    try:
+        if host_callbacks:
+            # Only the overload taking a module object accepts callbacks: `module` is one.
+            return client.compile_and_load(module, devices, options,
+                                           host_callbacks=list(host_callbacks))  # fmt: skip
+        return client.compile_and_load(code, devices, options)
+    except _jax.JaxRuntimeError as err:  # [private] the error type jaxlib raises
+        raise CompileError(str(err)) from err
+
+
+def result_handler(shape: tuple[int, ...], dtype: np.dtype, weak_type: bool, device: Any,
+                   sharding: Any = None) -> Any:  # fmt: skip
+    """Wraps one output buffer (the per-device buffers of a `sharding`, a jax sharding) as a
+    device array, without a copy. [private]"""
+    aval = jax_aval(shape, dtype, weak_type)
+    sharding = sharding or single_device_sharding(device)
+    return _jax.array_result_handler(aval, sharding, True, _skip_checks=True)
+
+
+Tiling = tuple[tuple[int, ...], tuple[int, ...], bool] | None
+"""An HloSharding as plain data: None if replicated; else the tile dims, the devices (their
+positions in the device assignment) in tile order, and whether the last dim only replicates.
+Kinds Lamina does not read (maximal, manual) are `((), (), False)`."""
+
+
+def _tiling(proto: Any) -> Tiling:  # [semi] OpSharding, HloSharding
+    hlo = xc.HloSharding.from_proto(proto)
+    if hlo.is_replicated():
+        return None
+    if not hlo.is_tiled() or len(hlo.subgroup_types()) > 1:
+        return ((), (), False)
+    return (tuple(hlo.tile_assignment_dimensions()), tuple(hlo.tile_assignment_devices()),
+            bool(hlo.replicate_on_last_tile_dim()))  # fmt: skip
+
+
+def tilings(executable: Any) -> tuple[list[Tiling], list[Tiling]]:
+    """How XLA placed each parameter and each output of a partitioned executable. [semi]"""
+    params = executable.get_parameter_shardings() or ()
+    return [_tiling(h) for h in params], [_tiling(h) for h in executable.get_output_shardings()]
+
+
+def _deleted_argument(args: Sequence[Any]) -> RuntimeError | None:
+    """JAX's error for a deleted (or donated) array among `args`, if there is one. [private]"""
+    for arg in args:
+        if type(arg) is DeviceArray and arg.is_deleted():
+            return RuntimeError(f"Array has been deleted with shape={arg.aval.str_short()}.")
+    return None
+
+
+def executor(executable: Any, handlers: Sequence[Any]) -> Any:
+    """`run(buffers) -> outputs` for `executable`: `execute` with its arguments bound (hot path)."""
+    execute_sharded = executable.execute_sharded  # [semi]
+    handler_list = list(handlers)
+
+    def run(bufs: list[Any]) -> list[Any]:
+        try:
+            results: list[Any] = execute_sharded(bufs).consume_with_handlers(handler_list)
+        except _jax.JaxRuntimeError:  # [private] as in `execute`
+            deleted = _deleted_argument(bufs)
+            if deleted is not None:
+                raise deleted from None
+            raise
+        return results
+
+    return run
+
+
+def execute(executable: Any, args: list[Any], handlers: Sequence[Any]) -> list[Any]:
+    """Run `executable`; `args` must already be device arrays with its input shardings. [semi]"""
+    results: list[Any] = executor(executable, handlers)(args)
+    return results
+
+
+def serialize_compile_options(options: Any) -> bytes:
+    blob: bytes = options.SerializeAsString()  # [semi] CompileOptions protobuf
+    return blob
+
+
+class ReadOptions(NamedTuple):
+    shape: tuple[int, int, int, int]
+    """Replicas and partitions, of the options and of their build options."""
+    assigned: bool
+    overrides: list[Any]
+    tupled: bool
+
+
+def read_compile_options(blob: bytes) -> ReadOptions:
+    """What serialized compile options hold (checked by the caller before XLA sees them).
+
+    Raises:
+        ValueError: the blob is not readable as compile options.
+    """
+    try:
+        parsed = xc.CompileOptions.ParseFromString(bytes(blob))  # [semi]
+        build = parsed.executable_build_options
+        shape = (parsed.num_replicas, parsed.num_partitions, build.num_replicas,
+                 build.num_partitions)  # fmt: skip
+        assigned = parsed.device_assignment is not None or build.device_assignment is not None
+        return ReadOptions(shape, assigned, list(parsed.env_option_overrides),
+                           bool(parsed.parameter_is_tupled_arguments))  # fmt: skip
+    except Exception as err:  # protobuf's and nanobind's error types are not public
+        raise ValueError(f"unreadable compile options ({err})") from None
+
+
+def serialize_executable(executable: Any) -> bytes:
+    blob: bytes = executable.serialize()  # [semi]
+    return blob
+
+
+def deserialize_executable(blob: bytes, device_list: Sequence[Any], options: Any) -> Any:
+    _needs_lapack(blob)
+    client = device_list[0].client  # [semi]
+    return client.deserialize_executable(blob, xc.DeviceList(tuple(device_list)), options)
+
+
+ShapeSignature = tuple[tuple[tuple[int, ...], str], ...]
+"""(dimensions, NumPy dtype name) of each parameter or result."""
+
+
+def _shape_entry(shape: Any) -> tuple[tuple[int, ...], str]:
+    if not shape.is_array():
+        return ((), f"non-array {shape}")
+    try:
+        dtype = np.dtype(shape.numpy_dtype()).name
+    except Exception:  # an element type NumPy cannot name: compare XLA's name
+        dtype = f"xla:{shape.element_type()}"
+    return tuple(int(d) for d in shape.dimensions()), dtype
+
+
+def executable_signature(executable: Any) -> tuple[ShapeSignature, ShapeSignature]:
+    """The parameter and result types a loaded executable reports (its entry computation's
+    program shape, read from its HLO module), as (dimensions, dtype name) pairs; one result
+    that is not a tuple is the only result."""
+    (module, *_) = executable.hlo_modules()  # [semi]
+    proto = module.as_serialized_hlo_module_proto()  # [semi]
+    program = xc.XlaComputation(proto).program_shape()  # [semi]
+    params = tuple(_shape_entry(s) for s in program.parameter_shapes())
+    result = program.result_shape()
+    results = result.tuple_shapes() if result.is_tuple() else [result]
+    return params, tuple(_shape_entry(s) for s in results)
+
+
+def cost_analysis(executable: Any) -> dict[str, float]:
+    analysis: dict[str, float] = dict(executable.cost_analysis())  # [semi]
+    return analysis
+
+
+def memory_analysis(executable: Any) -> Any:
+    return executable.get_compiled_memory_stats()  # [semi]
+
+
+def compiled_text(executable: Any) -> str:
+    modules = executable.hlo_modules()  # [semi]
+    return "\n".join(m.to_string() for m in modules)
+
+
+_FLAG_EXCLUDE: Final = ("--xla_dump", "--xla_force_host_platform_device_count")
+"""XLA flags that do not change the compiled code (dumps) or that the device count already
+keys (forced host devices), as in JAX's `xla_flags_to_exclude_from_cache_key`."""
+
+
+def xla_flags() -> tuple[str, ...]:
+    """The `XLA_FLAGS` that decide compiled code, sorted (their order does not matter)."""
+    flags = os.environ.get("XLA_FLAGS", "").split()
+    return tuple(sorted(f for f in flags if not f.startswith(_FLAG_EXCLUDE)))
+
+
+def compilation_environment(device_list: Sequence[Any], options: Any) -> list[tuple[str, bytes]]:
+    """What, besides the module, decides the compiled executable: named cache-key components.
+
+    The device *kind* and count are keyed, not device ids: an executable for one CPU device
+    loads on any process's first CPU device.
+    """
+    client = device_list[0].client  # [semi]
+    kinds = sorted({d.device_kind for d in device_list})  # [semi] Device.device_kind
+    return [
+        ("compile options", serialize_compile_options(options)),
+        ("jaxlib version", JAXLIB_VERSION.encode()),
+        ("platform", f"{client.platform} {client.platform_version}".encode()),
+        ("device kind", ",".join(kinds).encode()),
+        ("device count", str(len(device_list)).encode()),
+        ("xla flags", " ".join(xla_flags()).encode()),
+    ]
+
+
+def platform_description(device: Any) -> dict[str, str]:
+    """The facts an executable's portability depends on (for saved artifacts)."""
+    client = device.client  # [semi]
+    return {
+        "jaxlib": JAXLIB_VERSION,
+        "platform": str(client.platform),
+        "platform_version": str(client.platform_version),
+        "device_kind": str(device.device_kind),
+    }
