@@ -14,8 +14,7 @@ import pytest
 
 import lamina_core
 from lamina_core import dtypes, tree_util
-from lamina_core.testing import check_grads
-from lamina_core.testing import Oracle
+from lamina_core.testing import Oracle, check_grads
 from lamina_core.trace._typecheck import check_jaxpr
 from lamina_core.trace._values import to_numpy
 

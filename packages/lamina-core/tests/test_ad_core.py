@@ -11,8 +11,7 @@ import pytest
 
 import lamina_core
 from lamina_core.interpreters.jvp import defjvp
-from lamina_core.testing import check_ad, check_grads
-from lamina_core.testing import Oracle
+from lamina_core.testing import Oracle, check_ad, check_grads
 from lamina_core.trace._evaluate import reference_impl
 from lamina_core.trace._tracing import install_eager_impl
 

@@ -17,8 +17,7 @@ import pytest
 
 import lamina_core
 from lamina_core.custom_derivatives import CustomVJPException, SymbolicZero
-from lamina_core.testing import check_ad
-from lamina_core.testing import Oracle
+from lamina_core.testing import Oracle, check_ad
 from lamina_core.trace._values import to_numpy
 
 pytestmark = pytest.mark.oracle

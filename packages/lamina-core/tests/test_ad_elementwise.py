@@ -12,8 +12,7 @@ import numpy as np
 import pytest
 
 import lamina_core
-from lamina_core.testing import check_ad
-from lamina_core.testing import Oracle
+from lamina_core.testing import Oracle, check_ad
 
 pytestmark = pytest.mark.oracle
 

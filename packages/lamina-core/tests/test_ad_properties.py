@@ -16,8 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lamina_core.testing import check_ad
-from lamina_core.testing import Oracle
+from lamina_core.testing import Oracle, check_ad
 
 pytestmark = pytest.mark.oracle
 

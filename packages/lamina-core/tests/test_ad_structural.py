@@ -17,8 +17,7 @@ import numpy as np
 import pytest
 
 import lamina_core
-from lamina_core.testing import check_ad
-from lamina_core.testing import Oracle, sweep
+from lamina_core.testing import Oracle, check_ad, sweep
 
 pytestmark = pytest.mark.oracle
 

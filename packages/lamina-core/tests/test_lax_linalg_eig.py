@@ -16,8 +16,7 @@ import pytest
 import lamina_core as lc
 from lamina_core.config._config import config
 from lamina_core.lax import linalg as ll
-from lamina_core.testing import check_grads
-from lamina_core.testing import sweep
+from lamina_core.testing import check_grads, sweep
 
 jax = pytest.importorskip("jax")
 pytestmark = pytest.mark.oracle

@@ -17,9 +17,7 @@ import pytest
 
 import lamina_core
 import lamina_core.scipy
-from lamina_core.testing import check_ad
-from lamina_core.testing import Oracle
-from lamina_core.testing import check_vmap
+from lamina_core.testing import Oracle, check_ad, check_vmap
 
 pytestmark = pytest.mark.oracle
 

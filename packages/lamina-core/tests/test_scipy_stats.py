@@ -14,9 +14,7 @@ import pytest
 
 import lamina_core
 import lamina_core.scipy
-from lamina_core.testing import check_ad, check_grads
-from lamina_core.testing import Oracle
-from lamina_core.testing import check_vmap
+from lamina_core.testing import Oracle, check_ad, check_grads, check_vmap
 
 pytestmark = pytest.mark.oracle
 

@@ -15,9 +15,7 @@ import pytest
 
 import lamina_core
 import lamina_core.scipy
-from lamina_core.testing import check_ad
-from lamina_core.testing import Oracle, sweep
-from lamina_core.testing import check_vmap
+from lamina_core.testing import Oracle, check_ad, check_vmap, sweep
 
 pytestmark = pytest.mark.oracle
 

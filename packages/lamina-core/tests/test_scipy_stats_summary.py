@@ -14,8 +14,7 @@ import pytest
 
 import lamina_core
 import lamina_core.scipy
-from lamina_core.testing import check_ad
-from lamina_core.testing import Oracle, sweep
+from lamina_core.testing import Oracle, check_ad, sweep
 
 pytestmark = pytest.mark.oracle
 

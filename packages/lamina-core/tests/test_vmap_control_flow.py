@@ -23,8 +23,7 @@ import pytest
 
 import lamina_core as lc
 from lamina_core import tree_util
-from lamina_core.testing import Oracle, sweep
-from lamina_core.testing import check_vmap
+from lamina_core.testing import Oracle, check_vmap, sweep
 from lamina_core.trace._values import to_numpy
 
 pytestmark = pytest.mark.oracle

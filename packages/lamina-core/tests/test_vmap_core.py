@@ -10,8 +10,7 @@ import numpy as np
 import pytest
 
 import lamina_core as lc
-from lamina_core.testing import Oracle
-from lamina_core.testing import check_vmap
+from lamina_core.testing import Oracle, check_vmap
 
 pytestmark = pytest.mark.oracle
 

@@ -17,8 +17,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from lamina_core.testing import Oracle
-from lamina_core.testing import check_vmap
+from lamina_core.testing import Oracle, check_vmap
 
 # The largest corpus of the folder: run by the `slow` session, kept out of the default run.
 pytestmark = [pytest.mark.oracle, pytest.mark.slow]

@@ -17,8 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lamina_core.testing import Oracle
-from lamina_core.testing import check_vmap
+from lamina_core.testing import Oracle, check_vmap
 
 pytestmark = pytest.mark.oracle
 

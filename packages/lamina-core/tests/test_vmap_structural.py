@@ -14,8 +14,7 @@ import numpy as np
 import pytest
 
 import lamina_core as lc
-from lamina_core.testing import Oracle, sweep
-from lamina_core.testing import check_vmap
+from lamina_core.testing import Oracle, check_vmap, sweep
 
 pytestmark = pytest.mark.oracle
 

@@ -22,8 +22,8 @@ def forbidden(*args: Any, **kwargs: Any) -> NoReturn:
 
 executable.Runtime.compile = forbidden  # type: ignore[method-assign]
 pipeline.lower_staged = forbidden
-# `lamina_runtime.jit` the attribute is the function; the module is only in sys.modules.
-sys.modules["lamina_runtime.jit"].JitFunction.stage = forbidden
+# The module that defines `JitFunction` (`lamina_runtime.jit` is the function).
+sys.modules["lamina_runtime._jit"].JitFunction.stage = forbidden
 
 if __name__ == "__main__":
     path, data = sys.argv[1], np.load(sys.argv[2])

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import lamina
-from lamina_runtime.jit import jit_function_of
+from lamina_runtime._jit import jit_function_of
 
 
 def _misses(f: Any) -> int:

@@ -19,9 +19,9 @@ from lamina_consts.report import (
     format_report,
     warn_large_captures,
 )
-from lamina_core.ir import _source_info
+from lamina_core.ir import register_internal_path
 
-_source_info.register_internal_path(__file__)
+register_internal_path(__file__)
 
 __version__ = "0.1.0"
 

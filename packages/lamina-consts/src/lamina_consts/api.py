@@ -12,8 +12,8 @@ from typing import Any
 
 from lamina_consts.forms import hoist, is_hi_literal
 from lamina_core import make_jaxpr as _core_make_jaxpr
-from lamina_core.config._config import use_simplified_jaxpr_constants
-from lamina_core.ir._jaxpr import Jaxpr, Literal
+from lamina_core.config import use_simplified_jaxpr_constants
+from lamina_core.ir import Jaxpr, Literal
 
 
 def _has_hi_literal(jaxpr: Jaxpr) -> bool:

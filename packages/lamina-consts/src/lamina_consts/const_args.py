@@ -14,8 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lamina_consts.policy import embedded_constants_max_bytes, is_hoistable, nbytes
-from lamina_core.ir._avals import AbstractValue
-from lamina_core.ir._jaxpr import ClosedJaxpr, Jaxpr, Literal, jaxprs_in_params
+from lamina_core.ir import AbstractValue, ClosedJaxpr, Jaxpr, Literal, jaxprs_in_params
 
 
 @dataclass(frozen=True, slots=True, eq=False)

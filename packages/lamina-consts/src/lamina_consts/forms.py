@@ -17,9 +17,8 @@ from typing import Any, TypeAlias
 
 import numpy as np
 
-from lamina_core.ir._jaxpr import Atom, ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
-from lamina_core.ir._primitive import RuleTable
-from lamina_core.trace._values import is_registered_value
+from lamina_core.ir import Atom, ClosedJaxpr, Jaxpr, JaxprEqn, Literal, RuleTable, Var
+from lamina_core.trace import is_registered_value
 
 HoistRule: TypeAlias = Callable[[JaxprEqn, "ConstBinder"], JaxprEqn]
 """`rule(eqn, binder)`: the equation with its sub-jaxprs' constants made operands; the rule

@@ -14,8 +14,8 @@ from typing import Any, Final
 import numpy as np
 
 from lamina_core import config
-from lamina_core.ir._jaxpr import Literal
-from lamina_core.trace._values import is_concrete_value
+from lamina_core.ir import Literal
+from lamina_core.trace import is_concrete_value
 
 embedded_constants_max_bytes: Final = config.define_int(
     "jax_embedded_constants_max_bytes",

@@ -15,7 +15,7 @@ import numpy as np
 
 from lamina_consts.const_args import jaxpr_const_args
 from lamina_consts.policy import captured_constants_warn_bytes, nbytes
-from lamina_core.ir._jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, jaxprs_in_params
+from lamina_core.ir import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, jaxprs_in_params
 
 
 @dataclass(frozen=True, slots=True)

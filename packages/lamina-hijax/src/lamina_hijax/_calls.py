@@ -21,14 +21,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from lamina_core.checkpoint._checkpoint import remat_p
+from lamina_core.checkpoint import remat_p
 from lamina_core.custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
-from lamina_core.ir._primitive import RuleTable
-from lamina_core.lax.control_flow.conditionals import cond_p
-from lamina_core.lax.control_flow.loops import while_p
-from lamina_core.lax.control_flow.scan import scan_p
-from lamina_core.sharding._shard_map import shard_map_p
-from lamina_core.transforms._call import closed_call_p, jit_p
+from lamina_core.ir import RuleTable
+from lamina_core.lax import cond_p, scan_p, while_p
+from lamina_core.sharding import shard_map_p
+from lamina_core.transforms import closed_call_p, jit_p
 
 T = TypeVar("T")
 

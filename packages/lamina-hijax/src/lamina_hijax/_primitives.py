@@ -16,23 +16,30 @@ from collections.abc import Callable, Hashable, Sequence
 from typing import Any, ClassVar, Final
 
 from lamina_core import tree_util
-from lamina_core.interpreters.batching import AxisData, batching_rules
-from lamina_core.interpreters.dce import dce_rules
-from lamina_core.interpreters.jvp import jvp_rules
-from lamina_core.interpreters.linearize import linearization_rules, linearizing_for_vjp
-from lamina_core.interpreters.transpose import transpose_rules
-from lamina_core.interpreters.zeros import Zero, add_tangents, instantiate_zeros
-from lamina_core.ir._avals import AbstractValue, types_match
-from lamina_core.ir._effects import Effects
-from lamina_core.ir._jaxpr import JaxprEqn
-from lamina_core.ir._primitive import Primitive
-from lamina_core.ir._rules import (
+from lamina_core.interpreters import (
+    AxisData,
+    Zero,
+    add_tangents,
+    batching_rules,
+    dce_rules,
+    instantiate_zeros,
+    jvp_rules,
+    linearization_rules,
+    linearizing_for_vjp,
+    transpose_rules,
+)
+from lamina_core.ir import (
+    AbstractValue,
+    Effects,
+    JaxprEqn,
+    Primitive,
     abstract_eval_rules,
     effects_rules,
     evaluated_on_values,
+    types_match,
     value_impl_rules,
 )
-from lamina_core.trace._values import typeof
+from lamina_core.trace import typeof
 
 
 def _flatten_as(tree: Any, value: Any, what: str) -> list[Any]:

@@ -17,29 +17,27 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from lamina_core.checkpoint._checkpoint import remat_p
+from lamina_core.checkpoint import remat_p
 from lamina_core.custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
-from lamina_core.interpreters.staging import trace_to_jaxpr
-from lamina_core.ir._avals import AbstractValue
-from lamina_core.ir._jaxpr import (
+from lamina_core.interpreters import trace_to_jaxpr
+from lamina_core.ir import (
+    AbstractValue,
     Atom,
     ClosedJaxpr,
     DebugInfo,
     Jaxpr,
     JaxprEqn,
     Literal,
+    Primitive,
+    RuleTable,
     Var,
     jaxprs_in_params,
+    value_impl_rules,
 )
-from lamina_core.ir._primitive import Primitive, RuleTable
-from lamina_core.ir._rules import value_impl_rules
-from lamina_core.lax.control_flow.conditionals import cond_p
-from lamina_core.lax.control_flow.loops import while_p
-from lamina_core.lax.control_flow.scan import scan_p
-from lamina_core.sharding._shard_map import shard_map_p
-from lamina_core.trace._evaluate import eval_jaxpr, install_high_impl
-from lamina_core.trace._values import canonical_value, typeof
-from lamina_core.transforms._call import closed_call_p, jit_p
+from lamina_core.lax import cond_p, scan_p, while_p
+from lamina_core.sharding import shard_map_p
+from lamina_core.trace import canonical_value, eval_jaxpr, install_high_impl, typeof
+from lamina_core.transforms import closed_call_p, jit_p
 from lamina_hijax._calls import call_layouts, map_callee
 from lamina_hijax._primitives import HiPrimitive, hi_primitives
 from lamina_hijax._types import lo_avals

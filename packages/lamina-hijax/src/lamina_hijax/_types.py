@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-from lamina_core.interpreters.batching import MappingSpec
-from lamina_core.ir._avals import AbstractValue
-from lamina_core.trace._values import register_hi_value_type
+from lamina_core.interpreters import MappingSpec
+from lamina_core.ir import AbstractValue
+from lamina_core.trace import register_hi_value_type
 
 
 def _must_override(ty: object, method: str, why: str) -> NotImplementedError:

@@ -5,9 +5,9 @@ knows nothing of XLA's runtime: compiling and running modules is lamina-runtime'
 Importing this package registers a lowering rule for every core primitive.
 """
 
-from lamina_core.ir import _source_info
+from lamina_core.ir import register_internal_path
 
-_source_info.register_internal_path(__file__)
+register_internal_path(__file__)
 
 from lamina_mlir import (  # noqa: E402, F401  (importing the rule modules registers them)
     _rules_ann,

@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 
 from lamina_core import dtypes
-from lamina_core.ir._avals import AbstractValue, ShapedArray
-from lamina_core.trace._values import is_registered_value, to_numpy
+from lamina_core.ir import AbstractValue, ShapedArray
+from lamina_core.trace import is_registered_value, to_numpy
 from lamina_mlir import _hlo
 from lamina_mlir._mlir_context import ContextCaches, IrValue
 

@@ -19,11 +19,16 @@ from typing import Any, Final, TypeAlias
 
 from jaxlib.mlir import ir
 
-from lamina_core.ir._avals import AbstractValue
-from lamina_core.ir._effects import Effect
-from lamina_core.ir._mesh import AbstractMesh, Mesh
-from lamina_core.ir._primitive import Primitive, RuleTable
-from lamina_core.ir._source_info import NO_SOURCE_INFO, SourceInfo
+from lamina_core.ir import (
+    NO_SOURCE_INFO,
+    AbstractMesh,
+    AbstractValue,
+    Effect,
+    Mesh,
+    Primitive,
+    RuleTable,
+    SourceInfo,
+)
 from lamina_mlir._ir_types import aval_to_ir_type
 from lamina_mlir._mlir_context import ContextCaches, IrValue
 

@@ -12,11 +12,16 @@ from typing import Final
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import sdy
 
-from lamina_core.ir._avals import AbstractValue, ShapedArray, physical_aval
-from lamina_core.ir._mesh import AbstractMesh, AxisType
-from lamina_core.ir._partition_spec import entry_axes
-from lamina_core.ir._primitive import Primitive
-from lamina_core.lax._nary import binary_primitives, unary_primitives
+from lamina_core.ir import (
+    AbstractMesh,
+    AbstractValue,
+    AxisType,
+    Primitive,
+    ShapedArray,
+    entry_axes,
+    physical_aval,
+)
+from lamina_core.lax import binary_primitives, unary_primitives
 from lamina_mlir import _hlo
 from lamina_mlir._context import LoweringRuleContext
 from lamina_mlir._mlir_context import IrValue

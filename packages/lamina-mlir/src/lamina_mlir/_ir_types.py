@@ -19,7 +19,7 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from lamina_core import dtypes
-from lamina_core.ir._avals import AbstractValue, ShapedArray
+from lamina_core.ir import AbstractValue, ShapedArray
 from lamina_mlir._mlir_context import ContextCaches
 
 _DTYPE_TYPES: Final[dict[np.dtype, Callable[[], ir.Type]]] = {

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from jaxlib.mlir import ir
 
-from lamina_core.ir._source_info import SourceInfo
+from lamina_core.ir import SourceInfo
 from lamina_mlir._context import ModuleContext
 
 

@@ -17,10 +17,16 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from lamina_consts import ConstArgs, jaxpr_const_args
-from lamina_core.ir._avals import ShapedArray
-from lamina_core.ir._effects import Effect
-from lamina_core.ir._jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
-from lamina_core.ir._primitive import MissingRuleError
+from lamina_core.ir import (
+    ClosedJaxpr,
+    Effect,
+    Jaxpr,
+    JaxprEqn,
+    Literal,
+    MissingRuleError,
+    ShapedArray,
+    Var,
+)
 from lamina_mlir import _hlo
 from lamina_mlir._constants import ir_constant
 from lamina_mlir._context import (

@@ -20,10 +20,17 @@ from typing import Any, Final
 from jaxlib.mlir import ir, passmanager
 
 from lamina_consts import EMPTY, ConstArgs, jaxpr_const_args
-from lamina_core.ir._avals import AbstractValue, ShapedArray
-from lamina_core.ir._jaxpr import ClosedJaxpr, Jaxpr, jaxprs_in_params
-from lamina_core.ir._mesh import AbstractMesh, Mesh, NamedSharding
-from lamina_core.ir._partition_spec import PartitionSpec
+from lamina_core.ir import (
+    AbstractMesh,
+    AbstractValue,
+    ClosedJaxpr,
+    Jaxpr,
+    Mesh,
+    NamedSharding,
+    PartitionSpec,
+    ShapedArray,
+    jaxprs_in_params,
+)
 from lamina_mlir import _hlo, _sharding
 from lamina_mlir._context import LoweringParameters, ModuleContext, ordered_effects
 from lamina_mlir._lower import lower_jaxpr_to_fun

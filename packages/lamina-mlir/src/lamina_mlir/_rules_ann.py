@@ -10,7 +10,7 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from lamina_core.lax._approx_top_k import approx_top_k_p
+from lamina_core.lax import approx_top_k_p
 from lamina_mlir import _hlo
 from lamina_mlir._context import LoweringRuleContext
 from lamina_mlir._ir_types import dtype_to_ir_type, tensor_type

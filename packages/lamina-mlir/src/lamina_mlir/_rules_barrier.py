@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from lamina_core.lax._barrier import optimization_barrier_p
+from lamina_core.lax import optimization_barrier_p
 from lamina_mlir._context import LoweringRuleContext
 from lamina_mlir._mlir_context import IrValue
 from lamina_mlir._rules_util import register

@@ -3,8 +3,8 @@ Cephes' Chebyshev expansions (`lax._bessel.i0e_expansion`) traced and lowered in
 
 from __future__ import annotations
 
-from lamina_core.interpreters.staging import trace_to_jaxpr
-from lamina_core.lax._bessel import bessel_i0e_p, bessel_i1e_p, i0e_expansion
+from lamina_core.interpreters import trace_to_jaxpr
+from lamina_core.lax import bessel_i0e_p, bessel_i1e_p, i0e_expansion
 from lamina_mlir._context import LoweringRuleContext
 from lamina_mlir._lower import jaxpr_subcomp
 from lamina_mlir._mlir_context import IrValue

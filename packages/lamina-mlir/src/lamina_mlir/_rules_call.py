@@ -13,8 +13,8 @@ from typing import Any
 
 from lamina_consts import jaxpr_const_args
 from lamina_core import jit_p
-from lamina_core.ir._jaxpr import ClosedJaxpr
-from lamina_core.transforms._call import closed_call_p
+from lamina_core.ir import ClosedJaxpr
+from lamina_core.transforms import closed_call_p
 from lamina_mlir._constants import ir_constant
 from lamina_mlir._context import LoweringRuleContext, ordered_effects
 from lamina_mlir._functions import call, symbol_name

@@ -16,26 +16,23 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import sdy
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from lamina_core.callbacks._callbacks import (
+from lamina_core.callbacks import (
     FlatCallback,
+    OrderedDebugEffect,
     OrderedIOEffect,
     call_checked,
-    io_callback_p,
-    io_effect,
-    ordered_io_effect,
-    pure_callback_p,
-)
-from lamina_core.callbacks._debugging import (
-    OrderedDebugEffect,
     debug_callback_p,
     debug_effect,
     debug_print_p,
+    io_callback_p,
+    io_effect,
     ordered_debug_effect,
+    ordered_io_effect,
     print_callback,
+    pure_callback_p,
 )
-from lamina_core.ir._avals import AbstractValue, ShapedArray
-from lamina_core.ir._effects import Effect
-from lamina_core.lax._tokens import abstract_token
+from lamina_core.ir import AbstractValue, Effect, ShapedArray
+from lamina_core.lax import abstract_token
 from lamina_mlir._context import LoweringRuleContext, ordered_effect_types
 from lamina_mlir._mlir_context import IrValue
 from lamina_mlir._rules_util import register

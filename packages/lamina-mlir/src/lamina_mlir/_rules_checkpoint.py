@@ -13,9 +13,8 @@ from typing import Any
 
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from lamina_core.checkpoint._checkpoint import remat_p
-from lamina_core.checkpoint._policies import name_p
-from lamina_core.ir._jaxpr import Jaxpr
+from lamina_core.checkpoint import name_p, remat_p
+from lamina_core.ir import Jaxpr
 from lamina_mlir._context import LoweringRuleContext
 from lamina_mlir._lower import jaxpr_subcomp
 from lamina_mlir._mlir_context import IrValue

@@ -14,10 +14,20 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from lamina_core import lax
-from lamina_core.ir._primitive import Primitive
-from lamina_core.lax import _collectives as coll
-from lamina_core.lax._collectives_vma import psum_invariant_p
-from lamina_core.trace._vma import pvary_p
+from lamina_core.ir import Primitive
+from lamina_core.lax import (
+    all_gather_p,
+    all_to_all_p,
+    axis_index_p,
+    pbroadcast_p,
+    pmax_p,
+    pmin_p,
+    ppermute_p,
+    psum_invariant_p,
+    psum_p,
+    reduce_scatter_p,
+)
+from lamina_core.trace import pvary_p
 from lamina_mlir import _rules_collectives_spmd as spmd_rules
 from lamina_mlir._context import LoweringRuleContext
 from lamina_mlir._mlir_context import IrValue
@@ -60,28 +70,28 @@ def _collective_rule(prim: Primitive, reducer: Primitive) -> Any:
 
 
 for _prim, _reducer in (
-    (coll.psum_p, lax.reduce_sum_p),
-    (coll.pmax_p, lax.reduce_max_p),
-    (coll.pmin_p, lax.reduce_min_p),
+    (psum_p, lax.reduce_sum_p),
+    (pmax_p, lax.reduce_max_p),
+    (pmin_p, lax.reduce_min_p),
 ):
     register(_prim)(_collective_rule(_prim, _reducer))
 
 
-@register(coll.axis_index_p)
+@register(axis_index_p)
 def _axis_index_rule(ctx: LoweringRuleContext, *, axis_name: Any) -> list[IrValue]:
-    spmd = _spmd_or_refuse(coll.axis_index_p, axis_name)
+    spmd = _spmd_or_refuse(axis_index_p, axis_name)
     return [spmd_rules.axis_index(ctx, spmd, axis_name)]
 
 
-@register(coll.ppermute_p)
+@register(ppermute_p)
 def _ppermute_rule(
     ctx: LoweringRuleContext, x: IrValue, *, axis_name: Any, perm: Sequence[tuple[int, int]]
 ) -> list[IrValue]:
-    spmd = _spmd_or_refuse(coll.ppermute_p, axis_name)
+    spmd = _spmd_or_refuse(ppermute_p, axis_name)
     return [spmd_rules.ppermute(ctx, spmd, x, axis_name, perm)]
 
 
-@register(coll.all_gather_p)
+@register(all_gather_p)
 def _all_gather_rule(
     ctx: LoweringRuleContext,
     x: IrValue,
@@ -92,7 +102,7 @@ def _all_gather_rule(
     axis_size: int,
     tiled: bool,
 ) -> list[IrValue]:
-    spmd = _spmd_or_refuse(coll.all_gather_p, axis_name)
+    spmd = _spmd_or_refuse(all_gather_p, axis_name)
     out = spmd_rules.all_gather(
         ctx, spmd, x, all_gather_dimension=all_gather_dimension, axis_name=axis_name,
         axis_index_groups=axis_index_groups, tiled=tiled,
@@ -100,7 +110,7 @@ def _all_gather_rule(
     return [out]
 
 
-@register(coll.reduce_scatter_p)
+@register(reduce_scatter_p)
 def _reduce_scatter_rule(
     ctx: LoweringRuleContext,
     x: IrValue,
@@ -111,7 +121,7 @@ def _reduce_scatter_rule(
     axis_size: int,
     tiled: bool,
 ) -> list[IrValue]:
-    spmd = _spmd_or_refuse(coll.reduce_scatter_p, axis_name)
+    spmd = _spmd_or_refuse(reduce_scatter_p, axis_name)
     combine, _ = REDUCTIONS[lax.reduce_sum_p]
     out = spmd_rules.reduce_scatter(
         ctx, spmd, x, combine, scatter_dimension=scatter_dimension, axis_name=axis_name,
@@ -120,7 +130,7 @@ def _reduce_scatter_rule(
     return [out]
 
 
-@register(coll.all_to_all_p)
+@register(all_to_all_p)
 def _all_to_all_rule(
     ctx: LoweringRuleContext,
     x: IrValue,
@@ -131,7 +141,7 @@ def _all_to_all_rule(
     axis_index_groups: Any,
     tiled: bool,
 ) -> list[IrValue]:
-    spmd = _spmd_or_refuse(coll.all_to_all_p, axis_name)
+    spmd = _spmd_or_refuse(all_to_all_p, axis_name)
     out = spmd_rules.all_to_all(
         ctx, spmd, x, split_axis=split_axis, concat_axis=concat_axis, axis_name=axis_name,
         axis_index_groups=axis_index_groups,
@@ -139,18 +149,18 @@ def _all_to_all_rule(
     return [out]
 
 
-@register(coll.pbroadcast_p)
+@register(pbroadcast_p)
 def _pbroadcast_rule(
     ctx: LoweringRuleContext, x: IrValue, *, axis_name: Any, source: int
 ) -> NoReturn:
-    _spmd_or_refuse(coll.pbroadcast_p, axis_name)
+    _spmd_or_refuse(pbroadcast_p, axis_name)
     # JAX lowers pbroadcast (to `stablehlo.collective_broadcast`) on GPU only.
     raise NotImplementedError(
         "MLIR translation rule for primitive 'pbroadcast' not found for platform cpu"
     )
 
 
-_psum_rule = _collective_rule(coll.psum_p, lax.reduce_sum_p)
+_psum_rule = _collective_rule(psum_p, lax.reduce_sum_p)
 
 
 @register(psum_invariant_p)

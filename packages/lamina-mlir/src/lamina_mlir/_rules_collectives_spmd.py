@@ -20,8 +20,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import sdy
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from lamina_core.ir._mesh import AbstractMesh, AxisType
-from lamina_core.ir._partition_spec import PartitionSpec
+from lamina_core.ir import AbstractMesh, AxisType, PartitionSpec
 from lamina_mlir import _hlo
 from lamina_mlir._context import LoweringRuleContext
 from lamina_mlir._ir_types import tensor_type

@@ -11,8 +11,8 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from lamina_consts import jaxpr_const_args
-from lamina_core.ir._jaxpr import ClosedJaxpr
-from lamina_core.lax._composite import AttributeTree, composite_p
+from lamina_core.ir import ClosedJaxpr
+from lamina_core.lax import AttributeTree, composite_p
 from lamina_mlir import _hlo
 from lamina_mlir._constants import ir_constant
 from lamina_mlir._context import LoweringRuleContext

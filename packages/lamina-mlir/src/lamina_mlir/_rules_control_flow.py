@@ -16,14 +16,10 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from lamina_core import dtypes, lax
-from lamina_core.interpreters.staging import trace_to_jaxpr
-from lamina_core.ir._avals import ShapedArray
-from lamina_core.ir._jaxpr import ClosedJaxpr
-from lamina_core.ir._mesh import NamedSharding
-from lamina_core.ir._partition_spec import PartitionSpec
-from lamina_core.lax.control_flow import cond_p, scan_p, while_p
-from lamina_core.lax.control_flow.loops import while_loop
-from lamina_core.transforms._call import closed_call_p
+from lamina_core.interpreters import trace_to_jaxpr
+from lamina_core.ir import ClosedJaxpr, NamedSharding, PartitionSpec, ShapedArray
+from lamina_core.lax import cond_p, scan_p, while_loop, while_p
+from lamina_core.transforms import closed_call_p
 from lamina_mlir import _hlo
 from lamina_mlir._constants import ir_constant
 from lamina_mlir._context import NO_TOKENS, LoweringRuleContext, TokenSet, ordered_effects

@@ -9,9 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from lamina_core.custom_derivatives import custom_jvp_call_p, custom_lin_p, custom_vjp_call_p
-from lamina_core.custom_derivatives._custom_batching import custom_vmap_p
-from lamina_core.ir._jaxpr import ClosedJaxpr
+from lamina_core.custom_derivatives import (
+    custom_jvp_call_p,
+    custom_lin_p,
+    custom_vjp_call_p,
+    custom_vmap_p,
+)
+from lamina_core.ir import ClosedJaxpr
 from lamina_core.lax import stop_gradient_p
 from lamina_mlir._constants import ir_constant
 from lamina_mlir._context import LoweringRuleContext

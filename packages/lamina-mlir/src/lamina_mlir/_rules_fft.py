@@ -7,7 +7,7 @@ from typing import Any
 
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from lamina_core.lax._fft import FftType, fft_p
+from lamina_core.lax import FftType, fft_p
 from lamina_mlir import _hlo
 from lamina_mlir._context import LoweringRuleContext
 from lamina_mlir._mlir_context import IrValue

@@ -18,8 +18,8 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from lamina_core import lax
-from lamina_core.interpreters.staging import trace_to_jaxpr
-from lamina_core.ir._jaxpr import Jaxpr
+from lamina_core.interpreters import trace_to_jaxpr
+from lamina_core.ir import Jaxpr
 from lamina_mlir import _hlo
 from lamina_mlir._constants import ir_constant
 from lamina_mlir._context import NO_TOKENS, LoweringRuleContext

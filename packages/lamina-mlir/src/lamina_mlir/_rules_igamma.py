@@ -8,15 +8,16 @@ from typing import Any
 
 import numpy as np
 
-from lamina_core.interpreters.staging import trace_to_jaxpr
-from lamina_core.ir._primitive import Primitive
-from lamina_core.lax._igamma import (
+from lamina_core.interpreters import trace_to_jaxpr
+from lamina_core.ir import Primitive
+from lamina_core.lax import (
+    IMPLS,
     igamma_grad_a_p,
     igamma_p,
     igammac_p,
     regularized_incomplete_beta_p,
+    up_and_broadcast,
 )
-from lamina_core.lax._igamma_impl import IMPLS, up_and_broadcast
 from lamina_mlir._constants import ir_constant
 from lamina_mlir._context import LoweringRuleContext
 from lamina_mlir._lower import jaxpr_subcomp

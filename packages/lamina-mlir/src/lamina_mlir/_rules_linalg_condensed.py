@@ -14,7 +14,7 @@ from typing import Any, Final
 import numpy as np
 from jaxlib.mlir import ir
 
-from lamina_core.ir._avals import ShapedArray
+from lamina_core.ir import ShapedArray
 from lamina_core.lax.linalg import hessenberg_p, schur_p, tridiagonal_p, tridiagonal_solve_p
 from lamina_mlir._context import LoweringRuleContext
 from lamina_mlir._mlir_context import IrValue

@@ -16,11 +16,10 @@ from typing import Any, Final
 
 import numpy as np
 
-from lamina_core.interpreters.staging import trace_to_jaxpr
-from lamina_core.ir._avals import ShapedArray
+from lamina_core.interpreters import trace_to_jaxpr
+from lamina_core.ir import ShapedArray
+from lamina_core.lax import _eye_rect, qr_from_factors, svd_shapes
 from lamina_core.lax.linalg import eigh_p, geqrf_p, householder_product_p, qr_p, svd_p
-from lamina_core.lax.linalg._qr import _eye_rect, qr_from_factors
-from lamina_core.lax.linalg._svd import svd_shapes
 from lamina_mlir._context import NO_TOKENS, LoweringRuleContext
 from lamina_mlir._lower import jaxpr_subcomp
 from lamina_mlir._mlir_context import IrValue

@@ -11,9 +11,9 @@ from typing import Final
 
 import numpy as np
 
-from lamina_core.ir._avals import ShapedArray
+from lamina_core.ir import ShapedArray
+from lamina_core.lax import complex_dtype
 from lamina_core.lax.linalg import EigImplementation, eig_p
-from lamina_core.lax.linalg._eig import complex_dtype
 from lamina_mlir import _hlo
 from lamina_mlir._context import LoweringRuleContext
 from lamina_mlir._ir_types import tensor_type

@@ -24,7 +24,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import chlo, sdy
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from lamina_core.ir._avals import ShapedArray
+from lamina_core.ir import ShapedArray
 from lamina_core.lax.linalg import (
     cholesky_p,
     lu_p,
@@ -290,7 +290,7 @@ def _swap(i: Any, permutation: Any, swaps: Any) -> Any:
 
 
 def _swap_step(i: Any, carry: tuple[Any, Any]) -> tuple[Any, Any]:
-    from lamina_core.transforms._vmap import vmap
+    from lamina_core.transforms import vmap
 
     permutation, swaps = carry
     fn: Any = _swap

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from jaxlib.mlir import ir
 
+from lamina_core.lax import jax_cholesky_update, jax_symmetric_product
 from lamina_core.lax.linalg import cholesky_update_p, ormqr_p, symmetric_product_p
-from lamina_core.lax.linalg._products import jax_cholesky_update, jax_symmetric_product
 from lamina_mlir._context import LoweringRuleContext
 from lamina_mlir._mlir_context import IrValue
 from lamina_mlir._rules_gather_scatter import _lower_traced

@@ -18,12 +18,24 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from lamina_core.ir._avals import AbstractValue
-from lamina_core.lax import _misc_prims as m
-from lamina_core.lax._device_put import device_put_p
-from lamina_core.lax._linear_solve import linear_solve_p
-from lamina_core.lax._ragged_dot import dense_jaxpr, ragged_dot_general_p
-from lamina_core.lax._tokens import AbstractToken, after_all_p, create_token_p
+from lamina_core.ir import AbstractValue
+from lamina_core.lax import (
+    AbstractToken,
+    after_all_p,
+    copy_p,
+    create_token_p,
+    dce_sink_p,
+    dense_jaxpr,
+    device_put_p,
+    empty_p,
+    eq_to_p,
+    le_to_p,
+    linear_solve_p,
+    lt_to_p,
+    mulhi_p,
+    ragged_dot_general_p,
+    stage_p,
+)
 from lamina_mlir import _hlo
 from lamina_mlir._constants import ir_constant
 from lamina_mlir._context import LoweringRuleContext
@@ -38,7 +50,7 @@ from lamina_mlir._rules_util import (
     register_nary,
 )
 
-register_nary(m.mulhi_p, "chlo.mulhi")
+register_nary(mulhi_p, "chlo.mulhi")
 
 
 def _total_order_comparison(direction: str) -> Callable[..., list[IrValue]]:
@@ -51,12 +63,12 @@ def _total_order_comparison(direction: str) -> Callable[..., list[IrValue]]:
     return rule
 
 
-register(m.eq_to_p)(_total_order_comparison("EQ"))
-register(m.le_to_p)(_total_order_comparison("LE"))
-register(m.lt_to_p)(_total_order_comparison("LT"))
+register(eq_to_p)(_total_order_comparison("EQ"))
+register(le_to_p)(_total_order_comparison("LE"))
+register(lt_to_p)(_total_order_comparison("LT"))
 
 
-@register(m.empty_p)
+@register(empty_p)
 def _empty_lowering(ctx: LoweringRuleContext, **params: Any) -> list[IrValue]:
     aval = out_aval(ctx)
     zero = _hlo.scalar_constant(ctx.caches, 0, aval.dtype)
@@ -67,11 +79,11 @@ def _identity_lowering(ctx: LoweringRuleContext, x: IrValue) -> list[IrValue]:
     return [x]
 
 
-register(m.copy_p)(_identity_lowering)
-register(m.stage_p)(_identity_lowering)
+register(copy_p)(_identity_lowering)
+register(stage_p)(_identity_lowering)
 
 
-@register(m.dce_sink_p)
+@register(dce_sink_p)
 def _dce_sink_lowering(
     ctx: LoweringRuleContext, x: IrValue, *, prevent_mlir_dce: bool
 ) -> list[IrValue]:

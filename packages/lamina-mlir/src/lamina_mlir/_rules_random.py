@@ -26,25 +26,31 @@ from typing import Any, Final
 import numpy as np
 
 from lamina_core import dtypes, lax
-from lamina_core.interpreters.staging import trace_to_jaxpr
-from lamina_core.ir._avals import ShapedArray, physical_aval
+from lamina_core.interpreters import trace_to_jaxpr
+from lamina_core.ir import ShapedArray, physical_aval
 from lamina_core.random import (
-    _rbg,
-    _threefry_original,
+    KEY_SCHEDULE_PARITY,
+    ROTATIONS,
+    gamma_impl,
     key_impl_of,
     random_bits_p,
     random_clone_p,
     random_fold_in_p,
+    random_gamma_p,
     random_seed_p,
     random_split_p,
     random_unwrap_p,
     random_wrap_p,
+    rbg_prng_impl,
     threefry2x32_p,
     threefry_prng_impl,
 )
-from lamina_core.random._primitives import rbg_prng_impl
-from lamina_core.random._samplers_gamma import gamma_impl, random_gamma_p
-from lamina_core.random._threefry import KEY_SCHEDULE_PARITY, ROTATIONS
+from lamina_core.random import (
+    rbg as _rbg,
+)
+from lamina_core.random import (
+    threefry_original as _threefry_original,
+)
 from lamina_mlir import _hlo, _rules_shape, _rules_slicing  # noqa: F401  (the rules wrapped below)
 from lamina_mlir._constants import ir_constant
 from lamina_mlir._context import LoweringRule, LoweringRuleContext, lowering_rules

@@ -16,8 +16,7 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from lamina_core import dtypes, lax
-from lamina_core.ir._avals import ShapedArray
-from lamina_core.ir._primitive import Primitive
+from lamina_core.ir import Primitive, ShapedArray
 from lamina_mlir import _hlo
 from lamina_mlir._context import LoweringRuleContext
 from lamina_mlir._explicit import constrain, explicit_module

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from lamina_core.lax._rng import RandomAlgorithm, rng_bit_generator_p, rng_uniform_p
+from lamina_core.lax import RandomAlgorithm, rng_bit_generator_p, rng_uniform_p
 from lamina_mlir import _hlo
 from lamina_mlir._context import LoweringRuleContext
 from lamina_mlir._ir_types import tensor_type

@@ -12,9 +12,9 @@ from typing import Any
 
 import numpy as np
 
-from lamina_core.interpreters.staging import trace_to_jaxpr
-from lamina_core.lax._scaled_dot import decomposition, scaled_dot_p
-from lamina_core.nn._scaled_matmul import MATMUL_DIMENSION_NUMBERS, scaled_matmul_wrapper_p
+from lamina_core.interpreters import trace_to_jaxpr
+from lamina_core.lax import decomposition, scaled_dot_p
+from lamina_core.nn import MATMUL_DIMENSION_NUMBERS, scaled_matmul_wrapper_p
 from lamina_mlir._constants import ir_constant
 from lamina_mlir._context import LoweringRuleContext
 from lamina_mlir._lower import jaxpr_subcomp

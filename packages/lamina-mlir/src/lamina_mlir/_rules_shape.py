@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from lamina_core import dtypes, lax
-from lamina_core.lax._empty import empty2_p
+from lamina_core.lax import empty2_p
 from lamina_mlir import _hlo
 from lamina_mlir._constants import ir_constant
 from lamina_mlir._context import LoweringRuleContext

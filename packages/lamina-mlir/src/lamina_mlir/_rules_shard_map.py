@@ -23,11 +23,8 @@ from jaxlib.mlir.dialects import sdy
 
 from lamina_consts import jaxpr_const_args
 from lamina_core import dtypes
-from lamina_core.ir._avals import ShapedArray
-from lamina_core.ir._jaxpr import Jaxpr
-from lamina_core.ir._mesh import AbstractMesh, AxisType, Mesh
-from lamina_core.ir._partition_spec import PartitionSpec
-from lamina_core.sharding._shard_map import manual_axes_env, shard_map_p
+from lamina_core.ir import AbstractMesh, AxisType, Jaxpr, Mesh, PartitionSpec, ShapedArray
+from lamina_core.sharding import manual_axes_env, shard_map_p
 from lamina_mlir._constants import ir_constant
 from lamina_mlir._context import LoweringRuleContext
 from lamina_mlir._lower import jaxpr_subcomp

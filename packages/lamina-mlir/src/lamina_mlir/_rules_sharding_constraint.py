@@ -13,9 +13,8 @@ from typing import Any
 
 from jaxlib.mlir.dialects import sdy
 
-from lamina_core.ir._mesh import NamedSharding
-from lamina_core.lax._reshard import reshard_p
-from lamina_core.lax._sharding_constraint import sharding_constraint_p
+from lamina_core.ir import NamedSharding
+from lamina_core.lax import reshard_p, sharding_constraint_p
 from lamina_mlir._context import LoweringRuleContext
 from lamina_mlir._mlir_context import IrValue
 from lamina_mlir._rules_util import out_aval, register

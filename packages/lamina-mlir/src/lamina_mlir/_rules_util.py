@@ -12,8 +12,7 @@ from typing import Any
 
 from jaxlib.mlir import ir
 
-from lamina_core.ir._avals import AbstractValue, ShapedArray
-from lamina_core.ir._primitive import Primitive
+from lamina_core.ir import AbstractValue, Primitive, ShapedArray
 from lamina_mlir import _hlo
 from lamina_mlir._context import (
     LoweringRule,

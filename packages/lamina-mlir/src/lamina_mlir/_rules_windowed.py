@@ -19,10 +19,14 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from lamina_core import lax
-from lamina_core.interpreters.staging import trace_to_jaxpr
-from lamina_core.ir._jaxpr import ClosedJaxpr, Jaxpr
-from lamina_core.ir._primitive import Primitive
-from lamina_core.lax import _select_and_scatter as ss
+from lamina_core.interpreters import trace_to_jaxpr
+from lamina_core.ir import ClosedJaxpr, Jaxpr, Primitive
+from lamina_core.lax import (
+    select_and_gather_add_p,
+    select_and_gather_add_variadic,
+    select_and_scatter_add_expanded,
+    select_and_scatter_add_p,
+)
 from lamina_mlir import _hlo
 from lamina_mlir._constants import ir_constant
 from lamina_mlir._context import NO_TOKENS, LoweringRuleContext
@@ -230,21 +234,21 @@ def _lower_traced(
     return outs
 
 
-@register(ss.select_and_scatter_add_p)
+@register(select_and_scatter_add_p)
 def _select_and_scatter_add_lowering(
     ctx: LoweringRuleContext, source: IrValue, operand: IrValue, **params: Any
 ) -> list[IrValue]:
     def expanded(s: Any, o: Any) -> Any:
-        return ss.select_and_scatter_add_expanded(s, o, **params)
+        return select_and_scatter_add_expanded(s, o, **params)
 
     return _lower_traced(ctx, expanded, [source, operand])
 
 
-@register(ss.select_and_gather_add_p)
+@register(select_and_gather_add_p)
 def _select_and_gather_add_lowering(
     ctx: LoweringRuleContext, tangents: IrValue, operand: IrValue, **params: Any
 ) -> list[IrValue]:
     def variadic(t: Any, o: Any) -> Any:
-        return ss.select_and_gather_add_variadic(t, o, **params)
+        return select_and_gather_add_variadic(t, o, **params)
 
     return _lower_traced(ctx, variadic, [tangents, operand])

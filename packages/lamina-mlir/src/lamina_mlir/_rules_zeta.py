@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lamina_core.lax._zeta import polygamma_p, zeta_p
+from lamina_core.lax import polygamma_p, zeta_p
 from lamina_mlir._rules_util import register_nary
 
 register_nary(zeta_p, "chlo.zeta")

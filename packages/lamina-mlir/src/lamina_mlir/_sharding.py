@@ -17,9 +17,15 @@ from typing import Final
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import sdy
 
-from lamina_core.ir._avals import AbstractValue, ShapedArray, physical_aval
-from lamina_core.ir._mesh import AbstractMesh
-from lamina_core.ir._partition_spec import UNCONSTRAINED, PartitionSpec, entry_axes
+from lamina_core.ir import (
+    UNCONSTRAINED,
+    AbstractMesh,
+    AbstractValue,
+    PartitionSpec,
+    ShapedArray,
+    entry_axes,
+    physical_aval,
+)
 
 MESH_SYMBOL: Final = "mesh"
 """The symbol of the module's mesh (`@mesh`), which shardings and manual regions refer to."""

@@ -13,12 +13,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from lamina_core.interpreters.jvp import differentiated_always, jvp_rules
-from lamina_core.interpreters.linearize import linearization_rules
-from lamina_core.interpreters.transpose import transpose_preparers
-from lamina_core.interpreters.zeros import Zero, instantiate_zeros
-from lamina_core.ir._jaxpr import Jaxpr
-from lamina_core.trace._values import typeof
+from lamina_core.interpreters import (
+    Zero,
+    differentiated_always,
+    instantiate_zeros,
+    jvp_rules,
+    linearization_rules,
+    transpose_preparers,
+)
+from lamina_core.ir import Jaxpr
+from lamina_core.trace import typeof
 from lamina_refs._discharge import discharge_state, has_refs
 from lamina_refs._primitives import (
     addupdate_p,

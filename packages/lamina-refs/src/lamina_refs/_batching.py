@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from lamina_core.interpreters.batching import AxisData, BatchDim, batching_rules, needs_axis_rule
-from lamina_core.lax._batching_common import bdim_to, broadcast_batched
-from lamina_core.trace._values import typeof
-from lamina_core.transforms._vmap import vmap
+from lamina_core.interpreters import AxisData, BatchDim, batching_rules, needs_axis_rule
+from lamina_core.lax import bdim_to, broadcast_batched
+from lamina_core.trace import typeof
+from lamina_core.transforms import vmap
 from lamina_refs._indexing import IntIndex, NDIndexer, Slice, Transforms
 from lamina_refs._primitives import (
     addupdate_p,

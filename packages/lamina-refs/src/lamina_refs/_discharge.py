@@ -17,19 +17,24 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
 
-from lamina_core.checkpoint._checkpoint import remat_p
+from lamina_core.checkpoint import remat_p
 from lamina_core.custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
-from lamina_core.interpreters.staging import trace_to_jaxpr
-from lamina_core.interpreters.zeros import zeros_like_aval
-from lamina_core.ir._avals import AbstractValue
-from lamina_core.ir._jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, jaxprs_in_params
-from lamina_core.ir._primitive import Primitive, RuleTable
-from lamina_core.lax.control_flow.conditionals import cond_p
-from lamina_core.lax.control_flow.loops import while_p
-from lamina_core.lax.control_flow.scan import scan_p
-from lamina_core.sharding._shard_map import manual_axes_env, shard_map_p
-from lamina_core.trace._values import typeof
-from lamina_core.transforms._call import closed_call_p, jit_p
+from lamina_core.interpreters import trace_to_jaxpr, zeros_like_aval
+from lamina_core.ir import (
+    AbstractValue,
+    ClosedJaxpr,
+    Jaxpr,
+    JaxprEqn,
+    Literal,
+    Primitive,
+    RuleTable,
+    Var,
+    jaxprs_in_params,
+)
+from lamina_core.lax import cond_p, scan_p, while_p
+from lamina_core.sharding import manual_axes_env, shard_map_p
+from lamina_core.trace import typeof
+from lamina_core.transforms import closed_call_p, jit_p
 from lamina_hijax import Role, call_layouts, map_callee
 from lamina_refs._primitives import (
     REF_PRIMITIVES,

@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 
 from lamina_core import lax
-from lamina_core.ir._avals import AbstractValue, ShapedArray
-from lamina_core.trace._values import typeof
+from lamina_core.ir import AbstractValue, ShapedArray
+from lamina_core.trace import typeof
 
 
 @dataclass(frozen=True, slots=True)

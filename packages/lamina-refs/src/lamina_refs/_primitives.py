@@ -13,17 +13,25 @@ from typing import Any, Final
 import numpy as np
 
 from lamina_core import lax
-from lamina_core.ir import _pp as pp
-from lamina_core.ir._avals import AbstractValue, ShapedArray
-from lamina_core.ir._effects import Effects
-from lamina_core.ir._jaxpr import JaxprEqn, Literal
-from lamina_core.ir._pretty import PpContext, PpSettings, literal_text, pp_eqn_rules, pp_vars
-from lamina_core.ir._primitive import Primitive
-from lamina_core.ir._rules import abstract_eval_rules, effects_rules
+from lamina_core.ir import (
+    AbstractValue,
+    Effects,
+    JaxprEqn,
+    Literal,
+    PpContext,
+    PpSettings,
+    Primitive,
+    ShapedArray,
+    abstract_eval_rules,
+    effects_rules,
+    literal_text,
+    pp,
+    pp_eqn_rules,
+    pp_vars,
+)
 from lamina_core.ir.dtypes import issubdtype
-from lamina_core.numpy._index_update import at
-from lamina_core.numpy._indexing import getitem
-from lamina_core.trace._values import typeof
+from lamina_core.numpy import at, getitem
+from lamina_core.trace import typeof
 from lamina_refs._indexing import Slice, Transforms, make_indexer, transformed_aval
 from lamina_refs._types import ACCUM, INTERNAL, READ, WRITE, AbstractRef, ref_aval
 

@@ -12,13 +12,11 @@ from typing import Any
 
 import numpy as np
 
-from lamina_core.interpreters.zeros import zeros_like_aval
-from lamina_core.ir._avals import AbstractValue
-from lamina_core.ir._rules import evaluated_on_values, value_impl_rules
-from lamina_core.numpy._creation import asarray
-from lamina_core.trace._tracing import Tracer
-from lamina_core.trace._values import register_value_type, to_numpy, typeof
-from lamina_core.transforms._jit import jit
+from lamina_core.interpreters import zeros_like_aval
+from lamina_core.ir import AbstractValue, evaluated_on_values, value_impl_rules
+from lamina_core.numpy import asarray
+from lamina_core.trace import Tracer, register_value_type, to_numpy, typeof
+from lamina_core.transforms import jit
 from lamina_refs._indexing import Transforms
 from lamina_refs._primitives import (
     addupdate_p,

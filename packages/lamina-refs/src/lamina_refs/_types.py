@@ -14,8 +14,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from lamina_core.ir._avals import AbstractValue, ShapedArray
-from lamina_core.ir._effects import Effect
+from lamina_core.ir import AbstractValue, Effect, ShapedArray
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,12 +20,12 @@ from pathlib import Path
 from typing import Any
 
 from lamina_core import tree_util
-from lamina_core.ir._avals import ShapedArray
-from lamina_core.trace._values import ShapeDtypeStruct
+from lamina_core.ir import ShapedArray
+from lamina_core.trace import ShapeDtypeStruct
 from lamina_runtime import _bridge, _bridge_devices, _bridge_executables, artifact
+from lamina_runtime._jit import jit_function_of
 from lamina_runtime.artifact import ArtifactError, IncompatibleArtifactError
 from lamina_runtime.executable import Executable, signature_mismatch
-from lamina_runtime.jit import jit_function_of
 from lamina_runtime.stages import Compiled, Lowered, Traced
 from lamina_runtime.tree_codec import TreeCodecError, decode_treedef
 

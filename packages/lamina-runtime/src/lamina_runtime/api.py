@@ -8,9 +8,9 @@ from typing import Any
 import numpy as np
 
 from lamina_core import tree_util
-from lamina_core.ir._avals import ShapedArray
-from lamina_core.lax._device_put import stage_device_put
-from lamina_core.trace._tracing import Tracer
+from lamina_core.ir import ShapedArray
+from lamina_core.lax import stage_device_put
+from lamina_core.trace import Tracer
 from lamina_runtime import _bridge_devices
 from lamina_runtime import sharding as shardings
 from lamina_runtime.array import Array, placement_target, put

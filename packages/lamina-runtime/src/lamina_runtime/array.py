@@ -17,10 +17,8 @@ from typing import Any
 import numpy as np
 
 from lamina_core import dtypes
-from lamina_core.ir._avals import ShapedArray, explicit_spec
-from lamina_core.ir._mesh import NamedSharding
-from lamina_core.trace._tracing import ArrayMethods
-from lamina_core.trace._values import register_value_type, typeof
+from lamina_core.ir import NamedSharding, ShapedArray, explicit_spec
+from lamina_core.trace import ArrayMethods, register_value_type, typeof
 from lamina_runtime import _bridge, _bridge_devices, _bridge_dispatch
 from lamina_runtime import sharding as shardings
 

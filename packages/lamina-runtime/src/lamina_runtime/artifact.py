@@ -42,7 +42,7 @@ from typing import Any, Final
 import numpy as np
 
 from lamina_core import dtypes
-from lamina_core.ir._avals import ShapedArray
+from lamina_core.ir import ShapedArray
 from lamina_runtime.tree_codec import JsonTree, TreeCodecError, decode_treedef
 
 MAGIC: Final = b"\x89LAMINA\n"

@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Final
 
 from lamina_core import config
-from lamina_core.config._config import Option
+from lamina_core.config import Option
 from lamina_runtime.cache_key import CACHE_FORMAT_VERSION, CacheKey
 
 logger = logging.getLogger("lamina.cache")

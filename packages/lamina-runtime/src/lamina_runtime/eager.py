@@ -15,22 +15,24 @@ from typing import Any
 
 from lamina_consts import jaxpr_const_args
 from lamina_core import dtypes, tree_util
-from lamina_core.interpreters.staging import with_input_mesh
-from lamina_core.ir._avals import AbstractValue, ShapedArray
-from lamina_core.ir._effects import no_effects
-from lamina_core.ir._jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var
-from lamina_core.ir._mesh import NamedSharding
-from lamina_core.ir._primitive import Primitive
-from lamina_core.ir._rules import (
+from lamina_core.interpreters import with_input_mesh
+from lamina_core.ir import (
+    AbstractValue,
+    ClosedJaxpr,
+    Jaxpr,
+    JaxprEqn,
+    NamedSharding,
+    Primitive,
+    ShapedArray,
+    Var,
     abstract_eval_rules,
     effects_rules,
     evaluated_on_values,
+    no_effects,
     value_impl_rules,
 )
-from lamina_core.trace._evaluate import reference_impl
-from lamina_core.trace._tracing import EagerImpl
-from lamina_core.trace._values import canonical_value, is_hi_value, typeof
-from lamina_core.transforms._jit import Staged
+from lamina_core.trace import EagerImpl, canonical_value, is_hi_value, reference_impl, typeof
+from lamina_core.transforms import Staged
 from lamina_hijax import is_high, to_lojax
 from lamina_mlir import lower_jaxpr_to_module
 from lamina_refs import Ref, discharge_state, has_refs

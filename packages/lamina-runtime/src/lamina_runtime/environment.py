@@ -15,7 +15,7 @@ from typing import Any, Final
 import numpy as np
 
 from lamina_core import tree_util
-from lamina_core.config._config import config
+from lamina_core.config import config
 from lamina_runtime import _bridge, _bridge_devices
 from lamina_runtime._version import __version__
 

@@ -16,9 +16,16 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from lamina_core import dtypes
-from lamina_core.ir._avals import AbstractValue, ShapedArray, physical_aval
-from lamina_core.ir._mesh import AbstractMesh, Mesh, NamedSharding, get_concrete_mesh
-from lamina_core.ir._partition_spec import PartitionSpec
+from lamina_core.ir import (
+    AbstractMesh,
+    AbstractValue,
+    Mesh,
+    NamedSharding,
+    PartitionSpec,
+    ShapedArray,
+    get_concrete_mesh,
+    physical_aval,
+)
 from lamina_mlir import LoweredModule, tokens_made_inside
 from lamina_runtime import _bridge_devices, _bridge_executables
 from lamina_runtime import sharding as shardings

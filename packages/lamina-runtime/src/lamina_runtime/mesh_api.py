@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from lamina_core.ir._mesh import AxisType, Mesh
+from lamina_core.ir import AxisType, Mesh
 from lamina_runtime import _bridge_devices
 
 

@@ -13,11 +13,10 @@ from typing import Any, Final, NamedTuple
 
 from lamina_consts import EMPTY, ConstArgs, jaxpr_const_args
 from lamina_core import tree_util
-from lamina_core.config._config import config, use_simplified_jaxpr_constants
-from lamina_core.interpreters.dce import dce_jaxpr
-from lamina_core.ir._jaxpr import Jaxpr
-from lamina_core.ir._mesh import Mesh, NamedSharding
-from lamina_core.transforms._jit import Staged
+from lamina_core.config import config, use_simplified_jaxpr_constants
+from lamina_core.interpreters import dce_jaxpr
+from lamina_core.ir import Jaxpr, Mesh, NamedSharding
+from lamina_core.transforms import Staged
 from lamina_hijax import HiSignature, expand_per_value, is_high, to_lojax
 from lamina_mlir import LoweredModule, LoweringParameters, lower_jaxpr_to_module
 from lamina_refs import Ref, discharge_state, has_refs

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from lamina_core import tree_util
-from lamina_core.ir._mesh import NamedSharding
+from lamina_core.ir import NamedSharding
 from lamina_runtime import sharding as shardings
 from lamina_runtime.api import device_put, make_array_from_callback
 from lamina_runtime.array import Array

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from lamina_core import tree_util
-from lamina_core.ir._avals import ShapedArray
+from lamina_core.ir import ShapedArray
 from lamina_refs import Ref
 from lamina_runtime import _bridge_dispatch, _bridge_executables
 from lamina_runtime.array import Array, to_buffer

@@ -5,11 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from lamina_core import tree_util
-from lamina_core.ir._mesh import Mesh, NamedSharding, get_concrete_mesh
-from lamina_core.ir._partition_spec import PartitionSpec
-from lamina_core.lax._reshard import reshard_sharding, reshard_traced
-from lamina_core.trace._tracing import Tracer
-from lamina_core.trace._values import typeof
+from lamina_core.ir import Mesh, NamedSharding, PartitionSpec, get_concrete_mesh
+from lamina_core.lax import reshard_sharding, reshard_traced
+from lamina_core.trace import Tracer, typeof
 from lamina_runtime.api import device_put
 
 

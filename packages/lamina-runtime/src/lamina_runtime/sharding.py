@@ -16,8 +16,7 @@ from typing import Any, Final
 import numpy as np
 
 from lamina_core import tree_util
-from lamina_core.ir._mesh import AxisType, Mesh, NamedSharding, get_concrete_mesh
-from lamina_core.ir._partition_spec import PartitionSpec
+from lamina_core.ir import AxisType, Mesh, NamedSharding, PartitionSpec, get_concrete_mesh
 from lamina_runtime import _bridge, _bridge_devices, _bridge_executables
 
 

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from lamina_core import tree_util
-from lamina_core.trace._tracing import Tracer
+from lamina_core.trace import Tracer
 
 ColorMap = Callable[[float], tuple[float, float, float, float]]
 

@@ -13,7 +13,7 @@ from typing import Any, Final, NoReturn
 import numpy as np
 
 from lamina_core import tree_util
-from lamina_core.config._config import config, debug_infs, debug_nans
+from lamina_core.config import config, debug_infs, debug_nans
 
 
 class SpecialValueFound(Exception):

@@ -14,10 +14,9 @@ from typing import Any
 import numpy as np
 
 from lamina_core import tree_util
-from lamina_core.ir._avals import ShapedArray
-from lamina_core.ir._jaxpr import ClosedJaxpr
-from lamina_core.trace._values import ShapeDtypeStruct, typeof
-from lamina_core.transforms._jit import Staged
+from lamina_core.ir import ClosedJaxpr, ShapedArray
+from lamina_core.trace import ShapeDtypeStruct, typeof
+from lamina_core.transforms import Staged
 from lamina_hijax import HiSignature, to_lojax
 from lamina_runtime import _bridge_executables, artifact
 from lamina_runtime import sharding as shardings

@@ -13,7 +13,7 @@ from collections import OrderedDict
 from collections.abc import Hashable, Mapping
 from typing import Any, Final
 
-from lamina_core.ir._jaxpr import ClosedJaxpr, Jaxpr, Literal, Var
+from lamina_core.ir import ClosedJaxpr, Jaxpr, Literal, Var
 
 
 class _Same:

@@ -50,60 +50,55 @@ from lamina_core import (
     vjp,
     vmap,
 )
-from lamina_core.callbacks._callbacks import pure_callback
-from lamina_core.config._config import (
-    debug_infs,
-    debug_nans,
-    enable_checks,
-    enable_x64,
-    make_user_context,
+from lamina_core.callbacks import pure_callback
+from lamina_core.config import debug_infs, debug_nans, enable_checks, enable_x64, make_user_context
+from lamina_core.config import disable_jit_scope as disable_jit
+from lamina_core.custom_derivatives import closure_convert, custom_gradient
+from lamina_core.interpreters import ensure_compile_time_eval
+from lamina_core.ir import (
+    P,
+    PartitionSpec,
+    named_call,
+    named_scope,
+    register_internal_path,
+    set_mesh,
 )
-from lamina_core.config._config import disable_jit_scope as disable_jit
-from lamina_core.custom_derivatives._closures import closure_convert, custom_gradient
-from lamina_core.interpreters.staging import ensure_compile_time_eval
-from lamina_core.ir import _source_info
-from lamina_core.ir._mesh import set_mesh
-from lamina_core.ir._named_scopes import named_call, named_scope
-from lamina_core.ir._partition_spec import P, PartitionSpec
 from lamina_core.ir.dtypes import float0
-from lamina_core.random._keys import default_prng_impl
-from lamina_core.random._primitives import threefry_partitionable
-from lamina_core.sharding._shard_map import shard_map
+from lamina_core.random import default_prng_impl, threefry_partitionable
+from lamina_core.sharding import shard_map
 from lamina_refs import Ref, empty_ref, free_ref, freeze, new_ref
 from lamina_runtime import (
     Array,
+    Device,
     block_until_ready,
     clear_caches,
-    device_get,
-    device_put,
-    devices,
-    jit,
-    local_devices,
-    make_array_from_callback,
-    make_array_from_process_local_data,
-    make_array_from_single_device_arrays,
-)
-from lamina_runtime.environment import (
-    Device,
     copy_to_host_async,
     default_backend,
     device_count,
+    device_get,
+    device_put,
+    devices,
     effects_barrier,
+    explain_cache_misses,
     host_count,
     host_id,
     host_ids,
+    jit,
     local_device_count,
+    local_devices,
+    log_compiles,
+    make_array_from_callback,
+    make_array_from_process_local_data,
+    make_array_from_single_device_arrays,
+    make_mesh,
+    pmap,
     print_environment_info,
     process_count,
     process_index,
     process_indices,
 )
-from lamina_runtime.jit import explain_cache_misses
-from lamina_runtime.mesh_api import make_mesh
-from lamina_runtime.pipeline import log_compiles
-from lamina_runtime.pmap import pmap
 
-_source_info.register_internal_path(__file__)
+register_internal_path(__file__)
 
 __version__ = version.__version__
 

@@ -3,7 +3,7 @@
 (JAX 0.10 removed `jax.ad_checkpoint.checkpoint` and `remat`; use `lamina.checkpoint`.)
 """
 
-from lamina_core.checkpoint._policies import checkpoint_name, checkpoint_policies
-from lamina_core.interpreters.partial_eval_custom import Offloadable, Recompute, Saveable
+from lamina_core.checkpoint import checkpoint_name, checkpoint_policies
+from lamina_core.interpreters import Offloadable, Recompute, Saveable
 
 __all__ = ["Offloadable", "Recompute", "Saveable", "checkpoint_name", "checkpoint_policies"]

@@ -9,7 +9,7 @@ and with pickled tree structures; Lamina's artifacts are self-contained and hold
     g(x)                                        # no tracing, lowering or compiling
 """
 
-from lamina_runtime.aot import (
+from lamina_runtime import (
     ArtifactError,
     ArtifactInfo,
     IncompatibleArtifactError,

@@ -8,10 +8,14 @@ from lamina_core import (
     TracerIntegerConversionError,
     UnexpectedTracerError,
 )
-from lamina_core.numpy._index_parse import NonConcreteBooleanIndexError
-from lamina_core.trace._error_types import InconclusiveDimensionOperation, KeyReuseError
-from lamina_core.trace._tracing import JAXIndexError, JAXTypeError
-from lamina_runtime._bridge import JaxRuntimeError
+from lamina_core.numpy import NonConcreteBooleanIndexError
+from lamina_core.trace import (
+    InconclusiveDimensionOperation,
+    JAXIndexError,
+    JAXTypeError,
+    KeyReuseError,
+)
+from lamina_runtime import JaxRuntimeError
 
 __all__ = [
     "ConcretizationTypeError",

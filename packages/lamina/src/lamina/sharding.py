@@ -1,18 +1,17 @@
 """`lamina.sharding`: device meshes and shardings, as `jax.sharding`."""
 
-from lamina_core.ir._mesh import (
+from lamina_core.ir import (
     AbstractMesh,
     AxisType,
     Mesh,
     NamedSharding,
+    PartitionSpec,
     get_abstract_mesh,
     get_concrete_mesh,
     set_mesh,
     use_mesh,
 )
-from lamina_core.ir._partition_spec import PartitionSpec
-from lamina_runtime.reshard_api import reshard
-from lamina_runtime.sharding import Sharding, SingleDeviceSharding
+from lamina_runtime import Sharding, SingleDeviceSharding, reshard
 
 get_mesh = get_concrete_mesh
 

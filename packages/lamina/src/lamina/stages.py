@@ -2,7 +2,7 @@
 
 from typing import Any, Protocol, TypeAlias, runtime_checkable
 
-from lamina_runtime.stages import ArgInfo, Compiled, Lowered, Traced
+from lamina_runtime import ArgInfo, Compiled, Lowered, Traced
 
 CompilerOptions: TypeAlias = dict[str, str | bool]
 

@@ -1,5 +1,5 @@
 """`jax.test_util`'s numerical derivative checks: `import lamina.test_util`."""
 
-from lamina_core.testing._autodiff import check_grads, check_jvp, check_vjp
+from lamina_core.testing import check_grads, check_jvp, check_vjp
 
 __all__ = ["check_grads", "check_jvp", "check_vjp"]

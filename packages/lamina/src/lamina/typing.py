@@ -6,7 +6,7 @@ from typing import Any, TypeAlias
 import numpy as np
 
 from lamina_core.ir.dtypes import SupportsDType
-from lamina_core.trace._tracing import Tracer
+from lamina_core.trace import Tracer
 from lamina_runtime import Array
 
 ArrayLike: TypeAlias = (

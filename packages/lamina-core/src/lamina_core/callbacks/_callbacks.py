@@ -15,14 +15,18 @@ from typing import Any, Final
 
 import numpy as np
 
-from lamina_core.interpreters.batching import AxisData, batching_rules
-from lamina_core.interpreters.jvp import jvp_rules
-from lamina_core.interpreters.transpose import transpose_rules
-from lamina_core.ir import dtypes
-from lamina_core.ir._avals import AbstractValue, ShapedArray
-from lamina_core.ir._effects import Effects, KindEffect
-from lamina_core.ir._primitive import Primitive
-from lamina_core.ir._rules import abstract_eval_rules, effects_rules, impl_rules
+from lamina_core.interpreters import AxisData, batching_rules, jvp_rules, transpose_rules
+from lamina_core.ir import (
+    AbstractValue,
+    Effects,
+    KindEffect,
+    Primitive,
+    ShapedArray,
+    abstract_eval_rules,
+    dtypes,
+    effects_rules,
+    impl_rules,
+)
 from lamina_core.tree import tree_util
 
 VMAP_METHODS: Final = (
@@ -151,7 +155,7 @@ def _io_callback_transpose(*args: Any, **kwargs: Any) -> Any:
 
 
 def _to_front(args: Sequence[Any], dims: Sequence[Any]) -> list[Any]:
-    from lamina_core.lax._batching_common import moveaxis
+    from lamina_core.lax import moveaxis
 
     return [a if d is None else moveaxis(a, d, 0) for a, d in zip(args, dims, strict=True)]
 
@@ -160,7 +164,7 @@ def _sequential(
     prim: Primitive, args: list[Any], dims: Sequence[Any], params: dict[str, Any]
 ) -> list[Any]:
     """One callback per batch element, in a scan over the mapped operands."""
-    from lamina_core.lax.control_flow.scan import scan
+    from lamina_core.lax import scan
 
     mapped = [d is not None for d in dims]
     fixed = [a for a, m in zip(args, mapped, strict=True) if not m]
@@ -186,7 +190,7 @@ def _pure_callback_batch(
     result_avals: tuple[ShapedArray, ...],
     **params: Any,
 ) -> tuple[list[Any], list[Any]]:
-    from lamina_core.lax._structural import broadcast
+    from lamina_core.lax import broadcast
 
     size = next(a.shape[d] for a, d in zip(args, dims, strict=True) if d is not None)
     moved = _to_front(args, dims)

@@ -16,8 +16,8 @@ from typing import Any, Final
 
 from lamina_core.callbacks._callbacks import pure_callback
 from lamina_core.callbacks._debugging import debug_callback, split_callback_args
-from lamina_core.ir._source_info import is_internal_code
-from lamina_core.trace._values import ShapeDtypeStruct, typeof
+from lamina_core.ir import is_internal_code
+from lamina_core.trace import ShapeDtypeStruct, typeof
 from lamina_core.tree import tree_util
 
 _lock: Final = threading.Lock()

@@ -17,28 +17,32 @@ from typing import Any, Final
 
 import numpy as np
 
-from lamina_core.interpreters.batching import AxisData, batching_rules
-from lamina_core.interpreters.jvp import jvp_rules
-from lamina_core.interpreters.partial_eval_custom import (
+from lamina_core.interpreters import (
+    AxisData,
     PartialEvalCustomResult,
     RecomputeType,
+    batching_rules,
     ensure_enum,
+    jvp_rules,
     partial_eval_jaxpr_custom_rules,
+    transpose_rules,
 )
-from lamina_core.interpreters.transpose import transpose_rules
-from lamina_core.ir._avals import AbstractValue
-from lamina_core.ir._effects import Effect, Effects, KindEffect
-from lamina_core.ir._jaxpr import JaxprEqn, Var
-from lamina_core.ir._primitive import Primitive
-from lamina_core.ir._rules import (
+from lamina_core.ir import (
+    AbstractValue,
+    Effect,
+    Effects,
+    JaxprEqn,
+    KindEffect,
+    Primitive,
+    Var,
     abstract_eval_rules,
+    current_source_info,
     effects_rules,
     evaluated_on_values,
     impl_rules,
     value_impl_rules,
 )
-from lamina_core.ir._source_info import current_source_info
-from lamina_core.trace._values import typeof
+from lamina_core.trace import typeof
 from lamina_core.tree import tree_util
 
 logger: Final = logging.getLogger("jax._src.debugging")
@@ -150,7 +154,7 @@ def _make_batch(prim: Primitive) -> Callable[..., Any]:
     def rule(
         axis_data: AxisData, args: Sequence[Any], dims: Sequence[Any], **params: Any
     ) -> tuple[list[Any], list[Any]]:
-        from lamina_core.lax._slicing import index_in_dim
+        from lamina_core.lax import index_in_dim
 
         size = next(a.shape[d] for a, d in zip(args, dims, strict=True) if d is not None)
         for i in range(size):

@@ -16,22 +16,28 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from lamina_core.checkpoint._policies import checkpoint_name, checkpoint_policies
-from lamina_core.config._config import config
-from lamina_core.interpreters.dce import dce_jaxpr, dce_rules
-from lamina_core.interpreters.jvp import jvp_rules
-from lamina_core.interpreters.partial_eval_custom import Policy
-from lamina_core.interpreters.zeros import Zero
-from lamina_core.ir._avals import AbstractValue
-from lamina_core.ir._effects import Effects
-from lamina_core.ir._jaxpr import ClosedJaxpr, DebugInfo, Jaxpr, JaxprEqn
-from lamina_core.ir._primitive import Primitive
-from lamina_core.ir._rules import abstract_eval_rules, effects_rules, impl_rules
-from lamina_core.trace._evaluate import eval_jaxpr
-from lamina_core.trace._tracing import Tracer
-from lamina_core.trace._values import typeof
-from lamina_core.transforms._call import stage_call
-from lamina_core.transforms._call_ad import jvp_jaxpr, split_jvp_outs
-from lamina_core.transforms._make_jaxpr import argument_names, func_src_info
+from lamina_core.config import config
+from lamina_core.interpreters import Policy, Zero, dce_jaxpr, dce_rules, jvp_rules
+from lamina_core.ir import (
+    AbstractValue,
+    ClosedJaxpr,
+    DebugInfo,
+    Effects,
+    Jaxpr,
+    JaxprEqn,
+    Primitive,
+    abstract_eval_rules,
+    effects_rules,
+    impl_rules,
+)
+from lamina_core.trace import Tracer, eval_jaxpr, typeof
+from lamina_core.transforms import (
+    argument_names,
+    func_src_info,
+    jvp_jaxpr,
+    split_jvp_outs,
+    stage_call,
+)
 from lamina_core.tree import tree_util
 
 remat_p: Final = Primitive("remat2", multiple_results=True)

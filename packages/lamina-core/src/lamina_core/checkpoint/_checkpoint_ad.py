@@ -33,34 +33,27 @@ from lamina_core.checkpoint._checkpoint import (
     remat_p,
 )
 from lamina_core.checkpoint._policies import nothing_saveable
-from lamina_core.interpreters.partial_eval import (
-    SplitTrace,
-    partial_eval_jaxpr_nounits,
-    partial_eval_rules,
-)
-from lamina_core.interpreters.partial_eval_custom import (
+from lamina_core.interpreters import (
     Policy,
+    SplitTrace,
+    UndefinedPrimal,
+    Zero,
+    backward_pass,
     call_partial_eval_custom_rule,
     closed_call_partial_eval_custom_rule,
-    partial_eval_jaxpr_custom,
-    partial_eval_jaxpr_custom_rules,
-)
-from lamina_core.interpreters.staging import trace_to_jaxpr
-from lamina_core.interpreters.transpose import (
-    UndefinedPrimal,
-    backward_pass,
     cotangents_per_arg,
     is_undefined,
+    partial_eval_jaxpr_custom,
+    partial_eval_jaxpr_custom_rules,
+    partial_eval_jaxpr_nounits,
+    partial_eval_rules,
+    trace_to_jaxpr,
     transpose_rules,
 )
-from lamina_core.interpreters.zeros import Zero
-from lamina_core.ir import dtypes
-from lamina_core.ir._avals import AbstractValue, ShapedArray
-from lamina_core.ir._jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var
-from lamina_core.lax._selection import reduce_precision_p
-from lamina_core.trace._evaluate import eval_jaxpr
-from lamina_core.trace._tracing import running_under
-from lamina_core.transforms._call import jit_p, jit_params
+from lamina_core.ir import AbstractValue, ClosedJaxpr, Jaxpr, JaxprEqn, ShapedArray, Var, dtypes
+from lamina_core.lax import reduce_precision_p
+from lamina_core.trace import eval_jaxpr, running_under
+from lamina_core.transforms import jit_p, jit_params
 
 _Cache = weakref.WeakKeyDictionary[Any, dict[tuple[Any, ...], Any]]
 

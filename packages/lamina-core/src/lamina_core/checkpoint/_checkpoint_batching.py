@@ -14,16 +14,16 @@ from typing import Any
 
 from lamina_core.checkpoint._checkpoint import bind_remat, cached, close_jaxpr, open_jaxpr, remat_p
 from lamina_core.checkpoint._policies import name_p
-from lamina_core.interpreters.batching import (
+from lamina_core.interpreters import (
     AxisData,
     BatchDim,
     batch_flat,
     batching_rules,
     match_axis,
+    trace_to_jaxpr,
 )
-from lamina_core.interpreters.staging import trace_to_jaxpr
-from lamina_core.ir._jaxpr import ClosedJaxpr, Jaxpr
-from lamina_core.trace._evaluate import eval_jaxpr
+from lamina_core.ir import ClosedJaxpr, Jaxpr
+from lamina_core.trace import eval_jaxpr
 
 _batched_cache: weakref.WeakKeyDictionary[Any, dict[Any, Any]] = weakref.WeakKeyDictionary()
 

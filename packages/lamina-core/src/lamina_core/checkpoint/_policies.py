@@ -15,18 +15,9 @@ from typing import Any, Final
 
 import numpy as np
 
-from lamina_core.interpreters.jvp import jvp_rules
-from lamina_core.interpreters.partial_eval_custom import (
-    Offloadable,
-    Policy,
-    Recompute,
-    RematCase,
-    Saveable,
-)
-from lamina_core.ir._avals import AbstractValue
-from lamina_core.ir._primitive import Primitive
-from lamina_core.ir._rules import abstract_eval_rules, impl_rules
-from lamina_core.lax._linalg import dot_general_p
+from lamina_core.interpreters import Offloadable, Policy, Recompute, RematCase, Saveable, jvp_rules
+from lamina_core.ir import AbstractValue, Primitive, abstract_eval_rules, impl_rules
+from lamina_core.lax import dot_general_p
 from lamina_core.tree import tree_util
 
 name_p: Final = Primitive("name")

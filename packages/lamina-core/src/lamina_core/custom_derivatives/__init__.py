@@ -20,6 +20,24 @@ from lamina_core.custom_derivatives._vjp import custom_lin_p, custom_vjp, custom
 # Registered at import: the batching rules of both call primitives, and `custom_vmap`.
 from lamina_core.custom_derivatives import _batching as _batching  # isort: skip
 from lamina_core.custom_derivatives import _custom_batching as _custom_batching  # isort: skip
+from lamina_core.custom_derivatives._closures import (
+    closure_convert as closure_convert,
+)
+from lamina_core.custom_derivatives._closures import (
+    custom_gradient as custom_gradient,
+)
+from lamina_core.custom_derivatives._custom_batching import (
+    custom_vmap as custom_vmap,
+)
+from lamina_core.custom_derivatives._custom_batching import (
+    custom_vmap_p as custom_vmap_p,
+)
+from lamina_core.custom_derivatives._custom_batching import (
+    install_stack as install_stack,
+)
+from lamina_core.custom_derivatives._custom_batching import (
+    sequential_vmap as sequential_vmap,
+)
 
 __all__ = [
     "CustomVJPException",

@@ -28,22 +28,21 @@ from lamina_core.custom_derivatives._vjp import (
     custom_lin_p,
     custom_vjp_call_p,
 )
-from lamina_core.interpreters.batching import (
+from lamina_core.interpreters import (
     AxisData,
     BatchDim,
     BatchTrace,
+    Zero,
     batch_flat,
     batching_rules,
     extend_axis_env,
     match_axis,
     sum_axis,
+    trace_to_jaxpr,
 )
-from lamina_core.interpreters.staging import trace_to_jaxpr
-from lamina_core.interpreters.zeros import Zero
-from lamina_core.ir._jaxpr import ClosedJaxpr
-from lamina_core.trace._evaluate import eval_jaxpr
-from lamina_core.trace._tracing import current_trace, running_under, set_current_trace
-from lamina_core.transforms._call_batching import batch_jaxpr
+from lamina_core.ir import ClosedJaxpr
+from lamina_core.trace import current_trace, eval_jaxpr, running_under, set_current_trace
+from lamina_core.transforms import batch_jaxpr
 from lamina_core.tree import tree_util
 
 

@@ -12,12 +12,9 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from lamina_core.custom_derivatives._vjp import custom_vjp
-from lamina_core.interpreters.staging import trace_to_jaxpr
-from lamina_core.ir._avals import AbstractValue
-from lamina_core.ir._jaxpr import ClosedJaxpr
-from lamina_core.trace._evaluate import eval_jaxpr
-from lamina_core.trace._tracing import Tracer
-from lamina_core.trace._values import typeof
+from lamina_core.interpreters import trace_to_jaxpr
+from lamina_core.ir import AbstractValue, ClosedJaxpr
+from lamina_core.trace import Tracer, eval_jaxpr, typeof
 from lamina_core.tree import tree_util
 
 

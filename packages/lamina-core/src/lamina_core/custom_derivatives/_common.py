@@ -10,18 +10,23 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from lamina_core.interpreters.zeros import Zero, zeros_like_aval
-from lamina_core.ir import _pp as pp
-from lamina_core.ir._avals import AbstractValue, ShapedArray
-from lamina_core.ir._effects import Effects
-from lamina_core.ir._jaxpr import ClosedJaxpr, DebugInfo, JaxprEqn
-from lamina_core.ir._pretty import PpContext, PpSettings, pp_eqn_rules, pp_eqn_with_params
-from lamina_core.ir._primitive import Primitive
-from lamina_core.trace._evaluate import eval_jaxpr
-from lamina_core.trace._tracing import Tracer
-from lamina_core.trace._values import typeof
-from lamina_core.transforms._call import stage_call
-from lamina_core.transforms._make_jaxpr import func_src_info
+from lamina_core.interpreters import Zero, zeros_like_aval
+from lamina_core.ir import (
+    AbstractValue,
+    ClosedJaxpr,
+    DebugInfo,
+    Effects,
+    JaxprEqn,
+    PpContext,
+    PpSettings,
+    Primitive,
+    ShapedArray,
+    pp,
+    pp_eqn_rules,
+    pp_eqn_with_params,
+)
+from lamina_core.trace import Tracer, eval_jaxpr, typeof
+from lamina_core.transforms import func_src_info, stage_call
 from lamina_core.tree import tree_util
 
 

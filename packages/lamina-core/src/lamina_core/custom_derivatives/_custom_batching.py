@@ -21,28 +21,35 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from lamina_core.custom_derivatives._common import fun_name, resolve_args
-from lamina_core.interpreters.batching import (
+from lamina_core.interpreters import (
     AxisData,
     BatchDim,
     BatchTrace,
     batching_rules,
     extend_axis_env,
+    instantiate_zeros,
+    jvp_flat,
+    jvp_rules,
     match_axis,
+    trace_to_jaxpr,
 )
-from lamina_core.interpreters.jvp import jvp_flat, jvp_rules
-from lamina_core.interpreters.staging import trace_to_jaxpr
-from lamina_core.interpreters.zeros import instantiate_zeros
-from lamina_core.ir import _pp as pp
-from lamina_core.ir._jaxpr import ClosedJaxpr, DebugInfo, JaxprEqn
-from lamina_core.ir._pretty import PpContext, PpSettings, pp_eqn_rules, pp_eqn_with_params
-from lamina_core.ir._primitive import Primitive
-from lamina_core.ir._rules import abstract_eval_rules, effects_rules, impl_rules
-from lamina_core.trace._evaluate import eval_jaxpr
-from lamina_core.trace._tracing import current_trace, running_under, set_current_trace
-from lamina_core.trace._values import typeof
-from lamina_core.transforms._autodiff import jvp as _api_jvp
-from lamina_core.transforms._call import stage_call
-from lamina_core.transforms._make_jaxpr import func_src_info
+from lamina_core.ir import (
+    ClosedJaxpr,
+    DebugInfo,
+    JaxprEqn,
+    PpContext,
+    PpSettings,
+    Primitive,
+    abstract_eval_rules,
+    effects_rules,
+    impl_rules,
+    pp,
+    pp_eqn_rules,
+    pp_eqn_with_params,
+)
+from lamina_core.trace import current_trace, eval_jaxpr, running_under, set_current_trace, typeof
+from lamina_core.transforms import func_src_info, stage_call
+from lamina_core.transforms import jvp as _api_jvp
 from lamina_core.tree import tree_util
 
 custom_vmap_p: Final = Primitive("custom_vmap_call", multiple_results=True)

@@ -30,18 +30,28 @@ from lamina_core.custom_derivatives._common import (
     type_str,
     typed_tree_str,
 )
-from lamina_core.interpreters.jvp import jvp_rules
-from lamina_core.interpreters.partial_eval import SplitTrace, partial_eval_rules
-from lamina_core.interpreters.transpose import backward_pass, is_undefined, transpose_rules
-from lamina_core.interpreters.zeros import Zero, add_tangents, instantiate_zeros, zero_of
-from lamina_core.ir._avals import types_match
-from lamina_core.ir._jaxpr import ClosedJaxpr
-from lamina_core.ir._primitive import Primitive
-from lamina_core.ir._rules import abstract_eval_rules, effects_rules, impl_rules
-from lamina_core.trace._evaluate import eval_jaxpr
-from lamina_core.trace._tracing import Tracer, set_current_trace
-from lamina_core.trace._values import typeof
-from lamina_core.transforms._stop_gradient import stop_gradient_p
+from lamina_core.interpreters import (
+    SplitTrace,
+    Zero,
+    add_tangents,
+    backward_pass,
+    instantiate_zeros,
+    is_undefined,
+    jvp_rules,
+    partial_eval_rules,
+    transpose_rules,
+    zero_of,
+)
+from lamina_core.ir import (
+    ClosedJaxpr,
+    Primitive,
+    abstract_eval_rules,
+    effects_rules,
+    impl_rules,
+    types_match,
+)
+from lamina_core.trace import Tracer, eval_jaxpr, set_current_trace, typeof
+from lamina_core.transforms import stop_gradient_p
 from lamina_core.tree import tree_util
 
 custom_jvp_call_p: Final = Primitive("custom_jvp_call", multiple_results=True)

@@ -33,17 +33,26 @@ from lamina_core.custom_derivatives._common import (
     type_str,
     typed_tree_str,
 )
-from lamina_core.interpreters.jvp import jvp_rules, not_differentiable
-from lamina_core.interpreters.linearize import linearization_rules
-from lamina_core.interpreters.transpose import transpose_rules
-from lamina_core.interpreters.zeros import Zero, instantiate_zeros, is_float0
-from lamina_core.ir._avals import AbstractValue, types_match
-from lamina_core.ir._jaxpr import ClosedJaxpr
-from lamina_core.ir._pretty import hide_params
-from lamina_core.ir._primitive import Primitive
-from lamina_core.ir._rules import abstract_eval_rules, effects_rules, impl_rules
-from lamina_core.trace._tracing import UnexpectedTracerError
-from lamina_core.trace._values import typeof
+from lamina_core.interpreters import (
+    Zero,
+    instantiate_zeros,
+    is_float0,
+    jvp_rules,
+    linearization_rules,
+    not_differentiable,
+    transpose_rules,
+)
+from lamina_core.ir import (
+    AbstractValue,
+    ClosedJaxpr,
+    Primitive,
+    abstract_eval_rules,
+    effects_rules,
+    hide_params,
+    impl_rules,
+    types_match,
+)
+from lamina_core.trace import UnexpectedTracerError, typeof
 from lamina_core.tree import tree_util
 
 custom_vjp_call_p: Final = Primitive("custom_vjp_call", multiple_results=True)

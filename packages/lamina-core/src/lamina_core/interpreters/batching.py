@@ -18,26 +18,20 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, TypeAlias
 
-from lamina_core.ir._avals import AbstractValue
-from lamina_core.ir._primitive import Primitive, RuleTable
-from lamina_core.trace._axis_env import (
+from lamina_core.ir import AbstractValue, Primitive, RuleTable
+from lamina_core.trace import (
     AxisData,
-    axis_frame,
-    bound_axis_names,
-    extend_axis_env,
-)
-from lamina_core.trace._axis_env import (
-    _axis_env as _axis_env,  # shard_map's rules read it through this module
-)
-from lamina_core.trace._tracing import (
     Trace,
     Tracer,
+    axis_frame,
     bind_with_trace,
+    bound_axis_names,
     current_trace,
+    extend_axis_env,
     running_under,
     set_current_trace,
+    typeof,
 )
-from lamina_core.trace._values import typeof
 
 
 class MappingSpec:

@@ -12,8 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TypeAlias
 
-from lamina_core.ir._jaxpr import DropVar, Jaxpr, JaxprEqn, Var
-from lamina_core.ir._primitive import RuleTable
+from lamina_core.ir import DropVar, Jaxpr, JaxprEqn, RuleTable, Var
 
 DceRule: TypeAlias = Callable[[list[bool], JaxprEqn], tuple[list[bool], JaxprEqn | None]]
 """`rule(used_outputs, eqn) -> (used_inputs, new eqn or None to drop it)`."""

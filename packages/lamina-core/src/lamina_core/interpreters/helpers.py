@@ -13,7 +13,7 @@ from typing import Any
 from lamina_core.interpreters.jvp import defjvp, jvp_rules, linear_jvp
 from lamina_core.interpreters.transpose import TransposeRule, is_undefined, transpose_rules
 from lamina_core.interpreters.zeros import Zero, add_any_p
-from lamina_core.ir._primitive import Primitive
+from lamina_core.ir import Primitive
 
 
 def deflinear(prim: Primitive, transpose: TransposeRule) -> None:

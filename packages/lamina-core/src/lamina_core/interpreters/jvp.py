@@ -26,17 +26,16 @@ from lamina_core.interpreters.zeros import (
     is_float0,
     zero_of,
 )
-from lamina_core.ir._avals import AbstractValue
-from lamina_core.ir._primitive import MissingRuleError, Primitive, RuleTable
-from lamina_core.trace._tracing import (
+from lamina_core.ir import AbstractValue, MissingRuleError, Primitive, RuleTable
+from lamina_core.trace import (
     Trace,
     Tracer,
     bind_with_trace,
     current_trace,
     running_under,
     set_current_trace,
+    typeof,
 )
-from lamina_core.trace._values import typeof
 
 JVPRule: TypeAlias = Callable[..., Any]
 """`rule(primals, tangents, **params) -> (primal_out, tangent_out)`; tangents may be `Zero`."""

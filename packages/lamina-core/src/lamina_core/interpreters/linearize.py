@@ -26,16 +26,16 @@ from lamina_core.interpreters.jvp import (
 from lamina_core.interpreters.partial_eval import SplitTrace, TangentTrace, prune_residuals
 from lamina_core.interpreters.staging import StagingTracer
 from lamina_core.interpreters.zeros import Zero, is_float0, zero_of
-from lamina_core.ir._jaxpr import ClosedJaxpr, DebugInfo
-from lamina_core.ir._primitive import Primitive, RuleTable
-from lamina_core.ir._source_info import current_source_info, fix_source_info, unfix_source_info
-from lamina_core.trace._tracing import (
-    Trace,
-    current_trace,
-    running_under,
-    set_current_trace,
+from lamina_core.ir import (
+    ClosedJaxpr,
+    DebugInfo,
+    Primitive,
+    RuleTable,
+    current_source_info,
+    fix_source_info,
+    unfix_source_info,
 )
-from lamina_core.trace._values import typeof
+from lamina_core.trace import Trace, current_trace, running_under, set_current_trace, typeof
 
 Linearized: TypeAlias = Callable[..., Any]
 """`linearized(residuals, *tangents) -> tangent_out(s)`, run under the tangent trace."""

@@ -17,19 +17,30 @@ import numpy as np
 
 from lamina_core.interpreters.dce import dce_jaxpr
 from lamina_core.interpreters.staging import StagingTrace, StagingTracer, trace_to_jaxpr
-from lamina_core.ir._avals import AbstractValue
-from lamina_core.ir._jaxpr import Atom, ClosedJaxpr, DebugInfo, Jaxpr, Literal, Var
-from lamina_core.ir._literals import TypedComplex, TypedFloat, TypedInt
-from lamina_core.ir._primitive import Primitive, RuleTable
-from lamina_core.trace._evaluate import eval_jaxpr
-from lamina_core.trace._tracing import (
+from lamina_core.ir import (
+    AbstractValue,
+    Atom,
+    ClosedJaxpr,
+    DebugInfo,
+    Jaxpr,
+    Literal,
+    Primitive,
+    RuleTable,
+    TypedComplex,
+    TypedFloat,
+    TypedInt,
+    Var,
+)
+from lamina_core.trace import (
     Trace,
     Tracer,
     bind_with_trace,
+    canonical_value,
     current_trace,
+    eval_jaxpr,
     set_current_trace,
+    typeof,
 )
-from lamina_core.trace._values import canonical_value, typeof
 
 PartialEvalRule: TypeAlias = Callable[..., Any]
 """`rule(trace: SplitTrace, *args, **params) -> out(s)`, called when some args are unknown.

@@ -20,9 +20,17 @@ import weakref
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple, TypeAlias
 
-from lamina_core.ir._effects import Effects, no_effects
-from lamina_core.ir._jaxpr import Atom, ClosedJaxpr, DropVar, Jaxpr, JaxprEqn, Var
-from lamina_core.ir._primitive import RuleTable
+from lamina_core.ir import (
+    Atom,
+    ClosedJaxpr,
+    DropVar,
+    Effects,
+    Jaxpr,
+    JaxprEqn,
+    RuleTable,
+    Var,
+    no_effects,
+)
 
 
 class RecomputeType:

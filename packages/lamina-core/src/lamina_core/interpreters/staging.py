@@ -12,24 +12,42 @@ from collections.abc import Callable, Iterator, Sequence
 from contextvars import ContextVar
 from typing import Any
 
-from lamina_core.ir._avals import MESHES_SEEN, AbstractValue, ShapedArray, common_mesh
-from lamina_core.ir._effects import no_effects
-from lamina_core.ir._explicit_sharding import context_mesh_primitives, explicit_result
-from lamina_core.ir._jaxpr import Atom, ClosedJaxpr, DebugInfo, Jaxpr, JaxprEqn, Literal, Var
-from lamina_core.ir._mesh import context_mesh
-from lamina_core.ir._primitive import Primitive
-from lamina_core.ir._rules import abstract_eval_rules, const_fold_rules, effects_rules
-from lamina_core.ir._source_info import current_source_info
-from lamina_core.trace._tracing import (
+from lamina_core.ir import (
+    MESHES_SEEN,
+    AbstractValue,
+    Atom,
+    ClosedJaxpr,
+    DebugInfo,
+    Jaxpr,
+    JaxprEqn,
+    Literal,
+    Primitive,
+    ShapedArray,
+    Var,
+    abstract_eval_rules,
+    common_mesh,
+    const_fold_rules,
+    context_mesh,
+    context_mesh_primitives,
+    current_source_info,
+    effects_rules,
+    explicit_result,
+    no_effects,
+)
+from lamina_core.trace import (
+    CHECKED_SCOPES,
     EVAL_TRACE,
     Trace,
     Tracer,
+    by_reference_types,
+    canonical_value,
+    check_vma_enabled,
     current_trace,
     raise_escaped_tracer,
     set_current_trace,
+    typeof,
+    with_vma,
 )
-from lamina_core.trace._values import by_reference_types, canonical_value, typeof
-from lamina_core.trace._vma import CHECKED_SCOPES, check_vma_enabled, with_vma
 
 _compile_time_eval: ContextVar[bool] = ContextVar("lamina_compile_time_eval", default=False)
 

@@ -12,13 +12,22 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeAlias
 
-from lamina_core.config._config import replaying_equations
+from lamina_core.config import replaying_equations
 from lamina_core.interpreters.zeros import Zero, add_tangents
-from lamina_core.ir._avals import AbstractValue, types_match
-from lamina_core.ir._jaxpr import ClosedJaxpr, DropVar, Jaxpr, Literal, Var
-from lamina_core.ir._primitive import Primitive, RuleTable
-from lamina_core.ir._source_info import fix_source_info, unfix_source_info
-from lamina_core.trace._values import typeof
+from lamina_core.ir import (
+    AbstractValue,
+    ClosedJaxpr,
+    DropVar,
+    Jaxpr,
+    Literal,
+    Primitive,
+    RuleTable,
+    Var,
+    fix_source_info,
+    types_match,
+    unfix_source_info,
+)
+from lamina_core.trace import typeof
 
 
 class UndefinedPrimal:

@@ -14,13 +14,15 @@ from typing import Any, Final
 
 import numpy as np
 
-from lamina_core.ir import dtypes
-from lamina_core.ir._avals import AbstractValue, ShapedArray
-from lamina_core.ir._primitive import Primitive
-from lamina_core.ir._rules import abstract_eval_rules, impl_rules
-from lamina_core.trace._tracing import current_trace
-from lamina_core.trace._values import typeof
-from lamina_core.trace._vma import CHECKED_SCOPES, insert_pvary
+from lamina_core.ir import (
+    AbstractValue,
+    Primitive,
+    ShapedArray,
+    abstract_eval_rules,
+    dtypes,
+    impl_rules,
+)
+from lamina_core.trace import CHECKED_SCOPES, current_trace, insert_pvary, typeof
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,4 +9,254 @@ sharding rules of types over Explicit axes (`_explicit_sharding`), jaxprs (`_jax
 (`_pp`, the document combinators; `_pretty`, jaxprs printed as JAX prints them).
 """
 
+from lamina_core.ir import _pp
 from lamina_core.ir import _pretty as _pretty  # installs the printer into Jaxpr's __str__
+from lamina_core.ir._avals import (
+    MESHES_SEEN as MESHES_SEEN,
+)
+from lamina_core.ir._avals import (
+    AbstractValue as AbstractValue,
+)
+from lamina_core.ir._avals import (
+    ShapedArray as ShapedArray,
+)
+from lamina_core.ir._avals import (
+    common_mesh as common_mesh,
+)
+from lamina_core.ir._avals import (
+    explicit_spec as explicit_spec,
+)
+from lamina_core.ir._avals import (
+    physical_aval as physical_aval,
+)
+from lamina_core.ir._avals import (
+    types_match as types_match,
+)
+from lamina_core.ir._dtype_queries import (
+    itemsize_bits as itemsize_bits,
+)
+from lamina_core.ir._dtype_queries import (
+    scalar_type_of as scalar_type_of,
+)
+from lamina_core.ir._effects import (
+    Effect as Effect,
+)
+from lamina_core.ir._effects import (
+    Effects as Effects,
+)
+from lamina_core.ir._effects import (
+    KindEffect as KindEffect,
+)
+from lamina_core.ir._effects import (
+    no_effects as no_effects,
+)
+from lamina_core.ir._explicit_sharding import (
+    ShardingTypeError as ShardingTypeError,
+)
+from lamina_core.ir._explicit_sharding import (
+    Spec as Spec,
+)
+from lamina_core.ir._explicit_sharding import (
+    asked_spec as asked_spec,
+)
+from lamina_core.ir._explicit_sharding import (
+    broadcast_sharding as broadcast_sharding,
+)
+from lamina_core.ir._explicit_sharding import (
+    context_mesh_primitives as context_mesh_primitives,
+)
+from lamina_core.ir._explicit_sharding import (
+    elementwise_rule as elementwise_rule,
+)
+from lamina_core.ir._explicit_sharding import (
+    explicit_result as explicit_result,
+)
+from lamina_core.ir._explicit_sharding import (
+    sharding_rules as sharding_rules,
+)
+from lamina_core.ir._explicit_sharding import (
+    spec_of as spec_of,
+)
+from lamina_core.ir._jaxpr import (
+    Atom as Atom,
+)
+from lamina_core.ir._jaxpr import (
+    ClosedJaxpr as ClosedJaxpr,
+)
+from lamina_core.ir._jaxpr import (
+    DebugInfo as DebugInfo,
+)
+from lamina_core.ir._jaxpr import (
+    DropVar as DropVar,
+)
+from lamina_core.ir._jaxpr import (
+    Jaxpr as Jaxpr,
+)
+from lamina_core.ir._jaxpr import (
+    JaxprEqn as JaxprEqn,
+)
+from lamina_core.ir._jaxpr import (
+    Literal as Literal,
+)
+from lamina_core.ir._jaxpr import (
+    Var as Var,
+)
+from lamina_core.ir._jaxpr import (
+    jaxprs_in_params as jaxprs_in_params,
+)
+from lamina_core.ir._literals import (
+    TypedComplex as TypedComplex,
+)
+from lamina_core.ir._literals import (
+    TypedFloat as TypedFloat,
+)
+from lamina_core.ir._literals import (
+    TypedInt as TypedInt,
+)
+from lamina_core.ir._literals import (
+    typed_scalar as typed_scalar,
+)
+from lamina_core.ir._mesh import (
+    AbstractMesh as AbstractMesh,
+)
+from lamina_core.ir._mesh import (
+    AxisType as AxisType,
+)
+from lamina_core.ir._mesh import (
+    Mesh as Mesh,
+)
+from lamina_core.ir._mesh import (
+    NamedSharding as NamedSharding,
+)
+from lamina_core.ir._mesh import (
+    concrete_context_mesh as concrete_context_mesh,
+)
+from lamina_core.ir._mesh import (
+    context_mesh as context_mesh,
+)
+from lamina_core.ir._mesh import (
+    get_abstract_mesh as get_abstract_mesh,
+)
+from lamina_core.ir._mesh import (
+    get_concrete_mesh as get_concrete_mesh,
+)
+from lamina_core.ir._mesh import (
+    install_process_index as install_process_index,
+)
+from lamina_core.ir._mesh import (
+    manual_mesh as manual_mesh,
+)
+from lamina_core.ir._mesh import (
+    named_in_context as named_in_context,
+)
+from lamina_core.ir._mesh import (
+    on_context_mesh_change as on_context_mesh_change,
+)
+from lamina_core.ir._mesh import (
+    set_mesh as set_mesh,
+)
+from lamina_core.ir._mesh import (
+    spec_axis_names as spec_axis_names,
+)
+from lamina_core.ir._mesh import (
+    use_abstract_mesh as use_abstract_mesh,
+)
+from lamina_core.ir._mesh import (
+    use_mesh as use_mesh,
+)
+from lamina_core.ir._named_scopes import (
+    named_call as named_call,
+)
+from lamina_core.ir._named_scopes import (
+    named_scope as named_scope,
+)
+from lamina_core.ir._partition_spec import (
+    UNCONSTRAINED as UNCONSTRAINED,
+)
+from lamina_core.ir._partition_spec import (
+    P as P,
+)
+from lamina_core.ir._partition_spec import (
+    PartitionSpec as PartitionSpec,
+)
+from lamina_core.ir._partition_spec import (
+    entry_axes as entry_axes,
+)
+from lamina_core.ir._pretty import (
+    PpContext as PpContext,
+)
+from lamina_core.ir._pretty import (
+    PpSettings as PpSettings,
+)
+from lamina_core.ir._pretty import (
+    hide_params as hide_params,
+)
+from lamina_core.ir._pretty import (
+    literal_text as literal_text,
+)
+from lamina_core.ir._pretty import (
+    pp_eqn_rules as pp_eqn_rules,
+)
+from lamina_core.ir._pretty import (
+    pp_eqn_with_params as pp_eqn_with_params,
+)
+from lamina_core.ir._pretty import (
+    pp_vars as pp_vars,
+)
+from lamina_core.ir._primitive import (
+    DuplicateRuleError as DuplicateRuleError,
+)
+from lamina_core.ir._primitive import (
+    MissingRuleError as MissingRuleError,
+)
+from lamina_core.ir._primitive import (
+    Primitive as Primitive,
+)
+from lamina_core.ir._primitive import (
+    RuleTable as RuleTable,
+)
+from lamina_core.ir._primitive import (
+    install_current_trace as install_current_trace,
+)
+from lamina_core.ir._rules import (
+    abstract_eval_rules as abstract_eval_rules,
+)
+from lamina_core.ir._rules import (
+    const_fold_rules as const_fold_rules,
+)
+from lamina_core.ir._rules import (
+    effects_rules as effects_rules,
+)
+from lamina_core.ir._rules import (
+    evaluated_on_values as evaluated_on_values,
+)
+from lamina_core.ir._rules import (
+    impl_rules as impl_rules,
+)
+from lamina_core.ir._rules import (
+    value_impl_rules as value_impl_rules,
+)
+from lamina_core.ir._source_info import (
+    NO_SOURCE_INFO as NO_SOURCE_INFO,
+)
+from lamina_core.ir._source_info import (
+    SourceInfo as SourceInfo,
+)
+from lamina_core.ir._source_info import (
+    current_source_info as current_source_info,
+)
+from lamina_core.ir._source_info import (
+    fix_source_info as fix_source_info,
+)
+from lamina_core.ir._source_info import (
+    is_internal_code as is_internal_code,
+)
+from lamina_core.ir._source_info import (
+    register_internal_path as register_internal_path,
+)
+from lamina_core.ir._source_info import (
+    unfix_source_info as unfix_source_info,
+)
+
+pp = _pp
+"""The document combinators jaxprs print with, for rules that print their own equations."""

@@ -19,7 +19,7 @@ from typing import Any, Final, Literal, Protocol, TypeAlias, overload
 import ml_dtypes
 import numpy as np
 
-from lamina_core.config._config import enable_x64
+from lamina_core.config import enable_x64
 from lamina_core.ir import _promotion
 from lamina_core.ir._promotion import TypePromotionError
 

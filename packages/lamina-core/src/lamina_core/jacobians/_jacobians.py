@@ -15,14 +15,11 @@ from typing import Any
 
 import numpy as np
 
-from lamina_core.ir import dtypes
-from lamina_core.ir._avals import ShapedArray
-from lamina_core.lax._structural import _convert_element_type, convert_element_type_p
-from lamina_core.numpy._creation import eye
-from lamina_core.numpy._shape import reshape, split
-from lamina_core.trace._tracing import Tracer
-from lamina_core.trace._values import canonical_value, typeof
-from lamina_core.transforms._autodiff import (
+from lamina_core.ir import ShapedArray, dtypes
+from lamina_core.lax import _convert_element_type, convert_element_type_p
+from lamina_core.numpy import eye, reshape, split
+from lamina_core.trace import Tracer, canonical_value, typeof
+from lamina_core.transforms import (
     _argnums,
     _check_callable,
     _check_input_dtype,
@@ -30,8 +27,8 @@ from lamina_core.transforms._autodiff import (
     fix_other_args,
     jvp,
     vjp,
+    vmap,
 )
-from lamina_core.transforms._vmap import vmap
 from lamina_core.tree import tree_util
 
 

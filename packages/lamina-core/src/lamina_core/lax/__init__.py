@@ -180,4 +180,297 @@ __all__ = [
 ]
 
 # `lax.linalg`, a submodule as in JAX (imported last: it builds on the families above).
+# Not JAX's API: namespaces the layers above use.
+from lamina_core.lax import _checks
 from lamina_core.lax import linalg as linalg
+from lamina_core.lax._ad_common import (
+    full_like as full_like,
+)
+from lamina_core.lax._approx_top_k import (
+    approx_top_k_p as approx_top_k_p,
+)
+from lamina_core.lax._barrier import (
+    optimization_barrier_p as optimization_barrier_p,
+)
+from lamina_core.lax._batching_common import (
+    bdim_at_front as bdim_at_front,
+)
+from lamina_core.lax._batching_common import (
+    bdim_to as bdim_to,
+)
+from lamina_core.lax._batching_common import (
+    broadcast_batched as broadcast_batched,
+)
+from lamina_core.lax._batching_common import (
+    defbroadcasting as defbroadcasting,
+)
+from lamina_core.lax._batching_common import (
+    defvectorized as defvectorized,
+)
+from lamina_core.lax._batching_common import (
+    moveaxis as moveaxis,
+)
+from lamina_core.lax._bessel import (
+    bessel_i0e_p as bessel_i0e_p,
+)
+from lamina_core.lax._bessel import (
+    bessel_i1e_p as bessel_i1e_p,
+)
+from lamina_core.lax._bessel import (
+    i0e_expansion as i0e_expansion,
+)
+from lamina_core.lax._checks import (
+    kind_of as kind_of,
+)
+from lamina_core.lax._collectives import (
+    all_gather_p as all_gather_p,
+)
+from lamina_core.lax._collectives import (
+    all_to_all_p as all_to_all_p,
+)
+from lamina_core.lax._collectives import (
+    axis_index_p as axis_index_p,
+)
+from lamina_core.lax._collectives import (
+    pbroadcast_p as pbroadcast_p,
+)
+from lamina_core.lax._collectives import (
+    pmax_p as pmax_p,
+)
+from lamina_core.lax._collectives import (
+    pmin_p as pmin_p,
+)
+from lamina_core.lax._collectives import (
+    ppermute_p as ppermute_p,
+)
+from lamina_core.lax._collectives import (
+    psum_p as psum_p,
+)
+from lamina_core.lax._collectives import (
+    reduce_scatter_p as reduce_scatter_p,
+)
+from lamina_core.lax._composite import (
+    AttributeTree as AttributeTree,
+)
+from lamina_core.lax._composite import (
+    composite_p as composite_p,
+)
+from lamina_core.lax._device_put import (
+    device_put_p as device_put_p,
+)
+from lamina_core.lax._device_put import (
+    stage_device_put as stage_device_put,
+)
+from lamina_core.lax._empty import (
+    empty2_p as empty2_p,
+)
+from lamina_core.lax._fft import (
+    FftType as FftType,
+)
+from lamina_core.lax._fft import (
+    _to_inexact as _to_inexact,
+)
+from lamina_core.lax._fft import (
+    fft as fft,
+)
+from lamina_core.lax._fft import (
+    fft_p as fft_p,
+)
+from lamina_core.lax._igamma import (
+    igamma_grad_a_p as igamma_grad_a_p,
+)
+from lamina_core.lax._igamma import (
+    igamma_p as igamma_p,
+)
+from lamina_core.lax._igamma import (
+    igammac_p as igammac_p,
+)
+from lamina_core.lax._igamma import (
+    regularized_incomplete_beta_p as regularized_incomplete_beta_p,
+)
+from lamina_core.lax._igamma_impl import (
+    IMPLS as IMPLS,
+)
+from lamina_core.lax._igamma_impl import (
+    lax_const as lax_const,
+)
+from lamina_core.lax._igamma_impl import (
+    up_and_broadcast as up_and_broadcast,
+)
+from lamina_core.lax._linalg import (
+    dot_general_p as dot_general_p,
+)
+from lamina_core.lax._linear_solve import (
+    linear_solve_p as linear_solve_p,
+)
+from lamina_core.lax._logaddexp import (
+    _logaddexp2_custom as _logaddexp2_custom,
+)
+from lamina_core.lax._logaddexp import (
+    _logaddexp_custom as _logaddexp_custom,
+)
+from lamina_core.lax._misc_prims import (
+    array_copy as array_copy,
+)
+from lamina_core.lax._misc_prims import (
+    copy_p as copy_p,
+)
+from lamina_core.lax._misc_prims import (
+    dce_sink_p as dce_sink_p,
+)
+from lamina_core.lax._misc_prims import (
+    empty_p as empty_p,
+)
+from lamina_core.lax._misc_prims import (
+    eq_to_p as eq_to_p,
+)
+from lamina_core.lax._misc_prims import (
+    le_to_p as le_to_p,
+)
+from lamina_core.lax._misc_prims import (
+    lt_to_p as lt_to_p,
+)
+from lamina_core.lax._misc_prims import (
+    mulhi_p as mulhi_p,
+)
+from lamina_core.lax._misc_prims import (
+    stage_p as stage_p,
+)
+from lamina_core.lax._nary import (
+    binary_primitives as binary_primitives,
+)
+from lamina_core.lax._nary import (
+    unary_primitives as unary_primitives,
+)
+from lamina_core.lax._ragged_dot import (
+    dense_jaxpr as dense_jaxpr,
+)
+from lamina_core.lax._ragged_dot import (
+    ragged_dot_general_p as ragged_dot_general_p,
+)
+from lamina_core.lax._reshard import (
+    reshard_p as reshard_p,
+)
+from lamina_core.lax._reshard import (
+    reshard_sharding as reshard_sharding,
+)
+from lamina_core.lax._reshard import (
+    reshard_traced as reshard_traced,
+)
+from lamina_core.lax._rng import (
+    RandomAlgorithm as RandomAlgorithm,
+)
+from lamina_core.lax._rng import (
+    rng_bit_generator as rng_bit_generator,
+)
+from lamina_core.lax._rng import (
+    rng_bit_generator_p as rng_bit_generator_p,
+)
+from lamina_core.lax._rng import (
+    rng_uniform_p as rng_uniform_p,
+)
+from lamina_core.lax._scaled_dot import (
+    decomposition as decomposition,
+)
+from lamina_core.lax._scaled_dot import (
+    scaled_dot_p as scaled_dot_p,
+)
+from lamina_core.lax._select_and_scatter import (
+    select_and_gather_add_p as select_and_gather_add_p,
+)
+from lamina_core.lax._select_and_scatter import (
+    select_and_gather_add_variadic as select_and_gather_add_variadic,
+)
+from lamina_core.lax._select_and_scatter import (
+    select_and_scatter_add_expanded as select_and_scatter_add_expanded,
+)
+from lamina_core.lax._select_and_scatter import (
+    select_and_scatter_add_p as select_and_scatter_add_p,
+)
+from lamina_core.lax._selection import (
+    reduce_precision_p as reduce_precision_p,
+)
+from lamina_core.lax._shape import (
+    asarray as asarray,
+)
+from lamina_core.lax._shape import (
+    canonical_shape as canonical_shape,
+)
+from lamina_core.lax._shape import (
+    canonicalize_axis as canonicalize_axis,
+)
+from lamina_core.lax._sharding_constraint import (
+    sharding_constraint_p as sharding_constraint_p,
+)
+from lamina_core.lax._slicing import (
+    index_in_dim as index_in_dim,
+)
+from lamina_core.lax._structural import (
+    _convert_element_type as _convert_element_type,
+)
+from lamina_core.lax._structural import (
+    broadcast as broadcast,
+)
+from lamina_core.lax._structural import (
+    broadcast_in_dim as broadcast_in_dim,
+)
+from lamina_core.lax._structural import (
+    convert_element_type_p as convert_element_type_p,
+)
+from lamina_core.lax._tokens import (
+    AbstractToken as AbstractToken,
+)
+from lamina_core.lax._tokens import (
+    abstract_token as abstract_token,
+)
+from lamina_core.lax._tokens import (
+    after_all_p as after_all_p,
+)
+from lamina_core.lax._tokens import (
+    create_token_p as create_token_p,
+)
+from lamina_core.lax._zeta import (
+    polygamma_p as polygamma_p,
+)
+from lamina_core.lax._zeta import (
+    zeta_p as zeta_p,
+)
+from lamina_core.lax.linalg._eig import (
+    complex_dtype as complex_dtype,
+)
+from lamina_core.lax.linalg._primitives import (
+    _H as _H,
+)
+from lamina_core.lax.linalg._primitives import (
+    _symmetrize as _symmetrize,
+)
+from lamina_core.lax.linalg._products import (
+    jax_cholesky_update as jax_cholesky_update,
+)
+from lamina_core.lax.linalg._products import (
+    jax_symmetric_product as jax_symmetric_product,
+)
+from lamina_core.lax.linalg._qr import (
+    _eye_rect as _eye_rect,
+)
+from lamina_core.lax.linalg._qr import (
+    qr_from_factors as qr_from_factors,
+)
+from lamina_core.lax.linalg._solve import (
+    batched_matvec as batched_matvec,
+)
+from lamina_core.lax.linalg._solve import (
+    check_solve_shapes as check_solve_shapes,
+)
+from lamina_core.lax.linalg._solve import (
+    lu_solve as lu_solve,
+)
+from lamina_core.lax.linalg._solve import (
+    solve as solve,
+)
+from lamina_core.lax.linalg._svd import (
+    svd_shapes as svd_shapes,
+)
+
+checks = _checks
+"""The argument checks with JAX's messages (`array_aval`, `broadcast_shapes` of avals...)."""

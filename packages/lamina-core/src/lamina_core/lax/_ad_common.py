@@ -11,19 +11,16 @@ from typing import Any
 
 import numpy as np
 
-from lamina_core.interpreters.zeros import register_zeros_maker
-from lamina_core.ir import dtypes
-from lamina_core.ir._avals import AbstractValue, ShapedArray
+from lamina_core.interpreters import register_zeros_maker
+from lamina_core.ir import AbstractValue, ShapedArray, dtypes
 from lamina_core.lax._elementwise import eq
 from lamina_core.lax._reductions import reduce_sum
 from lamina_core.lax._reshard import reshard_like
 from lamina_core.lax._selection import select
 from lamina_core.lax._shape import reshape
 from lamina_core.lax._structural import _convert_element_type, broadcast, broadcast_in_dim
-from lamina_core.trace._tracing import EVAL_TRACE, current_trace
-from lamina_core.trace._values import typeof
-from lamina_core.trace._vma import pvary, pvary_like
-from lamina_core.transforms._autodiff import register_one_maker
+from lamina_core.trace import EVAL_TRACE, current_trace, pvary, pvary_like, typeof
+from lamina_core.transforms import register_one_maker
 
 
 def aval_of(x: Any) -> ShapedArray:

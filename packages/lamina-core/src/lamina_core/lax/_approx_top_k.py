@@ -14,17 +14,13 @@ from typing import Any, Final
 
 import numpy as np
 
-from lamina_core.interpreters.batching import AxisData, batching_rules
-from lamina_core.interpreters.jvp import jvp_rules
-from lamina_core.interpreters.zeros import Zero, zero_of
-from lamina_core.ir._avals import AbstractValue, ShapedArray
-from lamina_core.ir._primitive import Primitive
-from lamina_core.ir._rules import abstract_eval_rules, impl_rules
+from lamina_core.interpreters import AxisData, Zero, batching_rules, jvp_rules, zero_of
+from lamina_core.ir import AbstractValue, Primitive, ShapedArray, abstract_eval_rules, impl_rules
 from lamina_core.lax._array_helpers import wrap_negative
 from lamina_core.lax._checks import array_aval, kind_of
 from lamina_core.lax._gather_scatter import GatherDimensionNumbers, gather
 from lamina_core.lax._shape import reshape, shape_of
-from lamina_core.transforms._jit import Jitted
+from lamina_core.transforms import Jitted
 
 approx_top_k_p: Final = Primitive("approx_top_k", multiple_results=True)
 

@@ -15,9 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from lamina_core.ir import dtypes
-from lamina_core.ir._avals import MESHES_SEEN
-from lamina_core.ir._explicit_sharding import broadcast_sharding
+from lamina_core.ir import MESHES_SEEN, broadcast_sharding, dtypes
 from lamina_core.lax._barrier import broadcast_shapes
 from lamina_core.lax._elementwise import add, bitwise_and, div, lt, mul
 from lamina_core.lax._gather_scatter import (
@@ -33,8 +31,8 @@ from lamina_core.lax._structural import (
     broadcast_in_dim,
     convert_element_type_p,
 )
-from lamina_core.trace._values import typeof
-from lamina_core.transforms._jit import Jitted
+from lamina_core.trace import typeof
+from lamina_core.transforms import Jitted
 
 
 def dtype_of(x: Any) -> np.dtype:

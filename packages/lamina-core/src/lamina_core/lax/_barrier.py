@@ -13,14 +13,15 @@ from typing import Any, Final
 
 import numpy as np
 
-from lamina_core.interpreters.batching import AxisData, batching_rules
-from lamina_core.interpreters.jvp import jvp_rules
-from lamina_core.interpreters.transpose import transpose_rules
-from lamina_core.interpreters.zeros import instantiate_zeros
+from lamina_core.interpreters import (
+    AxisData,
+    batching_rules,
+    instantiate_zeros,
+    jvp_rules,
+    transpose_rules,
+)
+from lamina_core.ir import AbstractValue, Primitive, abstract_eval_rules, impl_rules
 from lamina_core.ir import dtypes as _dtypes
-from lamina_core.ir._avals import AbstractValue
-from lamina_core.ir._primitive import Primitive
-from lamina_core.ir._rules import abstract_eval_rules, impl_rules
 from lamina_core.lax._gather_scatter import GatherDimensionNumbers, gather
 from lamina_core.lax._joining import concatenate
 from lamina_core.lax._shape import asarray, expand_dims, shape_of
@@ -95,7 +96,7 @@ def broadcast_to_rank(x: Any, rank: int) -> Any:
 def dtype(x: Any) -> np.dtype[Any]:
     """The canonical dtype of `x` (an array, scalar or dtype-like), as JAX's `lax.dtype`:
     64-bit types are narrowed unless x64 is on."""
-    from lamina_core.trace._values import typeof
+    from lamina_core.trace import typeof
 
     dtype_like = isinstance(x, (type, np.dtype, str))
     found = np.dtype(x) if dtype_like else typeof(x).dtype  # type: ignore[attr-defined]  # arrays

@@ -13,19 +13,18 @@ from typing import Any
 
 import numpy as np
 
-from lamina_core.interpreters.batching import (
+from lamina_core.interpreters import (
     AxisData,
     BatchDim,
     batching_rules,
     install_match_axis,
     install_sum_axis,
 )
-from lamina_core.ir._mesh import NamedSharding
-from lamina_core.ir._primitive import Primitive
+from lamina_core.ir import NamedSharding, Primitive
 from lamina_core.lax._reductions import reduce_sum
 from lamina_core.lax._shape import canonicalize_axis, expand_dims, transpose
 from lamina_core.lax._structural import broadcast_in_dim_p
-from lamina_core.trace._values import typeof
+from lamina_core.trace import typeof
 
 
 def ndim_of(x: Any) -> int:

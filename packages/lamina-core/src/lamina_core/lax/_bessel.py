@@ -21,7 +21,7 @@ from lamina_core.lax._selection import select
 from lamina_core.lax._structural import _convert_element_type, convert_element_type
 from lamina_core.lax._transcendental import sqrt
 from lamina_core.lax._types import Array
-from lamina_core.trace._values import typeof
+from lamina_core.trace import typeof
 
 _SERIES_LIMIT: Final = 30.0
 """Below it the power series converges in float64 (its terms stay under e**30); above it the

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from lamina_core.interpreters.jvp import defjvp2
+from lamina_core.interpreters import defjvp2
 from lamina_core.ir import dtypes
 from lamina_core.lax import _bessel as b
 from lamina_core.lax._ad_common import aval_of, full_like

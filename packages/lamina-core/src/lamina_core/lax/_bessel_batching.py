@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lamina_core.interpreters.batching import batching_rules
+from lamina_core.interpreters import batching_rules
 from lamina_core.lax import _bessel as b
 from lamina_core.lax import _elementwise_batching as _elementwise_batching
 from lamina_core.lax._batching_common import defvectorized

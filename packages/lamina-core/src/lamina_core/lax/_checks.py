@@ -7,7 +7,7 @@ from typing import Final
 
 import numpy as np
 
-from lamina_core.ir._avals import AbstractValue, ShapedArray
+from lamina_core.ir import AbstractValue, ShapedArray
 
 BOOL: Final = frozenset("b")
 INT: Final = frozenset("iu")

@@ -21,20 +21,18 @@ from typing import Any, Final
 
 import numpy as np
 
-from lamina_core.interpreters.batching import (
+from lamina_core.interpreters import (
     AxisData,
     BatchDim,
+    Zero,
     batching_rules,
     bound_axis_names,
+    deflinear,
+    is_undefined,
     needs_axis_rule,
+    not_differentiable,
 )
-from lamina_core.interpreters.helpers import deflinear
-from lamina_core.interpreters.jvp import not_differentiable
-from lamina_core.interpreters.transpose import is_undefined
-from lamina_core.interpreters.zeros import Zero
-from lamina_core.ir._avals import AbstractValue, ShapedArray
-from lamina_core.ir._primitive import Primitive
-from lamina_core.ir._rules import abstract_eval_rules, impl_rules
+from lamina_core.ir import AbstractValue, Primitive, ShapedArray, abstract_eval_rules, impl_rules
 from lamina_core.lax import _checks as c
 from lamina_core.lax._array_helpers import multiply, take, true_divide
 from lamina_core.lax._batching_common import moveaxis, shape_of
@@ -49,9 +47,14 @@ from lamina_core.lax._structural import (
     convert_element_type,
 )
 from lamina_core.lax._types import Array
-from lamina_core.trace._tracing import Tracer
-from lamina_core.trace._values import typeof
-from lamina_core.trace._vma import check_vma_enabled, insert_collective_pvary, pvary, pvary_like
+from lamina_core.trace import (
+    Tracer,
+    check_vma_enabled,
+    insert_collective_pvary,
+    pvary,
+    pvary_like,
+    typeof,
+)
 from lamina_core.tree import tree_util
 
 psum_p: Final = Primitive("psum")
@@ -84,7 +87,7 @@ def _is_bound(name: Any) -> bool:
 def _frame_size(name: Any) -> int:
     """The size of the innermost axis bound as `name` (JAX's axis environment error if none)."""
     if _is_bound(name):
-        from lamina_core.interpreters.batching import axis_frame
+        from lamina_core.interpreters import axis_frame
 
         return axis_frame(name).size
     raise NameError(f"unbound axis name: {name}")

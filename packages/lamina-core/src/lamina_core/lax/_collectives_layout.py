@@ -9,14 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from lamina_core.interpreters.batching import (
-    AxisData,
-    BatchDim,
-    batching_rules,
-)
-from lamina_core.interpreters.helpers import deflinear
-from lamina_core.ir._avals import AbstractValue, ShapedArray
-from lamina_core.ir._rules import abstract_eval_rules, impl_rules
+from lamina_core.interpreters import AxisData, BatchDim, batching_rules, deflinear
+from lamina_core.ir import AbstractValue, ShapedArray, abstract_eval_rules, impl_rules
 from lamina_core.lax import _checks as c
 from lamina_core.lax._array_helpers import multiply
 from lamina_core.lax._batching_common import shape_of
@@ -37,7 +31,7 @@ from lamina_core.lax._structural import (
     broadcast,
     broadcast_in_dim,
 )
-from lamina_core.trace._vma import insert_collective_pvary
+from lamina_core.trace import insert_collective_pvary
 from lamina_core.tree import tree_util
 
 # --- all_gather --------------------------------------------------------------------------

@@ -12,11 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Final
 
-from lamina_core.interpreters.batching import AxisData, BatchDim, batching_rules, needs_axis_rule
-from lamina_core.interpreters.helpers import deflinear
-from lamina_core.ir._avals import AbstractValue, ShapedArray
-from lamina_core.ir._primitive import Primitive
-from lamina_core.ir._rules import abstract_eval_rules, impl_rules
+from lamina_core.interpreters import AxisData, BatchDim, batching_rules, deflinear, needs_axis_rule
+from lamina_core.ir import AbstractValue, Primitive, ShapedArray, abstract_eval_rules, impl_rules
 from lamina_core.lax import _gather_scatter as _gs
 from lamina_core.lax import _reduce_generic as _generic
 from lamina_core.lax import _select_and_scatter as _ss
@@ -36,7 +33,7 @@ from lamina_core.lax._collectives import (
     reduce_scatter_p,
 )
 from lamina_core.lax._reductions import reduce_sum
-from lamina_core.trace._vma import collective_vma, keep_abstract_eval, pvary_p, union_vma, vma_rules
+from lamina_core.trace import collective_vma, keep_abstract_eval, pvary_p, union_vma, vma_rules
 
 psum_invariant_p: Final = Primitive("psum_invariant")
 

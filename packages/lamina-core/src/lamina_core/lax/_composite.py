@@ -15,16 +15,16 @@ from typing import Any, Final
 
 import numpy as np
 
-from lamina_core.interpreters.jvp import jvp_rules
-from lamina_core.interpreters.staging import trace_to_jaxpr
-from lamina_core.interpreters.transpose import transpose_rules
-from lamina_core.ir._avals import AbstractValue
-from lamina_core.ir._jaxpr import ClosedJaxpr, Jaxpr
-from lamina_core.ir._primitive import Primitive
-from lamina_core.ir._rules import abstract_eval_rules, impl_rules
-from lamina_core.trace._evaluate import eval_jaxpr
-from lamina_core.trace._tracing import Tracer, UnexpectedTracerError
-from lamina_core.trace._values import typeof
+from lamina_core.interpreters import jvp_rules, trace_to_jaxpr, transpose_rules
+from lamina_core.ir import (
+    AbstractValue,
+    ClosedJaxpr,
+    Jaxpr,
+    Primitive,
+    abstract_eval_rules,
+    impl_rules,
+)
+from lamina_core.trace import Tracer, UnexpectedTracerError, eval_jaxpr, typeof
 from lamina_core.tree import tree_util
 
 composite_p: Final = Primitive("composite", multiple_results=True)

@@ -21,10 +21,14 @@ from typing import Any, Final, TypedDict
 import numpy as np
 from typing_extensions import Unpack
 
-from lamina_core.ir import dtypes
-from lamina_core.ir._avals import AbstractValue, ShapedArray
-from lamina_core.ir._primitive import Primitive
-from lamina_core.ir._rules import abstract_eval_rules, impl_rules
+from lamina_core.ir import (
+    AbstractValue,
+    Primitive,
+    ShapedArray,
+    abstract_eval_rules,
+    dtypes,
+    impl_rules,
+)
 from lamina_core.lax import _checks as c
 from lamina_core.lax._conv_shapes import (
     ConvDimensionNumbers,
@@ -42,7 +46,7 @@ from lamina_core.lax._conv_shapes import (
 from lamina_core.lax._linalg import CanonicalPrecision, canonicalize_precision
 from lamina_core.lax._shape import reshape, rev, shape_of, transpose
 from lamina_core.lax._types import Array
-from lamina_core.trace._values import typeof
+from lamina_core.trace import typeof
 
 # --- the primitive --------------------------------------------------------------------------
 

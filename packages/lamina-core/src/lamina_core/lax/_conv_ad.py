@@ -20,8 +20,7 @@ from typing import Any
 import numpy as np
 from typing_extensions import Unpack
 
-from lamina_core.interpreters.helpers import defbilinear
-from lamina_core.interpreters.zeros import Zero
+from lamina_core.interpreters import Zero, defbilinear
 from lamina_core.lax._conv import (
     ConvParams,
     conv_general_dilated,
@@ -32,7 +31,7 @@ from lamina_core.lax._conv import (
 from lamina_core.lax._conv_shapes import ConvDimensionNumbers, _dilate_shape, spatial_sizes
 from lamina_core.lax._shape import rev, shape_of
 from lamina_core.lax._structural import _convert_element_type
-from lamina_core.trace._values import typeof
+from lamina_core.trace import typeof
 
 
 def _dtype(x: Any) -> np.dtype:

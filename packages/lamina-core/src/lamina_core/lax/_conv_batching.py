@@ -15,8 +15,8 @@ from typing import Any
 
 from typing_extensions import Unpack
 
-from lamina_core.interpreters.batching import AxisData, BatchDim, batching_rules
-from lamina_core.ir._avals import ShapedArray
+from lamina_core.interpreters import AxisData, BatchDim, batching_rules
+from lamina_core.ir import ShapedArray
 from lamina_core.lax._conv import (
     ConvParams,
     _check_shapes,
@@ -27,7 +27,7 @@ from lamina_core.lax._conv import (
 )
 from lamina_core.lax._shape import shape_of
 from lamina_core.lax._structural import full
-from lamina_core.trace._values import typeof
+from lamina_core.trace import typeof
 
 
 @batching_rules.register(conv_general_dilated_p)

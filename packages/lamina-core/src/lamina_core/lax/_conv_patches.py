@@ -23,7 +23,7 @@ from lamina_core.lax._linalg import Precision, canonicalize_precision, dot_gener
 from lamina_core.lax._shape import broadcasted_iota, reshape, shape_of, transpose
 from lamina_core.lax._structural import broadcast_in_dim, convert_element_type_p
 from lamina_core.lax._types import Array
-from lamina_core.trace._values import typeof
+from lamina_core.trace import typeof
 
 
 def _identity(dtype: np.dtype, size: int) -> Array:

@@ -8,9 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from lamina_core.interpreters.helpers import deflinear
-from lamina_core.interpreters.jvp import jvp_flat, jvp_rules
-from lamina_core.interpreters.zeros import instantiate_zeros
+from lamina_core.interpreters import deflinear, instantiate_zeros, jvp_flat, jvp_rules
 from lamina_core.lax import _cumulative as c
 from lamina_core.lax._associative_scan import associative_scan
 from lamina_core.lax._elementwise import max as max_

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from lamina_core.interpreters.batching import AxisData, BatchDim, BatchRule, batching_rules
-from lamina_core.ir._primitive import Primitive
+from lamina_core.interpreters import AxisData, BatchDim, BatchRule, batching_rules
+from lamina_core.ir import Primitive
 from lamina_core.lax._cumulative import cumlogsumexp_p, cummax_p, cummin_p, cumprod_p, cumsum_p
 
 

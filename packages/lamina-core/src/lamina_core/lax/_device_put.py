@@ -11,13 +11,16 @@ import enum
 from collections.abc import Sequence
 from typing import Any, Final
 
-from lamina_core.interpreters.batching import AxisData, batching_rules
-from lamina_core.interpreters.jvp import jvp_rules, linear_jvp
-from lamina_core.interpreters.transpose import is_undefined, transpose_rules
-from lamina_core.interpreters.zeros import Zero
-from lamina_core.ir._avals import AbstractValue
-from lamina_core.ir._primitive import Primitive
-from lamina_core.ir._rules import abstract_eval_rules, impl_rules
+from lamina_core.interpreters import (
+    AxisData,
+    Zero,
+    batching_rules,
+    is_undefined,
+    jvp_rules,
+    linear_jvp,
+    transpose_rules,
+)
+from lamina_core.ir import AbstractValue, Primitive, abstract_eval_rules, impl_rules
 
 
 class ArrayCopySemantics(enum.Enum):

@@ -14,13 +14,10 @@ from typing import Any, Final
 
 import numpy as np
 
-from lamina_core.ir import dtypes
-from lamina_core.ir._avals import ShapedArray
-from lamina_core.ir._pretty import hide_params
+from lamina_core.ir import ShapedArray, dtypes, hide_params
 from lamina_core.lax import _nary as n
 from lamina_core.lax._types import Array
-from lamina_core.trace._values import typeof
-from lamina_core.trace._vma import CHECKED_SCOPES, insert_pvary
+from lamina_core.trace import CHECKED_SCOPES, insert_pvary, typeof
 
 
 class RoundingMethod(enum.IntEnum):

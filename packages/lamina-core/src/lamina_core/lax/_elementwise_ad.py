@@ -11,18 +11,21 @@ from typing import Any
 
 import numpy as np
 
-from lamina_core.interpreters.helpers import defbilinear, deflinear
-from lamina_core.interpreters.jvp import (
+from lamina_core.interpreters import (
+    Zero,
+    defbilinear,
     defjvp,
     defjvp2,
     defjvp_zero,
+    deflinear,
+    is_undefined,
     jvp_rules,
     linear_jvp,
+    linearization_rules,
     not_differentiable,
+    transpose_rules,
+    zero_of,
 )
-from lamina_core.interpreters.linearize import linearization_rules
-from lamina_core.interpreters.transpose import is_undefined, transpose_rules
-from lamina_core.interpreters.zeros import Zero, zero_of
 from lamina_core.ir.dtypes import promote_types
 from lamina_core.lax import _elementwise as e
 from lamina_core.lax import _transcendental as tr
@@ -38,7 +41,7 @@ from lamina_core.lax._ad_common import (
 )
 from lamina_core.lax._selection import select
 from lamina_core.lax._structural import convert_element_type
-from lamina_core.trace._values import typeof
+from lamina_core.trace import typeof
 
 # --- linear: neg, add, sub -------------------------------------------------------------
 

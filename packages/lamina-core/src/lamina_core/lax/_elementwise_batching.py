@@ -8,8 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from lamina_core.interpreters.batching import AxisData, BatchDim, batching_rules
-from lamina_core.interpreters.zeros import add_any_p
+from lamina_core.interpreters import AxisData, BatchDim, add_any_p, batching_rules
 from lamina_core.lax import _reductions as r
 from lamina_core.lax._batching_common import (
     broadcast_batched,

@@ -13,19 +13,21 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from lamina_core.interpreters.zeros import add_any_p
-from lamina_core.ir._avals import AbstractValue
-from lamina_core.ir._explicit_sharding import (
+from lamina_core.interpreters import add_any_p
+from lamina_core.ir import (
+    AbstractMesh,
+    AbstractValue,
+    NamedSharding,
+    PartitionSpec,
     ShardingTypeError,
     Spec,
     asked_spec,
     context_mesh_primitives,
     elementwise_rule,
+    entry_axes,
     sharding_rules,
     spec_of,
 )
-from lamina_core.ir._mesh import AbstractMesh, NamedSharding
-from lamina_core.ir._partition_spec import PartitionSpec, entry_axes
 from lamina_core.lax._cumulative import (
     cumlogsumexp_p,
     cummax_p,

@@ -11,14 +11,14 @@ from typing import Any, Final
 
 import numpy as np
 
-from lamina_core.interpreters.helpers import deflinear
+from lamina_core.interpreters import deflinear
 from lamina_core.lax import _fft as f
 from lamina_core.lax._ad_common import aval_of, full_like
 from lamina_core.lax._elementwise import conj, div, mul
 from lamina_core.lax._shape import expand_dims
 from lamina_core.lax._slicing import dynamic_update_slice
 from lamina_core.lax._structural import _convert_element_type
-from lamina_core.transforms._jit import Jitted
+from lamina_core.transforms import Jitted
 
 
 def _hermitian_mask(like: Any, size: int, n: int, dtype: Any = None) -> Any:

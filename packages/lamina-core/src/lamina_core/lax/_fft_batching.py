@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from lamina_core.interpreters.batching import AxisData, BatchDim, batching_rules
+from lamina_core.interpreters import AxisData, BatchDim, batching_rules
 from lamina_core.lax import _fft as f
 from lamina_core.lax._batching_common import moveaxis
 

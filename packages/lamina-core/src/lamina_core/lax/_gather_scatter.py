@@ -18,13 +18,19 @@ from typing import Any, Final
 
 import numpy as np
 
-from lamina_core.config._config import config
-from lamina_core.interpreters.staging import trace_to_jaxpr
-from lamina_core.ir import dtypes
-from lamina_core.ir._avals import AbstractValue, ShapedArray
-from lamina_core.ir._jaxpr import DebugInfo, Jaxpr, Literal
-from lamina_core.ir._primitive import Primitive
-from lamina_core.ir._rules import abstract_eval_rules, impl_rules
+from lamina_core.config import config
+from lamina_core.interpreters import trace_to_jaxpr
+from lamina_core.ir import (
+    AbstractValue,
+    DebugInfo,
+    Jaxpr,
+    Literal,
+    Primitive,
+    ShapedArray,
+    abstract_eval_rules,
+    dtypes,
+    impl_rules,
+)
 from lamina_core.lax import _checks as c
 from lamina_core.lax import _gather_scatter_checks as checks
 from lamina_core.lax import _gather_scatter_refs as refs
@@ -32,10 +38,7 @@ from lamina_core.lax._elementwise import add, max, min, mul, sub
 from lamina_core.lax._shape import canonical_shape
 from lamina_core.lax._structural import full
 from lamina_core.lax._types import Array
-from lamina_core.trace._evaluate import reference_impl
-from lamina_core.trace._tracing import Tracer
-from lamina_core.trace._values import typeof
-from lamina_core.trace._vma import CHECKED_SCOPES, insert_pvary
+from lamina_core.trace import CHECKED_SCOPES, Tracer, insert_pvary, reference_impl, typeof
 
 
 class GatherScatterMode(enum.Enum):

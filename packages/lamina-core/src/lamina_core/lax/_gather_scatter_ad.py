@@ -12,10 +12,16 @@ from typing import Any
 
 import numpy as np
 
-from lamina_core.interpreters.jvp import defjvp, jvp_rules
-from lamina_core.interpreters.transpose import is_undefined, transpose_rules
-from lamina_core.interpreters.zeros import Zero, instantiate_zeros, zero_of
-from lamina_core.ir._primitive import Primitive
+from lamina_core.interpreters import (
+    Zero,
+    defjvp,
+    instantiate_zeros,
+    is_undefined,
+    jvp_rules,
+    transpose_rules,
+    zero_of,
+)
+from lamina_core.ir import Primitive
 from lamina_core.lax import _gather_scatter as gs
 from lamina_core.lax._ad_common import aval_of, full_like
 from lamina_core.lax._elementwise import add, div, eq, mul, neg

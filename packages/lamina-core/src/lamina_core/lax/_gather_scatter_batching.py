@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from lamina_core.interpreters.batching import AxisData, BatchDim, BatchRule, batching_rules
-from lamina_core.ir._primitive import Primitive
+from lamina_core.interpreters import AxisData, BatchDim, BatchRule, batching_rules
+from lamina_core.ir import Primitive
 from lamina_core.lax._batching_common import bdim_at_front, moveaxis, shape_of
 from lamina_core.lax._gather_scatter import (
     SCATTERS,

@@ -10,7 +10,7 @@ import itertools
 from collections.abc import Sequence
 from typing import Any
 
-from lamina_core.ir._avals import ShapedArray
+from lamina_core.ir import ShapedArray
 from lamina_core.lax import _checks as c
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from lamina_core.interpreters.jvp import defjvp, not_differentiable
+from lamina_core.interpreters import defjvp, not_differentiable
 from lamina_core.lax import _igamma as ig
 from lamina_core.lax._ad_common import aval_of, full_like
 from lamina_core.lax._elementwise import add, mul, neg, sub

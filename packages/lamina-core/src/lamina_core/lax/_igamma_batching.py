@@ -3,7 +3,7 @@ an unbatched operand broadcast against the batched ones."""
 
 from __future__ import annotations
 
-from lamina_core.interpreters.batching import batching_rules
+from lamina_core.interpreters import batching_rules
 from lamina_core.lax import _elementwise_batching as _elementwise_batching
 from lamina_core.lax import _igamma as ig
 from lamina_core.lax._batching_common import defbroadcasting

@@ -12,14 +12,12 @@ from typing import Any, Final, TypeAlias
 
 import numpy as np
 
-from lamina_core.custom_derivatives._custom_batching import install_stack
-from lamina_core.ir._avals import AbstractValue, ShapedArray
-from lamina_core.ir._primitive import Primitive
-from lamina_core.ir._rules import abstract_eval_rules, impl_rules
+from lamina_core.custom_derivatives import install_stack
+from lamina_core.ir import AbstractValue, Primitive, ShapedArray, abstract_eval_rules, impl_rules
 from lamina_core.lax import _checks as c
 from lamina_core.lax._shape import asarray, canonicalize_axis, is_array, shape_of
 from lamina_core.lax._types import Array
-from lamina_core.trace._vma import CHECKED_SCOPES, insert_pvary
+from lamina_core.trace import CHECKED_SCOPES, insert_pvary
 
 concatenate_p: Final = Primitive("concatenate")
 stack_p: Final = Primitive("stack")

@@ -7,15 +7,13 @@ from typing import Any
 
 import numpy as np
 
-from lamina_core.interpreters.helpers import deflinear
-from lamina_core.interpreters.transpose import is_undefined
-from lamina_core.interpreters.zeros import instantiate_zeros
+from lamina_core.interpreters import deflinear, instantiate_zeros, is_undefined
 from lamina_core.lax import _joining as j
 from lamina_core.lax._ad_common import aval_of
 from lamina_core.lax._elementwise import sub
 from lamina_core.lax._reductions import reduce_sum
 from lamina_core.lax._slicing import slice as slice_
-from lamina_core.trace._values import typeof
+from lamina_core.trace import typeof
 
 
 def _shape(x: Any) -> tuple[int, ...]:

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from lamina_core.interpreters.batching import AxisData, BatchDim, batching_rules
+from lamina_core.interpreters import AxisData, BatchDim, batching_rules
 from lamina_core.lax._ad_common import full_like
 from lamina_core.lax._batching_common import moveaxis, shape_of
 from lamina_core.lax._joining import (

@@ -16,21 +16,28 @@ from typing import Any, Final, TypeAlias
 
 import numpy as np
 
-from lamina_core.ir import _pp as pp
-from lamina_core.ir import dtypes
-from lamina_core.ir._avals import AbstractValue, ShapedArray
-from lamina_core.ir._jaxpr import JaxprEqn
-from lamina_core.ir._mesh import NamedSharding, named_in_context
-from lamina_core.ir._partition_spec import PartitionSpec
-from lamina_core.ir._pretty import PpContext, PpSettings, pp_eqn_rules, pp_eqn_with_params
-from lamina_core.ir._primitive import Primitive
-from lamina_core.ir._rules import abstract_eval_rules, impl_rules
+from lamina_core.ir import (
+    AbstractValue,
+    JaxprEqn,
+    NamedSharding,
+    PartitionSpec,
+    PpContext,
+    PpSettings,
+    Primitive,
+    ShapedArray,
+    abstract_eval_rules,
+    dtypes,
+    impl_rules,
+    named_in_context,
+    pp,
+    pp_eqn_rules,
+    pp_eqn_with_params,
+)
 from lamina_core.lax import _checks as c
 from lamina_core.lax._dot_types import DotAlgorithmPreset, Precision
 from lamina_core.lax._structural import canonical_sharding
 from lamina_core.lax._types import Array
-from lamina_core.trace._values import typeof
-from lamina_core.trace._vma import CHECKED_SCOPES, insert_pvary
+from lamina_core.trace import CHECKED_SCOPES, insert_pvary, typeof
 
 _PRECISION_NAMES: Final = {
     "highest": Precision.HIGHEST,

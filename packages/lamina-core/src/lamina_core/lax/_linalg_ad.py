@@ -9,14 +9,12 @@ from typing import Any
 
 import numpy as np
 
-from lamina_core.interpreters.helpers import defbilinear
-from lamina_core.ir._explicit_sharding import spec_of
-from lamina_core.ir._mesh import NamedSharding
-from lamina_core.ir._partition_spec import PartitionSpec
+from lamina_core.interpreters import defbilinear
+from lamina_core.ir import NamedSharding, PartitionSpec, spec_of
 from lamina_core.lax._linalg import dot_general, dot_general_p
 from lamina_core.lax._shape import transpose
 from lamina_core.lax._structural import _convert_element_type
-from lamina_core.trace._values import typeof
+from lamina_core.trace import typeof
 
 
 def _remaining(original: Sequence[int], *removed: Sequence[int]) -> list[int]:

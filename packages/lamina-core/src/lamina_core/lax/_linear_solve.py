@@ -18,17 +18,27 @@ from typing import Any, Final, NamedTuple
 
 import numpy as np
 
-from lamina_core.interpreters.batching import AxisData, batching_rules
-from lamina_core.interpreters.jvp import jvp_flat, jvp_rules
-from lamina_core.interpreters.staging import trace_to_jaxpr
-from lamina_core.interpreters.transpose import is_undefined, transpose_rules
-from lamina_core.interpreters.zeros import Zero, instantiate_zeros, zero_of
-from lamina_core.ir._avals import AbstractValue
-from lamina_core.ir._jaxpr import ClosedJaxpr, Jaxpr
-from lamina_core.ir._primitive import Primitive
-from lamina_core.ir._rules import abstract_eval_rules, impl_rules
-from lamina_core.trace._evaluate import eval_jaxpr
-from lamina_core.trace._values import typeof
+from lamina_core.interpreters import (
+    AxisData,
+    Zero,
+    batching_rules,
+    instantiate_zeros,
+    is_undefined,
+    jvp_flat,
+    jvp_rules,
+    trace_to_jaxpr,
+    transpose_rules,
+    zero_of,
+)
+from lamina_core.ir import (
+    AbstractValue,
+    ClosedJaxpr,
+    Jaxpr,
+    Primitive,
+    abstract_eval_rules,
+    impl_rules,
+)
+from lamina_core.trace import eval_jaxpr, typeof
 from lamina_core.tree import tree_util
 
 
@@ -182,7 +192,7 @@ def _batch_fixpoint(
     jaxprs: Any, axis_data: AxisData, params_bat: Any, b_bat: list[bool]
 ) -> tuple[Any, list[bool], list[bool]]:
     """JAX's fixpoint: which of b and x end up batched once every function is batched."""
-    from lamina_core.transforms._call_batching import batch_jaxpr_front
+    from lamina_core.transforms import batch_jaxpr_front
 
     matvec, vecmat, solve, solve_t = jaxprs
     num_out = len(matvec.out_avals)
@@ -280,7 +290,7 @@ def custom_linear_solve(
         if symmetric:
             vecmat, vecmat_jaxpr, vecmat_consts = matvec, matvec_jaxpr, matvec_consts
         else:
-            from lamina_core.transforms._autodiff import linear_transpose
+            from lamina_core.transforms import linear_transpose
 
             transposed = linear_transpose(matvec, b)
             vecmat = lambda x: transposed(x)[0]  # noqa: E731
@@ -313,7 +323,7 @@ def custom_root(
     closes over by the implicit function theorem; `tangent_solve(g, y)` solves the linearized
     system `g(x) = y`."""
     from lamina_core.custom_derivatives import custom_jvp
-    from lamina_core.transforms._autodiff import linearize
+    from lamina_core.transforms import linearize
 
     guess_leaves, tree = tree_util.tree_flatten(initial_guess)
     avals = [typeof(x) for x in guess_leaves]

@@ -14,14 +14,25 @@ from typing import Any, Final
 
 import numpy as np
 
-from lamina_core.interpreters.batching import AxisData, batching_rules, needs_axis_rule
-from lamina_core.interpreters.helpers import deflinear
-from lamina_core.interpreters.jvp import defjvp_zero, not_differentiable
-from lamina_core.ir import dtypes
-from lamina_core.ir._avals import AbstractValue, ShapedArray
-from lamina_core.ir._effects import Effects, KindEffect
-from lamina_core.ir._primitive import Primitive
-from lamina_core.ir._rules import abstract_eval_rules, effects_rules, impl_rules
+from lamina_core.interpreters import (
+    AxisData,
+    batching_rules,
+    defjvp_zero,
+    deflinear,
+    needs_axis_rule,
+    not_differentiable,
+)
+from lamina_core.ir import (
+    AbstractValue,
+    Effects,
+    KindEffect,
+    Primitive,
+    ShapedArray,
+    abstract_eval_rules,
+    dtypes,
+    effects_rules,
+    impl_rules,
+)
 
 # Imported first so its loop over `binary_primitives` has run before ours are made: ours are
 # batched below, once.
@@ -30,8 +41,7 @@ from lamina_core.lax import _nary as n
 from lamina_core.lax._batching_common import defbroadcasting, defvectorized
 from lamina_core.lax._shape import asarray, shape_of
 from lamina_core.lax._structural import broadcast_in_dim
-from lamina_core.trace._tracing import Tracer
-from lamina_core.trace._values import typeof
+from lamina_core.trace import Tracer, typeof
 from lamina_core.tree import tree_util
 
 # --- mulhi ------------------------------------------------------------------------------------

@@ -17,16 +17,18 @@ from typing import Any, Final
 
 import numpy as np
 
-from lamina_core.ir import dtypes
-from lamina_core.ir._avals import AbstractValue, ShapedArray
-from lamina_core.ir._explicit_sharding import (
+from lamina_core.ir import (
+    AbstractValue,
+    Primitive,
+    ShapedArray,
+    abstract_eval_rules,
     context_mesh_primitives,
+    dtypes,
     elementwise_rule,
+    hide_params,
+    impl_rules,
     sharding_rules,
 )
-from lamina_core.ir._pretty import hide_params
-from lamina_core.ir._primitive import Primitive
-from lamina_core.ir._rules import abstract_eval_rules, impl_rules
 from lamina_core.lax import _checks as c
 
 _FAMILY_KINDS: Final = {

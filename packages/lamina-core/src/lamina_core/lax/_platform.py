@@ -12,9 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from lamina_core.interpreters.batching import bound_axis_names
-from lamina_core.trace._values import typeof
-from lamina_core.trace._vma import check_vma_enabled, pvary
+from lamina_core.interpreters import bound_axis_names
+from lamina_core.trace import check_vma_enabled, pvary, typeof
 from lamina_core.tree import tree_util
 
 _PCAST_TARGETS = ("reduced", "unreduced", "varying")

@@ -19,16 +19,10 @@ from typing import Any, Final
 
 import numpy as np
 
-from lamina_core.interpreters.jvp import jvp_rules
-from lamina_core.interpreters.staging import trace_to_jaxpr
-from lamina_core.interpreters.transpose import is_undefined, transpose_rules
-from lamina_core.interpreters.zeros import Zero
-from lamina_core.ir._avals import AbstractValue
-from lamina_core.ir._jaxpr import ClosedJaxpr
-from lamina_core.ir._primitive import Primitive
-from lamina_core.ir._rules import abstract_eval_rules, impl_rules
+from lamina_core.interpreters import Zero, is_undefined, jvp_rules, trace_to_jaxpr, transpose_rules
+from lamina_core.ir import AbstractValue, ClosedJaxpr, Primitive, abstract_eval_rules, impl_rules
 from lamina_core.lax._dot_types import RaggedDotDimensionNumbers
-from lamina_core.trace._evaluate import eval_jaxpr
+from lamina_core.trace import eval_jaxpr
 
 ragged_dot_general_p: Final = Primitive("ragged_dot_general")
 
@@ -126,7 +120,7 @@ def _ragged_abstract_eval(*avals: AbstractValue, **params: Any) -> AbstractValue
 
 @impl_rules.register(ragged_dot_general_p)
 def _ragged_impl(lhs: Any, rhs: Any, group_sizes: Any, **params: Any) -> Any:
-    from lamina_core.trace._values import typeof
+    from lamina_core.trace import typeof
 
     jaxpr = dense_jaxpr([typeof(lhs), typeof(rhs), typeof(group_sizes)], params)
     return np.asarray(eval_jaxpr(jaxpr, (), lhs, rhs, group_sizes)[0])

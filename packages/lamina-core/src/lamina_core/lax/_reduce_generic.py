@@ -18,22 +18,25 @@ from typing import Any, Final
 
 import numpy as np
 
-from lamina_core.config._config import config
-from lamina_core.interpreters.batching import AxisData, batch_flat
-from lamina_core.interpreters.staging import trace_to_jaxpr
-from lamina_core.ir import dtypes
-from lamina_core.ir._avals import AbstractValue, ShapedArray
-from lamina_core.ir._jaxpr import ClosedJaxpr, DebugInfo, Jaxpr
-from lamina_core.ir._primitive import Primitive
-from lamina_core.ir._rules import abstract_eval_rules, impl_rules
+from lamina_core.config import config
+from lamina_core.interpreters import AxisData, batch_flat, trace_to_jaxpr
+from lamina_core.ir import (
+    AbstractValue,
+    ClosedJaxpr,
+    DebugInfo,
+    Jaxpr,
+    Primitive,
+    ShapedArray,
+    abstract_eval_rules,
+    dtypes,
+    impl_rules,
+)
 from lamina_core.lax import _checks as c
 from lamina_core.lax import _elementwise as ew
 from lamina_core.lax import _reductions as red
 from lamina_core.lax._structural import _convert_element_type
-from lamina_core.trace._evaluate import eval_jaxpr
-from lamina_core.trace._tracing import Tracer
-from lamina_core.trace._values import is_concrete_value, to_numpy, typeof
-from lamina_core.transforms._make_jaxpr import func_src_info
+from lamina_core.trace import Tracer, eval_jaxpr, is_concrete_value, to_numpy, typeof
+from lamina_core.transforms import func_src_info
 from lamina_core.tree import tree_util
 
 reduce_p: Final = Primitive("reduce", multiple_results=True)

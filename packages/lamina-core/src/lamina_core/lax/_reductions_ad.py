@@ -7,15 +7,15 @@ from typing import Any
 
 import numpy as np
 
-from lamina_core.interpreters.helpers import deflinear
-from lamina_core.interpreters.jvp import (
+from lamina_core.interpreters import (
     defjvp2,
     defjvp_zero,
+    deflinear,
+    instantiate_zeros,
     jvp_flat,
     jvp_rules,
     not_differentiable,
 )
-from lamina_core.interpreters.zeros import instantiate_zeros
 from lamina_core.lax import _reductions as r
 from lamina_core.lax._ad_common import aval_of, const
 from lamina_core.lax._elementwise import div, mul

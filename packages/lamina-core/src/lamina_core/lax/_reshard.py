@@ -12,20 +12,32 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from lamina_core.interpreters.batching import AxisData, BatchDim, batching_rules
-from lamina_core.interpreters.helpers import deflinear
-from lamina_core.interpreters.transpose import is_undefined
-from lamina_core.interpreters.zeros import Zero
-from lamina_core.ir import _pp as pp
-from lamina_core.ir._avals import AbstractValue, ShapedArray
-from lamina_core.ir._jaxpr import JaxprEqn
-from lamina_core.ir._mesh import NamedSharding, context_mesh, named_in_context
-from lamina_core.ir._partition_spec import PartitionSpec
-from lamina_core.ir._pretty import PpContext, PpSettings, pp_eqn_rules, pp_eqn_with_params
-from lamina_core.ir._primitive import Primitive
-from lamina_core.ir._rules import abstract_eval_rules, impl_rules
-from lamina_core.trace._tracing import Tracer
-from lamina_core.trace._values import typeof
+from lamina_core.interpreters import (
+    AxisData,
+    BatchDim,
+    Zero,
+    batching_rules,
+    deflinear,
+    is_undefined,
+)
+from lamina_core.ir import (
+    AbstractValue,
+    JaxprEqn,
+    NamedSharding,
+    PartitionSpec,
+    PpContext,
+    PpSettings,
+    Primitive,
+    ShapedArray,
+    abstract_eval_rules,
+    context_mesh,
+    impl_rules,
+    named_in_context,
+    pp,
+    pp_eqn_rules,
+    pp_eqn_with_params,
+)
+from lamina_core.trace import Tracer, typeof
 
 reshard_p: Final = Primitive("reshard")
 

@@ -16,10 +16,14 @@ from typing import Any, Final
 
 import numpy as np
 
-from lamina_core.ir._avals import AbstractValue, ShapedArray
-from lamina_core.ir._jaxpr import Jaxpr
-from lamina_core.ir._primitive import Primitive
-from lamina_core.ir._rules import abstract_eval_rules, impl_rules
+from lamina_core.ir import (
+    AbstractValue,
+    Jaxpr,
+    Primitive,
+    ShapedArray,
+    abstract_eval_rules,
+    impl_rules,
+)
 from lamina_core.lax import _checks as c
 from lamina_core.lax import _elementwise as ew
 from lamina_core.lax._joining import pad
@@ -37,8 +41,7 @@ from lamina_core.lax._windowed import (
     window_shape,
     window_slices,
 )
-from lamina_core.trace._evaluate import eval_jaxpr
-from lamina_core.trace._values import to_numpy, typeof
+from lamina_core.trace import eval_jaxpr, to_numpy, typeof
 
 select_and_scatter_p: Final = Primitive("select_and_scatter")
 select_and_scatter_add_p: Final = Primitive("select_and_scatter_add")

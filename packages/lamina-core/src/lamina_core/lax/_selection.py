@@ -14,14 +14,18 @@ from typing import Any, Final
 
 import numpy as np
 
-from lamina_core.ir import dtypes
-from lamina_core.ir._avals import AbstractValue, ShapedArray
-from lamina_core.ir._primitive import Primitive
-from lamina_core.ir._rules import abstract_eval_rules, impl_rules
+from lamina_core.ir import (
+    AbstractValue,
+    Primitive,
+    ShapedArray,
+    abstract_eval_rules,
+    dtypes,
+    impl_rules,
+)
 from lamina_core.lax import _checks as c
 from lamina_core.lax import _nary as n
 from lamina_core.lax._types import Array
-from lamina_core.trace._vma import insert_pvary
+from lamina_core.trace import insert_pvary
 
 select_n_p: Final = Primitive("select_n")
 clamp_p: Final = Primitive("clamp")

@@ -8,10 +8,15 @@ from typing import Any
 
 import numpy as np
 
-from lamina_core.interpreters.helpers import deflinear
-from lamina_core.interpreters.jvp import defjvp, defjvp_zero, jvp_rules
-from lamina_core.interpreters.transpose import is_undefined, transpose_rules
-from lamina_core.interpreters.zeros import Zero
+from lamina_core.interpreters import (
+    Zero,
+    defjvp,
+    defjvp_zero,
+    deflinear,
+    is_undefined,
+    jvp_rules,
+    transpose_rules,
+)
 from lamina_core.lax import _elementwise as e
 from lamina_core.lax import _selection as s
 from lamina_core.lax._ad_common import aval_of, full_like

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from lamina_core.interpreters.batching import AxisData, BatchDim, batching_rules
+from lamina_core.interpreters import AxisData, BatchDim, batching_rules
 from lamina_core.lax._batching_common import bdim_at_front, moveaxis, ndim_of, shape_of
 from lamina_core.lax._selection import clamp_p, select_n, select_n_p
 from lamina_core.lax._structural import broadcast, broadcast_in_dim

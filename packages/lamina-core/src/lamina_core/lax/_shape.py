@@ -17,15 +17,18 @@ from typing import Any, Final
 
 import numpy as np
 
-from lamina_core.ir import dtypes
-from lamina_core.ir._avals import AbstractValue, ShapedArray
-from lamina_core.ir._primitive import Primitive
-from lamina_core.ir._rules import abstract_eval_rules, impl_rules
+from lamina_core.ir import (
+    AbstractValue,
+    Primitive,
+    ShapedArray,
+    abstract_eval_rules,
+    dtypes,
+    impl_rules,
+)
 from lamina_core.lax import _checks as c
 from lamina_core.lax._structural import _convert_element_type, broadcast_in_dim, canonical_sharding
 from lamina_core.lax._types import Array
-from lamina_core.trace._tracing import Tracer
-from lamina_core.trace._values import typeof
+from lamina_core.trace import Tracer, typeof
 
 reshape_p: Final = Primitive("reshape")
 squeeze_p: Final = Primitive("squeeze")

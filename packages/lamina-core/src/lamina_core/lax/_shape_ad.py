@@ -8,9 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from lamina_core.interpreters.helpers import deflinear
-from lamina_core.interpreters.jvp import not_differentiable
-from lamina_core.interpreters.transpose import is_undefined
+from lamina_core.interpreters import deflinear, is_undefined, not_differentiable
 from lamina_core.lax import _shape as sh
 from lamina_core.lax._reductions import reduce_sum
 

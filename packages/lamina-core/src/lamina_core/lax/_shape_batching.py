@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from lamina_core.interpreters.batching import AxisData, BatchDim, batching_rules
+from lamina_core.interpreters import AxisData, BatchDim, batching_rules
 from lamina_core.lax._batching_common import moveaxis, shape_of, sharding_for_vmap
 from lamina_core.lax._shape import (
     reshape,

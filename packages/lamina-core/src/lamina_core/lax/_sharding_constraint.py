@@ -10,22 +10,29 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from lamina_core.interpreters.batching import AxisData, BatchDim, batching_rules
-from lamina_core.interpreters.helpers import deflinear
-from lamina_core.interpreters.transpose import is_undefined
-from lamina_core.interpreters.zeros import Zero
-from lamina_core.ir._avals import AbstractValue, ShapedArray
-from lamina_core.ir._mesh import (
+from lamina_core.interpreters import (
+    AxisData,
+    BatchDim,
+    Zero,
+    batching_rules,
+    deflinear,
+    is_undefined,
+)
+from lamina_core.ir import (
+    UNCONSTRAINED,
     AbstractMesh,
+    AbstractValue,
     Mesh,
     NamedSharding,
+    PartitionSpec,
+    Primitive,
+    ShapedArray,
+    abstract_eval_rules,
     get_abstract_mesh,
     get_concrete_mesh,
+    impl_rules,
 )
-from lamina_core.ir._partition_spec import UNCONSTRAINED, PartitionSpec
-from lamina_core.ir._primitive import Primitive
-from lamina_core.ir._rules import abstract_eval_rules, impl_rules
-from lamina_core.trace._values import typeof
+from lamina_core.trace import typeof
 from lamina_core.tree import tree_util
 
 sharding_constraint_p: Final = Primitive("sharding_constraint")
@@ -104,7 +111,7 @@ def with_sharding_constraint(x: Any, shardings: Any) -> Any:
     """`x` (a pytree of arrays), each leaf constrained to its sharding in `shardings` (a
     pytree prefix of `x`: `NamedSharding`s, or `PartitionSpec`s over the mesh in context)."""
     leaves, tree = tree_util.tree_flatten(x)
-    from lamina_core.transforms._vmap import flatten_axes
+    from lamina_core.transforms import flatten_axes
 
     flat = flatten_axes("with_sharding_constraint shardings", tree, shardings)
     context = _context_mesh()

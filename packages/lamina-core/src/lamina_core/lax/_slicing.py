@@ -16,10 +16,14 @@ from typing import Any, Final
 
 import numpy as np
 
-from lamina_core.ir import dtypes
-from lamina_core.ir._avals import AbstractValue, ShapedArray
-from lamina_core.ir._primitive import Primitive
-from lamina_core.ir._rules import abstract_eval_rules, impl_rules
+from lamina_core.ir import (
+    AbstractValue,
+    Primitive,
+    ShapedArray,
+    abstract_eval_rules,
+    dtypes,
+    impl_rules,
+)
 from lamina_core.lax import _checks as c
 from lamina_core.lax._elementwise import add, lt
 from lamina_core.lax._selection import select_n
@@ -32,8 +36,8 @@ from lamina_core.lax._shape import (
 )
 from lamina_core.lax._structural import _convert_element_type
 from lamina_core.lax._types import Array
-from lamina_core.trace._vma import insert_pvary
-from lamina_core.transforms._jit import Jitted
+from lamina_core.trace import insert_pvary
+from lamina_core.transforms import Jitted
 
 slice_p: Final = Primitive("slice")
 dynamic_slice_p: Final = Primitive("dynamic_slice")

@@ -8,9 +8,14 @@ from typing import Any
 
 import numpy as np
 
-from lamina_core.interpreters.jvp import jvp_rules
-from lamina_core.interpreters.transpose import is_undefined, transpose_rules
-from lamina_core.interpreters.zeros import Zero, instantiate_zeros, zero_of
+from lamina_core.interpreters import (
+    Zero,
+    instantiate_zeros,
+    is_undefined,
+    jvp_rules,
+    transpose_rules,
+    zero_of,
+)
 from lamina_core.lax import _slicing as s
 from lamina_core.lax._ad_common import aval_of, const, full_like
 from lamina_core.lax._joining import pad

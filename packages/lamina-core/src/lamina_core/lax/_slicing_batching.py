@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from lamina_core.interpreters.batching import AxisData, BatchDim, batching_rules
+from lamina_core.interpreters import AxisData, BatchDim, batching_rules
 from lamina_core.lax._batching_common import bdim_at_front, moveaxis, ndim_of, shape_of
 from lamina_core.lax._gather_scatter import (
     GatherDimensionNumbers,

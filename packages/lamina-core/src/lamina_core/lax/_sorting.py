@@ -13,12 +13,10 @@ from typing import Any, Final
 
 import numpy as np
 
-from lamina_core.ir._avals import AbstractValue, ShapedArray
-from lamina_core.ir._primitive import Primitive
-from lamina_core.ir._rules import abstract_eval_rules, impl_rules
+from lamina_core.ir import AbstractValue, Primitive, ShapedArray, abstract_eval_rules, impl_rules
 from lamina_core.lax import _checks as c
 from lamina_core.lax._types import Array
-from lamina_core.trace._values import typeof
+from lamina_core.trace import typeof
 
 sort_p: Final = Primitive("sort", multiple_results=True)
 top_k_p: Final = Primitive("top_k", multiple_results=True)

@@ -8,8 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from lamina_core.interpreters.jvp import jvp_rules
-from lamina_core.interpreters.zeros import Zero, zero_of
+from lamina_core.interpreters import Zero, jvp_rules, zero_of
 from lamina_core.lax import _gather_scatter as gs
 from lamina_core.lax import _sorting as so
 from lamina_core.lax._ad_common import aval_of

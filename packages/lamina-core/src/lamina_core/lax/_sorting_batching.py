@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from lamina_core.interpreters.batching import AxisData, BatchDim, batching_rules
+from lamina_core.interpreters import AxisData, BatchDim, batching_rules
 from lamina_core.lax._batching_common import moveaxis, ndim_of, shape_of
 from lamina_core.lax._sorting import sort_p, top_k, top_k_p
 from lamina_core.lax._structural import broadcast_in_dim

@@ -6,6 +6,6 @@ which binds it too.
 
 from __future__ import annotations
 
-from lamina_core.transforms._stop_gradient import stop_gradient, stop_gradient_p
+from lamina_core.transforms import stop_gradient, stop_gradient_p
 
 __all__ = ["stop_gradient", "stop_gradient_p"]

@@ -12,19 +12,35 @@ from typing import Any, Final
 
 import numpy as np
 
-from lamina_core.ir import dtypes
-from lamina_core.ir._avals import AbstractValue, ShapedArray, explicit_spec
-from lamina_core.ir._literals import TypedComplex, TypedFloat, TypedInt, typed_scalar
-from lamina_core.ir._mesh import Mesh, NamedSharding
-from lamina_core.ir._pretty import hide_params
-from lamina_core.ir._primitive import Primitive
-from lamina_core.ir._rules import abstract_eval_rules, const_fold_rules, impl_rules
+from lamina_core.ir import (
+    AbstractValue,
+    Mesh,
+    NamedSharding,
+    Primitive,
+    ShapedArray,
+    TypedComplex,
+    TypedFloat,
+    TypedInt,
+    abstract_eval_rules,
+    const_fold_rules,
+    dtypes,
+    explicit_spec,
+    hide_params,
+    impl_rules,
+    typed_scalar,
+)
 from lamina_core.lax import _checks as c
 from lamina_core.lax._reshard import reshard_p
 from lamina_core.lax._types import Array
-from lamina_core.trace._tracing import EVAL_TRACE, Tracer, current_trace, eager_value
-from lamina_core.trace._values import canonical_value, typeof
-from lamina_core.trace._vma import pvary_like
+from lamina_core.trace import (
+    EVAL_TRACE,
+    Tracer,
+    canonical_value,
+    current_trace,
+    eager_value,
+    pvary_like,
+    typeof,
+)
 
 convert_element_type_p: Final = Primitive("convert_element_type")
 broadcast_in_dim_p: Final = Primitive("broadcast_in_dim")

@@ -7,18 +7,23 @@ from typing import Any
 
 import numpy as np
 
-from lamina_core.interpreters.jvp import defjvp2, jvp_rules, linear_jvp
-from lamina_core.interpreters.transpose import is_undefined, transpose_rules
-from lamina_core.interpreters.zeros import Zero, zero_of
-from lamina_core.ir import dtypes
-from lamina_core.ir._avals import ShapedArray
+from lamina_core.interpreters import (
+    Zero,
+    defjvp2,
+    is_undefined,
+    jvp_rules,
+    linear_jvp,
+    transpose_rules,
+    zero_of,
+)
+from lamina_core.ir import ShapedArray, dtypes
 from lamina_core.lax._reductions import reduce_sum
 from lamina_core.lax._shape import expand_dims
 from lamina_core.lax._structural import (
     broadcast_in_dim_p,
     convert_element_type_p,
 )
-from lamina_core.trace._values import typeof
+from lamina_core.trace import typeof
 
 
 def _convert_element_type_jvp(

@@ -8,16 +8,16 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from lamina_core.interpreters.jvp import not_differentiable
-from lamina_core.ir._avals import AbstractValue
-from lamina_core.ir._primitive import Primitive
-from lamina_core.ir._rules import (
+from lamina_core.interpreters import not_differentiable
+from lamina_core.ir import (
+    AbstractValue,
+    Primitive,
     abstract_eval_rules,
     evaluated_on_values,
     impl_rules,
     value_impl_rules,
 )
-from lamina_core.trace._values import register_hi_value_type
+from lamina_core.trace import register_hi_value_type
 
 
 class AbstractToken(AbstractValue):

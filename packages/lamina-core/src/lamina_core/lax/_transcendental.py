@@ -15,11 +15,11 @@ from typing import Final
 
 import numpy as np
 
-from lamina_core.ir._primitive import Primitive
+from lamina_core.ir import Primitive
 from lamina_core.lax import _nary as n
 from lamina_core.lax import _special_refs as refs
 from lamina_core.lax._types import Array
-from lamina_core.trace._vma import CHECKED_SCOPES, insert_pvary
+from lamina_core.trace import CHECKED_SCOPES, insert_pvary
 
 
 class AccuracyMode(enum.Enum):

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from lamina_core.interpreters.jvp import defjvp, defjvp2
+from lamina_core.interpreters import defjvp, defjvp2
 from lamina_core.lax import _elementwise as e
 from lamina_core.lax import _transcendental as tr
 from lamina_core.lax._ad_common import const, one

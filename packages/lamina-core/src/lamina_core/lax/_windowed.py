@@ -17,10 +17,15 @@ from typing import Any, Final
 
 import numpy as np
 
-from lamina_core.ir._avals import AbstractValue, ShapedArray
-from lamina_core.ir._jaxpr import ClosedJaxpr, Jaxpr
-from lamina_core.ir._primitive import Primitive
-from lamina_core.ir._rules import abstract_eval_rules, impl_rules
+from lamina_core.ir import (
+    AbstractValue,
+    ClosedJaxpr,
+    Jaxpr,
+    Primitive,
+    ShapedArray,
+    abstract_eval_rules,
+    impl_rules,
+)
 from lamina_core.lax import _checks as c
 from lamina_core.lax import _elementwise as ew
 from lamina_core.lax._joining import _pad_impl
@@ -36,7 +41,7 @@ from lamina_core.lax._reduce_generic import (
 )
 from lamina_core.lax._shape import check_shapelike
 from lamina_core.lax._types import Array
-from lamina_core.trace._values import typeof
+from lamina_core.trace import typeof
 from lamina_core.tree import tree_util
 
 reduce_window_p: Final = Primitive("reduce_window", multiple_results=True)

@@ -15,12 +15,20 @@ from typing import Any
 
 import numpy as np
 
-from lamina_core.interpreters.helpers import deflinear
-from lamina_core.interpreters.jvp import JVPRule, defjvp, jvp_flat, jvp_rules, not_differentiable
-from lamina_core.interpreters.transpose import is_undefined, transpose_rules
-from lamina_core.interpreters.zeros import Zero, instantiate_zeros, zero_of
-from lamina_core.ir._jaxpr import ClosedJaxpr, Jaxpr
-from lamina_core.ir._primitive import Primitive
+from lamina_core.interpreters import (
+    JVPRule,
+    Zero,
+    defjvp,
+    deflinear,
+    instantiate_zeros,
+    is_undefined,
+    jvp_flat,
+    jvp_rules,
+    not_differentiable,
+    transpose_rules,
+    zero_of,
+)
+from lamina_core.ir import ClosedJaxpr, Jaxpr, Primitive
 from lamina_core.lax import _elementwise as ew
 from lamina_core.lax import _reduce_generic as rg
 from lamina_core.lax import _select_and_scatter as ss
@@ -31,8 +39,8 @@ from lamina_core.lax._shape import reshape, squeeze
 from lamina_core.lax._slicing import slice as slice_
 from lamina_core.lax._slicing import slice_in_dim
 from lamina_core.lax._structural import full
-from lamina_core.trace._evaluate import eval_jaxpr
-from lamina_core.transforms._vmap import vmap
+from lamina_core.trace import eval_jaxpr
+from lamina_core.transforms import vmap
 
 # --- reduce ------------------------------------------------------------------------------------
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from lamina_core.interpreters.batching import AxisData, BatchDim, BatchRule, batching_rules
+from lamina_core.interpreters import AxisData, BatchDim, BatchRule, batching_rules
 from lamina_core.lax import _reduce_generic as rg
 from lamina_core.lax import _select_and_scatter as ss
 from lamina_core.lax import _windowed as w

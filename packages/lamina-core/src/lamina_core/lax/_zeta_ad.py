@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from lamina_core.interpreters.jvp import defjvp, not_differentiable
+from lamina_core.interpreters import defjvp, not_differentiable
 from lamina_core.lax import _transcendental as tr
 from lamina_core.lax import _zeta as z
 from lamina_core.lax._ad_common import const

@@ -3,7 +3,7 @@ operand broadcast against the batched one, as for the other binary elementwise p
 
 from __future__ import annotations
 
-from lamina_core.interpreters.batching import batching_rules
+from lamina_core.interpreters import batching_rules
 from lamina_core.lax import _elementwise_batching as _elementwise_batching
 from lamina_core.lax import _zeta as z
 from lamina_core.lax._batching_common import defbroadcasting

@@ -43,7 +43,13 @@ from lamina_core.nn._normalization import (
     standardize,
 )
 from lamina_core.nn._scaled_dot_general import scaled_dot_general
+from lamina_core.nn._scaled_matmul import (
+    MATMUL_DIMENSION_NUMBERS as MATMUL_DIMENSION_NUMBERS,
+)
 from lamina_core.nn._scaled_matmul import get_scaled_dot_general_config, scaled_matmul
+from lamina_core.nn._scaled_matmul import (
+    scaled_matmul_wrapper_p as scaled_matmul_wrapper_p,
+)
 
 __all__ = [
     "celu",

@@ -18,8 +18,8 @@ from lamina_core import lax
 from lamina_core import numpy as jnp
 from lamina_core.ir import dtypes
 from lamina_core.nn._normalization import logsumexp, softmax
-from lamina_core.numpy._util import dtype_of, shape_of
-from lamina_core.transforms._vmap import vmap
+from lamina_core.numpy import dtype_of, shape_of
+from lamina_core.transforms import vmap
 
 Array = Any
 

@@ -19,14 +19,12 @@ import numpy as np
 from lamina_core import lax
 from lamina_core import numpy as jnp
 from lamina_core.custom_derivatives import custom_jvp
-from lamina_core.ir import dtypes
-from lamina_core.ir._avals import ShapedArray
-from lamina_core.lax._ad_common import full_like
-from lamina_core.numpy import _promote as p
-from lamina_core.numpy._reductions import _count, _reduction_dims, canonicalize_axis
-from lamina_core.numpy._util import dtype_of, shape_of
-from lamina_core.trace._values import typeof
-from lamina_core.transforms._jit import Jitted
+from lamina_core.ir import ShapedArray, dtypes
+from lamina_core.lax import full_like
+from lamina_core.numpy import _count, _reduction_dims, canonicalize_axis, dtype_of, shape_of
+from lamina_core.numpy import promotion as p
+from lamina_core.trace import typeof
+from lamina_core.transforms import Jitted
 
 Array = Any
 Axis = int | tuple[int, ...] | None

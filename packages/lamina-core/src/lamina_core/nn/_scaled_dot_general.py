@@ -24,7 +24,7 @@ from lamina_core import numpy as jnp
 from lamina_core.custom_derivatives import custom_vjp
 from lamina_core.ir import dtypes
 from lamina_core.nn._scaled_matmul import BlockScaleConfig, _scaled_matmul
-from lamina_core.numpy._util import dtype_of, shape_of
+from lamina_core.numpy import dtype_of, shape_of
 
 Array = Any
 Dims = tuple[tuple[int, ...], tuple[int, ...]]

@@ -21,16 +21,18 @@ from typing import Any, Final
 import numpy as np
 
 from lamina_core import numpy as jnp
-from lamina_core.interpreters.batching import AxisData, BatchDim, batching_rules
-from lamina_core.interpreters.jvp import not_differentiable
-from lamina_core.ir import dtypes
-from lamina_core.ir._avals import AbstractValue, ShapedArray
-from lamina_core.ir._primitive import Primitive
-from lamina_core.ir._rules import abstract_eval_rules, impl_rules
-from lamina_core.lax._batching_common import bdim_at_front
-from lamina_core.lax._scaled_dot import decomposition
-from lamina_core.trace._values import typeof
-from lamina_core.transforms._jit import Jitted
+from lamina_core.interpreters import AxisData, BatchDim, batching_rules, not_differentiable
+from lamina_core.ir import (
+    AbstractValue,
+    Primitive,
+    ShapedArray,
+    abstract_eval_rules,
+    dtypes,
+    impl_rules,
+)
+from lamina_core.lax import bdim_at_front, decomposition
+from lamina_core.trace import typeof
+from lamina_core.transforms import Jitted
 
 Array = Any
 

@@ -15,7 +15,7 @@ import numpy as np
 from lamina_core import numpy as jnp
 from lamina_core import random
 from lamina_core.ir import dtypes
-from lamina_core.numpy._index_update import at
+from lamina_core.numpy import at
 
 Array = Any
 Axes = int | Sequence[int]

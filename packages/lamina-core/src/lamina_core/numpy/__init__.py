@@ -30,6 +30,7 @@ from lamina_core.numpy import (
     _nan_reductions,
     _pad,
     _polynomial_fit,
+    _promote,
     _quantiles,
     _reductions,
     _scalar_types,
@@ -46,26 +47,76 @@ from lamina_core.numpy import (
 from lamina_core.numpy._array_compare import *  # noqa: F403
 from lamina_core.numpy._bits_sorts import *  # noqa: F403
 from lamina_core.numpy._creation import *  # noqa: F403
+
+# Not JAX's API: names the layers above use.
+from lamina_core.numpy._creation import (
+    asarray as asarray,
+)
+from lamina_core.numpy._creation import (
+    eye as eye,
+)
 from lamina_core.numpy._cumulative import *  # noqa: F403
 from lamina_core.numpy._functional import *  # noqa: F403
 from lamina_core.numpy._grids import *  # noqa: F403
 from lamina_core.numpy._histograms import *  # noqa: F403
 from lamina_core.numpy._host_io import *  # noqa: F403
 from lamina_core.numpy._index_helpers import *  # noqa: F403
+from lamina_core.numpy._index_parse import (
+    NonConcreteBooleanIndexError as NonConcreteBooleanIndexError,
+)
 from lamina_core.numpy._index_tricks import *  # noqa: F403
+from lamina_core.numpy._index_update import (
+    at as at,
+)
 from lamina_core.numpy._indexing import *  # noqa: F403
+from lamina_core.numpy._indexing import (
+    getitem as getitem,
+)
 from lamina_core.numpy._linalg import *  # noqa: F403
+from lamina_core.numpy._linalg import (
+    einsum as einsum,
+)
 from lamina_core.numpy._loops import *  # noqa: F403
 from lamina_core.numpy._matrix_parts import *  # noqa: F403
 from lamina_core.numpy._nan_reductions import *  # noqa: F403
 from lamina_core.numpy._pad import *  # noqa: F403
 from lamina_core.numpy._polynomial_fit import *  # noqa: F403
+from lamina_core.numpy._promote import (
+    check_arraylike as check_arraylike,
+)
+from lamina_core.numpy._promote import (
+    promote_args_inexact as promote_args_inexact,
+)
+from lamina_core.numpy._promote import (
+    promote_dtypes as promote_dtypes,
+)
+from lamina_core.numpy._promote import (
+    promote_dtypes_inexact as promote_dtypes_inexact,
+)
 from lamina_core.numpy._quantiles import *  # noqa: F403
 from lamina_core.numpy._reductions import *  # noqa: F403
+from lamina_core.numpy._reductions import (
+    _count as _count,
+)
+from lamina_core.numpy._reductions import (
+    _reduction_dims as _reduction_dims,
+)
+from lamina_core.numpy._reductions import (
+    canonicalize_axis as canonicalize_axis,
+)
+from lamina_core.numpy._reductions import (
+    ensure_arraylike as ensure_arraylike,
+)
 from lamina_core.numpy._scalar_types import *  # noqa: F403
 from lamina_core.numpy._searchsorted import *  # noqa: F403
 from lamina_core.numpy._setops import *  # noqa: F403
 from lamina_core.numpy._shape import *  # noqa: F403
+from lamina_core.numpy._shape import (
+    reshape as reshape,
+)
+from lamina_core.numpy._shape import (
+    split as split,
+)
 from lamina_core.numpy._shape_more import *  # noqa: F403
 from lamina_core.numpy._signal import *  # noqa: F403
 from lamina_core.numpy._sorting import *  # noqa: F403
@@ -73,7 +124,16 @@ from lamina_core.numpy._statistics import *  # noqa: F403
 from lamina_core.numpy._ufuncs import *  # noqa: F403
 from lamina_core.numpy._ufuncs_composite import *  # noqa: F403
 from lamina_core.numpy._util import Array, ArrayLike, DTypeLike
-from lamina_core.trace._tracing import register_tracer_method
+from lamina_core.numpy._util import (
+    dtype_of as dtype_of,
+)
+from lamina_core.numpy._util import (
+    lax_const as lax_const,
+)
+from lamina_core.numpy._util import (
+    shape_of as shape_of,
+)
+from lamina_core.trace import register_tracer_method
 
 pi = _np.pi
 e = _np.e
@@ -197,6 +257,10 @@ _TRACER_METHODS: dict[str, Callable[..., Any]] = {
 for _name, _fn in _TRACER_METHODS.items():
     register_tracer_method(_name, _fn)
 
-# The submodule last: it builds on the families above.
+# The submodules last: they build on the families above.
 from lamina_core.numpy import fft as fft  # noqa: E402
 from lamina_core.numpy import linalg as linalg  # noqa: E402
+
+promotion = _promote
+"""NumPy-style argument promotion as jnp's functions do it (`promote_args_inexact`, ...), for
+the libraries above (nn, scipy); not JAX's API."""

@@ -18,7 +18,7 @@ from lamina_core.numpy._promote import (
     promote_args_inexact,
 )
 from lamina_core.numpy._util import Array, ArrayLike, shape_of
-from lamina_core.transforms._jit import Jitted
+from lamina_core.transforms import Jitted
 
 
 @partial(Jitted, static_argnames=("equal_nan",))

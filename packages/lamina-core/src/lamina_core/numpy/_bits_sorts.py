@@ -34,8 +34,7 @@ from lamina_core.numpy._promote import (
 )
 from lamina_core.numpy._reductions import canonicalize_axis, ensure_arraylike
 from lamina_core.numpy._util import Array, ArrayLike, dtype_of, shape_of
-from lamina_core.transforms._jit import Jitted
-from lamina_core.transforms._vmap import vmap
+from lamina_core.transforms import Jitted, vmap
 
 __all__ = [
     "argpartition",

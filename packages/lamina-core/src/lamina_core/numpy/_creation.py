@@ -18,13 +18,10 @@ from typing import Any
 import numpy as _np
 
 from lamina_core import lax as _lax
+from lamina_core.ir import ShapedArray
 from lamina_core.ir import dtypes as _dtypes
-from lamina_core.ir._avals import ShapedArray
-from lamina_core.lax._checks import kind_of
-from lamina_core.lax._misc_prims import array_copy
-from lamina_core.lax._shape import asarray as _lax_asarray
-from lamina_core.lax._shape import canonical_shape
-from lamina_core.lax._structural import _convert_element_type
+from lamina_core.lax import _convert_element_type, array_copy, canonical_shape, kind_of
+from lamina_core.lax import asarray as _lax_asarray
 from lamina_core.numpy._util import (
     Array,
     ArrayLike,
@@ -34,10 +31,16 @@ from lamina_core.numpy._util import (
     promote_args_inexact,
     shape_of,
 )
-from lamina_core.trace._tracing import ConcretizationTypeError, Tracer, eager_value
-from lamina_core.trace._values import is_concrete_value, is_registered_value, typeof
-from lamina_core.trace._vma import pvary_like
-from lamina_core.transforms._jit import Jitted
+from lamina_core.trace import (
+    ConcretizationTypeError,
+    Tracer,
+    eager_value,
+    is_concrete_value,
+    is_registered_value,
+    pvary_like,
+    typeof,
+)
+from lamina_core.transforms import Jitted
 from lamina_core.tree import tree_util as _tree_util
 
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from lamina_core import lax as _lax
 from lamina_core.ir import dtypes as _dtypes
-from lamina_core.lax._structural import _convert_element_type
+from lamina_core.lax import _convert_element_type
 from lamina_core.numpy._reductions import (
     _promote_integer_dtype,
     _user_dtype,
@@ -24,7 +24,7 @@ from lamina_core.numpy._reductions import (
 )
 from lamina_core.numpy._ufuncs_composite import where
 from lamina_core.numpy._util import Array, ArrayLike, DTypeLike, dtype_of, shape_of
-from lamina_core.transforms._jit import jit
+from lamina_core.transforms import jit
 
 
 def _cumulative(

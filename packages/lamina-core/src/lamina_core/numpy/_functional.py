@@ -20,9 +20,7 @@ from lamina_core.numpy._index_update import at as _at
 from lamina_core.numpy._promote import broadcast_shapes, check_arraylike
 from lamina_core.numpy._reductions import canonicalize_axis, ensure_arraylike
 from lamina_core.numpy._util import Array, ArrayLike, DTypeLike, dtype_of, shape_of
-from lamina_core.transforms._eval_shape import eval_shape
-from lamina_core.transforms._jit import Jitted
-from lamina_core.transforms._vmap import vmap
+from lamina_core.transforms import Jitted, eval_shape, vmap
 
 __all__ = [
     "apply_along_axis",

@@ -23,7 +23,7 @@ from lamina_core.numpy._indexing import rewriting_take
 from lamina_core.numpy._promote import promote_dtypes_inexact
 from lamina_core.numpy._reductions import ensure_arraylike
 from lamina_core.numpy._util import Array, ArrayLike, dtype_of, shape_of
-from lamina_core.trace._tracing import ConcretizationTypeError, Tracer
+from lamina_core.trace import ConcretizationTypeError, Tracer
 
 
 def _concrete(value: Any, why: str) -> Any:

@@ -17,8 +17,8 @@ from lamina_core.numpy._index_update import at
 from lamina_core.numpy._indexing import getitem
 from lamina_core.numpy._reductions import canonicalize_axis, ensure_arraylike
 from lamina_core.numpy._util import Array, ArrayLike, dtype_of, shape_of
-from lamina_core.trace._tracing import Tracer, concrete_or_error
-from lamina_core.transforms._jit import jit
+from lamina_core.trace import Tracer, concrete_or_error
+from lamina_core.transforms import jit
 
 
 def _canonical(x: Any) -> Any:

@@ -20,7 +20,7 @@ from lamina_core.numpy._index_update import at
 from lamina_core.numpy._promote import promote_args_inexact, promote_dtypes, promote_dtypes_inexact
 from lamina_core.numpy._reductions import ensure_arraylike
 from lamina_core.numpy._util import Array, ArrayLike, DTypeLike, shape_of
-from lamina_core.transforms._jit import Jitted
+from lamina_core.transforms import Jitted
 
 
 def indices(

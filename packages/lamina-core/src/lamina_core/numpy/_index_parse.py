@@ -21,13 +21,11 @@ from typing import Any
 import numpy as np
 
 from lamina_core import lax as _lax
-from lamina_core.config._config import config
-from lamina_core.ir import dtypes
-from lamina_core.ir._avals import ShapedArray
-from lamina_core.lax._structural import _convert_element_type
+from lamina_core.config import config
+from lamina_core.ir import ShapedArray, dtypes
+from lamina_core.lax import _convert_element_type
 from lamina_core.numpy import _ufuncs
-from lamina_core.trace._tracing import JAXIndexError, Tracer
-from lamina_core.trace._values import is_registered_value, typeof
+from lamina_core.trace import JAXIndexError, Tracer, is_registered_value, typeof
 from lamina_core.tree.tree_util import tree_leaves
 
 check_static_indices = config.define_bool(

@@ -29,8 +29,8 @@ from lamina_core.numpy._index_edits import (
 )
 from lamina_core.numpy._promote import promote_dtypes
 from lamina_core.numpy._util import Array, ArrayLike, dtype_of, shape_of
-from lamina_core.trace._tracing import concrete_or_error
-from lamina_core.transforms._jit import jit
+from lamina_core.trace import concrete_or_error
+from lamina_core.transforms import jit
 
 s_ = np.s_
 index_exp = np.index_exp

@@ -17,7 +17,7 @@ import numpy as np
 
 from lamina_core import lax as _lax
 from lamina_core.ir import dtypes
-from lamina_core.lax._structural import _convert_element_type
+from lamina_core.lax import _convert_element_type
 from lamina_core.numpy import _creation, _ufuncs, _ufuncs_composite
 from lamina_core.numpy._index_gather import to_gather
 from lamina_core.numpy._index_parse import NDIndexer

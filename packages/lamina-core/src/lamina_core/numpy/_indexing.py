@@ -29,9 +29,8 @@ from lamina_core.numpy._index_parse import (
 from lamina_core.numpy._promote import broadcast_shapes, full_like
 from lamina_core.numpy._shape import check_arraylike, ravel
 from lamina_core.numpy._util import Array, ArrayLike, dtype_of, shape_of
-from lamina_core.trace._tracing import Tracer
-from lamina_core.trace._vma import insert_pvary
-from lamina_core.transforms._jit import Jitted
+from lamina_core.trace import Tracer, insert_pvary
+from lamina_core.transforms import Jitted
 
 _MODE = _lax.GatherScatterMode
 

@@ -18,9 +18,9 @@ import numpy as np
 import opt_einsum  # type: ignore[import-untyped]  # ships no type information
 
 from lamina_core import lax as _lax
+from lamina_core.ir import ShapedArray
 from lamina_core.ir import dtypes as _dtypes
-from lamina_core.ir._avals import ShapedArray
-from lamina_core.lax._structural import _convert_element_type
+from lamina_core.lax import _convert_element_type
 from lamina_core.numpy import _ufuncs
 from lamina_core.numpy._reductions import (
     canonicalize_axis,
@@ -29,8 +29,7 @@ from lamina_core.numpy._reductions import (
     ravel,
 )
 from lamina_core.numpy._util import Array, ArrayLike, DTypeLike, dtype_of, promote_dtypes, shape_of
-from lamina_core.trace._tracing import dispatched_at_top_level
-from lamina_core.trace._values import typeof
+from lamina_core.trace import dispatched_at_top_level, typeof
 
 
 def _result_dtype(

@@ -11,7 +11,7 @@ from lamina_core.lax import linalg as lax_linalg
 from lamina_core.numpy._promote import promote_dtypes_inexact
 from lamina_core.numpy._reductions import ensure_arraylike
 from lamina_core.numpy._util import Array
-from lamina_core.transforms._jit import Jitted
+from lamina_core.transforms import Jitted
 
 
 class EigResult(NamedTuple):

@@ -15,14 +15,14 @@ import operator
 from typing import Any
 
 from lamina_core import lax
-from lamina_core.lax.linalg._solve import batched_matvec as batched_matvec
-from lamina_core.lax.linalg._solve import check_solve_shapes as check_solve_shapes
-from lamina_core.lax.linalg._solve import lu_solve as lu_solve
-from lamina_core.lax.linalg._solve import solve as _lax_solve
+from lamina_core.lax import batched_matvec as batched_matvec
+from lamina_core.lax import check_solve_shapes as check_solve_shapes
+from lamina_core.lax import lu_solve as lu_solve
+from lamina_core.lax import solve as _lax_solve
 from lamina_core.numpy._promote import promote_dtypes_inexact
 from lamina_core.numpy._reductions import ensure_arraylike
 from lamina_core.numpy._util import Array, dtype_of, shape_of
-from lamina_core.transforms._jit import Jitted
+from lamina_core.transforms import Jitted
 
 
 def _jnp() -> Any:

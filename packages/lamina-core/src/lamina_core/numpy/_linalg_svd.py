@@ -14,12 +14,12 @@ import numpy as np
 from lamina_core import lax
 from lamina_core.custom_derivatives import custom_jvp
 from lamina_core.ir import dtypes
+from lamina_core.lax import _H, _symmetrize
 from lamina_core.lax import linalg as lax_linalg
-from lamina_core.lax.linalg._primitives import _H, _symmetrize
 from lamina_core.numpy._promote import promote_dtypes_inexact
 from lamina_core.numpy._reductions import ensure_arraylike
 from lamina_core.numpy._util import Array
-from lamina_core.transforms._jit import Jitted
+from lamina_core.transforms import Jitted
 
 
 def _jnp() -> Any:

@@ -11,14 +11,13 @@ import numpy as np
 
 from lamina_core import lax as _lax
 from lamina_core.ir import dtypes
-from lamina_core.lax._ad_common import full_like
-from lamina_core.lax.control_flow import scan, while_loop
+from lamina_core.lax import full_like, scan, while_loop
 from lamina_core.numpy import _promote as p
 from lamina_core.numpy import _reductions as r
 from lamina_core.numpy import _ufuncs as u
 from lamina_core.numpy._ufuncs_composite import floor_divide, where
 from lamina_core.numpy._util import Array, ArrayLike, dtype_of, shape_of
-from lamina_core.transforms._jit import Jitted
+from lamina_core.transforms import Jitted
 
 
 def _gcd_cond(xs: tuple[Any, Any]) -> Any:

@@ -13,7 +13,7 @@ import lamina_core.numpy as jnp
 from lamina_core import lax as _lax
 from lamina_core.numpy._reductions import canonicalize_axis, ensure_arraylike
 from lamina_core.numpy._util import Array, ArrayLike, DTypeLike, shape_of
-from lamina_core.transforms._jit import Jitted
+from lamina_core.transforms import Jitted
 
 
 def _tri_mask(n: int, m: int, k: int) -> Array:

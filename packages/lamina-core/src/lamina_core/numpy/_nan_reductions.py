@@ -14,7 +14,7 @@ from lamina_core import lax as _lax
 from lamina_core.ir import dtypes as _dtypes
 from lamina_core.numpy._reductions import _optional_axes, _user_dtype, check_where, ensure_arraylike
 from lamina_core.numpy._util import Array, ArrayLike, DTypeLike
-from lamina_core.transforms._jit import Jitted
+from lamina_core.transforms import Jitted
 
 Axis = int | tuple[int, ...] | None
 

@@ -18,11 +18,11 @@ import numpy as np
 import lamina_core.numpy as jnp
 from lamina_core import lax as _lax
 from lamina_core.ir import dtypes as _dtypes
-from lamina_core.lax._structural import _convert_element_type
+from lamina_core.lax import _convert_element_type
 from lamina_core.numpy._reductions import ensure_arraylike
 from lamina_core.numpy._util import Array, ArrayLike, dtype_of, shape_of
-from lamina_core.trace._tracing import EVAL_TRACE, _current_trace, concrete_or_error
-from lamina_core.transforms._jit import Jitted
+from lamina_core.trace import EVAL_TRACE, _current_trace, concrete_or_error
+from lamina_core.transforms import Jitted
 from lamina_core.tree import tree_util as _tree_util
 
 Pairs = tuple[tuple[Any, Any], ...]

@@ -14,13 +14,13 @@ import numpy as np
 
 import lamina_core.numpy as jnp
 from lamina_core import lax
-from lamina_core.lax._shape import asarray as _lax_asarray
-from lamina_core.lax.linalg._eig import complex_dtype
+from lamina_core.lax import asarray as _lax_asarray
+from lamina_core.lax import complex_dtype
 from lamina_core.numpy._promote import promote_dtypes_inexact
 from lamina_core.numpy._reductions import ensure_arraylike
 from lamina_core.numpy._util import Array, dtype_of, shape_of
-from lamina_core.trace._tracing import ConcretizationTypeError, Tracer
-from lamina_core.transforms._jit import Jitted
+from lamina_core.trace import ConcretizationTypeError, Tracer
+from lamina_core.transforms import Jitted
 
 
 @Jitted

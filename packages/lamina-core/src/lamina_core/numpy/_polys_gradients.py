@@ -23,9 +23,8 @@ from lamina_core.numpy._promote import (
 )
 from lamina_core.numpy._reductions import canonicalize_axis, ensure_arraylike
 from lamina_core.numpy._util import Array, ArrayLike, dtype_of, shape_of
-from lamina_core.trace._tracing import Tracer, concrete_or_error
-from lamina_core.transforms._autodiff import jvp
-from lamina_core.transforms._jit import Jitted
+from lamina_core.trace import Tracer, concrete_or_error
+from lamina_core.transforms import Jitted, jvp
 
 __all__ = [
     "gradient",

@@ -14,19 +14,11 @@ from typing import Any
 
 import numpy as np
 
-from lamina_core.ir import dtypes
-from lamina_core.ir._avals import MESHES_SEEN, ShapedArray
-from lamina_core.ir._explicit_sharding import broadcast_sharding
-from lamina_core.ir._literals import typed_scalar
-from lamina_core.lax import _checks as c
-from lamina_core.lax._structural import (
-    _convert_element_type,
-    broadcast_in_dim,
-    convert_element_type_p,
-)
+from lamina_core.ir import MESHES_SEEN, ShapedArray, broadcast_sharding, dtypes, typed_scalar
+from lamina_core.lax import _convert_element_type, broadcast_in_dim, convert_element_type_p
+from lamina_core.lax import checks as c
 from lamina_core.numpy._util import dtype_of, shape_of
-from lamina_core.trace._tracing import Tracer
-from lamina_core.trace._values import is_concrete_value, typeof
+from lamina_core.trace import Tracer, is_concrete_value, typeof
 
 
 def check_arraylike(name: str, *args: Any) -> None:

@@ -17,7 +17,7 @@ from lamina_core.ir import dtypes as _dtypes
 from lamina_core.numpy._promote import promote_dtypes_inexact
 from lamina_core.numpy._reductions import canonicalize_axis, ensure_arraylike
 from lamina_core.numpy._util import Array, ArrayLike, shape_of
-from lamina_core.transforms._jit import Jitted
+from lamina_core.transforms import Jitted
 
 _METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
 Axis = int | tuple[int, ...] | None

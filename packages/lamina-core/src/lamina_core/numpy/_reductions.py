@@ -21,7 +21,7 @@ import numpy as np
 
 from lamina_core import lax as _lax
 from lamina_core.ir import dtypes as _dtypes
-from lamina_core.lax._structural import _convert_element_type
+from lamina_core.lax import _convert_element_type
 from lamina_core.numpy._creation import asarray
 from lamina_core.numpy._util import (
     Array,
@@ -31,9 +31,8 @@ from lamina_core.numpy._util import (
     promote_dtypes,
     shape_of,
 )
-from lamina_core.trace._tracing import Tracer, dispatched_at_top_level
-from lamina_core.trace._values import is_concrete_value
-from lamina_core.transforms._jit import jit
+from lamina_core.trace import Tracer, dispatched_at_top_level, is_concrete_value
+from lamina_core.transforms import jit
 
 Axis: TypeAlias = "int | Sequence[int] | None"
 

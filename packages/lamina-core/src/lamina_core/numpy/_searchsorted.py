@@ -16,13 +16,12 @@ import numpy as np
 
 from lamina_core import lax as _lax
 from lamina_core.ir import dtypes as _dtypes
-from lamina_core.lax.control_flow.scan import scan
+from lamina_core.lax import scan
 from lamina_core.numpy._promote import promote_dtypes
 from lamina_core.numpy._reductions import ensure_arraylike
 from lamina_core.numpy._ufuncs_composite import where
 from lamina_core.numpy._util import Array, ArrayLike, shape_of
-from lamina_core.transforms._jit import Jitted
-from lamina_core.transforms._vmap import vmap
+from lamina_core.transforms import Jitted, vmap
 
 _METHODS = ("compare_all", "scan", "scan_unrolled", "sort")
 

@@ -15,7 +15,7 @@ from lamina_core.numpy._index_update import at
 from lamina_core.numpy._promote import promote_dtypes
 from lamina_core.numpy._reductions import ensure_arraylike
 from lamina_core.numpy._util import Array, ArrayLike, shape_of
-from lamina_core.trace._tracing import ConcretizationTypeError, Tracer
+from lamina_core.trace import ConcretizationTypeError, Tracer
 
 
 def _static_count(mask: Any, what: str) -> int:

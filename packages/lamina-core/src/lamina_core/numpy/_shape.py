@@ -16,13 +16,12 @@ from typing import Any
 import numpy as _np
 
 from lamina_core import lax as _lax
-from lamina_core.lax._shape import asarray as _lax_asarray
-from lamina_core.lax._shape import canonical_shape
+from lamina_core.lax import asarray as _lax_asarray
+from lamina_core.lax import canonical_shape
 from lamina_core.numpy._creation import _broadcast_shapes, _broadcast_to, array, asarray, full
 from lamina_core.numpy._util import Array, ArrayLike, DTypeLike, promote_dtypes, shape_of
-from lamina_core.trace._tracing import Tracer
-from lamina_core.trace._values import is_concrete_value
-from lamina_core.transforms._jit import Jitted
+from lamina_core.trace import Tracer, is_concrete_value
+from lamina_core.transforms import Jitted
 
 
 def _is_arraylike(x: Any) -> bool:

@@ -21,8 +21,8 @@ from lamina_core.numpy._reductions import canonicalize_axis, ensure_arraylike
 from lamina_core.numpy._shape import check_arraylike
 from lamina_core.numpy._ufuncs_composite import _where
 from lamina_core.numpy._util import Array, ArrayLike, shape_of
-from lamina_core.trace._values import typeof
-from lamina_core.transforms._jit import Jitted
+from lamina_core.trace import typeof
+from lamina_core.transforms import Jitted
 
 
 def ndim(a: ArrayLike) -> int:

@@ -18,8 +18,8 @@ from lamina_core.numpy._indexing import rewriting_take
 from lamina_core.numpy._promote import promote_dtypes, promote_dtypes_inexact
 from lamina_core.numpy._reductions import ensure_arraylike
 from lamina_core.numpy._util import Array, ArrayLike, DTypeLike, dtype_of, shape_of
-from lamina_core.trace._values import typeof
-from lamina_core.transforms._jit import Jitted
+from lamina_core.trace import typeof
+from lamina_core.transforms import Jitted
 
 _MODES = ("full", "same", "valid")
 

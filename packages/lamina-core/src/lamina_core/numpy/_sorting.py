@@ -16,7 +16,7 @@ from lamina_core import lax as _lax
 from lamina_core.ir import dtypes as _dtypes
 from lamina_core.numpy._reductions import canonicalize_axis, ensure_arraylike, expand_dims, ravel
 from lamina_core.numpy._util import Array, ArrayLike, DTypeLike, shape_of
-from lamina_core.transforms._jit import jit
+from lamina_core.transforms import jit
 
 
 def _check_unsupported(name: str, kind: Any, order: Any) -> None:

@@ -15,7 +15,7 @@ import numpy as np
 import lamina_core.numpy as jnp
 from lamina_core import lax as _lax
 from lamina_core.ir import dtypes as _dtypes
-from lamina_core.lax._structural import _convert_element_type
+from lamina_core.lax import _convert_element_type
 from lamina_core.numpy._promote import check_arraylike, promote_args_inexact, promote_dtypes_inexact
 from lamina_core.numpy._reductions import (
     _optional_axes,
@@ -26,8 +26,8 @@ from lamina_core.numpy._reductions import (
     ensure_arraylike,
 )
 from lamina_core.numpy._util import Array, ArrayLike, DTypeLike, shape_of
-from lamina_core.trace._tracing import dispatched_at_top_level
-from lamina_core.transforms._jit import Jitted
+from lamina_core.trace import dispatched_at_top_level
+from lamina_core.transforms import Jitted
 
 Axis = int | tuple[int, ...] | None
 

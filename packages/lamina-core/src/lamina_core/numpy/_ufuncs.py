@@ -15,10 +15,10 @@ import numpy as np
 
 from lamina_core import lax as _lax
 from lamina_core.ir import dtypes
-from lamina_core.lax._structural import _convert_element_type
+from lamina_core.lax import _convert_element_type
 from lamina_core.numpy import _promote as p
 from lamina_core.numpy._util import Array, ArrayLike, DTypeLike, dtype_of
-from lamina_core.trace._tracing import dispatched_at_top_level
+from lamina_core.trace import dispatched_at_top_level
 
 _Unary = Callable[[ArrayLike], Array]
 _Binary = Callable[[ArrayLike, ArrayLike], Array]

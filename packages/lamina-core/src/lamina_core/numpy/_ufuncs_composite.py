@@ -17,12 +17,12 @@ import numpy as np
 
 from lamina_core import lax as _lax
 from lamina_core.ir import dtypes
-from lamina_core.lax._logaddexp import _logaddexp2_custom, _logaddexp_custom
+from lamina_core.lax import _logaddexp2_custom, _logaddexp_custom
 from lamina_core.numpy import _promote as p
 from lamina_core.numpy import _ufuncs as u
 from lamina_core.numpy._util import Array, ArrayLike, dtype_of, shape_of
-from lamina_core.trace._tracing import Tracer
-from lamina_core.transforms._jit import Jitted
+from lamina_core.trace import Tracer
+from lamina_core.transforms import Jitted
 
 
 @Jitted

@@ -8,8 +8,8 @@ from typing import Any, TypeAlias
 import numpy as np
 
 from lamina_core.ir import dtypes
-from lamina_core.lax._structural import _convert_element_type, broadcast_in_dim
-from lamina_core.trace._values import typeof
+from lamina_core.lax import _convert_element_type, broadcast_in_dim
+from lamina_core.trace import typeof
 
 ArrayLike: TypeAlias = Any
 Array: TypeAlias = Any

@@ -16,8 +16,8 @@ import numpy as np
 
 import lamina_core.numpy as jnp
 from lamina_core.ir import dtypes
-from lamina_core.lax._fft import FftType, _to_inexact
-from lamina_core.lax._fft import fft as _lax_fft
+from lamina_core.lax import FftType, _to_inexact
+from lamina_core.lax import fft as _lax_fft
 from lamina_core.numpy._indexing import getitem
 from lamina_core.numpy._promote import promote_dtypes_inexact
 from lamina_core.numpy._reductions import ensure_arraylike

@@ -53,7 +53,7 @@ from lamina_core.numpy._linalg_svd import (
 from lamina_core.numpy._promote import promote_dtypes_inexact
 from lamina_core.numpy._reductions import canonicalize_axis
 from lamina_core.numpy._util import Array, lax_const, shape_of
-from lamina_core.transforms._jit import Jitted
+from lamina_core.transforms import Jitted
 
 
 def vector_norm(

@@ -43,6 +43,12 @@ from lamina_core.random._primitives import (
     threefry2x32_p,
     threefry_prng_impl,
 )
+from lamina_core.random._primitives import (
+    rbg_prng_impl as rbg_prng_impl,
+)
+from lamina_core.random._primitives import (
+    threefry_partitionable as threefry_partitionable,
+)
 from lamina_core.random._samplers import bernoulli, normal, uniform
 from lamina_core.random._samplers_binomial import binomial, multinomial
 from lamina_core.random._samplers_discrete import categorical, choice, permutation
@@ -57,6 +63,9 @@ from lamina_core.random._samplers_gamma import (
     loggamma,
     random_gamma_p,
     t,
+)
+from lamina_core.random._samplers_gamma import (
+    gamma_impl as gamma_impl,
 )
 from lamina_core.random._samplers_linalg import multivariate_normal, orthogonal
 from lamina_core.random._samplers_more import (
@@ -80,6 +89,12 @@ from lamina_core.random._samplers_transformed import (
     triangular,
     wald,
     weibull_min,
+)
+from lamina_core.random._threefry import (
+    KEY_SCHEDULE_PARITY as KEY_SCHEDULE_PARITY,
+)
+from lamina_core.random._threefry import (
+    ROTATIONS as ROTATIONS,
 )
 
 __all__ = [
@@ -145,3 +160,10 @@ __all__ = [
     "weibull_min",
     "wrap_key_data",
 ]
+
+# Not JAX's API: the key operations of the rbg and non-partitionable threefry implementations,
+# which lamina-mlir lowers by tracing them.
+from lamina_core.random import _rbg, _threefry_original
+
+rbg = _rbg
+threefry_original = _threefry_original

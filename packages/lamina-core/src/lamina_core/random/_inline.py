@@ -15,9 +15,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from lamina_core.interpreters.staging import StagingTrace
-from lamina_core.trace._tracing import current_trace
-from lamina_core.transforms._jit import Jitted
+from lamina_core.interpreters import StagingTrace
+from lamina_core.trace import current_trace
+from lamina_core.transforms import Jitted
 from lamina_core.tree import tree_util
 
 

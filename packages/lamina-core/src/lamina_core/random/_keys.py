@@ -18,10 +18,9 @@ import numpy as np
 
 from lamina_core import lax
 from lamina_core import numpy as jnp
-from lamina_core.config._config import config, enable_x64
-from lamina_core.ir import dtypes
-from lamina_core.ir._avals import ShapedArray
-from lamina_core.lax._shape import canonical_shape
+from lamina_core.config import config, enable_x64
+from lamina_core.ir import ShapedArray, dtypes
+from lamina_core.lax import canonical_shape
 from lamina_core.random import _rbg as _rbg  # registers the rbg implementations' key operations
 from lamina_core.random import _threefry_original as _threefry_original  # and threefry's
 from lamina_core.random._primitives import (
@@ -37,7 +36,7 @@ from lamina_core.random._primitives import (
     random_unwrap_p,
     random_wrap_p,
 )
-from lamina_core.trace._values import typeof
+from lamina_core.trace import typeof
 
 Array = Any
 

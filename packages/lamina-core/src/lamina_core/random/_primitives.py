@@ -28,16 +28,19 @@ from typing import Any, Final
 
 import numpy as np
 
-from lamina_core.config._config import affects_tracing, config
-from lamina_core.interpreters.batching import AxisData, BatchDim, batching_rules
-from lamina_core.interpreters.jvp import defjvp_zero
-from lamina_core.ir import dtypes
-from lamina_core.ir._avals import AbstractValue, ShapedArray, physical_aval
-from lamina_core.ir._pretty import hide_params
-from lamina_core.ir._primitive import Primitive
-from lamina_core.ir._rules import abstract_eval_rules, impl_rules
-from lamina_core.lax import _checks
-from lamina_core.lax._batching_common import bdim_at_front, defbroadcasting, defvectorized
+from lamina_core.config import affects_tracing, config
+from lamina_core.interpreters import AxisData, BatchDim, batching_rules, defjvp_zero
+from lamina_core.ir import (
+    AbstractValue,
+    Primitive,
+    ShapedArray,
+    abstract_eval_rules,
+    dtypes,
+    hide_params,
+    impl_rules,
+    physical_aval,
+)
+from lamina_core.lax import bdim_at_front, checks, defbroadcasting, defvectorized
 from lamina_core.random import _threefry
 
 
@@ -168,7 +171,7 @@ threefry2x32_p: Final = Primitive("threefry2x32", multiple_results=True)
 
 @abstract_eval_rules.register(random_seed_p)
 def _seed_abstract_eval(seeds: AbstractValue, *, impl: PRNGImpl) -> ShapedArray:
-    aval = _checks.array_aval("random_seed", seeds)
+    aval = checks.array_aval("random_seed", seeds)
     if not dtypes.issubdtype(aval.dtype, np.integer):
         raise TypeError(f"PRNG key seed must be an integer; got {aval.str_short()}")
     return ShapedArray(aval.shape, impl.key_type.dtype)
@@ -205,8 +208,8 @@ def _split_impl(
 @abstract_eval_rules.register(random_fold_in_p)
 def _fold_in_abstract_eval(keys: AbstractValue, msgs: AbstractValue) -> ShapedArray:
     aval = _key_aval(keys, "random_fold_in")
-    msgs_aval = _checks.array_aval("random_fold_in", msgs)
-    return ShapedArray(_checks.broadcast_shapes("random_fold_in", [aval, msgs_aval]), aval.dtype)
+    msgs_aval = checks.array_aval("random_fold_in", msgs)
+    return ShapedArray(checks.broadcast_shapes("random_fold_in", [aval, msgs_aval]), aval.dtype)
 
 
 @impl_rules.register(random_fold_in_p)
@@ -243,7 +246,7 @@ def _bits_impl(
 
 @abstract_eval_rules.register(random_wrap_p)
 def _wrap_abstract_eval(base: AbstractValue, *, impl: PRNGImpl) -> ShapedArray:
-    aval = _checks.array_aval("random_wrap", base)
+    aval = checks.array_aval("random_wrap", base)
     n = len(impl.key_shape)
     if aval.shape[aval.ndim - n :] != impl.key_shape or aval.ndim < n:
         raise TypeError(
@@ -285,11 +288,11 @@ def _clone_impl(keys: np.ndarray) -> np.ndarray:
 
 @abstract_eval_rules.register(threefry2x32_p)
 def _threefry_abstract_eval(*args: AbstractValue) -> tuple[ShapedArray, ShapedArray]:
-    avals = [_checks.array_aval("threefry2x32", a) for a in args]
+    avals = [checks.array_aval("threefry2x32", a) for a in args]
     if any(a.dtype != dtypes.uint32 for a in avals):
         got = ", ".join(a.str_short() for a in avals)
         raise TypeError(f"Arguments to threefry2x32 must have uint32 type, got {got}")
-    out = ShapedArray(_checks.broadcast_shapes("threefry2x32", avals), dtypes.uint32)
+    out = ShapedArray(checks.broadcast_shapes("threefry2x32", avals), dtypes.uint32)
     return out, out
 
 

@@ -18,7 +18,7 @@ from typing import Any, Final
 import numpy as np
 
 from lamina_core import lax
-from lamina_core.lax._rng import rng_bit_generator
+from lamina_core.lax import rng_bit_generator
 from lamina_core.random import _threefry
 from lamina_core.random._primitives import (
     KeyOps,
@@ -31,8 +31,8 @@ from lamina_core.random._primitives import (
     threefry_prng_impl,
     unsafe_rbg_prng_impl,
 )
-from lamina_core.trace._values import typeof
-from lamina_core.transforms._vmap import vmap
+from lamina_core.trace import typeof
+from lamina_core.transforms import vmap
 
 Array = Any
 

@@ -15,10 +15,10 @@ import numpy as np
 
 from lamina_core import lax
 from lamina_core.ir import dtypes
-from lamina_core.lax._shape import canonical_shape
+from lamina_core.lax import canonical_shape
 from lamina_core.random._keys import check_prng_key, random_bits, split_typed, unstack
-from lamina_core.trace._values import typeof
-from lamina_core.transforms._jit import Jitted
+from lamina_core.trace import typeof
+from lamina_core.transforms import Jitted
 
 Array = Any
 

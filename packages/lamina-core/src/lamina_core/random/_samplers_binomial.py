@@ -21,13 +21,12 @@ import numpy as np
 from lamina_core import lax
 from lamina_core import numpy as jnp
 from lamina_core.ir import dtypes
-from lamina_core.lax._shape import canonical_shape
-from lamina_core.numpy._indexing import getitem
-from lamina_core.numpy._promote import promote_dtypes_inexact
-from lamina_core.numpy._util import lax_const as _const
+from lamina_core.lax import canonical_shape
+from lamina_core.numpy import getitem, promote_dtypes_inexact
+from lamina_core.numpy import lax_const as _const
 from lamina_core.random._keys import check_prng_key, split_typed, unstack
 from lamina_core.random._samplers import _check_shape, _user_dtype, uniform
-from lamina_core.trace._values import typeof
+from lamina_core.trace import typeof
 
 Array = Any
 

@@ -14,14 +14,13 @@ import numpy as np
 
 from lamina_core import lax
 from lamina_core import numpy as jnp
-from lamina_core.lax._shape import canonical_shape, canonicalize_axis
-from lamina_core.numpy._promote import promote_dtypes_inexact
+from lamina_core.lax import canonical_shape, canonicalize_axis
+from lamina_core.numpy import promote_dtypes_inexact
 from lamina_core.random._keys import check_prng_key, random_bits, split_typed, unstack
 from lamina_core.random._samplers import _check_shape, uniform
 from lamina_core.random._samplers_more import gumbel, randint
-from lamina_core.trace._tracing import ConcretizationTypeError
-from lamina_core.trace._values import typeof
-from lamina_core.transforms._jit import Jitted
+from lamina_core.trace import ConcretizationTypeError, typeof
+from lamina_core.transforms import Jitted
 
 Array = Any
 

@@ -25,21 +25,16 @@ import numpy as np
 
 from lamina_core import lax
 from lamina_core import numpy as jnp
-from lamina_core.interpreters.batching import AxisData, BatchDim, batching_rules
-from lamina_core.interpreters.jvp import jvp_rules
-from lamina_core.ir._avals import AbstractValue
-from lamina_core.ir._primitive import Primitive
-from lamina_core.ir._rules import abstract_eval_rules, impl_rules
-from lamina_core.lax._batching_common import bdim_at_front
-from lamina_core.lax._shape import canonical_shape
-from lamina_core.numpy._util import lax_const as _const
+from lamina_core.interpreters import AxisData, BatchDim, batching_rules, jvp_rules
+from lamina_core.ir import AbstractValue, Primitive, abstract_eval_rules, impl_rules
+from lamina_core.lax import bdim_at_front, canonical_shape
+from lamina_core.numpy import lax_const as _const
 from lamina_core.random._keys import check_prng_key, split, split_typed, unstack
 from lamina_core.random._samplers import _check_shape, _user_dtype, normal, uniform
 from lamina_core.random._samplers_more import _float_dtype, exponential
 from lamina_core.random._samplers_transformed import _broadcast_shape, rademacher
-from lamina_core.trace._values import typeof
-from lamina_core.transforms._jit import Jitted
-from lamina_core.transforms._vmap import vmap
+from lamina_core.trace import typeof
+from lamina_core.transforms import Jitted, vmap
 
 Array = Any
 

@@ -15,14 +15,12 @@ import numpy as np
 
 from lamina_core import numpy as jnp
 from lamina_core.ir import dtypes
-from lamina_core.lax._shape import canonical_shape
-from lamina_core.numpy import linalg
-from lamina_core.numpy._linalg import einsum
-from lamina_core.numpy._promote import promote_dtypes_inexact
+from lamina_core.lax import canonical_shape
+from lamina_core.numpy import einsum, linalg, promote_dtypes_inexact
 from lamina_core.random._keys import check_prng_key
 from lamina_core.random._samplers import _check_shape, _user_dtype, normal
-from lamina_core.trace._tracing import ConcretizationTypeError, Tracer
-from lamina_core.transforms._jit import Jitted
+from lamina_core.trace import ConcretizationTypeError, Tracer
+from lamina_core.transforms import Jitted
 
 Array = Any
 

@@ -13,12 +13,12 @@ import numpy as np
 from lamina_core import lax
 from lamina_core import numpy as jnp
 from lamina_core.ir import dtypes
-from lamina_core.lax._shape import canonical_shape
+from lamina_core.lax import canonical_shape
 from lamina_core.random._keys import check_prng_key, split_typed, unstack
 from lamina_core.random._primitives import key_impl_of, threefry_prng_impl
 from lamina_core.random._samplers import _user_dtype, uniform
-from lamina_core.trace._values import typeof
-from lamina_core.transforms._jit import Jitted
+from lamina_core.trace import typeof
+from lamina_core.transforms import Jitted
 
 Array = Any
 

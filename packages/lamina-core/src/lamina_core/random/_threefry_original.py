@@ -29,7 +29,7 @@ from lamina_core.random._primitives import (
     threefry2x32_p,
     threefry_prng_impl,
 )
-from lamina_core.trace._values import typeof
+from lamina_core.trace import typeof
 
 Array = Any
 

@@ -17,11 +17,9 @@ import numpy as np
 
 from lamina_core import lax
 from lamina_core import numpy as jnp
-from lamina_core.numpy._promote import promote_dtypes_inexact
-from lamina_core.numpy._util import dtype_of, shape_of
+from lamina_core.numpy import dtype_of, promote_dtypes_inexact, shape_of
 from lamina_core.scipy._linalg_triangular import solve_triangular
-from lamina_core.transforms._autodiff import jvp
-from lamina_core.transforms._jit import Jitted
+from lamina_core.transforms import Jitted, jvp
 
 Array = Any
 

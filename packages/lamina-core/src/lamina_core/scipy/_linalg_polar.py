@@ -17,8 +17,8 @@ from lamina_core import lax
 from lamina_core import numpy as jnp
 from lamina_core.ir import dtypes
 from lamina_core.lax import linalg as lax_linalg
-from lamina_core.numpy._util import dtype_of, shape_of
-from lamina_core.transforms._jit import Jitted
+from lamina_core.numpy import dtype_of, shape_of
+from lamina_core.transforms import Jitted
 
 Array = Any
 

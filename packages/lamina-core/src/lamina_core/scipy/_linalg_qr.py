@@ -12,8 +12,7 @@ from typing import Any
 
 from lamina_core import numpy as jnp
 from lamina_core.lax import linalg as lax_linalg
-from lamina_core.numpy._promote import promote_dtypes_inexact
-from lamina_core.numpy._util import dtype_of, shape_of
+from lamina_core.numpy import dtype_of, promote_dtypes_inexact, shape_of
 
 Array = Any
 

@@ -17,9 +17,8 @@ from lamina_core import lax
 from lamina_core import numpy as jnp
 from lamina_core.ir import dtypes
 from lamina_core.lax import linalg as lax_linalg
-from lamina_core.numpy._index_update import at
-from lamina_core.numpy._util import dtype_of, shape_of
-from lamina_core.transforms._jit import Jitted
+from lamina_core.numpy import at, dtype_of, shape_of
+from lamina_core.transforms import Jitted
 
 Array = Any
 

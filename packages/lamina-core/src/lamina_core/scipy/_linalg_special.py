@@ -20,11 +20,16 @@ import numpy as np
 from lamina_core import lax
 from lamina_core import numpy as jnp
 from lamina_core.ir import dtypes
-from lamina_core.numpy._index_update import at
-from lamina_core.numpy._promote import check_arraylike, promote_args_inexact, promote_dtypes
-from lamina_core.numpy._util import dtype_of, shape_of
+from lamina_core.numpy import (
+    at,
+    check_arraylike,
+    dtype_of,
+    promote_args_inexact,
+    promote_dtypes,
+    shape_of,
+)
 from lamina_core.scipy._special_gamma import comb
-from lamina_core.transforms._jit import Jitted
+from lamina_core.transforms import Jitted
 
 Array = Any
 

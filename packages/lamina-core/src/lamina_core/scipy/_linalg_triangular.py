@@ -10,9 +10,8 @@ from typing import Any
 
 from lamina_core import numpy as jnp
 from lamina_core.lax import linalg as lax_linalg
-from lamina_core.numpy._promote import promote_dtypes_inexact
-from lamina_core.numpy._util import shape_of
-from lamina_core.transforms._jit import Jitted
+from lamina_core.numpy import promote_dtypes_inexact, shape_of
+from lamina_core.transforms import Jitted
 
 Array = Any
 

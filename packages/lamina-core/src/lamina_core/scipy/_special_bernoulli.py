@@ -13,7 +13,7 @@ import numpy as np
 
 from lamina_core import lax
 from lamina_core import numpy as jnp
-from lamina_core.numpy._index_update import at
+from lamina_core.numpy import at
 
 Array = Any
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from lamina_core import lax
-from lamina_core.numpy import _promote as p
+from lamina_core.numpy import promotion as p
 
 Array = Any
 

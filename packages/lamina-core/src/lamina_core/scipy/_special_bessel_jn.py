@@ -14,11 +14,10 @@ from typing import Any
 
 from lamina_core import lax
 from lamina_core import numpy as jnp
-from lamina_core.lax._igamma_impl import lax_const
-from lamina_core.numpy import _promote as p
-from lamina_core.numpy._util import dtype_of
-from lamina_core.transforms._jit import Jitted
-from lamina_core.transforms._vmap import vmap
+from lamina_core.lax import lax_const
+from lamina_core.numpy import dtype_of
+from lamina_core.numpy import promotion as p
+from lamina_core.transforms import Jitted, vmap
 
 Array = Any
 Carry = tuple[Array, Array, Array, Array]

@@ -21,9 +21,9 @@ from lamina_core import lax
 from lamina_core import numpy as jnp
 from lamina_core.custom_derivatives import custom_jvp
 from lamina_core.ir import dtypes
-from lamina_core.lax._igamma_impl import lax_const
-from lamina_core.numpy import _promote as p
-from lamina_core.numpy._util import dtype_of
+from lamina_core.lax import lax_const
+from lamina_core.numpy import dtype_of
+from lamina_core.numpy import promotion as p
 
 Array = Any
 

@@ -10,8 +10,8 @@ import numpy as np
 
 from lamina_core import lax
 from lamina_core.ir import dtypes
-from lamina_core.numpy import _promote as p
-from lamina_core.numpy._util import dtype_of
+from lamina_core.numpy import dtype_of
+from lamina_core.numpy import promotion as p
 
 Array = Any
 

@@ -17,11 +17,11 @@ from lamina_core import lax
 from lamina_core import numpy as jnp
 from lamina_core.custom_derivatives import custom_jvp
 from lamina_core.ir import dtypes
-from lamina_core.nn._normalization import log_softmax as _nn_log_softmax
-from lamina_core.nn._normalization import logsumexp
-from lamina_core.nn._normalization import softmax as _nn_softmax
-from lamina_core.numpy import _promote as p
-from lamina_core.numpy._util import dtype_of
+from lamina_core.nn import log_softmax as _nn_log_softmax
+from lamina_core.nn import logsumexp
+from lamina_core.nn import softmax as _nn_softmax
+from lamina_core.numpy import dtype_of
+from lamina_core.numpy import promotion as p
 
 Array = Any
 Axis = int | tuple[int, ...] | None

@@ -15,8 +15,8 @@ import numpy as np
 from lamina_core import lax
 from lamina_core import numpy as jnp
 from lamina_core.custom_derivatives import custom_jvp
-from lamina_core.lax._igamma_impl import lax_const
-from lamina_core.numpy import _promote as p
+from lamina_core.lax import lax_const
+from lamina_core.numpy import promotion as p
 
 Array = Any
 

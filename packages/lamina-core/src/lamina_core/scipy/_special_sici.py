@@ -18,9 +18,9 @@ import numpy as np
 from lamina_core import numpy as jnp
 from lamina_core.custom_derivatives import custom_jvp
 from lamina_core.ir import dtypes
-from lamina_core.numpy import _promote as p
-from lamina_core.numpy._util import dtype_of
-from lamina_core.transforms._jit import Jitted
+from lamina_core.numpy import dtype_of
+from lamina_core.numpy import promotion as p
+from lamina_core.transforms import Jitted
 
 Array = Any
 

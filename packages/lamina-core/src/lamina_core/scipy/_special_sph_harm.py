@@ -15,9 +15,9 @@ import numpy as np
 from lamina_core import lax
 from lamina_core import numpy as jnp
 from lamina_core.ir import dtypes
-from lamina_core.numpy._util import dtype_of, shape_of
-from lamina_core.trace._tracing import ConcretizationTypeError, Tracer
-from lamina_core.transforms._jit import Jitted
+from lamina_core.numpy import dtype_of, shape_of
+from lamina_core.trace import ConcretizationTypeError, Tracer
+from lamina_core.transforms import Jitted
 
 Array = Any
 

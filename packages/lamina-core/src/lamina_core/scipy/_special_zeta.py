@@ -16,9 +16,9 @@ from lamina_core import lax
 from lamina_core import numpy as jnp
 from lamina_core.custom_derivatives import custom_jvp
 from lamina_core.ir import dtypes
-from lamina_core.numpy import _promote as p
-from lamina_core.numpy._util import dtype_of, shape_of
-from lamina_core.transforms._autodiff import jvp as _api_jvp
+from lamina_core.numpy import dtype_of, shape_of
+from lamina_core.numpy import promotion as p
+from lamina_core.transforms import jvp as _api_jvp
 
 Array = Any
 

@@ -20,15 +20,17 @@ import numpy as np
 
 from lamina_core import lax
 from lamina_core import numpy as jnp
+from lamina_core.lax import batched_matvec, check_solve_shapes
 from lamina_core.lax import linalg as lax_linalg
-from lamina_core.numpy import _linalg_solve
-from lamina_core.numpy._index_update import at
-from lamina_core.numpy._promote import (
+from lamina_core.lax import lu_solve as lax_lu_solve
+from lamina_core.numpy import (
+    at,
+    dtype_of,
     promote_args_inexact,
     promote_dtypes,
     promote_dtypes_inexact,
+    shape_of,
 )
-from lamina_core.numpy._util import dtype_of, shape_of
 from lamina_core.scipy._linalg_expm import expm, expm_frechet
 from lamina_core.scipy._linalg_polar import eigh_tridiagonal, polar
 from lamina_core.scipy._linalg_qr import qr_multiply
@@ -51,8 +53,7 @@ from lamina_core.scipy._linalg_special import (
     toeplitz,
 )
 from lamina_core.scipy._linalg_triangular import solve_signature, solve_triangular
-from lamina_core.transforms._jit import Jitted
-from lamina_core.transforms._vmap import vmap
+from lamina_core.transforms import Jitted, vmap
 
 Array = Any
 
@@ -192,7 +193,7 @@ def lu_solve(
     m = shape_of(packed)[-2]
     permutation = lax_linalg.lu_pivots_to_permutation(pivots, m)
     signature = solve_signature("lu_solve", packed, b, extra="(n),")
-    solve_one = partial(_linalg_solve.lu_solve, trans=trans)
+    solve_one = partial(lax_lu_solve, trans=trans)
     return jnp.vectorize(solve_one, signature=signature)(packed, permutation, b)
 
 
@@ -201,13 +202,13 @@ def _solve(a: Any, b: Any, assume_a: str, lower: bool) -> Array:
     if assume_a != "pos":
         return jnp.linalg.solve(a, b)
     a, b = promote_dtypes_inexact(jnp.asarray(a), jnp.asarray(b))
-    _linalg_solve.check_solve_shapes(a, b)
+    check_solve_shapes(a, b)
     # Factor once, outside differentiation; derivatives are further solves with the factor.
     factors = cho_factor(lax.stop_gradient(a), lower=lower)
 
     def custom_solve(rhs: Array) -> Array:
         return lax.custom_linear_solve(
-            lambda x: _linalg_solve.batched_matvec(a, x),
+            lambda x: batched_matvec(a, x),
             rhs,
             solve=lambda _, x: cho_solve(factors, x),
             symmetric=True,

@@ -7,3 +7,12 @@ Collectives are lax's (`lax._collectives`); meshes and specs as types are the IR
 from lamina_core.sharding import _shard_map_ad as _shard_map_ad  # registers its AD rules
 from lamina_core.sharding import _shard_map_batching as _shard_map_batching  # its vmap rule
 from lamina_core.sharding import _shard_map_pe as _shard_map_pe  # its partial eval and DCE
+from lamina_core.sharding._shard_map import (
+    manual_axes_env as manual_axes_env,
+)
+from lamina_core.sharding._shard_map import (
+    shard_map as shard_map,
+)
+from lamina_core.sharding._shard_map import (
+    shard_map_p as shard_map_p,
+)

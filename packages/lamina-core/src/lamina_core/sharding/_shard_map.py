@@ -20,23 +20,26 @@ from typing import Any, Final, cast
 
 import numpy as np
 
-from lamina_core.interpreters.batching import AxisData, extend_axis_env
-from lamina_core.interpreters.staging import trace_to_jaxpr
-from lamina_core.ir._avals import AbstractValue
-from lamina_core.ir._effects import Effects
-from lamina_core.ir._jaxpr import DebugInfo, Jaxpr
-from lamina_core.ir._mesh import (
+from lamina_core.interpreters import AxisData, extend_axis_env, trace_to_jaxpr
+from lamina_core.ir import (
     AbstractMesh,
+    AbstractValue,
     AxisType,
+    DebugInfo,
+    Effects,
+    Jaxpr,
     Mesh,
+    PartitionSpec,
+    Primitive,
+    abstract_eval_rules,
+    effects_rules,
+    entry_axes,
     get_abstract_mesh,
+    impl_rules,
     manual_mesh,
     spec_axis_names,
     use_abstract_mesh,
 )
-from lamina_core.ir._partition_spec import PartitionSpec, entry_axes
-from lamina_core.ir._primitive import Primitive
-from lamina_core.ir._rules import abstract_eval_rules, effects_rules, impl_rules
 from lamina_core.sharding._shard_map_checks import (
     broadcast_specs,
     check_args,
@@ -45,11 +48,15 @@ from lamina_core.sharding._shard_map_checks import (
     check_specs,
     fun_name,
 )
-from lamina_core.trace._evaluate import eval_jaxpr
-from lamina_core.trace._typecheck import sub_jaxpr_contexts
-from lamina_core.trace._values import typeof
-from lamina_core.trace._vma import check_vma_scope, drop_vma, pvary
-from lamina_core.transforms._make_jaxpr import func_src_info
+from lamina_core.trace import (
+    check_vma_scope,
+    drop_vma,
+    eval_jaxpr,
+    pvary,
+    sub_jaxpr_contexts,
+    typeof,
+)
+from lamina_core.transforms import func_src_info
 from lamina_core.tree import tree_util
 
 shard_map_p: Final = Primitive("shard_map", multiple_results=True)
@@ -139,7 +146,7 @@ def _shard_map_impl(
     # The reference semantics: each device's piece, stacked along one leading axis per manual
     # mesh axis, through nested vmaps that bind the mesh axis names (so collectives mean what
     # they mean on the devices).
-    from lamina_core.transforms._vmap import vmap
+    from lamina_core.transforms import vmap
 
     names = [n for n in mesh.axis_names if n in newly_manual_axes]
     sizes = mesh.shape
@@ -232,7 +239,7 @@ def _check_mesh(
                 "The context mesh cannot be empty. Use `jax.set_mesh(mesh)` to enter into a "
                 "mesh context"
             )
-        from lamina_core.ir._mesh import get_concrete_mesh
+        from lamina_core.ir import get_concrete_mesh
 
         concrete = get_concrete_mesh()
         if not concrete.empty:

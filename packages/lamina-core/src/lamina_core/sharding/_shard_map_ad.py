@@ -23,43 +23,47 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from lamina_core.interpreters.batching import bound_axis_names
-from lamina_core.interpreters.jvp import jvp_rules
-from lamina_core.interpreters.linearize import (
+from lamina_core.interpreters import (
     LinearizeTrace,
     LinearizeTracer,
+    TangentTrace,
+    UndefinedPrimal,
+    Zero,
+    backward_pass,
+    bound_axis_names,
+    cotangents_per_arg,
+    is_float0,
+    is_undefined,
+    jvp_rules,
     linearization_rules,
     linearizing_for_vjp,
-)
-from lamina_core.interpreters.partial_eval import TangentTrace, prune_residuals
-from lamina_core.interpreters.staging import trace_to_jaxpr
-from lamina_core.interpreters.transpose import (
-    UndefinedPrimal,
-    backward_pass,
-    cotangents_per_arg,
-    is_undefined,
+    prune_residuals,
+    trace_to_jaxpr,
     transpose_rules,
+    zero_of,
 )
-from lamina_core.interpreters.zeros import Zero, is_float0, zero_of
-from lamina_core.ir._avals import AbstractValue
-from lamina_core.ir._jaxpr import ClosedJaxpr, DebugInfo, Jaxpr, Literal
-from lamina_core.ir._mesh import AbstractMesh, Mesh, spec_axis_names
-from lamina_core.ir._partition_spec import PartitionSpec
+from lamina_core.ir import (
+    AbstractMesh,
+    AbstractValue,
+    ClosedJaxpr,
+    DebugInfo,
+    Jaxpr,
+    Literal,
+    Mesh,
+    PartitionSpec,
+    spec_axis_names,
+)
 from lamina_core.sharding._shard_map import manual_axes_env, shard_aval, shard_map_p
-from lamina_core.trace._evaluate import eval_jaxpr
-from lamina_core.trace._tracing import current_trace, set_current_trace
-from lamina_core.trace._values import typeof
-from lamina_core.transforms._call_ad import jvp_jaxpr, split_jvp_outs
+from lamina_core.trace import bound_axes, current_trace, eval_jaxpr, set_current_trace, typeof
+from lamina_core.transforms import jvp_jaxpr, split_jvp_outs
 
 # --- shared by the shard_map rules ---------------------------------------------------------
 
 
 def spmd_axis_names() -> frozenset[Any]:
     """The mesh axes enclosing `vmap`s spread their mapped axes over (`spmd_axis_name`)."""
-    from lamina_core.interpreters import batching
-
     names: set[Any] = set()
-    for data in batching._axis_env.get():
+    for data in bound_axes():
         names.update(data.spmd_name or ())
     return frozenset(names)
 

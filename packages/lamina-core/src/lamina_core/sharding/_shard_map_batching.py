@@ -12,13 +12,11 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from lamina_core.interpreters.batching import AxisData, BatchDim, batching_rules
-from lamina_core.ir._jaxpr import ClosedJaxpr, Jaxpr
-from lamina_core.ir._mesh import spec_axis_names
-from lamina_core.ir._partition_spec import PartitionSpec
+from lamina_core.interpreters import AxisData, BatchDim, batching_rules
+from lamina_core.ir import ClosedJaxpr, Jaxpr, PartitionSpec, spec_axis_names
 from lamina_core.sharding._shard_map import manual_axes_env, shard_map_p
 from lamina_core.sharding._shard_map_ad import bind_body
-from lamina_core.transforms._call_batching import batch_jaxpr
+from lamina_core.transforms import batch_jaxpr
 
 
 def batch_spec(spec: PartitionSpec, dim: int, entry: Any) -> PartitionSpec:

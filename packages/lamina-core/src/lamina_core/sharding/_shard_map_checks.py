@@ -14,10 +14,8 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from lamina_core.ir._mesh import AbstractMesh, Mesh, spec_axis_names
-from lamina_core.ir._partition_spec import PartitionSpec, entry_axes
-from lamina_core.tree import tree_util
-from lamina_core.tree._registry import keystr
+from lamina_core.ir import AbstractMesh, Mesh, PartitionSpec, entry_axes, spec_axis_names
+from lamina_core.tree import keystr, tree_util
 
 
 def is_spec(x: Any) -> bool:

@@ -16,17 +16,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from lamina_core.interpreters.dce import dce_jaxpr, dce_rules
-from lamina_core.interpreters.partial_eval import (
+from lamina_core.interpreters import (
     SplitTrace,
+    dce_jaxpr,
+    dce_rules,
+    partial_eval_jaxpr_custom,
+    partial_eval_jaxpr_custom_rules,
     partial_eval_jaxpr_nounits,
     partial_eval_rules,
 )
-from lamina_core.interpreters.partial_eval_custom import (
-    partial_eval_jaxpr_custom,
-    partial_eval_jaxpr_custom_rules,
-)
-from lamina_core.ir._jaxpr import ClosedJaxpr, DropVar, Jaxpr, JaxprEqn, Var
+from lamina_core.ir import ClosedJaxpr, DropVar, Jaxpr, JaxprEqn, Var
 from lamina_core.sharding._shard_map import manual_axes_env, shard_map_p, unshard_aval
 from lamina_core.sharding._shard_map_ad import (
     add_singleton,
@@ -37,7 +36,7 @@ from lamina_core.sharding._shard_map_ad import (
     remove_singleton,
     trace_body,
 )
-from lamina_core.trace._evaluate import eval_jaxpr
+from lamina_core.trace import eval_jaxpr
 
 # --- partial evaluation ---------------------------------------------------------------------
 

@@ -18,11 +18,9 @@ from typing import Any
 import numpy as np
 
 import lamina_core
-from lamina_core.ir import dtypes
-from lamina_core.ir._avals import ShapedArray
+from lamina_core.ir import ShapedArray, dtypes
 from lamina_core.testing._core import ORACLE_COMPILER_OPTIONS
-from lamina_core.trace._typecheck import check_jaxpr
-from lamina_core.trace._values import to_numpy, typeof
+from lamina_core.trace import check_jaxpr, to_numpy, typeof
 from lamina_core.tree import tree_util
 
 

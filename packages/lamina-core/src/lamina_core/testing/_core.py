@@ -15,9 +15,7 @@ from typing import Any
 import numpy as np
 
 import lamina_core
-from lamina_core.trace._evaluate import eval_jaxpr
-from lamina_core.trace._typecheck import check_jaxpr
-from lamina_core.trace._values import to_numpy
+from lamina_core.trace import check_jaxpr, eval_jaxpr, to_numpy
 
 Program = Callable[[ModuleType, ModuleType], Callable[..., Any]]
 """`program(jnp, lax)` returns the function under test, written once for both libraries."""

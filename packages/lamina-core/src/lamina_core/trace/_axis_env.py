@@ -45,9 +45,14 @@ def axis_frame(name: Any) -> AxisData:
     raise NameError(f"unbound axis name: {name}")
 
 
+def bound_axes() -> tuple[AxisData, ...]:
+    """The bound axes, outermost first."""
+    return _axis_env.get()
+
+
 def bound_axis_names() -> tuple[Any, ...]:
     """The names of the bound axes, outermost first."""
     return tuple(d.name for d in _axis_env.get() if d.name is not None)
 
 
-__all__ = ["AxisData", "axis_frame", "bound_axis_names", "extend_axis_env"]
+__all__ = ["AxisData", "axis_frame", "bound_axes", "bound_axis_names", "extend_axis_env"]

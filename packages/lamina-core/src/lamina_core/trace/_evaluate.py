@@ -13,11 +13,19 @@ from typing import Any
 
 import numpy as np
 
-from lamina_core.config._config import replaying_equations
-from lamina_core.ir._avals import AbstractValue, ShapedArray
-from lamina_core.ir._jaxpr import ClosedJaxpr, Jaxpr, Literal, Var
-from lamina_core.ir._primitive import Primitive
-from lamina_core.ir._rules import abstract_eval_rules, impl_rules, value_impl_rules
+from lamina_core.config import replaying_equations
+from lamina_core.ir import (
+    AbstractValue,
+    ClosedJaxpr,
+    Jaxpr,
+    Literal,
+    Primitive,
+    ShapedArray,
+    Var,
+    abstract_eval_rules,
+    impl_rules,
+    value_impl_rules,
+)
 from lamina_core.trace._tracing import install_eager_impl
 from lamina_core.trace._values import by_reference_types, to_numpy, typeof
 

@@ -10,8 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from lamina_core.ir._avals import AbstractValue
-from lamina_core.ir._jaxpr import DebugInfo, Jaxpr
+from lamina_core.ir import AbstractValue, DebugInfo, Jaxpr
 from lamina_core.trace._values import typeof
 
 

@@ -16,9 +16,8 @@ from collections.abc import Callable, Iterator, Sequence
 from contextvars import ContextVar
 from typing import Any, ClassVar, Final, NoReturn, Protocol, TypeVar, overload
 
-from lamina_core.config import _dispatch_context as dispatch_context
-from lamina_core.ir._avals import AbstractValue
-from lamina_core.ir._primitive import Primitive, install_current_trace
+from lamina_core.config import dispatch_context
+from lamina_core.ir import AbstractValue, Primitive, install_current_trace
 
 # `ArrayMethods` and `register_tracer_method` are re-exported: the runtime's arrays and the
 # numpy frontend import them from here.

@@ -11,17 +11,18 @@ import contextlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from lamina_core.ir._avals import AbstractValue, types_match
-from lamina_core.ir._jaxpr import (
+from lamina_core.ir import (
+    AbstractValue,
     ClosedJaxpr,
     DropVar,
     Jaxpr,
     JaxprEqn,
     Literal,
+    Primitive,
     Var,
     jaxprs_in_params,
+    types_match,
 )
-from lamina_core.ir._primitive import Primitive
 from lamina_core.trace._vma import abstract_eval
 
 

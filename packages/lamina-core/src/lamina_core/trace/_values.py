@@ -14,9 +14,15 @@ from typing import Any
 
 import numpy as np
 
-from lamina_core.ir import dtypes
-from lamina_core.ir._avals import AbstractValue, ShapedArray
-from lamina_core.ir._literals import TypedComplex, TypedFloat, TypedInt, typed_scalar
+from lamina_core.ir import (
+    AbstractValue,
+    ShapedArray,
+    TypedComplex,
+    TypedFloat,
+    TypedInt,
+    dtypes,
+    typed_scalar,
+)
 from lamina_core.trace._tracing import Tracer
 
 

@@ -19,10 +19,19 @@ from collections.abc import Callable, Iterator, Sequence
 from contextvars import ContextVar
 from typing import Any, Final, TypeAlias
 
-from lamina_core.ir._avals import AbstractValue, ShapedArray
-from lamina_core.ir._jaxpr import Atom, ClosedJaxpr, DropVar, Jaxpr, Var, jaxprs_in_params
-from lamina_core.ir._primitive import Primitive, RuleTable
-from lamina_core.ir._rules import abstract_eval_rules
+from lamina_core.ir import (
+    AbstractValue,
+    Atom,
+    ClosedJaxpr,
+    DropVar,
+    Jaxpr,
+    Primitive,
+    RuleTable,
+    ShapedArray,
+    Var,
+    abstract_eval_rules,
+    jaxprs_in_params,
+)
 from lamina_core.trace._axis_env import bound_axis_names
 from lamina_core.trace._values import typeof
 from lamina_core.tree import tree_util

@@ -14,18 +14,18 @@ from typing import Any
 
 import numpy as np
 
-from lamina_core.interpreters.jvp import jvp_flat
-from lamina_core.interpreters.linearize import linearize_flat
-from lamina_core.interpreters.staging import trace_to_jaxpr
-from lamina_core.interpreters.transpose import UndefinedPrimal, backward_pass
-from lamina_core.interpreters.zeros import Zero, instantiate_zeros, zeros_like_aval
-from lamina_core.ir import dtypes
-from lamina_core.ir._avals import AbstractValue, ShapedArray
-from lamina_core.ir._jaxpr import ClosedJaxpr, DebugInfo
-from lamina_core.trace._evaluate import eval_jaxpr
-from lamina_core.trace._tracing import Tracer, current_trace
-from lamina_core.trace._values import canonical_value, typeof
-from lamina_core.trace._vma import pvary_like
+from lamina_core.interpreters import (
+    UndefinedPrimal,
+    Zero,
+    backward_pass,
+    instantiate_zeros,
+    jvp_flat,
+    linearize_flat,
+    trace_to_jaxpr,
+    zeros_like_aval,
+)
+from lamina_core.ir import AbstractValue, ClosedJaxpr, DebugInfo, ShapedArray, dtypes
+from lamina_core.trace import Tracer, canonical_value, current_trace, eval_jaxpr, pvary_like, typeof
 from lamina_core.transforms._make_jaxpr import func_src_info
 from lamina_core.tree import tree_util
 

@@ -11,15 +11,24 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
-from lamina_core.interpreters.staging import trace_to_jaxpr
-from lamina_core.ir import _pp as pp
-from lamina_core.ir._avals import AbstractValue
-from lamina_core.ir._effects import Effects
-from lamina_core.ir._jaxpr import ClosedJaxpr, DebugInfo, JaxprEqn
-from lamina_core.ir._pretty import PpContext, PpSettings, pp_eqn_rules, pp_eqn_with_params
-from lamina_core.ir._primitive import Primitive
-from lamina_core.ir._rules import abstract_eval_rules, effects_rules, impl_rules
-from lamina_core.trace._evaluate import eval_jaxpr
+from lamina_core.interpreters import trace_to_jaxpr
+from lamina_core.ir import (
+    AbstractValue,
+    ClosedJaxpr,
+    DebugInfo,
+    Effects,
+    JaxprEqn,
+    PpContext,
+    PpSettings,
+    Primitive,
+    abstract_eval_rules,
+    effects_rules,
+    impl_rules,
+    pp,
+    pp_eqn_rules,
+    pp_eqn_with_params,
+)
+from lamina_core.trace import eval_jaxpr
 
 
 class UnspecifiedValue:

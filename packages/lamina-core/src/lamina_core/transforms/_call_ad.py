@@ -12,34 +12,34 @@ import weakref
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from lamina_core.interpreters.dce import DceRule, dce_jaxpr, dce_rules
-from lamina_core.interpreters.jvp import JVPTrace, JVPTracer, jvp_rules
-from lamina_core.interpreters.linearize import (
+from lamina_core.interpreters import (
+    DceRule,
+    JVPTrace,
+    JVPTracer,
     LinearizeTrace,
     LinearizeTracer,
-    TangentTrace,
-    linearization_rules,
-    prune_residuals,
-)
-from lamina_core.interpreters.partial_eval import (
     SplitTrace,
-    partial_eval_jaxpr_nounits,
-    partial_eval_rules,
-)
-from lamina_core.interpreters.staging import trace_to_jaxpr
-from lamina_core.interpreters.transpose import (
+    TangentTrace,
     UndefinedPrimal,
+    Zero,
     backward_pass,
     cotangents_per_arg,
+    dce_jaxpr,
+    dce_rules,
+    instantiate_zeros,
+    is_float0,
     is_undefined,
+    jvp_rules,
+    linearization_rules,
+    partial_eval_jaxpr_nounits,
+    partial_eval_rules,
+    prune_residuals,
+    trace_to_jaxpr,
     transpose_rules,
+    zero_of,
 )
-from lamina_core.interpreters.zeros import Zero, instantiate_zeros, is_float0, zero_of
-from lamina_core.ir._avals import AbstractValue
-from lamina_core.ir._jaxpr import ClosedJaxpr, JaxprEqn, Var
-from lamina_core.trace._evaluate import eval_jaxpr
-from lamina_core.trace._tracing import current_trace, set_current_trace
-from lamina_core.trace._values import typeof
+from lamina_core.ir import AbstractValue, ClosedJaxpr, JaxprEqn, Var
+from lamina_core.trace import current_trace, eval_jaxpr, set_current_trace, typeof
 from lamina_core.transforms._call import closed_call_p, jit_p, jit_params
 
 _Cache = weakref.WeakKeyDictionary[ClosedJaxpr, dict[Any, Any]]

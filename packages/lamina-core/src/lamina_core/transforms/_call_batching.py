@@ -13,10 +13,9 @@ import weakref
 from collections.abc import Sequence
 from typing import Any
 
-from lamina_core.interpreters.batching import AxisData, BatchDim, batch_flat, batching_rules
-from lamina_core.interpreters.staging import trace_to_jaxpr
-from lamina_core.ir._jaxpr import ClosedJaxpr
-from lamina_core.trace._evaluate import eval_jaxpr
+from lamina_core.interpreters import AxisData, BatchDim, batch_flat, batching_rules, trace_to_jaxpr
+from lamina_core.ir import ClosedJaxpr
+from lamina_core.trace import eval_jaxpr
 from lamina_core.transforms._call import UNSPECIFIED, closed_call_p, jit_p
 
 _batch_cache: weakref.WeakKeyDictionary[ClosedJaxpr, dict[Any, Any]] = weakref.WeakKeyDictionary()

@@ -16,21 +16,21 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from lamina_core.config._config import config, disable_jit, enable_checks
-from lamina_core.interpreters.batching import axis_frame, bound_axis_names
-from lamina_core.interpreters.staging import trace_to_jaxpr
-from lamina_core.ir._avals import AbstractValue
-from lamina_core.ir._jaxpr import ClosedJaxpr, DebugInfo
-from lamina_core.ir._mesh import concrete_context_mesh
-from lamina_core.trace._mutable_checks import (
+from lamina_core.config import config, disable_jit, enable_checks
+from lamina_core.interpreters import axis_frame, bound_axis_names, trace_to_jaxpr
+from lamina_core.ir import AbstractValue, ClosedJaxpr, DebugInfo, concrete_context_mesh
+from lamina_core.trace import (
+    EVAL_TRACE,
+    NotAnArrayArgument,
+    Tracer,
+    check_jaxpr,
     check_no_aliased_args,
     check_no_returned,
     check_not_closed_over_and_passed,
+    check_vma_enabled,
+    current_trace,
+    typeof,
 )
-from lamina_core.trace._tracing import EVAL_TRACE, NotAnArrayArgument, Tracer, current_trace
-from lamina_core.trace._typecheck import check_jaxpr
-from lamina_core.trace._values import typeof
-from lamina_core.trace._vma import check_vma_enabled
 from lamina_core.transforms._call import UNSPECIFIED, jit_p, jit_params
 from lamina_core.transforms._make_jaxpr import argument_names, func_src_info
 from lamina_core.tree import tree_util

@@ -7,10 +7,9 @@ import inspect
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from lamina_core.interpreters.staging import trace_to_jaxpr
-from lamina_core.ir._avals import AbstractValue, ShapedArray
-from lamina_core.ir._jaxpr import ClosedJaxpr, DebugInfo
-from lamina_core.trace._values import ShapeDtypeStruct, typeof
+from lamina_core.interpreters import trace_to_jaxpr
+from lamina_core.ir import AbstractValue, ClosedJaxpr, DebugInfo, ShapedArray
+from lamina_core.trace import ShapeDtypeStruct, typeof
 from lamina_core.tree import tree_util
 
 

@@ -14,12 +14,15 @@ from typing import Any, Final
 
 import numpy as np
 
-from lamina_core.interpreters.batching import AxisData, BatchDim, batching_rules
-from lamina_core.interpreters.jvp import JVPTracer, jvp_rules
-from lamina_core.interpreters.zeros import zero_of
-from lamina_core.ir._avals import AbstractValue
-from lamina_core.ir._primitive import Primitive
-from lamina_core.ir._rules import abstract_eval_rules, impl_rules
+from lamina_core.interpreters import (
+    AxisData,
+    BatchDim,
+    JVPTracer,
+    batching_rules,
+    jvp_rules,
+    zero_of,
+)
+from lamina_core.ir import AbstractValue, Primitive, abstract_eval_rules, impl_rules
 from lamina_core.tree import tree_util
 
 stop_gradient_p: Final = Primitive("stop_gradient")

@@ -14,11 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from lamina_core.interpreters.batching import AxisData, MappingSpec, SpecMatchError, batch_flat
-from lamina_core.trace._tracing import Tracer
-from lamina_core.trace._values import canonical_value, typeof
-from lamina_core.tree import tree_util
-from lamina_core.tree._registry import keystr
+from lamina_core.interpreters import AxisData, MappingSpec, SpecMatchError, batch_flat
+from lamina_core.trace import Tracer, canonical_value, typeof
+from lamina_core.tree import keystr, tree_util
 
 
 def _is_axis_leaf(x: Any) -> bool:

@@ -5,4 +5,20 @@ Implementation: `_registry` (the registry, on optree's C implementation), `tree_
 (`jax.tree_util`'s API), `tree` (`jax.tree`'s short names), `_levels` (one level of a tree).
 """
 
-from lamina_core.tree import tree, tree_util
+from lamina_core.tree import tree as tree
+from lamina_core.tree import tree_util as tree_util
+from lamina_core.tree._levels import (
+    default_registry as default_registry,
+)
+from lamina_core.tree._levels import (
+    flatten_one_level as flatten_one_level,
+)
+from lamina_core.tree._levels import (
+    flatten_one_level_with_keys as flatten_one_level_with_keys,
+)
+from lamina_core.tree._levels import (
+    is_tree_node as is_tree_node,
+)
+from lamina_core.tree._registry import (
+    keystr as keystr,
+)

@@ -4,9 +4,9 @@ Everything JAX 0.10.2 exports here that Lamina implements, and `MappingSpec`, wh
 imports from here (JAX exports it from 0.11 on).
 """
 
-from lamina_core.interpreters.transpose import is_undefined as is_undefined_primal
-from lamina_core.interpreters.zeros import Zero, instantiate_zeros
-from lamina_core.ir._avals import AbstractValue, ShapedArray
+from lamina_core.interpreters import Zero, instantiate_zeros
+from lamina_core.interpreters import is_undefined as is_undefined_primal
+from lamina_core.ir import AbstractValue, ShapedArray
 from lamina_hijax import (
     GradAccum,
     HiPrimitive,

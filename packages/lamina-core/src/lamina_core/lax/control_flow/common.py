@@ -16,15 +16,20 @@ from typing import Any
 
 import numpy as np
 
-from lamina_core.config._config import config
-from lamina_core.interpreters.staging import trace_to_jaxpr
-from lamina_core.ir._avals import AbstractValue, ShapedArray, types_match
-from lamina_core.ir._jaxpr import ClosedJaxpr, DebugInfo, Jaxpr, Var
+from lamina_core.config import config
+from lamina_core.interpreters import trace_to_jaxpr
+from lamina_core.ir import (
+    AbstractValue,
+    ClosedJaxpr,
+    DebugInfo,
+    Jaxpr,
+    ShapedArray,
+    Var,
+    types_match,
+)
 from lamina_core.lax._shape import asarray
-from lamina_core.trace._mutable_checks import check_no_aliased_args, check_no_returned
-from lamina_core.trace._tracing import Tracer, eager_value
-from lamina_core.trace._values import typeof
-from lamina_core.transforms._make_jaxpr import argument_names, func_src_info
+from lamina_core.trace import Tracer, check_no_aliased_args, check_no_returned, eager_value, typeof
+from lamina_core.transforms import argument_names, func_src_info
 from lamina_core.tree import tree_util
 
 _Cache = weakref.WeakKeyDictionary[Any, dict[Any, Any]]

@@ -13,17 +13,16 @@ from typing import Any
 
 import numpy as np
 
-from lamina_core.interpreters.batching import AxisData, BatchDim, batching_rules
-from lamina_core.ir._jaxpr import ClosedJaxpr
+from lamina_core.interpreters import AxisData, BatchDim, batching_rules
+from lamina_core.ir import ClosedJaxpr
 from lamina_core.lax._batching_common import bdim_at_front, moveaxis
 from lamina_core.lax._elementwise import eq
 from lamina_core.lax._selection import select_n
 from lamina_core.lax._stop_gradient import stop_gradient
 from lamina_core.lax._structural import broadcast_in_dim
 from lamina_core.lax.control_flow.conditionals import cond_p
-from lamina_core.trace._evaluate import eval_jaxpr
-from lamina_core.trace._values import typeof
-from lamina_core.transforms._call_batching import batch_jaxpr_front
+from lamina_core.trace import eval_jaxpr, typeof
+from lamina_core.transforms import batch_jaxpr_front
 
 
 def _bcast_select(pred: Any, on_true: Any, on_false: Any) -> Any:

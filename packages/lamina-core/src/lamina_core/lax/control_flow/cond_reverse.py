@@ -15,29 +15,30 @@ import weakref
 from collections.abc import Sequence
 from typing import Any
 
-from lamina_core.interpreters.dce import dce_jaxpr_keeping, dce_rules
-from lamina_core.interpreters.linearize import linearization_rules
-from lamina_core.interpreters.partial_eval import (
-    SplitTrace,
-    partial_eval_jaxpr_nounits,
-    partial_eval_rules,
-)
-from lamina_core.interpreters.partial_eval_custom import (
+from lamina_core.interpreters import (
     PartialEvalCustomResult,
     Policy,
+    SplitTrace,
+    Zero,
+    dce_jaxpr_keeping,
+    dce_rules,
+    empty_like_aval,
+    is_float0,
+    is_undefined,
+    linearization_rules,
     partial_eval_jaxpr_custom,
     partial_eval_jaxpr_custom_rules,
+    partial_eval_jaxpr_nounits,
+    partial_eval_rules,
+    trace_to_jaxpr,
+    transpose_rules,
+    zero_of,
 )
-from lamina_core.interpreters.staging import trace_to_jaxpr
-from lamina_core.interpreters.transpose import is_undefined, transpose_rules
-from lamina_core.interpreters.zeros import Zero, empty_like_aval, is_float0, zero_of
-from lamina_core.ir._avals import AbstractValue
-from lamina_core.ir._jaxpr import ClosedJaxpr, JaxprEqn, Var
+from lamina_core.ir import AbstractValue, ClosedJaxpr, JaxprEqn, Var
 from lamina_core.lax.control_flow.common import memo
 from lamina_core.lax.control_flow.conditionals import cond_p
-from lamina_core.trace._evaluate import eval_jaxpr
-from lamina_core.trace._values import typeof
-from lamina_core.transforms._call_ad import linearize_jaxpr_forwarding, transpose_jaxpr
+from lamina_core.trace import eval_jaxpr, typeof
+from lamina_core.transforms import linearize_jaxpr_forwarding, transpose_jaxpr
 
 _Cache = weakref.WeakKeyDictionary[Any, dict[Any, Any]]
 

@@ -12,12 +12,18 @@ from typing import Any, Final
 
 import numpy as np
 
-from lamina_core.ir import dtypes
-from lamina_core.ir._avals import AbstractValue, ShapedArray, types_match
-from lamina_core.ir._effects import Effects
-from lamina_core.ir._jaxpr import ClosedJaxpr
-from lamina_core.ir._primitive import Primitive
-from lamina_core.ir._rules import abstract_eval_rules, effects_rules, impl_rules
+from lamina_core.ir import (
+    AbstractValue,
+    ClosedJaxpr,
+    Effects,
+    Primitive,
+    ShapedArray,
+    abstract_eval_rules,
+    dtypes,
+    effects_rules,
+    impl_rules,
+    types_match,
+)
 from lamina_core.lax._selection import clamp
 from lamina_core.lax._structural import convert_element_type
 from lamina_core.lax.control_flow.common import (
@@ -34,9 +40,8 @@ from lamina_core.lax.control_flow.common import (
     structure_differences,
     trace_body,
 )
-from lamina_core.trace._evaluate import eval_jaxpr
-from lamina_core.trace._values import typeof
-from lamina_core.transforms._make_jaxpr import func_src_info
+from lamina_core.trace import eval_jaxpr, typeof
+from lamina_core.transforms import func_src_info
 from lamina_core.tree import tree_util
 
 cond_p: Final = Primitive("cond", multiple_results=True)

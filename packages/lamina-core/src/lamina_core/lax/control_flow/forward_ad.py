@@ -12,14 +12,13 @@ import weakref
 from collections.abc import Sequence
 from typing import Any
 
-from lamina_core.interpreters.jvp import jvp_rules
-from lamina_core.interpreters.zeros import Zero, instantiate_zeros, is_float0, zero_of
-from lamina_core.ir._jaxpr import ClosedJaxpr, Var
+from lamina_core.interpreters import Zero, instantiate_zeros, is_float0, jvp_rules, zero_of
+from lamina_core.ir import ClosedJaxpr, Var
 from lamina_core.lax.control_flow.conditionals import cond_p
 from lamina_core.lax.control_flow.loops import while_p
 from lamina_core.lax.control_flow.scan import scan_p
-from lamina_core.trace._values import typeof
-from lamina_core.transforms._call_ad import jvp_jaxpr
+from lamina_core.trace import typeof
+from lamina_core.transforms import jvp_jaxpr
 
 
 def _nonzero(t: Any) -> bool:

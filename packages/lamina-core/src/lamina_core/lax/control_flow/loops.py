@@ -15,13 +15,20 @@ from typing import Any, Final
 
 import numpy as np
 
-from lamina_core.interpreters.dce import dce_jaxpr
-from lamina_core.ir import dtypes
-from lamina_core.ir._avals import AbstractValue, ShapedArray, types_match
-from lamina_core.ir._effects import Effects
-from lamina_core.ir._jaxpr import ClosedJaxpr, Jaxpr
-from lamina_core.ir._primitive import Primitive
-from lamina_core.ir._rules import abstract_eval_rules, effects_rules, impl_rules
+from lamina_core.interpreters import dce_jaxpr
+from lamina_core.ir import (
+    AbstractValue,
+    ClosedJaxpr,
+    Effects,
+    Jaxpr,
+    Primitive,
+    ShapedArray,
+    abstract_eval_rules,
+    dtypes,
+    effects_rules,
+    impl_rules,
+    types_match,
+)
 from lamina_core.lax.control_flow.common import (
     avals_short,
     check_carry_type,
@@ -31,9 +38,8 @@ from lamina_core.lax.control_flow.common import (
     trace_body,
 )
 from lamina_core.lax.control_flow.scan import promote_weak_init, scan
-from lamina_core.trace._evaluate import eval_jaxpr
-from lamina_core.trace._values import is_concrete_value as is_concrete
-from lamina_core.trace._values import typeof
+from lamina_core.trace import eval_jaxpr, typeof
+from lamina_core.trace import is_concrete_value as is_concrete
 from lamina_core.tree import tree_util
 
 while_p: Final = Primitive("while", multiple_results=True)

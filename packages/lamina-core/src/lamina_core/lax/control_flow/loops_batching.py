@@ -12,12 +12,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from lamina_core.interpreters.batching import AxisData, BatchDim, batching_rules
-from lamina_core.ir._jaxpr import ClosedJaxpr
+from lamina_core.interpreters import AxisData, BatchDim, batching_rules
+from lamina_core.ir import ClosedJaxpr
 from lamina_core.lax._batching_common import broadcast_batched, moveaxis
 from lamina_core.lax.control_flow.loops import while_p
 from lamina_core.lax.control_flow.scan import scan_p
-from lamina_core.transforms._call_batching import batch_jaxpr_axes, batch_jaxpr_front
+from lamina_core.transforms import batch_jaxpr_axes, batch_jaxpr_front
 
 
 def _scan_batch(

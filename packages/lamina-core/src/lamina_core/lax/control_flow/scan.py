@@ -14,12 +14,17 @@ from typing import Any, Final
 
 import numpy as np
 
-from lamina_core.ir import dtypes
-from lamina_core.ir._avals import AbstractValue, types_match
-from lamina_core.ir._effects import Effects
-from lamina_core.ir._jaxpr import ClosedJaxpr
-from lamina_core.ir._primitive import Primitive
-from lamina_core.ir._rules import abstract_eval_rules, effects_rules, impl_rules
+from lamina_core.ir import (
+    AbstractValue,
+    ClosedJaxpr,
+    Effects,
+    Primitive,
+    abstract_eval_rules,
+    dtypes,
+    effects_rules,
+    impl_rules,
+    types_match,
+)
 from lamina_core.lax._joining import concatenate
 from lamina_core.lax._structural import convert_element_type
 from lamina_core.lax.control_flow.common import (
@@ -31,10 +36,8 @@ from lamina_core.lax.control_flow.common import (
     prune_outputs,
     trace_body,
 )
-from lamina_core.trace._evaluate import eval_jaxpr
-from lamina_core.trace._tracing import Tracer
-from lamina_core.trace._values import typeof
-from lamina_core.transforms._vmap import vmap
+from lamina_core.trace import Tracer, eval_jaxpr, typeof
+from lamina_core.transforms import vmap
 from lamina_core.tree import tree_util
 
 scan_p: Final = Primitive("scan", multiple_results=True)

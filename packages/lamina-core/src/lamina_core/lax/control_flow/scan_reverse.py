@@ -18,44 +18,35 @@ from typing import Any
 
 import numpy as np
 
-from lamina_core.interpreters.dce import dce_jaxpr_keeping, dce_rules
-from lamina_core.interpreters.linearize import linearization_rules
-from lamina_core.interpreters.partial_eval import (
+from lamina_core.interpreters import (
+    PartialEvalCustomResult,
+    Policy,
     SplitTrace,
     TangentTrace,
+    UndefinedPrimal,
+    Zero,
+    backward_pass,
+    dce_jaxpr_keeping,
+    dce_rules,
+    instantiate_zeros,
+    is_float0,
+    is_undefined,
+    linearization_rules,
+    partial_eval_jaxpr_custom,
+    partial_eval_jaxpr_custom_rules,
     partial_eval_jaxpr_nounits,
     partial_eval_rules,
     prune_residuals,
-)
-from lamina_core.interpreters.partial_eval_custom import (
-    PartialEvalCustomResult,
-    Policy,
-    partial_eval_jaxpr_custom,
-    partial_eval_jaxpr_custom_rules,
-)
-from lamina_core.interpreters.staging import trace_to_jaxpr
-from lamina_core.interpreters.transpose import (
-    UndefinedPrimal,
-    backward_pass,
-    is_undefined,
+    trace_to_jaxpr,
     transpose_rules,
-)
-from lamina_core.interpreters.zeros import (
-    Zero,
-    instantiate_zeros,
-    is_float0,
     zero_of,
     zeros_like_aval,
 )
-from lamina_core.ir._avals import AbstractValue
-from lamina_core.ir._jaxpr import ClosedJaxpr, JaxprEqn, Var
+from lamina_core.ir import AbstractValue, ClosedJaxpr, JaxprEqn, Var
 from lamina_core.lax.control_flow.common import memo, move_binders_to_front
 from lamina_core.lax.control_flow.scan import scan_p
-from lamina_core.trace._evaluate import eval_jaxpr
-from lamina_core.trace._tracing import current_trace, set_current_trace
-from lamina_core.trace._values import typeof
-from lamina_core.transforms._call import closed_call_p
-from lamina_core.transforms._call_ad import linearize_jaxpr_forwarding
+from lamina_core.trace import current_trace, eval_jaxpr, set_current_trace, typeof
+from lamina_core.transforms import closed_call_p, linearize_jaxpr_forwarding
 
 _Cache = weakref.WeakKeyDictionary[Any, dict[Any, Any]]
 

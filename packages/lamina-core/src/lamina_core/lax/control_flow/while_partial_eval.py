@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from lamina_core.interpreters.partial_eval import (
+from lamina_core.interpreters import (
     SplitTrace,
     partial_eval_jaxpr_nounits,
     partial_eval_rules,
+    transpose_rules,
 )
-from lamina_core.interpreters.transpose import transpose_rules
-from lamina_core.ir._jaxpr import ClosedJaxpr
+from lamina_core.ir import ClosedJaxpr
 from lamina_core.lax.control_flow.loops import while_p
 
 

@@ -15,9 +15,15 @@ from typing import Any
 
 import numpy as np
 
-from lamina_core.interpreters.jvp import defjvp2, jvp_rules, not_differentiable
-from lamina_core.interpreters.transpose import transpose_rules
-from lamina_core.interpreters.zeros import Zero, instantiate_zeros, zero_of
+from lamina_core.interpreters import (
+    Zero,
+    defjvp2,
+    instantiate_zeros,
+    jvp_rules,
+    not_differentiable,
+    transpose_rules,
+    zero_of,
+)
 from lamina_core.lax import _checks as c
 from lamina_core.lax._ad_common import aval_of, const
 from lamina_core.lax.linalg._primitives import (
@@ -190,7 +196,7 @@ def _lu_jvp_inner(lu: Any, a_dot: Any, permutation: Any) -> Any:
 
 
 def _lu_jvp(primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
-    from lamina_core.transforms._vmap import vmap
+    from lamina_core.transforms import vmap
 
     (a,), (a_dot,) = primals, tangents
     lu, pivots, permutation = lu_p.bind(a)

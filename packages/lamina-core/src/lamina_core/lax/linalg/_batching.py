@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from lamina_core.interpreters.batching import AxisData, BatchDim, batching_rules
-from lamina_core.ir._primitive import Primitive
+from lamina_core.interpreters import AxisData, BatchDim, batching_rules
+from lamina_core.ir import Primitive
 from lamina_core.lax._batching_common import bdim_at_front, moveaxis, shape_of
 from lamina_core.lax._shape import reshape
 from lamina_core.lax.linalg._primitives import (

@@ -15,10 +15,8 @@ from typing import Any, Final
 
 import numpy as np
 
-from lamina_core.interpreters.jvp import not_differentiable
-from lamina_core.ir._avals import AbstractValue, ShapedArray
-from lamina_core.ir._primitive import Primitive
-from lamina_core.ir._rules import abstract_eval_rules, impl_rules
+from lamina_core.interpreters import not_differentiable
+from lamina_core.ir import AbstractValue, Primitive, ShapedArray, abstract_eval_rules, impl_rules
 from lamina_core.lax import _checks as c
 from lamina_core.lax._array_helpers import indexed_update, static_index
 from lamina_core.lax._gather_scatter import ScatterDimensionNumbers, scatter

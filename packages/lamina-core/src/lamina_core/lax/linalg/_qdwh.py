@@ -35,7 +35,7 @@ from lamina_core.lax._types import Array
 from lamina_core.lax.control_flow.loops import fori_loop, while_loop
 from lamina_core.lax.linalg._primitives import cholesky, triangular_solve
 from lamina_core.lax.linalg._qr import qr
-from lamina_core.transforms._jit import Jitted
+from lamina_core.transforms import Jitted
 
 _CHOLESKY_CUTOFF = 100
 

@@ -13,11 +13,8 @@ from typing import Any, Final
 
 import numpy as np
 
-from lamina_core.interpreters.jvp import jvp_rules, not_differentiable
-from lamina_core.interpreters.zeros import instantiate_zeros
-from lamina_core.ir._avals import AbstractValue, ShapedArray
-from lamina_core.ir._primitive import Primitive
-from lamina_core.ir._rules import abstract_eval_rules, impl_rules
+from lamina_core.interpreters import instantiate_zeros, jvp_rules, not_differentiable
+from lamina_core.ir import AbstractValue, Primitive, ShapedArray, abstract_eval_rules, impl_rules
 from lamina_core.lax import _checks as c
 from lamina_core.lax._ad_common import aval_of
 from lamina_core.lax._types import Array
@@ -283,8 +280,7 @@ def _lu_solve_adjoint_core(lu_factor: Any, permutation: Any, b: Any) -> Any:
 
 
 def _lu_solve_adjoint(lu_factor: Any, permutation: Any, b: Any) -> Any:
-    from lamina_core.transforms._jit import jit
-    from lamina_core.transforms._vmap import vmap
+    from lamina_core.transforms import jit, vmap
 
     # Named as JAX's jitted helper, whose name the jaxpr prints.
     def _lu_solve(lu_factor: Any, permutation: Any, b: Any) -> Any:

@@ -23,8 +23,7 @@ from lamina_core.lax._stop_gradient import stop_gradient
 from lamina_core.lax._structural import broadcast_in_dim
 from lamina_core.lax._types import Array
 from lamina_core.lax.linalg._primitives import lu, triangular_solve
-from lamina_core.transforms._jit import Jitted
-from lamina_core.transforms._vmap import vmap
+from lamina_core.transforms import Jitted, vmap
 
 
 def _broadcast_to(x: Array, shape: tuple[int, ...]) -> Array:

@@ -15,12 +15,15 @@ from typing import Any, Final
 
 import numpy as np
 
-from lamina_core.interpreters.jvp import jvp_rules
-from lamina_core.interpreters.zeros import instantiate_zeros
-from lamina_core.ir import dtypes
-from lamina_core.ir._avals import AbstractValue, ShapedArray
-from lamina_core.ir._primitive import Primitive
-from lamina_core.ir._rules import abstract_eval_rules, impl_rules
+from lamina_core.interpreters import instantiate_zeros, jvp_rules
+from lamina_core.ir import (
+    AbstractValue,
+    Primitive,
+    ShapedArray,
+    abstract_eval_rules,
+    dtypes,
+    impl_rules,
+)
 from lamina_core.lax import _checks as c
 from lamina_core.lax._ad_common import aval_of
 from lamina_core.lax._array_helpers import indexed_update, wrap_negative

@@ -14,12 +14,9 @@ import numpy as np
 from lamina_core import lax
 from lamina_core import numpy as jnp
 from lamina_core.ir import dtypes
-from lamina_core.numpy import _promote as p
-from lamina_core.numpy._index_update import at
-from lamina_core.numpy._reductions import canonicalize_axis
-from lamina_core.numpy._util import dtype_of, shape_of
-from lamina_core.transforms._jit import Jitted
-from lamina_core.transforms._vmap import vmap
+from lamina_core.numpy import at, canonicalize_axis, dtype_of, shape_of
+from lamina_core.numpy import promotion as p
+from lamina_core.transforms import Jitted, vmap
 
 Array = Any
 

@@ -8,7 +8,7 @@ import numpy as np
 
 from lamina_core import lax
 from lamina_core import numpy as jnp
-from lamina_core.numpy import _promote as p
+from lamina_core.numpy import promotion as p
 
 Array = Any
 

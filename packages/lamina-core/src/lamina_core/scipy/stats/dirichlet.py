@@ -9,8 +9,8 @@ import numpy as np
 
 from lamina_core import lax
 from lamina_core import numpy as jnp
-from lamina_core.numpy import _promote as p
-from lamina_core.numpy._util import shape_of
+from lamina_core.numpy import promotion as p
+from lamina_core.numpy import shape_of
 from lamina_core.scipy._special_gamma import gammaln
 from lamina_core.scipy._special_log import xlogy
 

@@ -15,13 +15,12 @@ import numpy as np
 from lamina_core import numpy as jnp
 from lamina_core import random
 from lamina_core.ir import dtypes
-from lamina_core.numpy import _promote as p
-from lamina_core.numpy._util import dtype_of, shape_of
+from lamina_core.numpy import dtype_of, shape_of
+from lamina_core.numpy import promotion as p
 from lamina_core.scipy import linalg
 from lamina_core.scipy._special_log import logsumexp
 from lamina_core.scipy._special_ndtr import ndtr
-from lamina_core.transforms._jit import Jitted
-from lamina_core.transforms._vmap import vmap
+from lamina_core.transforms import Jitted, vmap
 from lamina_core.tree.tree_util import register_pytree_node_class
 
 Array = Any

@@ -6,7 +6,7 @@ from typing import Any
 
 from lamina_core import lax
 from lamina_core import numpy as jnp
-from lamina_core.numpy import _promote as p
+from lamina_core.numpy import promotion as p
 from lamina_core.scipy._special_log import expit, logit
 
 Array = Any

@@ -10,8 +10,8 @@ import numpy as np
 from lamina_core import lax
 from lamina_core import numpy as jnp
 from lamina_core.ir import dtypes
-from lamina_core.numpy import _promote as pr
-from lamina_core.numpy._util import dtype_of
+from lamina_core.numpy import dtype_of
+from lamina_core.numpy import promotion as pr
 from lamina_core.scipy._special_gamma import gammaln
 from lamina_core.scipy._special_log import xlogy
 

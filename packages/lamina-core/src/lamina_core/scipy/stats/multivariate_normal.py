@@ -14,8 +14,7 @@ import numpy as np
 from lamina_core import lax
 from lamina_core import numpy as jnp
 from lamina_core.lax import linalg as lax_linalg
-from lamina_core.numpy._promote import promote_dtypes_inexact
-from lamina_core.numpy._util import shape_of
+from lamina_core.numpy import promote_dtypes_inexact, shape_of
 
 Array = Any
 

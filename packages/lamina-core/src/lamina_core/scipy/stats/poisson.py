@@ -9,12 +9,11 @@ import numpy as np
 
 from lamina_core import lax
 from lamina_core import numpy as jnp
-from lamina_core.numpy import _promote as p
-from lamina_core.numpy._reductions import ensure_arraylike
-from lamina_core.numpy._util import dtype_of, shape_of
+from lamina_core.numpy import dtype_of, ensure_arraylike, shape_of
+from lamina_core.numpy import promotion as p
 from lamina_core.scipy._special_gamma import gammaln
 from lamina_core.scipy._special_log import entr, xlogy
-from lamina_core.transforms._jit import Jitted
+from lamina_core.transforms import Jitted
 
 Array = Any
 

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from lamina_core import lax
-from lamina_core.numpy import _promote as p
+from lamina_core.numpy import promotion as p
 
 Array = Any
 

@@ -8,9 +8,8 @@ import numpy as np
 
 from lamina_core import lax
 from lamina_core import numpy as jnp
-from lamina_core.numpy import _promote as p
-from lamina_core.numpy import select
-from lamina_core.numpy._util import dtype_of
+from lamina_core.numpy import dtype_of, select
+from lamina_core.numpy import promotion as p
 
 Array = Any
 

@@ -19,13 +19,10 @@ from typing import Any, Final, cast
 import numpy as np
 
 from lamina_core import config, tree_util
-from lamina_core.config import _dispatch_context as dispatch_context
-from lamina_core.config._config import disable_jit, enable_x64
-from lamina_core.ir._avals import ShapedArray
-from lamina_core.ir._mesh import NamedSharding, concrete_context_mesh, on_context_mesh_change
-from lamina_core.trace._tracing import EVAL_TRACE, Tracer, current_trace, raise_escaped_tracer
-from lamina_core.trace._values import typeof
-from lamina_core.transforms._jit import (
+from lamina_core.config import disable_jit, dispatch_context, enable_x64
+from lamina_core.ir import NamedSharding, ShapedArray, concrete_context_mesh, on_context_mesh_change
+from lamina_core.trace import EVAL_TRACE, Tracer, current_trace, raise_escaped_tracer, typeof
+from lamina_core.transforms import (
     NOT_SPECIFIED,
     Jitted,
     NotSpecified,

@@ -16,13 +16,12 @@ from typing import Any
 import numpy as np
 
 from lamina_core import lax, tree_util
-from lamina_core.ir._mesh import Mesh, NamedSharding
-from lamina_core.ir._partition_spec import PartitionSpec
-from lamina_core.sharding._shard_map import shard_map
-from lamina_core.trace._tracing import EVAL_TRACE, current_trace
-from lamina_core.transforms._vmap import flatten_axes
+from lamina_core.ir import Mesh, NamedSharding, PartitionSpec
+from lamina_core.sharding import shard_map
+from lamina_core.trace import EVAL_TRACE, current_trace
+from lamina_core.transforms import flatten_axes
 from lamina_runtime import _bridge_devices
-from lamina_runtime.jit import jit
+from lamina_runtime._jit import jit
 
 
 def _index_tuple(x: int | Iterable[int]) -> tuple[int, ...]:
