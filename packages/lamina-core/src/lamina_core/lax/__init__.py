@@ -44,85 +44,45 @@ from lamina_core.lax import _windowed_batching as _windowed_batching
 from lamina_core.lax import _zeta_ad as _zeta_ad
 from lamina_core.lax import _zeta_batching as _zeta_batching
 from lamina_core.lax._approx_top_k import *  # noqa: F403
-from lamina_core.lax._approx_top_k import __all__ as _approx_top_k_all
 from lamina_core.lax._associative_scan import *  # noqa: F403
-from lamina_core.lax._associative_scan import __all__ as _associative_scan_all
 from lamina_core.lax._barrier import *  # noqa: F403
-from lamina_core.lax._barrier import __all__ as _barrier_all
 from lamina_core.lax._bessel import *  # noqa: F403
-from lamina_core.lax._bessel import __all__ as _bessel_all
 from lamina_core.lax._collectives import *  # noqa: F403
-from lamina_core.lax._collectives import __all__ as _collectives_all
 from lamina_core.lax._collectives_layout import *  # noqa: F403
-from lamina_core.lax._collectives_layout import __all__ as _collectives_layout_all
-from lamina_core.lax._collectives_vma import psum_invariant_p  # noqa: F401  (registers rules)
+from lamina_core.lax._collectives_vma import psum_invariant_p as psum_invariant_p
 from lamina_core.lax._composite import *  # noqa: F403
-from lamina_core.lax._composite import __all__ as _composite_all
 from lamina_core.lax._conv import *  # noqa: F403
-from lamina_core.lax._conv import __all__ as _conv_all
 from lamina_core.lax._conv_patches import *  # noqa: F403
-from lamina_core.lax._conv_patches import __all__ as _conv_patches_all
 from lamina_core.lax._conv_shapes import *  # noqa: F403
-from lamina_core.lax._conv_shapes import __all__ as _conv_shapes_all
 from lamina_core.lax._cumulative import *  # noqa: F403
-from lamina_core.lax._cumulative import __all__ as _cumulative_all
 from lamina_core.lax._device_put import *  # noqa: F403
-from lamina_core.lax._device_put import __all__ as _device_put_all
 from lamina_core.lax._dot_types import *  # noqa: F403
-from lamina_core.lax._dot_types import __all__ as _dot_types_all
 from lamina_core.lax._elementwise import *  # noqa: F403
-from lamina_core.lax._elementwise import __all__ as _elementwise_all
 from lamina_core.lax._fft import *  # noqa: F403
-from lamina_core.lax._fft import __all__ as _fft_all
 from lamina_core.lax._gather_scatter import *  # noqa: F403
-from lamina_core.lax._gather_scatter import __all__ as _gather_scatter_all
 from lamina_core.lax._igamma import *  # noqa: F403
-from lamina_core.lax._igamma import __all__ as _igamma_all
 from lamina_core.lax._joining import *  # noqa: F403
-from lamina_core.lax._joining import __all__ as _joining_all
 from lamina_core.lax._linalg import *  # noqa: F403
-from lamina_core.lax._linalg import __all__ as _linalg_all
 from lamina_core.lax._linear_solve import *  # noqa: F403
-from lamina_core.lax._linear_solve import __all__ as _linear_solve_all
 from lamina_core.lax._misc_prims import *  # noqa: F403
-from lamina_core.lax._misc_prims import __all__ as _misc_prims_all
 from lamina_core.lax._platform import *  # noqa: F403
-from lamina_core.lax._platform import __all__ as _platform_all
 from lamina_core.lax._ragged_dot import *  # noqa: F403
-from lamina_core.lax._ragged_dot import __all__ as _ragged_dot_all
 from lamina_core.lax._reduce_generic import *  # noqa: F403
-from lamina_core.lax._reduce_generic import __all__ as _reduce_generic_all
 from lamina_core.lax._reductions import *  # noqa: F403
-from lamina_core.lax._reductions import __all__ as _reductions_all
 from lamina_core.lax._rng import *  # noqa: F403
-from lamina_core.lax._rng import __all__ as _rng_all
 from lamina_core.lax._scaled_dot import *  # noqa: F403
-from lamina_core.lax._scaled_dot import __all__ as _scaled_dot_all
 from lamina_core.lax._select_and_scatter import *  # noqa: F403
-from lamina_core.lax._select_and_scatter import __all__ as _select_and_scatter_all
 from lamina_core.lax._selection import *  # noqa: F403
-from lamina_core.lax._selection import __all__ as _selection_all
 from lamina_core.lax._shape import *  # noqa: F403
-from lamina_core.lax._shape import __all__ as _shape_all
 from lamina_core.lax._sharding_constraint import *  # noqa: F403
-from lamina_core.lax._sharding_constraint import __all__ as _sharding_constraint_all
 from lamina_core.lax._slicing import *  # noqa: F403
-from lamina_core.lax._slicing import __all__ as _slicing_all
 from lamina_core.lax._sorting import *  # noqa: F403
-from lamina_core.lax._sorting import __all__ as _sorting_all
 from lamina_core.lax._stop_gradient import *  # noqa: F403
-from lamina_core.lax._stop_gradient import __all__ as _stop_gradient_all
 from lamina_core.lax._structural import *  # noqa: F403
-from lamina_core.lax._structural import __all__ as _structural_all
 from lamina_core.lax._tokens import *  # noqa: F403
-from lamina_core.lax._tokens import __all__ as _tokens_all
 from lamina_core.lax._transcendental import *  # noqa: F403
-from lamina_core.lax._transcendental import __all__ as _transcendental_all
 from lamina_core.lax._windowed import *  # noqa: F403
-from lamina_core.lax._windowed import __all__ as _windowed_all
 from lamina_core.lax._zeta import *  # noqa: F403
-from lamina_core.lax._zeta import __all__ as _zeta_all
-from lamina_core.lax.control_flow import __all__ as _control_flow_all
 from lamina_core.lax.control_flow import cond as cond
 from lamina_core.lax.control_flow import cond_p as cond_p
 from lamina_core.lax.control_flow import fori_loop as fori_loop
@@ -133,59 +93,384 @@ from lamina_core.lax.control_flow import switch as switch
 from lamina_core.lax.control_flow import while_loop as while_loop
 from lamina_core.lax.control_flow import while_p as while_p
 
+# The names of the families' `__all__` (and control flow's user functions), spelled out so
+# that type checkers of `from lamina_core.lax import *` see them (a test keeps them equal).
 __all__ = [
+    "AccuracyMode",
+    "ConvDimensionNumbers",
+    "ConvGeneralDilatedDimensionNumbers",
+    "DotAlgorithm",
+    "DotAlgorithmPreset",
+    "DotDimensionNumbers",
+    "FftType",
+    "GatherDimensionNumbers",
+    "GatherScatterMode",
+    "Precision",
+    "PrecisionLike",
+    "RaggedDotDimensionNumbers",
+    "RandomAlgorithm",
+    "RoundingMethod",
+    "ScatterDimensionNumbers",
+    "Tolerance",
+    "abs",
+    "abs_p",
+    "acos",
+    "acos_p",
+    "acosh",
+    "acosh_p",
+    "add",
+    "add_p",
+    "after_all",
+    "after_all_p",
+    "all_gather",
+    "all_gather_p",
+    "all_to_all",
+    "all_to_all_p",
+    "and_p",
+    "approx_max_k",
+    "approx_min_k",
+    "approx_top_k_p",
+    "argmax",
+    "argmax_p",
+    "argmin",
+    "argmin_p",
+    "asin",
+    "asin_p",
+    "asinh",
+    "asinh_p",
+    "associative_scan",
+    "atan",
+    "atan2",
+    "atan2_p",
+    "atan_p",
+    "atanh",
+    "atanh_p",
+    "axis_index",
+    "axis_index_p",
+    "axis_size",
+    "batch_matmul",
+    "bessel_i0e",
+    "bessel_i0e_p",
+    "bessel_i1e",
+    "bessel_i1e_p",
+    "betainc",
+    "bitcast_convert_type",
+    "bitcast_convert_type_p",
+    "bitwise_and",
+    "bitwise_not",
+    "bitwise_or",
+    "bitwise_xor",
+    "broadcast",
+    "broadcast_in_dim",
+    "broadcast_in_dim_p",
+    "broadcast_like",
+    "broadcast_shapes",
+    "broadcast_to_rank",
+    "broadcasted_iota",
+    "cbrt",
+    "cbrt_p",
+    "ceil",
+    "ceil_p",
+    "clamp",
+    "clamp_p",
+    "clz",
+    "clz_p",
+    "collapse",
+    "complex",
+    "complex_p",
+    "composite",
+    "concatenate",
+    "concatenate_p",
+    "cond",
     "cond_p",
+    "conj",
+    "conj_p",
+    "conv",
+    "conv_dimension_numbers",
+    "conv_general_dilated",
+    "conv_general_dilated_local",
+    "conv_general_dilated_p",
+    "conv_general_dilated_patches",
+    "conv_general_permutations",
+    "conv_general_shape_tuple",
+    "conv_shape_tuple",
+    "conv_transpose",
+    "conv_transpose_shape_tuple",
+    "conv_with_general_padding",
+    "convert_element_type",
+    "convert_element_type_p",
+    "copy_p",
+    "cos",
+    "cos_p",
+    "cosh",
+    "cosh_p",
+    "create_token",
+    "create_token_p",
+    "cumlogsumexp",
+    "cumlogsumexp_p",
+    "cummax",
+    "cummax_p",
+    "cummin",
+    "cummin_p",
+    "cumprod",
+    "cumprod_p",
+    "cumsum",
+    "cumsum_p",
+    "custom_linear_solve",
+    "custom_root",
+    "dce_sink",
+    "dce_sink_p",
+    "device_put_p",
+    "digamma",
+    "digamma_p",
+    "div",
+    "div_p",
+    "dot",
+    "dot_general",
+    "dot_general_p",
+    "dtype",
+    "dynamic_index_in_dim",
+    "dynamic_slice",
+    "dynamic_slice_in_dim",
+    "dynamic_slice_p",
+    "dynamic_update_index_in_dim",
+    "dynamic_update_slice",
+    "dynamic_update_slice_in_dim",
+    "dynamic_update_slice_p",
+    "empty",
+    "empty_p",
+    "eq",
+    "eq_p",
+    "eq_to_p",
+    "erf",
+    "erf_inv",
+    "erf_inv_p",
+    "erf_p",
+    "erfc",
+    "erfc_p",
+    "exp",
+    "exp2",
+    "exp2_p",
+    "exp_p",
+    "expand_dims",
+    "expm1",
+    "expm1_p",
+    "fft",
+    "fft_p",
+    "floor",
+    "floor_p",
+    "fori_loop",
+    "full",
+    "full_like",
+    "gather",
+    "gather_p",
+    "ge",
+    "ge_p",
+    "gt",
+    "gt_p",
+    "igamma",
+    "igamma_grad_a",
+    "igamma_grad_a_p",
+    "igamma_p",
+    "igammac",
+    "igammac_p",
+    "imag",
+    "imag_p",
+    "index_in_dim",
+    "index_take",
+    "integer_pow",
+    "integer_pow_p",
+    "iota",
+    "iota_p",
+    "is_finite",
+    "is_finite_p",
+    "le",
+    "le_p",
+    "le_to_p",
+    "lgamma",
+    "lgamma_p",
+    "linear_solve_p",
+    "log",
+    "log1p",
+    "log1p_p",
+    "log_p",
+    "logistic",
+    "logistic_p",
+    "lt",
+    "lt_p",
+    "lt_to_p",
+    "map",
+    "max",
+    "max_p",
+    "min",
+    "min_p",
+    "mul",
+    "mul_p",
+    "mulhi",
+    "mulhi_p",
+    "ne",
+    "ne_p",
+    "neg",
+    "neg_p",
+    "nextafter",
+    "nextafter_p",
+    "not_p",
+    "optimization_barrier",
+    "optimization_barrier_p",
+    "or_p",
+    "pad",
+    "pad_p",
+    "padtype_to_pads",
+    "pbroadcast",
+    "pcast",
+    "platform_dependent",
+    "pmax",
+    "pmax_p",
+    "pmean",
+    "pmin",
+    "pmin_p",
+    "polygamma",
+    "polygamma_p",
+    "population_count",
+    "population_count_p",
+    "pow",
+    "pow_p",
+    "ppermute",
+    "ppermute_p",
+    "pshuffle",
+    "psum",
+    "psum_p",
+    "psum_scatter",
+    "pswapaxes",
+    "ragged_dot",
+    "ragged_dot_general",
+    "random_gamma_grad",
+    "real",
+    "real_p",
+    "reciprocal",
+    "reduce",
+    "reduce_and",
+    "reduce_and_p",
+    "reduce_max",
+    "reduce_max_p",
+    "reduce_min",
+    "reduce_min_p",
+    "reduce_or",
+    "reduce_or_p",
+    "reduce_p",
+    "reduce_precision",
+    "reduce_precision_p",
+    "reduce_prod",
+    "reduce_prod_p",
+    "reduce_sum",
+    "reduce_sum_p",
+    "reduce_window",
+    "reduce_window_max_p",
+    "reduce_window_min_p",
+    "reduce_window_p",
+    "reduce_window_shape_tuple",
+    "reduce_window_sum_p",
+    "reduce_xor",
+    "reduce_xor_p",
+    "regularized_incomplete_beta_p",
+    "rem",
+    "rem_p",
+    "reshape",
+    "reshape_p",
+    "rev",
+    "rev_p",
+    "rng_bit_generator",
+    "rng_bit_generator_p",
+    "rng_uniform",
+    "rng_uniform_p",
+    "round",
+    "round_p",
+    "rsqrt",
+    "rsqrt_p",
+    "scaled_dot",
+    "scan",
     "scan_p",
+    "scatter",
+    "scatter_add",
+    "scatter_add_p",
+    "scatter_apply",
+    "scatter_max",
+    "scatter_max_p",
+    "scatter_min",
+    "scatter_min_p",
+    "scatter_mul",
+    "scatter_mul_p",
+    "scatter_p",
+    "scatter_sub",
+    "scatter_sub_p",
+    "select",
+    "select_and_gather_add_p",
+    "select_and_scatter_add_p",
+    "select_and_scatter_p",
+    "select_n",
+    "select_n_p",
+    "shape_as_value",
+    "sharding_constraint_p",
+    "shift_left",
+    "shift_left_p",
+    "shift_right_arithmetic",
+    "shift_right_arithmetic_p",
+    "shift_right_logical",
+    "shift_right_logical_p",
+    "sign",
+    "sign_p",
+    "sin",
+    "sin_p",
+    "sinh",
+    "sinh_p",
+    "slice",
+    "slice_in_dim",
+    "slice_p",
+    "sort",
+    "sort_key_val",
+    "sort_p",
+    "split",
+    "split_p",
+    "sqrt",
+    "sqrt_p",
+    "square",
+    "square_p",
+    "squeeze",
+    "squeeze_p",
+    "stack",
+    "stack_p",
+    "stage",
+    "stage_p",
+    "stop_gradient",
+    "stop_gradient_p",
+    "sub",
+    "sub_p",
+    "switch",
+    "tan",
+    "tan_p",
+    "tanh",
+    "tanh_p",
+    "tile",
+    "tile_p",
+    "top_k",
+    "top_k_p",
+    "transpose",
+    "transpose_p",
+    "unstack",
+    "unstack_p",
+    "while_loop",
     "while_p",
-    *_approx_top_k_all,
-    *_associative_scan_all,
-    *_barrier_all,
-    *_bessel_all,
-    *_collectives_all,
-    *_collectives_layout_all,
-    *_composite_all,
-    *(n for n in _control_flow_all if not n.endswith("_p") and not n.startswith("bind")),
-    *_conv_all,
-    *_conv_patches_all,
-    *_conv_shapes_all,
-    *_cumulative_all,
-    *_device_put_all,
-    *_dot_types_all,
-    *_elementwise_all,
-    *_fft_all,
-    *_gather_scatter_all,
-    *_igamma_all,
-    *_joining_all,
-    *_linalg_all,
-    *_linear_solve_all,
-    *_misc_prims_all,
-    *_platform_all,
-    *_ragged_dot_all,
-    *_reduce_generic_all,
-    *_reductions_all,
-    *_scaled_dot_all,
-    *_rng_all,
-    *_selection_all,
-    *_select_and_scatter_all,
-    *_sharding_constraint_all,
-    *_shape_all,
-    *_slicing_all,
-    *_sorting_all,
-    *_stop_gradient_all,
-    *_structural_all,
-    *_tokens_all,
-    *_transcendental_all,
-    *_windowed_all,
-    *_zeta_all,
+    "with_sharding_constraint",
+    "xor_p",
+    "zeta",
+    "zeta_p",
 ]
 
 # `lax.linalg`, a submodule as in JAX (imported last: it builds on the families above).
 # Not JAX's API: namespaces the layers above use.
 from lamina_core.lax import _checks
 from lamina_core.lax import linalg as linalg
-from lamina_core.lax._ad_common import (
-    full_like as full_like,
-)
+from lamina_core.lax._ad_common import full_like as _ad_full_like
 from lamina_core.lax._approx_top_k import (
     approx_top_k_p as approx_top_k_p,
 )
@@ -474,3 +759,6 @@ from lamina_core.lax.linalg._svd import (
 
 checks = _checks
 """The argument checks with JAX's messages (`array_aval`, `broadcast_shapes` of avals...)."""
+
+ad_full_like = _ad_full_like
+"""Not `lax.full_like`: the fill JAX's derivative rules stage (a literal at rank 0)."""

@@ -16,7 +16,7 @@ import numpy as np
 from lamina_core import lax
 from lamina_core import numpy as jnp
 from lamina_core.custom_derivatives import custom_jvp
-from lamina_core.lax import full_like
+from lamina_core.lax import ad_full_like as full_like
 from lamina_core.numpy import promotion as p
 from lamina_core.transforms import Jitted
 

@@ -20,7 +20,7 @@ from lamina_core import lax
 from lamina_core import numpy as jnp
 from lamina_core.custom_derivatives import custom_jvp
 from lamina_core.ir import ShapedArray, dtypes
-from lamina_core.lax import full_like
+from lamina_core.lax import ad_full_like as full_like
 from lamina_core.numpy import _count, _reduction_dims, canonicalize_axis, dtype_of, shape_of
 from lamina_core.numpy import promotion as p
 from lamina_core.trace import typeof
