@@ -25,23 +25,23 @@ def test_count_lines_skips_blank_and_comment_only_lines() -> None:
 
 def test_report_lists_largest_first_and_passes_under_the_hard_limit(tmp_path: Path) -> None:
     write_module(tmp_path / "a", "small.py", 10)
-    write_module(tmp_path / "a" / "sub", "big.py", 700)
+    write_module(tmp_path / "a" / "sub", "big.py", 550)
     out = io.StringIO()
     status = report(scan([tmp_path / "a"]), out, top=15)
     text = out.getvalue()
     assert status == 0
     assert text.index("big.py") < text.index("small.py")
-    assert "   701  " in text  # 700 assignments and the docstring
+    assert "   551  " in text  # 550 assignments and the docstring
     assert "warning: " in text
-    assert "above the soft cap of 600" in text
+    assert "above the soft cap of 500" in text
     assert "error:" not in text
 
 
 def test_report_fails_above_the_hard_limit(tmp_path: Path) -> None:
-    write_module(tmp_path, "huge.py", 1200)
+    write_module(tmp_path, "huge.py", 700)
     out = io.StringIO()
     assert report(scan([tmp_path]), out) == 1
-    assert "above the hard limit of 1000" in out.getvalue()
+    assert "above the hard limit of 600" in out.getvalue()
 
 
 def test_report_shows_only_the_top_modules(tmp_path: Path) -> None:

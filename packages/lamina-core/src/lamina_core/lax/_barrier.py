@@ -25,6 +25,8 @@ from lamina_core.ir import dtypes as _dtypes
 from lamina_core.lax._gather_scatter import GatherDimensionNumbers, gather
 from lamina_core.lax._joining import concatenate
 from lamina_core.lax._shape import asarray, expand_dims, shape_of
+from lamina_core.lax._structural import broadcast
+from lamina_core.trace import typeof
 from lamina_core.tree import tree_util
 
 optimization_barrier_p: Final = Primitive("optimization_barrier", multiple_results=True)
@@ -85,19 +87,15 @@ def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
 
 def broadcast_to_rank(x: Any, rank: int) -> Any:
     """`x` with leading axes of size 1 added, to rank `rank`."""
-    from lamina_core import lax
-
     ndim = len(np.shape(x)) if not hasattr(x, "ndim") else x.ndim
     if ndim == rank:
         return asarray(x)
-    return lax.broadcast(x, (1,) * (rank - ndim))
+    return broadcast(x, (1,) * (rank - ndim))
 
 
 def dtype(x: Any) -> np.dtype[Any]:
     """The canonical dtype of `x` (an array, scalar or dtype-like), as JAX's `lax.dtype`:
     64-bit types are narrowed unless x64 is on."""
-    from lamina_core.trace import typeof
-
     dtype_like = isinstance(x, (type, np.dtype, str))
     found = np.dtype(x) if dtype_like else typeof(x).dtype  # type: ignore[attr-defined]  # arrays
     return _dtypes.canonicalize_dtype(found)

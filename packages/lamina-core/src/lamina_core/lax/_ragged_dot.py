@@ -21,8 +21,15 @@ import numpy as np
 
 from lamina_core.interpreters import Zero, is_undefined, jvp_rules, trace_to_jaxpr, transpose_rules
 from lamina_core.ir import AbstractValue, ClosedJaxpr, Primitive, abstract_eval_rules, impl_rules
+from lamina_core.lax._cumulative import cumsum
 from lamina_core.lax._dot_types import RaggedDotDimensionNumbers
-from lamina_core.trace import eval_jaxpr
+from lamina_core.lax._elementwise import add, bitwise_and, le, lt
+from lamina_core.lax._joining import concatenate
+from lamina_core.lax._linalg import dot_general
+from lamina_core.lax._selection import select
+from lamina_core.lax._shape import broadcasted_iota, transpose
+from lamina_core.lax._structural import broadcast_in_dim, convert_element_type, full_like
+from lamina_core.trace import eval_jaxpr, typeof
 
 ragged_dot_general_p: Final = Primitive("ragged_dot_general")
 
@@ -51,25 +58,21 @@ def _mode(ndim: int, dims: RaggedDotDimensionNumbers) -> tuple[str, int]:
 
 def _dense(x: Any, group_sizes: Any, dim: int) -> Any:
     """`x` broadcast along a new leading group axis, zero outside each group's rows of `dim`."""
-    from lamina_core import lax
-
     shape = (*group_sizes.shape, *x.shape)
-    x = lax.broadcast_in_dim(x, shape, tuple(range(1, len(shape))))
-    iota = lax.broadcasted_iota(group_sizes.dtype, shape, dim + 1)
-    ends = lax.cumsum(group_sizes)
-    starts = lax.concatenate([lax.full_like(group_sizes, 0)[:1], ends[:-1]], 0)
-    ends = lax.broadcast_in_dim(ends, shape, (0,))
-    starts = lax.broadcast_in_dim(starts, shape, (0,))
-    mask = lax.bitwise_and(lax.le(starts, iota), lax.lt(iota, ends))
-    return lax.select(mask, x, lax.full_like(x, 0))
+    x = broadcast_in_dim(x, shape, tuple(range(1, len(shape))))
+    iota = broadcasted_iota(group_sizes.dtype, shape, dim + 1)
+    ends = cumsum(group_sizes)
+    starts = concatenate([full_like(group_sizes, 0)[:1], ends[:-1]], 0)
+    ends = broadcast_in_dim(ends, shape, (0,))
+    starts = broadcast_in_dim(starts, shape, (0,))
+    mask = bitwise_and(le(starts, iota), lt(iota, ends))
+    return select(mask, x, full_like(x, 0))
 
 
 def _dense_program(
     lhs: Any, rhs: Any, group_sizes: Any, *, ragged_dot_dimension_numbers: Any, precision: Any,
     preferred_element_type: Any, group_offset: Any, out_sharding: Any,
 ) -> Any:  # fmt: skip
-    from lamina_core import lax
-
     dims = ragged_dot_dimension_numbers
     if group_offset is not None:
         raise NotImplementedError("Unimplemented group_offset support.")
@@ -78,21 +81,21 @@ def _dense_program(
     shift = [d + 1 for d in l_contract], [d + 1 for d in l_batch]
     if mode == "batch":
         new_dims: Any = dims.dot_dimension_numbers
-        return lax.dot_general(lhs, rhs, new_dims, precision, preferred_element_type)
+        return dot_general(lhs, rhs, new_dims, precision, preferred_element_type)
     if len(group_sizes.shape) != 1 or l_batch or _before(mode, ragged, lhs, dims):
         raise NotImplementedError("ragged_dot_general: group sizes needing broadcasting")
     dense_lhs = _dense(lhs, group_sizes, ragged)
     if mode == "noncontracting":
         group = dims.rhs_group_dimensions[0]
         new_dims = ((shift[0] + [0], [*r_contract, group]), (shift[1], list(r_batch)))
-        return lax.dot_general(dense_lhs, rhs, new_dims, precision, preferred_element_type)
+        return dot_general(dense_lhs, rhs, new_dims, precision, preferred_element_type)
     rhs_ragged = r_contract[list(l_contract).index(ragged)]
     dense_rhs = _dense(rhs, group_sizes, rhs_ragged)
     new_dims = (
         (shift[0], [d + 1 for d in r_contract]),
         ([0, *shift[1]], [0] + [d + 1 for d in r_batch]),
     )
-    return lax.dot_general(dense_lhs, dense_rhs, new_dims, precision, preferred_element_type)
+    return dot_general(dense_lhs, dense_rhs, new_dims, precision, preferred_element_type)
 
 
 def _before(mode: str, ragged: int, lhs: Any, dims: RaggedDotDimensionNumbers) -> bool:
@@ -120,34 +123,24 @@ def _ragged_abstract_eval(*avals: AbstractValue, **params: Any) -> AbstractValue
 
 @impl_rules.register(ragged_dot_general_p)
 def _ragged_impl(lhs: Any, rhs: Any, group_sizes: Any, **params: Any) -> Any:
-    from lamina_core.trace import typeof
-
     jaxpr = dense_jaxpr([typeof(lhs), typeof(rhs), typeof(group_sizes)], params)
     return np.asarray(eval_jaxpr(jaxpr, (), lhs, rhs, group_sizes)[0])
 
 
 def _ragged_jvp(primals: Sequence[Any], tangents: Sequence[Any], **params: Any) -> Any:
-    from lamina_core import lax
-
     x, y, gs = primals
     dx, dy, _ = tangents
     out = ragged_dot_general_p.bind(x, y, gs, **params)
     dx_out = (
-        lax.full_like(out, 0)
-        if type(dx) is Zero
-        else ragged_dot_general_p.bind(dx, y, gs, **params)
+        full_like(out, 0) if type(dx) is Zero else ragged_dot_general_p.bind(dx, y, gs, **params)
     )
     dy_out = (
-        lax.full_like(out, 0)
-        if type(dy) is Zero
-        else ragged_dot_general_p.bind(x, dy, gs, **params)
+        full_like(out, 0) if type(dy) is Zero else ragged_dot_general_p.bind(x, dy, gs, **params)
     )
-    return out, lax.add(dx_out, dy_out)
+    return out, add(dx_out, dy_out)
 
 
 def _ragged_transpose(ct: Any, x: Any, y: Any, group_sizes: Any, **params: Any) -> list[Any]:
-    from lamina_core import lax
-
     dims = params["ragged_dot_dimension_numbers"]
     (x_contract, y_contract), (x_batch, y_batch) = dims.dot_dimension_numbers
     x_ndim = len(x.aval.shape if is_undefined(x) else np.shape(x))
@@ -168,9 +161,9 @@ def _ragged_transpose(ct: Any, x: Any, y: Any, group_sizes: Any, **params: Any) 
         out = ragged_dot_general_p.bind(
             lhs, rhs, group_sizes, **{**params, "ragged_dot_dimension_numbers": new}
         )
-        result = lax.transpose(out, tuple(int(i) for i in np.argsort(axes)))
+        result = transpose(out, tuple(int(i) for i in np.argsort(axes)))
         if result.dtype != aval.dtype:
-            result = lax.convert_element_type(result, aval.dtype)
+            result = convert_element_type(result, aval.dtype)
         return result
 
     x_bar = y_bar = None

@@ -26,6 +26,10 @@ from lamina_core.ir import (
     impl_rules,
 )
 from lamina_core.lax._batching_common import bdim_at_front
+from lamina_core.lax._elementwise import mul
+from lamina_core.lax._linalg import dot_general
+from lamina_core.lax._shape import expand_dims, reshape
+from lamina_core.lax._structural import broadcast_in_dim, convert_element_type
 from lamina_core.lax._types import Array
 from lamina_core.trace import typeof
 
@@ -119,17 +123,15 @@ def _abstract_eval(
 
 
 def _scale_broadcast(scale: Array, operand_shape: tuple[int, ...], contracting: Any) -> Array:
-    from lamina_core import lax
-
     for i in contracting:
         scale_shape = list(typeof(scale).shape)  # type: ignore[attr-defined]  # an array
         if scale_shape[i] != operand_shape[i]:
             block = operand_shape[i] // scale_shape[i]
-            scale = lax.expand_dims(scale, (i + 1,))
+            scale = expand_dims(scale, (i + 1,))
             widened = [*scale_shape[: i + 1], block, *scale_shape[i + 1 :]]
-            scale = lax.broadcast_in_dim(scale, tuple(widened), tuple(range(len(widened))))
+            scale = broadcast_in_dim(scale, tuple(widened), tuple(range(len(widened))))
             merged = [*widened[:i], widened[i] * block, *widened[i + 2 :]]
-            scale = lax.reshape(scale, tuple(merged))
+            scale = reshape(scale, tuple(merged))
     return scale
 
 
@@ -144,21 +146,15 @@ def decomposition(
 ) -> Array:
     """What `scaled_dot` computes: the scales repeated over their blocks, multiplied into the
     operands in bfloat16, then `dot_general`."""
-    from lamina_core import lax
-
     (lhs_contracting, rhs_contracting), _ = dimension_numbers
     bf16 = dtypes.bfloat16
     lhs_shape = tuple(typeof(lhs).shape)  # type: ignore[attr-defined]  # an array
     rhs_shape = tuple(typeof(rhs).shape)  # type: ignore[attr-defined]  # an array
     lhs_scale = _scale_broadcast(lhs_scale, lhs_shape, lhs_contracting)
-    lhs_scaled = lax.mul(
-        lax.convert_element_type(lhs, bf16), lax.convert_element_type(lhs_scale, bf16)
-    )
+    lhs_scaled = mul(convert_element_type(lhs, bf16), convert_element_type(lhs_scale, bf16))
     rhs_scale = _scale_broadcast(rhs_scale, rhs_shape, rhs_contracting)
-    rhs_scaled = lax.mul(
-        lax.convert_element_type(rhs, bf16), lax.convert_element_type(rhs_scale, bf16)
-    )
-    return lax.dot_general(
+    rhs_scaled = mul(convert_element_type(rhs, bf16), convert_element_type(rhs_scale, bf16))
+    return dot_general(
         lhs_scaled,
         rhs_scaled,
         dimension_numbers=dimension_numbers,
@@ -195,13 +191,11 @@ batching_rules.set(scaled_dot_p, _batching_rule)
 
 
 def _dummy_scale(operand: Array, contracting: Sequence[int]) -> Array:
-    from lamina_core import lax
-
     shape = list(typeof(operand).shape)  # type: ignore[attr-defined]  # an array
     for d in contracting:
         shape[d] = 1
-    ones = lax.broadcast_in_dim(np.array(1.0, dtypes.bfloat16), tuple(shape), ())
-    return lax.convert_element_type(ones, dtypes.float8_e8m0fnu)
+    ones = broadcast_in_dim(np.array(1.0, dtypes.bfloat16), tuple(shape), ())
+    return convert_element_type(ones, dtypes.float8_e8m0fnu)
 
 
 def scaled_dot(

@@ -29,6 +29,8 @@ from lamina_core.ir import (
     impl_rules,
     types_match,
 )
+from lamina_core.lax._elementwise import add, lt
+from lamina_core.lax._structural import convert_element_type
 from lamina_core.lax.control_flow.common import (
     avals_short,
     check_carry_type,
@@ -257,8 +259,6 @@ def _fori_wrappers(body_fun: Callable[..., Any]) -> tuple[Callable[..., Any], Ca
         return (i + 1, fun(i, x)), None
 
     def while_body(loop_carry: Any) -> Any:
-        from lamina_core.lax import add
-
         i, upper, x = loop_carry
         fun = ref()
         assert fun is not None
@@ -282,8 +282,6 @@ def _weakrefable(x: Any) -> bool:
 
 
 def _fori_cond(carry: Any) -> Any:
-    from lamina_core.lax import lt
-
     i, upper, _ = carry
     return lt(i, upper)
 
@@ -325,8 +323,6 @@ def fori_loop(
         raise ValueError(
             "Can only use `unroll` in `fori_loop` if the loop bounds are statically known."
         )
-    from lamina_core.lax import convert_element_type
-
     if dtypes.dtype(lower) != dtype:
         lower = convert_element_type(lower, dtype)
     if dtypes.dtype(upper) != dtype:

@@ -26,6 +26,13 @@ from lamina_core.interpreters import (
 )
 from lamina_core.lax import _checks as c
 from lamina_core.lax._ad_common import aval_of, const
+from lamina_core.lax._dot_types import Precision
+from lamina_core.lax._elementwise import add, conj, div, eq, neg
+from lamina_core.lax._joining import pad
+from lamina_core.lax._linalg import batch_matmul
+from lamina_core.lax._linalg import dot as dot_
+from lamina_core.lax._shape import broadcasted_iota, expand_dims
+from lamina_core.lax._structural import _convert_element_type
 from lamina_core.lax.linalg._primitives import (
     _T,
     _tril,
@@ -36,24 +43,20 @@ from lamina_core.lax.linalg._primitives import (
     triangular_solve,
     triangular_solve_p,
 )
+from lamina_core.transforms import vmap
 
 _INT32 = np.dtype(np.int32)
 
 
 def _eye(dtype: np.dtype, n: int) -> Any:
     """The n-by-n identity in `dtype` (iotas compared, then converted, as JAX's `_eye`)."""
-    from lamina_core import lax
-    from lamina_core.lax._structural import _convert_element_type
-
-    rows = lax.add(lax.broadcasted_iota(_INT32, (n, n), 0), np.int32(0))
-    same = lax.eq(rows, lax.broadcasted_iota(_INT32, (n, n), 1))
+    rows = add(broadcasted_iota(_INT32, (n, n), 0), np.int32(0))
+    same = eq(rows, broadcasted_iota(_INT32, (n, n), 1))
     return _convert_element_type(same, dtype, False)
 
 
 def _highest() -> Any:
-    from lamina_core import lax
-
-    return lax.Precision.HIGHEST
+    return Precision.HIGHEST
 
 
 # --- cholesky ---------------------------------------------------------------------------------
@@ -61,17 +64,13 @@ def _highest() -> Any:
 
 def _phi(x: Any) -> Any:
     """The lower triangle of `x` with its diagonal halved."""
-    from lamina_core import lax
-
     n = aval_of(x).shape[-1]
     lower = _tril(x)
-    scale = lax.add(const(x, 1), _eye(aval_of(x).dtype, n))
-    return lax.div(lower, lax.expand_dims(scale, range(x.ndim - 2)))
+    scale = add(const(x, 1), _eye(aval_of(x).dtype, n))
+    return div(lower, expand_dims(scale, range(x.ndim - 2)))
 
 
 def _cholesky_jvp(primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
-    from lamina_core import lax
-
     (x,), (sigma_dot,) = primals, tangents
     factor = _tril(cholesky_p.bind(x))
     sigma_dot = instantiate_zeros(sigma_dot)
@@ -79,7 +78,7 @@ def _cholesky_jvp(primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any,
         factor, sigma_dot, left_side=False, transpose_a=True, conjugate_a=True, lower=True
     )
     inner = triangular_solve(factor, tmp, left_side=True, transpose_a=False, lower=True)
-    factor_dot = lax.batch_matmul(factor, _phi(inner), precision=_highest())
+    factor_dot = batch_matmul(factor, _phi(inner), precision=_highest())
     return factor, factor_dot
 
 
@@ -101,20 +100,18 @@ def _triangular_solve_jvp_a(
     conjugate_a: bool,
     unit_diagonal: bool,
 ) -> Any:
-    from lamina_core import lax
-
     m, n = aval_of(b).shape[-2:]
     k = 1 if unit_diagonal else 0
     g_a = _tril(g_a, k=-k) if lower else _triu(g_a, k=k)
-    g_a = lax.neg(g_a)
+    g_a = neg(g_a)
     g_a = _T(g_a) if transpose_a else g_a
     if conjugate_a and c.kind_of(aval_of(g_a).dtype) == "c":
-        g_a = lax.conj(g_a)
+        g_a = conj(g_a)
 
     def dot(x: Any, y: Any) -> Any:
         if aval_of(g_a).ndim == 2:
-            return lax.dot(x, y, precision=_highest())
-        return lax.batch_matmul(x, y, precision=_highest())
+            return dot_(x, y, precision=_highest())
+        return batch_matmul(x, y, precision=_highest())
 
     def a_inverse(rhs: Any) -> Any:
         return triangular_solve(
@@ -173,31 +170,27 @@ transpose_rules.set(triangular_solve_p, _triangular_solve_transpose)
 
 def _lu_jvp_inner(lu: Any, a_dot: Any, permutation: Any) -> Any:
     """The tangent of one matrix's packed LU factors: `L' + U'` from `inv(L) A' inv(U)`."""
-    from lamina_core import lax
-
     m, n = aval_of(a_dot).shape
     dtype = aval_of(a_dot).dtype
     k = min(m, n)
     zero = const(lu, 0)
-    l_part = lax.pad(_tril(lu[:, :k], -1), zero, ((0, 0, 0), (0, m - k, 0)))
-    l_full = lax.add(l_part, _eye(dtype, m))
-    u_eye = lax.pad(_eye(dtype, n - k), zero, ((k, 0, 0), (k, 0, 0)))
-    u_part = lax.pad(_triu(lu[:k, :]), zero, ((0, n - k, 0), (0, 0, 0)))
-    u_full = lax.add(u_part, u_eye)
+    l_part = pad(_tril(lu[:, :k], -1), zero, ((0, 0, 0), (0, m - k, 0)))
+    l_full = add(l_part, _eye(dtype, m))
+    u_eye = pad(_eye(dtype, n - k), zero, ((k, 0, 0), (k, 0, 0)))
+    u_part = pad(_triu(lu[:k, :]), zero, ((0, n - k, 0), (0, 0, 0)))
+    u_full = add(u_part, u_eye)
     la = triangular_solve(
         l_full, a_dot[permutation], left_side=True, transpose_a=False, lower=True,
         unit_diagonal=True,
     )  # fmt: skip
     lau = triangular_solve(u_full, la, left_side=False, transpose_a=False, lower=False)
     highest = (_highest(), _highest())
-    l_dot = lax.dot(l_full, _tril(lau, -1), precision=highest, preferred_element_type=dtype)
-    u_dot = lax.dot(_triu(lau), u_full, precision=highest, preferred_element_type=dtype)
-    return lax.add(l_dot, u_dot)
+    l_dot = dot_(l_full, _tril(lau, -1), precision=highest, preferred_element_type=dtype)
+    u_dot = dot_(_triu(lau), u_full, precision=highest, preferred_element_type=dtype)
+    return add(l_dot, u_dot)
 
 
 def _lu_jvp(primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
-    from lamina_core.transforms import vmap
-
     (a,), (a_dot,) = primals, tangents
     lu, pivots, permutation = lu_p.bind(a)
     fn: Any = _lu_jvp_inner

@@ -13,6 +13,7 @@ NaN.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from typing import Any, Final
 
@@ -29,6 +30,13 @@ from lamina_core.ir import (
 )
 from lamina_core.lax import _checks as c
 from lamina_core.lax._ad_common import aval_of
+from lamina_core.lax._elementwise import abs as abs_
+from lamina_core.lax._elementwise import complex as complex_
+from lamina_core.lax._elementwise import eq, reciprocal
+from lamina_core.lax._linalg import batch_matmul
+from lamina_core.lax._linalg import dot as dot_
+from lamina_core.lax._reductions import argmax
+from lamina_core.lax._shape import broadcasted_iota, expand_dims
 from lamina_core.lax._types import Array
 from lamina_core.lax.linalg._ad import _eye, _highest
 from lamina_core.lax.linalg._batching import _leading_batcher
@@ -140,8 +148,6 @@ def eig(
     eigenvector has unit 2-norm and a real largest-magnitude component (LAPACK's `geev`).
     `enable_eigvec_derivs` allows differentiating the eigenvectors (valid only for distinct
     eigenvalues); `use_magma` is JAX's deprecated spelling of `implementation`."""
-    import warnings
-
     if use_magma is not None:
         warnings.warn(
             "use_magma is deprecated, please use implementation=EigImplementation.MAGMA instead.",
@@ -161,26 +167,22 @@ def eig(
 
 def _eig_vec_jvp(dot: Any, w: Any, v: Any, da: Any) -> tuple[Any, Any]:
     """Tangents of eigenvalues and `geev`-normalized eigenvectors (distinct eigenvalues)."""
-    from lamina_core import lax
-
     n = aval_of(w).shape[-1]
     eye_n = _eye(np.dtype(aval_of(w).dtype), n)
-    f_mat = lax.reciprocal(eye_n + w[..., np.newaxis, :] - w[..., np.newaxis]) - eye_n
+    f_mat = reciprocal(eye_n + w[..., np.newaxis, :] - w[..., np.newaxis]) - eye_n
     p = dot(solve(v, da), v)
     dw = extract_diagonal(p)
     u = dot(v, f_mat * p)
     # dv_j = u_j + c_j v_j; c_j's real part keeps the norm, its imaginary part keeps the
     # largest-magnitude component k_j real.
     ndim = aval_of(v).ndim
-    k = lax.argmax(lax.abs(v), ndim - 2, _INT32)
-    picked = lax.eq(
-        lax.broadcasted_iota(_INT32, aval_of(v).shape, ndim - 2), lax.expand_dims(k, (ndim - 2,))
-    )
+    k = argmax(abs_(v), ndim - 2, _INT32)
+    picked = eq(broadcasted_iota(_INT32, aval_of(v).shape, ndim - 2), expand_dims(k, (ndim - 2,)))
     mask = picked.astype(aval_of(v).dtype)
     re = -(v.conj() * u).sum(-2).real
     im = -(mask * u).sum(-2).imag / (mask * v).sum(-2).real
-    coef = lax.complex(re, im)
-    return dw, u + v * lax.expand_dims(coef, (ndim - 2,))
+    coef = complex_(re, im)
+    return dw, u + v * expand_dims(coef, (ndim - 2,))
 
 
 def _eig_jvp(
@@ -192,8 +194,6 @@ def _eig_jvp(
     enable_eigvec_derivs: bool,
     implementation: EigImplementation | None,
 ) -> tuple[list[Any], list[Any]]:
-    from lamina_core import lax
-
     (a,), (da,) = primals, tangents
     if (compute_left_eigenvectors or compute_right_eigenvectors) and not enable_eigvec_derivs:
         raise NotImplementedError(
@@ -215,8 +215,8 @@ def _eig_jvp(
 
     def dot(x: Any, y: Any) -> Any:
         if batched:
-            return lax.batch_matmul(x, y, precision=highest)
-        return lax.dot(x, y, precision=highest)
+            return batch_matmul(x, y, precision=highest)
+        return dot_(x, y, precision=highest)
 
     da = instantiate_zeros(da).astype(aval_of(vr).dtype)
     if not (compute_left_eigenvectors or compute_right_eigenvectors):

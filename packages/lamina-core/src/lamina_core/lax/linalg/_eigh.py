@@ -19,8 +19,10 @@ from lamina_core.interpreters import instantiate_zeros, jvp_rules
 from lamina_core.ir import AbstractValue, Primitive, ShapedArray, abstract_eval_rules, impl_rules
 from lamina_core.lax import _checks as c
 from lamina_core.lax._ad_common import aval_of
-from lamina_core.lax._elementwise import real
-from lamina_core.lax._shape import asarray
+from lamina_core.lax._elementwise import integer_pow, real
+from lamina_core.lax._linalg import batch_matmul
+from lamina_core.lax._linalg import dot as dot_
+from lamina_core.lax._shape import asarray, iota
 from lamina_core.lax._types import Array
 from lamina_core.lax.linalg._ad import _eye, _highest
 from lamina_core.lax.linalg._batching import _leading_batcher
@@ -128,9 +130,7 @@ def eigh(
 
 def extract_diagonal(s: Array) -> Array:
     """The (batched) diagonal of `s`, gathered with an iota as JAX's `_extract_diagonal`."""
-    from lamina_core import lax
-
-    i = lax.iota(np.dtype(np.int32), min(s.shape[-2], s.shape[-1]))
+    i = iota(np.dtype(np.int32), min(s.shape[-2], s.shape[-1]))
     return s[..., i, i]
 
 
@@ -143,8 +143,6 @@ def _eigh_jvp(
     subset_by_index: tuple[int, int] | None,
     algorithm: Any,
 ) -> tuple[Any, Any]:
-    from lamina_core import lax
-
     (a,), (a_dot,) = primals, tangents
     aval = aval_of(a)
     n = aval.shape[-1]
@@ -161,13 +159,13 @@ def _eigh_jvp(
     w = w_real.astype(aval.dtype)
     eye_n = _eye(aval.dtype, n)
     # The identity on the diagonal keeps 1/(w_j - w_i) finite there; it is then removed.
-    f_mat = lax.integer_pow(eye_n + w[..., np.newaxis, :] - w[..., np.newaxis], -1) - eye_n
+    f_mat = integer_pow(eye_n + w[..., np.newaxis, :] - w[..., np.newaxis], -1) - eye_n
     highest = _highest()
 
     def dot(x: Any, y: Any) -> Any:
         if aval.ndim == 2:
-            return lax.dot(x, y, precision=highest)
-        return lax.batch_matmul(x, y, precision=highest)
+            return dot_(x, y, precision=highest)
+        return batch_matmul(x, y, precision=highest)
 
     vdag_adot_v = dot(dot(_H(v), a_dot), v)
     dv = dot(v, f_mat * vdag_adot_v)

@@ -24,7 +24,11 @@ from lamina_core.ir import (
     impl_rules,
 )
 from lamina_core.lax import _checks as c
-from lamina_core.lax._shape import asarray
+from lamina_core.lax._ad_common import const
+from lamina_core.lax._elementwise import add, conj, div, ge
+from lamina_core.lax._selection import select
+from lamina_core.lax._shape import asarray, broadcasted_iota, expand_dims, transpose
+from lamina_core.lax._structural import broadcast, full_like
 from lamina_core.lax._types import Array
 
 cholesky_p: Final = Primitive("cholesky")
@@ -123,50 +127,37 @@ def _cholesky_impl(x: np.ndarray) -> np.ndarray:
 def _tri_mask(n_rows: int, n_cols: int, k: int) -> Array:
     """True on and below diagonal `k` (JAX's `_tri`: the iotas take the wider of int32 and the
     default integer type, which the offset has)."""
-    from lamina_core import lax
-
     index = dtypes.canonicalize_dtype(np.dtype(np.int64))
-    rows = lax.add(lax.broadcasted_iota(index, (n_rows, n_cols), 0), np.array(k, index))
-    return lax.ge(rows, lax.broadcasted_iota(index, (n_rows, n_cols), 1))
+    rows = add(broadcasted_iota(index, (n_rows, n_cols), 0), np.array(k, index))
+    return ge(rows, broadcasted_iota(index, (n_rows, n_cols), 1))
 
 
 def _tril(m: Array, k: int = 0) -> Array:
     """`m` with the entries above diagonal `k` zeroed (JAX's mask: iotas, `ge`, `select`)."""
-    from lamina_core import lax
-
     shape = tuple(m.shape)
-    mask = lax.broadcast(_tri_mask(shape[-2], shape[-1], k), shape[:-2])
-    return lax.select(mask, m, lax.full_like(m, 0))
+    mask = broadcast(_tri_mask(shape[-2], shape[-1], k), shape[:-2])
+    return select(mask, m, full_like(m, 0))
 
 
 def _triu(m: Array, k: int = 0) -> Array:
     """`m` with the entries below diagonal `k` zeroed."""
-    from lamina_core import lax
-
     shape = tuple(m.shape)
-    mask = lax.broadcast(_tri_mask(shape[-2], shape[-1], k - 1), shape[:-2])
-    return lax.select(mask, lax.full_like(m, 0), m)
+    mask = broadcast(_tri_mask(shape[-2], shape[-1], k - 1), shape[:-2])
+    return select(mask, full_like(m, 0), m)
 
 
 def _T(x: Array) -> Array:
-    from lamina_core import lax
-
     nd = x.ndim
-    return lax.transpose(x, (*range(nd - 2), nd - 1, nd - 2))
+    return transpose(x, (*range(nd - 2), nd - 1, nd - 2))
 
 
 def _H(x: Array) -> Array:
-    from lamina_core import lax
-
     # A real matrix is its own conjugate (`lax.conj` would make it complex).
-    return lax.conj(_T(x)) if c.kind_of(x.dtype) == "c" else _T(x)
+    return conj(_T(x)) if c.kind_of(x.dtype) == "c" else _T(x)
 
 
 def _symmetrize(x: Array) -> Array:
-    from lamina_core import lax
-    from lamina_core.lax._ad_common import const
-
-    return lax.div(lax.add(x, _H(x)), const(x, 2))
+    return div(add(x, _H(x)), const(x, 2))
 
 
 def cholesky(x: Array, *, symmetrize_input: bool = True) -> Array:
@@ -275,13 +266,11 @@ def triangular_solve(
     (its `lower` or upper triangle read; a unit diagonal assumed with `unit_diagonal`) and
     `op` transposing and/or conjugating it. `b` may have one dimension fewer than `a` (a
     vector, or a batch of them)."""
-    from lamina_core import lax
-
     a, b = asarray(a), asarray(b)
     conjugate_a = conjugate_a and c.kind_of(a.dtype) == "c"
     singleton = b.ndim == a.ndim - 1
     if singleton:
-        b = lax.expand_dims(b, (-1 if left_side else -2,))
+        b = expand_dims(b, (-1 if left_side else -2,))
     out = triangular_solve_p.bind(
         a,
         b,

@@ -19,9 +19,15 @@ from lamina_core.interpreters import not_differentiable
 from lamina_core.ir import AbstractValue, Primitive, ShapedArray, abstract_eval_rules, impl_rules
 from lamina_core.lax import _checks as c
 from lamina_core.lax._array_helpers import indexed_update, static_index
+from lamina_core.lax._dot_types import Precision
+from lamina_core.lax._elementwise import abs as abs_
 from lamina_core.lax._gather_scatter import ScatterDimensionNumbers, scatter
-from lamina_core.lax._shape import shape_of
+from lamina_core.lax._linalg import batch_matmul
+from lamina_core.lax._selection import select
+from lamina_core.lax._shape import shape_of, transpose
+from lamina_core.lax._transcendental import sqrt
 from lamina_core.lax._types import Array
+from lamina_core.lax.control_flow.conditionals import cond
 from lamina_core.lax.linalg._batching import _leading_batcher
 from lamina_core.lax.linalg._primitives import (
     _INEXACT_NAMES,
@@ -87,9 +93,7 @@ def _symmetric_product_impl(
 
 def jax_symmetric_product(a: Any, c_: Any, *, alpha: float, beta: float) -> Any:
     """`alpha a a^T + beta c` in lax operations (the CPU lowering)."""
-    from lamina_core import lax
-
-    return alpha * lax.batch_matmul(a, _T(a), precision=lax.Precision.HIGHEST) + beta * c_
+    return alpha * batch_matmul(a, _T(a), precision=Precision.HIGHEST) + beta * c_
 
 
 def symmetric_product(
@@ -104,10 +108,8 @@ def symmetric_product(
     lower triangle is guaranteed unless `symmetrize_output` mirrors it into the upper one."""
     result = symmetric_product_p.bind(a_matrix, c_matrix, alpha=alpha, beta=beta)
     if symmetrize_output:
-        from lamina_core import lax
-
         ndim = result.ndim
-        upper = lax.transpose(_tril(result, k=-1), (*range(ndim - 2), ndim - 1, ndim - 2))
+        upper = transpose(_tril(result, k=-1), (*range(ndim - 2), ndim - 1, ndim - 2))
         result = _tril(result, k=0) + upper
     return result
 
@@ -162,13 +164,12 @@ def _cholesky_update_impl(r: np.ndarray, w: np.ndarray) -> np.ndarray:
 
 def jax_cholesky_update(r: Any, z: Any) -> Any:
     """The rank-1 update by Givens rotations in lax operations (the CPU lowering)."""
-    from lamina_core import lax
 
     def nonzero(x: Any, y: Any) -> tuple[Any, Any]:
-        abs_x, abs_y = lax.abs(x), lax.abs(y)
-        denominator = lax.select(abs_x > abs_y, abs_x, abs_y)
+        abs_x, abs_y = abs_(x), abs_(y)
+        denominator = select(abs_x > abs_y, abs_x, abs_y)
         x, y = x / denominator, y / denominator
-        rh = 1 / lax.sqrt(x**2 + y**2)
+        rh = 1 / sqrt(x**2 + y**2)
         return x * rh, -y * rh
 
     def zero(x: Any, y: Any) -> tuple[Any, Any]:
@@ -177,7 +178,7 @@ def jax_cholesky_update(r: Any, z: Any) -> Any:
 
     for k in range(z.shape[0]):
         x, y = r[k, k], z[k]
-        cos, sin = lax.cond(y == 0, zero, nonzero, x, y)
+        cos, sin = cond(y == 0, zero, nonzero, x, y)
         row = r[k, :]
         row, z = cos * row - sin * z, cos * z + sin * row
         r = _set_row(r, k, row)

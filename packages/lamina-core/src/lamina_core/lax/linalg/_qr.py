@@ -17,6 +17,11 @@ from lamina_core.interpreters import instantiate_zeros, jvp_rules, not_different
 from lamina_core.ir import AbstractValue, Primitive, ShapedArray, abstract_eval_rules, impl_rules
 from lamina_core.lax import _checks as c
 from lamina_core.lax._ad_common import aval_of
+from lamina_core.lax._elementwise import add, eq
+from lamina_core.lax._joining import concatenate, pad
+from lamina_core.lax._shape import broadcasted_iota, expand_dims, iota, reshape
+from lamina_core.lax._sorting import sort_key_val
+from lamina_core.lax._structural import _convert_element_type, broadcast_in_dim, full
 from lamina_core.lax._types import Array
 from lamina_core.lax.linalg._ad import _eye
 from lamina_core.lax.linalg._batching import _leading_batcher
@@ -30,6 +35,7 @@ from lamina_core.lax.linalg._primitives import (
     lu,
     triangular_solve,
 )
+from lamina_core.transforms import jit, vmap
 
 geqrf_p: Final = Primitive("geqrf", multiple_results=True)
 householder_product_p: Final = Primitive("householder_product")
@@ -205,31 +211,24 @@ def qr(x: Array, *, pivoting: bool = False, full_matrices: bool = True) -> tuple
 
 
 def _eye_rect(dtype: np.dtype, m: int, k: int) -> Any:
-    from lamina_core import lax
-    from lamina_core.lax._structural import _convert_element_type
-
-    rows = lax.add(lax.broadcasted_iota(_INT32, (m, k), 0), np.int32(0))
-    return _convert_element_type(
-        lax.eq(rows, lax.broadcasted_iota(_INT32, (m, k), 1)), dtype, False
-    )
+    rows = add(broadcasted_iota(_INT32, (m, k), 0), np.int32(0))
+    return _convert_element_type(eq(rows, broadcasted_iota(_INT32, (m, k), 1)), dtype, False)
 
 
 def qr_from_factors(a: Array, *, full_matrices: bool) -> tuple[Array, Array]:
     """`q` and `r` from `geqrf` and `householder_product` (JAX's CPU lowering of `qr_p`)."""
-    from lamina_core import lax
-
     *batch, m, n = a.shape
     if m == 0 or n == 0:
         k = m if full_matrices else min(m, n)
         nb = len(batch)
-        q = lax.broadcast_in_dim(_eye_rect(aval_of(a).dtype, m, k), (*batch, m, k), (nb, nb + 1))
-        return q, lax.full((*batch, k, n), 0, dtype=aval_of(a).dtype)
+        q = broadcast_in_dim(_eye_rect(aval_of(a).dtype, m, k), (*batch, m, k), (nb, nb + 1))
+        return q, full((*batch, k, n), 0, dtype=aval_of(a).dtype)
     r, taus = geqrf(a)
     if m < n:
         q = householder_product(r[..., :m, :m], taus)
     elif full_matrices:
         pads = [(0, 0, 0)] * (len(batch) + 1) + [(0, m - n, 0)]
-        q = householder_product(lax.pad(r, np.zeros((), aval_of(r).dtype), pads), taus)
+        q = householder_product(pad(r, np.zeros((), aval_of(r).dtype), pads), taus)
     else:
         q = householder_product(r, taus)
         r = r[..., :n, :n]
@@ -245,14 +244,12 @@ def _real_as_complex(x: Any) -> Any:
 
 def _thin_qr_jvp(q: Any, r: Any, dx: Any) -> tuple[Any, Any]:
     """Tangents of `q`, `r` for `m >= n` (thin `q`), after J. Townsend's derivation."""
-    from lamina_core import lax
-
     dx_rinv = triangular_solve(r, dx)
     qt_dx_rinv = _H(q) @ dx_rinv
     lower_part = _tril(qt_dx_rinv, -1)
     do = lower_part - _H(lower_part)
     n = r.shape[-1]
-    eye = lax.expand_dims(_eye(aval_of(do).dtype, n), range(qt_dx_rinv.ndim - 2))
+    eye = expand_dims(_eye(aval_of(do).dtype, n), range(qt_dx_rinv.ndim - 2))
     # The imaginary part of the diagonal, which the skew-Hermitian part above misses.
     do = do + eye * (qt_dx_rinv - _real_as_complex(qt_dx_rinv))
     dq = q @ (do - qt_dx_rinv) + dx_rinv
@@ -262,10 +259,8 @@ def _thin_qr_jvp(q: Any, r: Any, dx: Any) -> tuple[Any, Any]:
 
 def _lu_solve_adjoint_core(lu_factor: Any, permutation: Any, b: Any) -> Any:
     """Solve `A^H x = b` for one matrix from `A`'s LU factors (JAX's `lu_solve`, trans=2)."""
-    from lamina_core import lax
-
     m = lu_factor.shape[0]
-    x = lax.reshape(b, (m, int(np.prod(b.shape[1:]))))
+    x = reshape(b, (m, int(np.prod(b.shape[1:]))))
     conj = c.kind_of(aval_of(lu_factor).dtype) == "c"
     x = triangular_solve(
         lu_factor, x, left_side=True, lower=False, transpose_a=True, conjugate_a=conj
@@ -274,14 +269,12 @@ def _lu_solve_adjoint_core(lu_factor: Any, permutation: Any, b: Any) -> Any:
         lu_factor, x, left_side=True, lower=True, unit_diagonal=True, transpose_a=True,
         conjugate_a=conj,
     )  # fmt: skip
-    _, ind = lax.sort_key_val(permutation, lax.iota(_INT32, permutation.shape[0]))
+    _, ind = sort_key_val(permutation, iota(_INT32, permutation.shape[0]))
     x = x[ind, :]
-    return lax.reshape(x, b.shape)
+    return reshape(x, b.shape)
 
 
 def _lu_solve_adjoint(lu_factor: Any, permutation: Any, b: Any) -> Any:
-    from lamina_core.transforms import jit, vmap
-
     # Named as JAX's jitted helper, whose name the jaxpr prints.
     def _lu_solve(lu_factor: Any, permutation: Any, b: Any) -> Any:
         fn: Any = _lu_solve_adjoint_core
@@ -294,16 +287,14 @@ def _lu_solve_adjoint(lu_factor: Any, permutation: Any, b: Any) -> Any:
 
 def _full_qr_tangent(q: Any, q_mn: Any, dq_mn: Any, n: int) -> Any:
     """The tangent of the last `m - n` columns of a full `q` (arXiv:2409.13374, eq. 32-33)."""
-    from lamina_core import lax
-
     q_nn, q_pn, q_mp = q_mn[..., :n, :], q_mn[..., n:, :], q[..., :, n:]
     dq_nn, dq_pn = dq_mn[..., :n, :], dq_mn[..., n:, :]
-    eye = lax.expand_dims(_eye(aval_of(q_nn).dtype, n), range(q_nn.ndim - 2))
+    eye = expand_dims(_eye(aval_of(q_nn).dtype, n), range(q_nn.ndim - 2))
     lu_factor, _, perm = lu(q_nn - eye)
     z_pn_h = _lu_solve_adjoint(lu_factor, perm, _H(q_pn))
     z_pn = _H(z_pn_h)
     dq_mp = dq_mn @ z_pn_h - (q_mn + q_mp @ z_pn) @ _H(dq_pn - z_pn @ dq_nn)
-    return lax.concatenate((dq_mn, dq_mp), dq_mn.ndim - 1)
+    return concatenate((dq_mn, dq_mp), dq_mn.ndim - 1)
 
 
 def _qr_jvp(
@@ -314,8 +305,6 @@ def _qr_jvp(
     full_matrices: bool,
     use_magma: Any,
 ) -> tuple[Any, Any]:
-    from lamina_core import lax
-
     _no_pivoting(pivoting)
     (x,), (dx,) = primals, tangents
     dx = instantiate_zeros(dx)
@@ -326,14 +315,14 @@ def _qr_jvp(
         x2, dx1, dx2, r1 = x[..., :, m:], dx[..., :, :m], dx[..., :, m:], r[..., :, :m]
         dq, dr1 = _thin_qr_jvp(q, r1, dx1)
         dr2 = _H(dq) @ x2 + _H(q) @ dx2
-        return [q, r], [dq, lax.concatenate((dr1, dr2), dr1.ndim - 1)]
+        return [q, r], [dq, concatenate((dr1, dr2), dr1.ndim - 1)]
     q_mn = q[..., :, :n] if full_matrices else q
     r_nn = r[..., :n, :n] if full_matrices else r
     dq, dr = _thin_qr_jvp(q_mn, r_nn, dx)
     if full_matrices and m != n:
         dq = _full_qr_tangent(q, q_mn, dq, n)
-        zeros = lax.full((*dr.shape[:-2], m - n, n), 0, dtype=aval_of(dr).dtype)
-        dr = lax.concatenate((dr, zeros), dr.ndim - 2)
+        zeros = full((*dr.shape[:-2], m - n, n), 0, dtype=aval_of(dr).dtype)
+        dr = concatenate((dr, zeros), dr.ndim - 2)
     return [q, r], [dq, dr]
 
 

@@ -27,8 +27,12 @@ from lamina_core.ir import (
 from lamina_core.lax import _checks as c
 from lamina_core.lax._ad_common import aval_of
 from lamina_core.lax._array_helpers import indexed_update, wrap_negative
-from lamina_core.lax._shape import shape_of
-from lamina_core.lax._structural import _convert_element_type
+from lamina_core.lax._dot_types import Precision
+from lamina_core.lax._gather_scatter import ScatterDimensionNumbers, scatter
+from lamina_core.lax._joining import concatenate
+from lamina_core.lax._linalg import dot_general
+from lamina_core.lax._shape import expand_dims, iota, shape_of, squeeze
+from lamina_core.lax._structural import _convert_element_type, broadcast_in_dim, full
 from lamina_core.lax._types import Array
 from lamina_core.lax.linalg._ad import _eye
 from lamina_core.lax.linalg._batching import _leading_batcher
@@ -162,35 +166,31 @@ def _mm(a: Any, b: Any) -> Any:
     """`jnp.matmul(a, b, precision=HIGHEST)` of matrices with one batch shape: a batched
     `dot_general`, the batch dimensions of size 1 squeezed out and restored."""
     # JAX computes this rule under `default_matmul_precision("float32")`: HIGHEST products.
-    from lamina_core import lax
-
     dtype, weak = dtypes.result_type(a, b, return_weak_type_flag=True)
     ones = tuple(i for i, d in enumerate(shape_of(a)[:-2]) if d == 1)
     if ones:
-        a, b = lax.squeeze(a, ones), lax.squeeze(b, ones)
+        a, b = squeeze(a, ones), squeeze(b, ones)
     batch = tuple(range(len(shape_of(a)) - 2))
     contract = ((len(batch) + 1,), (len(batch),))
-    out = lax.dot_general(a, b, (contract, (batch, batch)), lax.Precision.HIGHEST, dtype)
-    return _convert_element_type(lax.expand_dims(out, ones), dtype, weak)
+    out = dot_general(a, b, (contract, (batch, batch)), Precision.HIGHEST, dtype)
+    return _convert_element_type(expand_dims(out, ones), dtype, weak)
 
 
 def construct_diagonal(s: Array) -> Array:
     """A (batched) diagonal matrix of `s`, scattered as JAX's `_construct_diagonal`
     (`zeros.at[..., i, i].set(s)`)."""
-    from lamina_core import lax
-
     n = s.shape[-1]
-    i = lax.iota(np.dtype(np.int32), n)
-    zeros = lax.full((*s.shape, n), 0, aval_of(s).dtype)
+    i = iota(np.dtype(np.int32), n)
+    zeros = full((*s.shape, n), 0, aval_of(s).dtype)
     rows, cols = wrap_negative(i, n), wrap_negative(i, n)
-    indices = lax.concatenate([lax.broadcast_in_dim(j, (n, 1), (0,)) for j in (rows, cols)], 1)
+    indices = concatenate([broadcast_in_dim(j, (n, 1), (0,)) for j in (rows, cols)], 1)
     nb = len(s.shape) - 1
-    dnums = lax.ScatterDimensionNumbers(
+    dnums = ScatterDimensionNumbers(
         update_window_dims=tuple(range(nb)),
         inserted_window_dims=(nb, nb + 1),
         scatter_dims_to_operand_dims=(nb, nb + 1),
     )
-    return indexed_update(zeros, indices, s, dnums, s.shape, lax.scatter, static=False)
+    return indexed_update(zeros, indices, s, dnums, s.shape, scatter, static=False)
 
 
 def _svd_jvp(
@@ -202,8 +202,6 @@ def _svd_jvp(
     subset_by_index: tuple[int, int] | None,
     algorithm: Any,
 ) -> tuple[Any, Any]:
-    from lamina_core import lax
-
     (a,), (da,) = primals, tangents
     da = instantiate_zeros(da)
     dtype = aval_of(a).dtype
@@ -227,7 +225,7 @@ def _svd_jvp(
         return [s], [ds]
     s_diffs = (s_dim + _T(s_dim)) * (s_dim - _T(s_dim))
     k = s.shape[-1]
-    diag_ones = lax.expand_dims(_eye(aval_of(s).dtype, k), range(s_diffs.ndim - 2))
+    diag_ones = expand_dims(_eye(aval_of(s).dtype, k), range(s_diffs.ndim - 2))
     # 1/(s_j^2 - s_i^2) off the diagonal, 0 on it (the identity keeps the division finite).
     f_mat = 1 / (s_diffs + diag_ones) - diag_ones
     dss = s_dim.astype(dtype) * ds_mat

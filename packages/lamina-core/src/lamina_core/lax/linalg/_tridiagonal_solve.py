@@ -31,6 +31,9 @@ from lamina_core.lax._ad_common import aval_of
 from lamina_core.lax._array_helpers import indexed_update, static_index
 from lamina_core.lax._batching_common import bdim_at_front, moveaxis, shape_of
 from lamina_core.lax._gather_scatter import ScatterDimensionNumbers, scatter_add
+from lamina_core.lax._joining import concatenate
+from lamina_core.lax._shape import reshape
+from lamina_core.lax._structural import full_like
 from lamina_core.lax._types import Array
 from lamina_core.lax.linalg._primitives import _INEXACT_NAMES, _check_dtypes, _split_batch
 
@@ -106,9 +109,7 @@ def tridiagonal_solve(
 
 def _tridiagonal_product(dl: Any, d: Any, du: Any, b: Any) -> Any:
     """`A b` for the tridiagonal `A` of the three diagonals."""
-    from lamina_core import lax
-
-    y = lax.reshape(d, (*shape_of(d), 1)) * b
+    y = reshape(d, (*shape_of(d), 1)) * b
     y = _add_rows(y, 1, dl[..., 1:, None] * b[..., :-1, :])
     return _add_rows(y, 0, du[..., :-1, None] * b[..., 1:, :])
 
@@ -147,15 +148,13 @@ def _tridiagonal_solve_jvp(
 def _tridiagonal_solve_transpose(
     ct: Any, dl: Any, d: Any, du: Any, b: Any, *, perturb_singular: bool
 ) -> list[Any]:
-    from lamina_core import lax
-
     if any(is_undefined(x) for x in (dl, d, du)) or not is_undefined(b):
         raise ValueError("tridiagonal_solve is linear in its right-hand side b only.")
     if type(ct) is Zero:
         return [None, None, None, Zero(b.aval)]
     axis = aval_of(du).ndim - 1
-    dl_t = lax.concatenate([lax.full_like(du[..., -1:], 0), du[..., :-1]], axis)
-    du_t = lax.concatenate([dl[..., 1:], lax.full_like(dl[..., :1], 0)], axis)
+    dl_t = concatenate([full_like(du[..., -1:], 0), du[..., :-1]], axis)
+    du_t = concatenate([dl[..., 1:], full_like(dl[..., :1], 0)], axis)
     ct_b = tridiagonal_solve(dl_t, d, du_t, ct, perturb_singular=perturb_singular)
     return [None, None, None, ct_b]
 
@@ -163,16 +162,14 @@ def _tridiagonal_solve_transpose(
 def _tridiagonal_solve_batch(
     axis_data: AxisData, vals: Sequence[Any], dims: Sequence[BatchDim], *, perturb_singular: bool
 ) -> tuple[Any, Any]:
-    from lamina_core import lax
-
     dl, d, du, b = vals
     bdl, bd, bdu, bb = dims
     if bdl is None and bd is None and bdu is None and bb is not None:
         b = moveaxis(b, bb, -2)
         shape = shape_of(b)
-        flat = lax.reshape(b, (*shape[:-3], shape[-3], shape[-2] * shape[-1]))
+        flat = reshape(b, (*shape[:-3], shape[-3], shape[-2] * shape[-1]))
         out = tridiagonal_solve(dl, d, du, flat, perturb_singular=perturb_singular)
-        return lax.reshape(out, shape), len(shape) - 2
+        return reshape(out, shape), len(shape) - 2
     size = axis_data.size
     args = [bdim_at_front(x, bdim, size) for x, bdim in zip(vals, dims, strict=True)]
     return tridiagonal_solve(*args, perturb_singular=perturb_singular), 0
