@@ -213,6 +213,18 @@ JIT_CASES: list[Case] = [
         lambda jnp, lax: lambda x, w: jnp.mean(x, 1, where=w, keepdims=True),
         (X, WHERE),
     ),
+    # JAX's `jnp.where` and the reductions' `_where` are one `jit`: a call of each with the
+    # same types prints one sub-jaxpr, shared (`let _where = ... in`).
+    (
+        "sum where beside jnp.where",
+        lambda jnp, lax: lambda x, w: (jnp.sum(x, where=w), jnp.where(w, x, np.float32(0))),
+        (X, WHERE),
+    ),
+    (
+        "var beside jnp.where",
+        lambda jnp, lax: lambda x: (jnp.var(x), jnp.where(x.sum() > 0, x.sum(), np.nan)),
+        (X,),
+    ),
     ("cumsum flat", lambda jnp, lax: lambda x: jnp.cumsum(x), (X,)),
     ("cumsum axis", lambda jnp, lax: lambda x: jnp.cumsum(x, axis=-1), (X,)),
     ("cumsum i8", lambda jnp, lax: lambda x: jnp.cumsum(x, axis=0), (data((3, 4), I8),)),

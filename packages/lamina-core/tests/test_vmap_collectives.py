@@ -72,6 +72,9 @@ CASES: list[tuple[str, Any, tuple[Any, ...], Any, Any]] = [
     ("ppermute of an unmapped operand", lambda jnp, lax: lambda x, y: x + lax.ppermute(y, "i", [(0, 1), (1, 2), (2, 0)]), (ramp(3), ramp(2)), (0, None), 0),
     ("all_to_all of an unmapped operand (JAX's broadcast)", lambda jnp, lax: lambda x, y: lax.all_to_all(y, "i", 0, 0), (ramp(3), ramp(3, 2)), (0, None), 0),
     ("pswapaxes", lambda jnp, lax: lambda x: lax.pswapaxes(x, "i", 0), (ramp(3, 3),), 0, 0),
+    # The batching rule's `take` wraps its indices with a `_where` of the types of the user's
+    # `where`: JAX prints the two sub-jaxprs apart (lax's drivers have a `jit` of their own).
+    ("jnp.where beside a ppermute taking with its types", lambda jnp, lax: lambda x, i: (jnp.where(i < 0, i + 3, i), lax.ppermute(x, "i", [(0, 1), (1, 2), (2, 0)])), (ramp(3), np.array([0, -1, 2], np.int32)), (0, None), 0),
 ]  # fmt: skip
 
 

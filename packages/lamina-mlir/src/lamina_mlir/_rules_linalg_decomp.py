@@ -16,6 +16,7 @@ from typing import Any, Final
 
 import numpy as np
 
+from lamina_core import lax
 from lamina_core.interpreters import trace_to_jaxpr
 from lamina_core.ir import ShapedArray
 from lamina_core.lax import _eye_rect, qr_from_factors, svd_shapes
@@ -123,8 +124,6 @@ def _lower_traced_many(
 
 def _empty_svd(a: Any, *, full_matrices: bool, compute_uv: bool) -> list[Any]:
     """JAX's results for matrices with a zero dimension: no singular values, identities."""
-    from lamina_core import lax
-
     *batch, m, n = a.shape
     dtype = np.dtype(a.dtype)
     real = np.zeros((), dtype).real.dtype

@@ -24,6 +24,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import chlo, sdy
 from jaxlib.mlir.dialects import stablehlo as hlo
 
+from lamina_core import lax
 from lamina_core.ir import ShapedArray
 from lamina_core.lax.linalg import (
     cholesky_p,
@@ -31,6 +32,7 @@ from lamina_core.lax.linalg import (
     lu_pivots_to_permutation_p,
     triangular_solve_p,
 )
+from lamina_core.transforms import vmap
 from lamina_mlir import _hlo
 from lamina_mlir._context import LoweringRuleContext
 from lamina_mlir._ir_types import tensor_type
@@ -290,8 +292,6 @@ def _swap(i: Any, permutation: Any, swaps: Any) -> Any:
 
 
 def _swap_step(i: Any, carry: tuple[Any, Any]) -> tuple[Any, Any]:
-    from lamina_core.transforms import vmap
-
     permutation, swaps = carry
     fn: Any = _swap
     for _ in swaps.shape[:-1]:
@@ -301,8 +301,6 @@ def _swap_step(i: Any, carry: tuple[Any, Any]) -> tuple[Any, Any]:
 
 def _pivots_as_permutation(swaps: Any, size: int) -> Any:
     """The row swaps applied in order to an iota (JAX's loop, with its equations)."""
-    from lamina_core import lax
-
     batch = tuple(swaps.shape[:-1])
     k = swaps.shape[-1]
     permutation = lax.broadcasted_iota(_INT32, (*batch, size), len(batch))

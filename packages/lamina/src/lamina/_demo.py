@@ -9,6 +9,8 @@ import sys
 import time
 from typing import Any
 
+import lamina_runtime
+
 LAYERS = (
     ("lamina-core", "lamina_core"),
     ("lamina-consts", "lamina_consts"),
@@ -38,6 +40,7 @@ def show_layers() -> None:
 
 
 def show_seed_002() -> None:
+    # Each section reads as a user's script, with its own imports (`lamina` as `jax`).
     import lamina as jax
 
     jnp = jax.numpy
@@ -64,6 +67,7 @@ def show_seed_002() -> None:
 
 
 def show_seed_000() -> None:
+    # Each section reads as a user's script, with its own imports (`lamina` as `jax`).
     import numpy as np
 
     import lamina as jax
@@ -106,6 +110,7 @@ def show_seed_000() -> None:
 
 
 def show_saved_function() -> None:
+    # Each section reads as a user's script, with its own imports (`lamina` as `jax`).
     import numpy as np
 
     import lamina as jax
@@ -129,12 +134,11 @@ def show_saved_function() -> None:
 
 
 def jax_runtime() -> Any:
-    from lamina_runtime import runtime
-
-    return runtime()
+    return lamina_runtime.runtime()
 
 
 def show_timings() -> None:
+    # Each section reads as a user's script, with its own imports (`lamina` as `jax`).
     import numpy as np
 
     import lamina as jax

@@ -27,6 +27,7 @@ from lamina_core.ir import (
     effects_rules,
     impl_rules,
 )
+from lamina_core.lax import broadcast, moveaxis, scan
 from lamina_core.tree import tree_util
 
 VMAP_METHODS: Final = (
@@ -155,8 +156,6 @@ def _io_callback_transpose(*args: Any, **kwargs: Any) -> Any:
 
 
 def _to_front(args: Sequence[Any], dims: Sequence[Any]) -> list[Any]:
-    from lamina_core.lax import moveaxis
-
     return [a if d is None else moveaxis(a, d, 0) for a, d in zip(args, dims, strict=True)]
 
 
@@ -164,8 +163,6 @@ def _sequential(
     prim: Primitive, args: list[Any], dims: Sequence[Any], params: dict[str, Any]
 ) -> list[Any]:
     """One callback per batch element, in a scan over the mapped operands."""
-    from lamina_core.lax import scan
-
     mapped = [d is not None for d in dims]
     fixed = [a for a, m in zip(args, mapped, strict=True) if not m]
     moving = [a for a, m in zip(args, mapped, strict=True) if m]
@@ -190,8 +187,6 @@ def _pure_callback_batch(
     result_avals: tuple[ShapedArray, ...],
     **params: Any,
 ) -> tuple[list[Any], list[Any]]:
-    from lamina_core.lax import broadcast
-
     size = next(a.shape[d] for a, d in zip(args, dims, strict=True) if d is not None)
     moved = _to_front(args, dims)
     batched_avals = tuple(ShapedArray((size, *a.shape), a.dtype) for a in result_avals)

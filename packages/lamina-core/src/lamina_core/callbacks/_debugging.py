@@ -42,6 +42,7 @@ from lamina_core.ir import (
     impl_rules,
     value_impl_rules,
 )
+from lamina_core.lax import index_in_dim
 from lamina_core.trace import typeof
 from lamina_core.tree import tree_util
 
@@ -154,8 +155,6 @@ def _make_batch(prim: Primitive) -> Callable[..., Any]:
     def rule(
         axis_data: AxisData, args: Sequence[Any], dims: Sequence[Any], **params: Any
     ) -> tuple[list[Any], list[Any]]:
-        from lamina_core.lax import index_in_dim
-
         size = next(a.shape[d] for a, d in zip(args, dims, strict=True) if d is not None)
         for i in range(size):
             prim.bind(

@@ -1,6 +1,6 @@
 """What `custom_jvp` and `custom_vjp` share: the user-facing zero and primal records, argument
-resolution, tracing the decorated function into the call's jaxpr, and the call primitives'
-evaluation and printing."""
+resolution, tracing the decorated function into the call's jaxpr and binding its call, the
+checks of a rule's primal outputs, and the call primitives' evaluation and printing."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from lamina_core.interpreters import Zero, zeros_like_aval
+from lamina_core.interpreters import Zero, instantiate_zeros, zeros_like_aval
 from lamina_core.ir import (
     AbstractValue,
     ClosedJaxpr,
@@ -21,9 +21,13 @@ from lamina_core.ir import (
     PpSettings,
     Primitive,
     ShapedArray,
+    abstract_eval_rules,
+    effects_rules,
+    impl_rules,
     pp,
     pp_eqn_rules,
     pp_eqn_with_params,
+    types_match,
 )
 from lamina_core.trace import Tracer, eval_jaxpr, typeof
 from lamina_core.transforms import func_src_info, stage_call
@@ -89,6 +93,12 @@ def zero_from_primal(val: Any, symbolic_zeros: bool = False) -> Any:
 def to_user_zero(t: Any) -> Any:
     """An internal `Zero` as the `SymbolicZero` a user rule sees."""
     return SymbolicZero(t.aval) if type(t) is Zero else t
+
+
+def for_user(ts: Sequence[Any], symbolic_zeros: bool) -> list[Any]:
+    """(Co)tangents as a user rule sees them: zeros as `SymbolicZero`s under
+    `symbolic_zeros`, else as arrays of zeros."""
+    return [to_user_zero(t) if symbolic_zeros else instantiate_zeros(t) for t in ts]
 
 
 def from_user_zero(t: Any) -> Any:
@@ -195,6 +205,30 @@ def trace_callee(fun: Callable[..., Any], args: tuple[Any, ...], what: str) -> T
     return Traced(jaxpr, consts, leaves, in_tree, out_trees[0])
 
 
+def bind_call(
+    prim: Primitive,
+    traced: Traced,
+    rules: dict[str, Any],
+    *,
+    symbolic_zeros: bool,
+    fun_name: str,
+) -> Any:
+    """Bind `prim` (a call primitive) on the traced function and its user `rules`: the
+    function's outputs, as its pytree."""
+    outs = prim.bind(
+        *traced.consts,
+        *traced.leaves,
+        call_jaxpr=traced.jaxpr,
+        **rules,
+        num_consts=len(traced.consts),
+        symbolic_zeros=symbolic_zeros,
+        in_tree=traced.in_tree,
+        out_tree=traced.out_tree,
+        fun_name=fun_name,
+    )
+    return tree_util.tree_unflatten(traced.out_tree, outs)
+
+
 def has_tracer(tree: Any) -> bool:
     return any(isinstance(x, Tracer) for x in tree_util.tree_leaves(tree))
 
@@ -217,6 +251,38 @@ def typed_tree_str(tree: Any, avals: Sequence[Any]) -> str:
 
 def treedef_str(treedef: Any) -> str:
     return str(treedef).replace("PyTreeSpec(", "PyTreeDef(", 1)
+
+
+def check_primal_outputs(
+    p_leaves: Sequence[Any],
+    p_tree: Any,
+    params: dict[str, Any],
+    *,
+    kind: str,
+    rule: str,
+    leads: tuple[str, str],
+) -> list[Any]:
+    """The types of a user rule's primal outputs, checked against the decorated function's
+    (its call's `params`): the same pytree, then the same leaf types, in JAX's words. `kind`
+    is the decorator, `rule` names the rule (`"JVP rule"`, `"fwd rule"`); `leads` begin the
+    two messages."""
+    primal_name = params["fun_name"]
+    call_jaxpr: ClosedJaxpr = params["call_jaxpr"]
+    p_avals, f_avals = [typeof(p) for p in p_leaves], list(call_jaxpr.out_avals)
+    same_tree = p_tree == params["out_tree"]
+    if same_tree and all(map(types_match, p_avals, f_avals)):
+        return p_avals
+    got, want = typed_tree_str(p_tree, p_avals), typed_tree_str(params["out_tree"], f_avals)
+    function = f"while the {kind}-decorated function {primal_name} had output"
+    if not same_tree:
+        raise TypeError(
+            f"{leads[0]}instead the {rule} output's first element had container/pytree "
+            f"structure:\n    {got}\n{function} container/pytree structure:\n    {want}."
+        )
+    raise TypeError(
+        f"{leads[1]}instead the {rule} output's first element had shapes/dtypes of:\n"
+        f"    {got}\n{function} shapes/dtypes of:\n    {want}"
+    )
 
 
 def strip_weak(aval: Any) -> Any:
@@ -242,21 +308,27 @@ def mismatch_extra(a: Any, b: Any) -> str:
 # --- the call primitives' evaluation and printing --------------------------------------------
 
 
-def call_abstract_eval(*args: AbstractValue, call_jaxpr: ClosedJaxpr, **_: Any) -> list[Any]:
+def _call_abstract_eval(*args: AbstractValue, call_jaxpr: ClosedJaxpr, **_: Any) -> list[Any]:
     return list(call_jaxpr.out_avals)
 
 
-def call_effects(*args: AbstractValue, call_jaxpr: ClosedJaxpr, **_: Any) -> Effects:
+def _call_effects(*args: AbstractValue, call_jaxpr: ClosedJaxpr, **_: Any) -> Effects:
     return call_jaxpr.effects
 
 
-def call_impl(*args: Any, call_jaxpr: ClosedJaxpr, **_: Any) -> list[Any]:
+def _call_impl(*args: Any, call_jaxpr: ClosedJaxpr, **_: Any) -> list[Any]:
     return eval_jaxpr(call_jaxpr, (), *args)
 
 
-def pp_name_first(prim: Primitive, shown_params: tuple[str, ...]) -> None:
-    """Print `prim` with `name` first, then `shown_params` sorted, as JAX prints these calls
-    (`num_consts` only when nonzero). The other params are Lamina's bookkeeping."""
+def call_primitive(name: str, shown_params: tuple[str, ...]) -> Primitive:
+    """The call primitive of a decorated function: typed, evaluated and printed by its
+    `call_jaxpr` (its rules matter only to differentiation). It prints with `name` first,
+    then `shown_params` sorted, as JAX prints these calls (`num_consts` only when nonzero);
+    its other params are Lamina's bookkeeping."""
+    prim = Primitive(name, multiple_results=True)
+    abstract_eval_rules.set(prim, _call_abstract_eval)
+    effects_rules.set(prim, _call_effects)
+    impl_rules.set(prim, _call_impl)
 
     def rule(eqn: JaxprEqn, ctx: PpContext, settings: PpSettings) -> pp.Doc:
         params = eqn.params
@@ -270,3 +342,4 @@ def pp_name_first(prim: Primitive, shown_params: tuple[str, ...]) -> None:
         return pp_eqn_with_params(named, ctx, settings, ["name", *shown])
 
     pp_eqn_rules.set(prim, rule)
+    return prim

@@ -16,49 +16,37 @@ from typing import Any, Final
 from lamina_core.custom_derivatives._common import (
     RuleName,
     SymbolicZero,
+    bind_call,
     bind_static,
-    call_abstract_eval,
-    call_effects,
-    call_impl,
+    call_primitive,
+    check_primal_outputs,
+    for_user,
     from_user_zero,
     fun_name,
-    pp_name_first,
     resolve_args,
     strip_weak,
-    to_user_zero,
     trace_callee,
     type_str,
-    typed_tree_str,
 )
 from lamina_core.interpreters import (
     SplitTrace,
     Zero,
     add_tangents,
     backward_pass,
-    instantiate_zeros,
     is_undefined,
     jvp_rules,
     partial_eval_rules,
     transpose_rules,
     zero_of,
 )
-from lamina_core.ir import (
-    ClosedJaxpr,
-    Primitive,
-    abstract_eval_rules,
-    effects_rules,
-    impl_rules,
-    types_match,
-)
+from lamina_core.ir import ClosedJaxpr, types_match
 from lamina_core.trace import Tracer, eval_jaxpr, set_current_trace, typeof
 from lamina_core.transforms import stop_gradient_p
 from lamina_core.tree import tree_util
 
-custom_jvp_call_p: Final = Primitive("custom_jvp_call", multiple_results=True)
-abstract_eval_rules.set(custom_jvp_call_p, call_abstract_eval)
-effects_rules.set(custom_jvp_call_p, call_effects)
-impl_rules.set(custom_jvp_call_p, call_impl)
-pp_name_first(custom_jvp_call_p, ("call_jaxpr", "jvp", "num_consts", "symbolic_zeros"))
+custom_jvp_call_p: Final = call_primitive(
+    "custom_jvp_call", ("call_jaxpr", "jvp", "num_consts", "symbolic_zeros")
+)
 
 
 def _stop_tracers(x: Any) -> Any:
@@ -129,18 +117,13 @@ class custom_jvp:
 
         rule.__name__ = fun_name(user_jvp)
         traced = trace_callee(fun, dyn, "custom_jvp fun")
-        outs = custom_jvp_call_p.bind(
-            *traced.consts,
-            *traced.leaves,
-            call_jaxpr=traced.jaxpr,
-            jvp=RuleName(rule),
-            num_consts=len(traced.consts),
+        return bind_call(
+            custom_jvp_call_p,
+            traced,
+            {"jvp": RuleName(rule)},
             symbolic_zeros=self.symbolic_zeros,
-            in_tree=traced.in_tree,
-            out_tree=traced.out_tree,
             fun_name=primal_name,
         )
-        return tree_util.tree_unflatten(traced.out_tree, outs)
 
 
 def _custom_jvp_call_jvp(
@@ -149,9 +132,8 @@ def _custom_jvp_call_jvp(
     # Tangents of closed-over values are not the rule's business (JAX's rule never sees them).
     n = params["num_consts"]
     in_tree = params["in_tree"]
-    zeros_to = to_user_zero if params["symbolic_zeros"] else instantiate_zeros
     args = tree_util.tree_unflatten(in_tree, list(primals[n:]))
-    ts = tree_util.tree_unflatten(in_tree, [zeros_to(t) for t in tangents[n:]])
+    ts = tree_util.tree_unflatten(in_tree, for_user(tangents[n:], params["symbolic_zeros"]))
     out = params["jvp"](args, ts)
     p_leaves, t_leaves = _check_rule_output(out, params)
     return p_leaves, [from_user_zero(t) for t in t_leaves]
@@ -179,31 +161,18 @@ def _check_rule_output(out: Any, params: dict[str, Any]) -> tuple[list[Any], lis
         )
     # JAX checks the primal outputs against the function's only when it traced the function
     # first (under jit); Lamina always has, and always checks.
-    call_jaxpr: ClosedJaxpr = params["call_jaxpr"]
-    p_avals, f_avals = [typeof(p) for p in p_leaves], list(call_jaxpr.out_avals)
     first = (
         f"{rule} must produce a pair (list or tuple of length two) where the first element "
         "represents the primal output (equal in value to the output of the custom_jvp-decorated "
         f"function {primal_name}, "
     )
-    if p_tree != params["out_tree"]:
-        raise TypeError(
-            first + "and in particular of the same container/pytree structure), but instead "
-            "the JVP rule output's first element had container/pytree structure:\n"
-            f"    {typed_tree_str(p_tree, p_avals)}\n"
-            f"while the custom_jvp-decorated function {primal_name} had output "
-            "container/pytree structure:\n"
-            f"    {typed_tree_str(params['out_tree'], f_avals)}."
-        )
-    if not all(map(types_match, p_avals, f_avals)):
-        raise TypeError(
-            first + "and in particular with leaves of the same shape/dtype), but instead the "
-            "JVP rule output's first element had shapes/dtypes of:\n"
-            f"    {typed_tree_str(p_tree, p_avals)}\n"
-            f"while the custom_jvp-decorated function {primal_name} had output "
-            "shapes/dtypes of:\n"
-            f"    {typed_tree_str(params['out_tree'], f_avals)}"
-        )
+    leads = (
+        first + "and in particular of the same container/pytree structure), but ",
+        first + "and in particular with leaves of the same shape/dtype), but ",
+    )
+    p_avals = check_primal_outputs(
+        p_leaves, p_tree, params, kind="custom_jvp", rule="JVP rule", leads=leads
+    )
     _check_tangent_types(p_avals, t_leaves)
     return p_leaves, t_leaves
 

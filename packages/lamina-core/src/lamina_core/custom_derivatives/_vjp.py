@@ -18,24 +18,21 @@ from lamina_core.custom_derivatives._common import (
     CustomVJPPrimal,
     RuleName,
     SymbolicZero,
+    bind_call,
     bind_static,
-    call_abstract_eval,
-    call_effects,
-    call_impl,
+    call_primitive,
+    check_primal_outputs,
+    for_user,
     fun_name,
     has_tracer,
     mismatch_extra,
-    pp_name_first,
     resolve_args,
-    to_user_zero,
     trace_callee,
     treedef_str,
     type_str,
-    typed_tree_str,
 )
 from lamina_core.interpreters import (
     Zero,
-    instantiate_zeros,
     is_float0,
     jvp_rules,
     linearization_rules,
@@ -47,7 +44,6 @@ from lamina_core.ir import (
     ClosedJaxpr,
     Primitive,
     abstract_eval_rules,
-    effects_rules,
     hide_params,
     impl_rules,
     types_match,
@@ -55,11 +51,9 @@ from lamina_core.ir import (
 from lamina_core.trace import UnexpectedTracerError, typeof
 from lamina_core.tree import tree_util
 
-custom_vjp_call_p: Final = Primitive("custom_vjp_call", multiple_results=True)
-abstract_eval_rules.set(custom_vjp_call_p, call_abstract_eval)
-effects_rules.set(custom_vjp_call_p, call_effects)
-impl_rules.set(custom_vjp_call_p, call_impl)
-pp_name_first(custom_vjp_call_p, ("bwd", "call_jaxpr", "fwd", "num_consts", "symbolic_zeros"))
+custom_vjp_call_p: Final = call_primitive(
+    "custom_vjp_call", ("bwd", "call_jaxpr", "fwd", "num_consts", "symbolic_zeros")
+)
 
 custom_lin_p: Final = Primitive("custom_lin", multiple_results=True)
 
@@ -140,21 +134,19 @@ class custom_vjp:
             return user_bwd(*static, res, ct)
 
         traced = trace_callee(fun, dyn, "custom_vjp fun")
-        outs = custom_vjp_call_p.bind(
-            *traced.consts,
-            *traced.leaves,
-            call_jaxpr=traced.jaxpr,
-            fwd=RuleName(self.fwd),
-            bwd=RuleName(self.bwd),
-            fwd_fun=fwd,
-            bwd_fun=bwd,
-            num_consts=len(traced.consts),
+        rules = {
+            "fwd": RuleName(self.fwd),
+            "bwd": RuleName(self.bwd),
+            "fwd_fun": fwd,
+            "bwd_fun": bwd,
+        }
+        return bind_call(
+            custom_vjp_call_p,
+            traced,
+            rules,
             symbolic_zeros=self.symbolic_zeros,
-            in_tree=traced.in_tree,
-            out_tree=traced.out_tree,
             fun_name=primal_name,
         )
-        return tree_util.tree_unflatten(traced.out_tree, outs)
 
 
 # --- differentiation: fwd on the primal side, custom_lin on the tangent side ---------------
@@ -189,24 +181,12 @@ def _run_fwd(
     p_leaves, p_tree = tree_util.tree_flatten(out[0])
     res, res_tree = tree_util.tree_flatten(out[1])
     _check_residual_refs(fwd_name, res, vals, single=tree_util.treedef_is_leaf(res_tree))
-    call_jaxpr: ClosedJaxpr = params["call_jaxpr"]
-    p_avals, f_avals = [typeof(p) for p in p_leaves], list(call_jaxpr.out_avals)
     first = f"{pair}the output of the custom_vjp-decorated function {primal_name}) {res_words}"
     # JAX checks these only when it traced the function before fwd (under jit); Lamina always.
-    if p_tree != params["out_tree"]:
-        raise TypeError(
-            f"{first}instead the fwd rule output's first element had container/pytree "
-            f"structure:\n    {typed_tree_str(p_tree, p_avals)}\n"
-            f"while the custom_vjp-decorated function {primal_name} had output "
-            f"container/pytree structure:\n    {typed_tree_str(params['out_tree'], f_avals)}."
-        )
-    if not all(map(types_match, p_avals, f_avals)):
-        raise TypeError(
-            f"{first}instead the fwd rule output's first element had shapes/dtypes of:\n"
-            f"    {typed_tree_str(p_tree, p_avals)}\n"
-            f"while the custom_vjp-decorated function {primal_name} had output "
-            f"shapes/dtypes of:\n    {typed_tree_str(params['out_tree'], f_avals)}"
-        )
+    p_avals = check_primal_outputs(
+        p_leaves, p_tree, params, kind="custom_vjp", rule="fwd rule", leads=(first, first)
+    )
+    call_jaxpr: ClosedJaxpr = params["call_jaxpr"]
     lin = {
         "bwd": params["bwd"],
         "in_zeros": [not nz for nz in nzs],
@@ -274,8 +254,7 @@ _ZERO: Final = object()
 def _custom_lin_transpose(cts: Sequence[Any], *args: Any, **params: Any) -> list[Any]:
     n_res = params["num_res"]
     res = tree_util.tree_unflatten(params["res_tree"], list(args[:n_res]))
-    zeros_to = to_user_zero if params["symbolic_zeros"] else instantiate_zeros
-    ct_out = tree_util.tree_unflatten(params["out_tree"], [zeros_to(c) for c in cts])
+    ct_out = tree_util.tree_unflatten(params["out_tree"], for_user(cts, params["symbolic_zeros"]))
     cts_in = params["bwd_fun"](res, ct_out)
     in_tree = params["in_tree"]
     flat = _flatten_bwd_output(cts_in, in_tree)

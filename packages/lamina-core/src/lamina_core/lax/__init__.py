@@ -165,6 +165,9 @@ from lamina_core.lax._ad_common import full_like as _ad_full_like
 from lamina_core.lax._approx_top_k import (
     approx_top_k_p as approx_top_k_p,
 )
+from lamina_core.lax._array_helpers import (
+    where_body as where_body,
+)
 from lamina_core.lax._barrier import (
     optimization_barrier_p as optimization_barrier_p,
 )

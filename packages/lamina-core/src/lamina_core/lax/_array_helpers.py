@@ -5,7 +5,7 @@ JAX's lax calls `jnp` in some rules and drivers (`take` in the `ppermute` batchi
 `svd` jvp rule); `numpy` sits above `lax` here, so these stage what `lamina_core.numpy` stages
 for the operands those callers pass: NumPy's promotion and broadcasting, the same primitives
 in the same order, and the nested `jit`s named `_where` and `_take` with the same bodies, so
-the jaxprs print alike.
+the jaxprs print alike. `where_body` is the body of `lamina_core.numpy`'s `_where` too.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import numpy as np
 
 from lamina_core.ir import MESHES_SEEN, broadcast_sharding, dtypes
 from lamina_core.lax._barrier import broadcast_shapes
-from lamina_core.lax._elementwise import add, bitwise_and, div, lt, mul
+from lamina_core.lax._elementwise import add, bitwise_and, div, lt, mul, ne
 from lamina_core.lax._gather_scatter import (
     GatherDimensionNumbers,
     GatherScatterMode,
@@ -141,7 +141,12 @@ def indexed_update(
     return _convert_element_type(out, dtype, weak)
 
 
-def _where_body(condition: Any, x: Any, y: Any) -> Any:
+def where_body(condition: Any, x: Any, y: Any) -> Any:
+    """`jnp.where(condition, x, y)` on traced operands: a non-boolean `condition` tested for
+    nonzero, `x` and `y` promoted, all three broadcast (but a scalar `condition`), selected."""
+    if dtype_of(condition) != np.bool_:
+        zero = _convert_element_type(0, dtype_of(condition), dtypes.is_weakly_typed(condition))
+        condition = ne(condition, zero)
     x, y = promote_dtypes(x, y)
     if not shape_of(condition):
         x, y = broadcast_arrays(x, y)
@@ -152,9 +157,12 @@ def _where_body(condition: Any, x: Any, y: Any) -> Any:
     return select(condition, x, y)
 
 
-_where_body.__name__ = _where_body.__qualname__ = "_where"
-where = Jitted(_where_body)
-"""`jnp.where(condition, x, y)` for a boolean `condition`: the `jit` named `_where`."""
+where_body.__name__ = where_body.__qualname__ = "_where"
+# A `jit` of its own, not numpy's: JAX traces the `jnp` calls of `qdwh` under
+# `default_matmul_precision` and those of the `ppermute` batching rule inside the vmap, so
+# their sub-jaxprs are never the ones a user's `jnp.where` stages and never print shared.
+where = Jitted(where_body)
+"""`jnp.where(condition, x, y)` for lax's drivers: the `jit` named `_where`."""
 
 
 def _take_body(a: Any, indices: Any, axis: int) -> Any:
@@ -191,5 +199,6 @@ __all__ = [
     "take",
     "true_divide",
     "where",
+    "where_body",
     "wrap_negative",
 ]

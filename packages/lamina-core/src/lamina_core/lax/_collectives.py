@@ -25,6 +25,7 @@ from lamina_core.interpreters import (
     AxisData,
     BatchDim,
     Zero,
+    axis_frame,
     batching_rules,
     bound_axis_names,
     deflinear,
@@ -87,8 +88,6 @@ def _is_bound(name: Any) -> bool:
 def _frame_size(name: Any) -> int:
     """The size of the innermost axis bound as `name` (JAX's axis environment error if none)."""
     if _is_bound(name):
-        from lamina_core.interpreters import axis_frame
-
         return axis_frame(name).size
     raise NameError(f"unbound axis name: {name}")
 
@@ -152,7 +151,8 @@ def _psum_leaf(x: Any, axes: tuple[Any, ...], groups: Any) -> Any:
         x = convert_element_type(x, np.int32)
     if isinstance(x, Tracer):
         if check_vma_enabled():
-            # A checked body sums into an invariant value: varying -> invariant.
+            # A checked body sums into an invariant value: varying -> invariant. Imported here
+            # as `_collectives_vma` imports this module's primitives at its top.
             from lamina_core.lax._collectives_vma import psum_invariant_p
 
             if groups is not None:

@@ -18,6 +18,7 @@ from typing import Any, Final, NamedTuple
 
 import numpy as np
 
+from lamina_core.custom_derivatives import custom_jvp
 from lamina_core.interpreters import (
     AxisData,
     Zero,
@@ -38,7 +39,9 @@ from lamina_core.ir import (
     abstract_eval_rules,
     impl_rules,
 )
+from lamina_core.lax._batching_common import broadcast_batched, moveaxis
 from lamina_core.trace import eval_jaxpr, typeof
+from lamina_core.transforms import batch_jaxpr_front, linear_transpose, linearize
 from lamina_core.tree import tree_util
 
 
@@ -192,8 +195,6 @@ def _batch_fixpoint(
     jaxprs: Any, axis_data: AxisData, params_bat: Any, b_bat: list[bool]
 ) -> tuple[Any, list[bool], list[bool]]:
     """JAX's fixpoint: which of b and x end up batched once every function is batched."""
-    from lamina_core.transforms import batch_jaxpr_front
-
     matvec, vecmat, solve, solve_t = jaxprs
     num_out = len(matvec.out_avals)
     num_aux = len(solve.out_avals) - num_out
@@ -229,8 +230,6 @@ def _linear_solve_batch(
     axis_data: AxisData, args: Sequence[Any], dims: Sequence[Any], *, const_lengths: Any,
     jaxprs: Any,
 ) -> tuple[list[Any], list[Any]]:  # fmt: skip
-    from lamina_core.lax._batching_common import broadcast_batched, moveaxis
-
     params, b = _split(args, const_lengths)
     params_dims, b_dims = _split(dims, const_lengths)
     params_bat = _LinearSolveTuple(*[[d is not None for d in g] for g in params_dims])
@@ -290,8 +289,6 @@ def custom_linear_solve(
         if symmetric:
             vecmat, vecmat_jaxpr, vecmat_consts = matvec, matvec_jaxpr, matvec_consts
         else:
-            from lamina_core.transforms import linear_transpose
-
             transposed = linear_transpose(matvec, b)
             vecmat = lambda x: transposed(x)[0]  # noqa: E731
             vecmat_jaxpr, vecmat_consts, _ = _stage(on_tree(vecmat), avals)
@@ -322,9 +319,6 @@ def custom_root(
     """`solve(f, initial_guess)` (a root of `f`), differentiated with respect to what `f`
     closes over by the implicit function theorem; `tangent_solve(g, y)` solves the linearized
     system `g(x) = y`."""
-    from lamina_core.custom_derivatives import custom_jvp
-    from lamina_core.transforms import linearize
-
     guess_leaves, tree = tree_util.tree_flatten(initial_guess)
     avals = [typeof(x) for x in guess_leaves]
 

@@ -23,6 +23,7 @@ from lamina_core.ir import (
     impl_rules,
 )
 from lamina_core.lax import _checks as c
+from lamina_core.lax._structural import canonical_sharding
 from lamina_core.lax._types import Array
 
 
@@ -176,8 +177,6 @@ argmin_p: Final = _index_reduction("argmin", np.argmin)
 
 def reduce_sum(operand: Array, axes: Sequence[int], *, out_sharding: Any = None) -> Array:
     """Sum over `axes` (each `0 <= axis < ndim`), without upcasting narrow types."""
-    from lamina_core.lax._structural import canonical_sharding
-
     return reduce_sum_p.bind(
         operand, axes=tuple(axes), out_sharding=canonical_sharding(out_sharding)
     )

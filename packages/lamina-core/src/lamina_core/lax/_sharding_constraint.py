@@ -33,6 +33,7 @@ from lamina_core.ir import (
     impl_rules,
 )
 from lamina_core.trace import typeof
+from lamina_core.transforms import flatten_axes
 from lamina_core.tree import tree_util
 
 sharding_constraint_p: Final = Primitive("sharding_constraint")
@@ -111,8 +112,6 @@ def with_sharding_constraint(x: Any, shardings: Any) -> Any:
     """`x` (a pytree of arrays), each leaf constrained to its sharding in `shardings` (a
     pytree prefix of `x`: `NamedSharding`s, or `PartitionSpec`s over the mesh in context)."""
     leaves, tree = tree_util.tree_flatten(x)
-    from lamina_core.transforms import flatten_axes
-
     flat = flatten_axes("with_sharding_constraint shardings", tree, shardings)
     context = _context_mesh()
     outs = []

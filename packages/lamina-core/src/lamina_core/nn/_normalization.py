@@ -11,6 +11,7 @@ whose rule is y * (dx - sum(y * dx)), its call named `_softmax` as JAX's. `log_s
 from __future__ import annotations
 
 import operator
+import warnings
 from functools import partial
 from typing import Any
 
@@ -21,6 +22,7 @@ from lamina_core import numpy as jnp
 from lamina_core.custom_derivatives import custom_jvp
 from lamina_core.ir import ShapedArray, dtypes
 from lamina_core.lax import ad_full_like as full_like
+from lamina_core.nn._activations import sigmoid
 from lamina_core.numpy import _count, _reduction_dims, canonicalize_axis, dtype_of, shape_of
 from lamina_core.numpy import promotion as p
 from lamina_core.trace import typeof
@@ -163,8 +165,6 @@ def standardize(
 @partial(Jitted, static_argnames=("axis",))
 def glu(x: Any, axis: int = -1) -> Array:
     """The first half of `x` along `axis` gated by the sigmoid of the second."""
-    from lamina_core.nn._activations import sigmoid
-
     p.check_arraylike("glu", x)
     x_arr = p.asarray(x)
     size = shape_of(x_arr)[axis]
@@ -196,8 +196,6 @@ def one_hot(x: Any, num_classes: int, *, dtype: Any = None, axis: int = -1) -> A
     num_classes = operator.index(num_classes)
     x_arr = jnp.asarray(x)
     if not dtypes.issubdtype(dtype_of(x_arr), np.integer):
-        import warnings
-
         warnings.warn(
             f"jax.nn.one_hot input should be integer-typed; got dtype={dtype_of(x_arr)}",
             DeprecationWarning,

@@ -9,9 +9,11 @@ import os
 from typing import IO, Any
 
 import numpy as np
+import opt_einsum  # type: ignore[import-untyped]  # ships no type information
 
 from lamina_core.ir import dtypes as _dtypes
 from lamina_core.numpy._creation import asarray
+from lamina_core.numpy._linalg import _Unoptimized
 from lamina_core.numpy._util import Array, DTypeLike
 
 newaxis = None
@@ -96,10 +98,6 @@ def einsum_path(
 ) -> tuple[list[tuple[int, ...]], Any]:
     """The contraction order `einsum` uses for these operands, and opt_einsum's description
     of it (JAX's choice of optimizer: `"auto"`, `True` for `"optimal"`, `False` in order)."""
-    import opt_einsum  # type: ignore[import-untyped]  # ships no type information
-
-    from lamina_core.numpy._linalg import _Unoptimized
-
     chosen: Any = optimize
     if isinstance(optimize, bool):
         chosen = "optimal" if optimize else _Unoptimized()

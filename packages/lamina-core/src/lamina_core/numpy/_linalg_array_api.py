@@ -9,15 +9,10 @@ import itertools
 from collections.abc import Sequence
 from typing import Any
 
+import lamina_core.numpy as jnp
 from lamina_core import lax
 from lamina_core.numpy._reductions import ensure_arraylike
 from lamina_core.numpy._util import Array, DTypeLike, shape_of
-
-
-def _jnp() -> Any:
-    from lamina_core import numpy as jnp
-
-    return jnp
 
 
 def outer(x1: Any, x2: Any, /) -> Array:
@@ -42,7 +37,7 @@ def cross(x1: Any, x2: Any, /, *, axis: int = -1) -> Array:
             "Both input arrays must be (arrays of) 3-dimensional vectors, but they have "
             f"x1.shape[axis]={n1} and x2.shape[axis]={n2}"
         )
-    out: Array = _jnp().cross(x1, x2, axis=axis)
+    out: Array = jnp.cross(x1, x2, axis=axis)
     return out
 
 
@@ -57,7 +52,7 @@ def vecdot(
 ) -> Array:
     """The conjugate dot product of `x1` and `x2` along `axis`, batched over the rest."""
     x1, x2 = ensure_arraylike("jnp.linalg.vecdot", x1, x2)
-    out: Array = _jnp().vecdot(
+    out: Array = jnp.vecdot(
         x1, x2, axis=axis, precision=precision, preferred_element_type=preferred_element_type
     )
     return out
@@ -75,14 +70,14 @@ def matrix_transpose(x: Any, /) -> Array:
 def diagonal(x: Any, /, *, offset: int = 0) -> Array:
     """The `offset` diagonal of each matrix in `x` (its last two axes)."""
     (arr,) = ensure_arraylike("jnp.linalg.diagonal", x)
-    out: Array = _jnp().diagonal(arr, offset=offset, axis1=-2, axis2=-1)
+    out: Array = jnp.diagonal(arr, offset=offset, axis1=-2, axis2=-1)
     return out
 
 
 def trace(x: Any, /, *, offset: int = 0, dtype: DTypeLike | None = None) -> Array:
     """The sum of the `offset` diagonal of each matrix in `x` (its last two axes)."""
     (arr,) = ensure_arraylike("jnp.linalg.trace", x)
-    out: Array = _jnp().trace(arr, offset=offset, axis1=-2, axis2=-1, dtype=dtype)
+    out: Array = jnp.trace(arr, offset=offset, axis1=-2, axis2=-1, dtype=dtype)
     return out
 
 
@@ -98,7 +93,7 @@ def tensordot(
 ) -> Array:
     """`numpy.tensordot` with `axes` keyword-only."""
     x1, x2 = ensure_arraylike("jnp.linalg.tensordot", x1, x2)
-    out: Array = _jnp().tensordot(
+    out: Array = jnp.tensordot(
         x1,
         x2,
         axes=axes,
@@ -119,7 +114,7 @@ def matmul(
 ) -> Array:
     """`x1 @ x2`, as `numpy.matmul`."""
     x1, x2 = ensure_arraylike("jnp.linalg.matmul", x1, x2)
-    out: Array = _jnp().matmul(
+    out: Array = jnp.matmul(
         x1, x2, precision=precision, preferred_element_type=preferred_element_type
     )
     return out
@@ -127,10 +122,8 @@ def matmul(
 
 def matrix_norm(x: Any, /, *, keepdims: bool = False, ord: str | int = "fro") -> Array:
     """The `ord` matrix norm of each matrix in `x` (its last two axes)."""
-    from lamina_core.numpy.linalg import norm
-
     (arr,) = ensure_arraylike("jnp.linalg.matrix_norm", x)
-    out: Array = norm(arr, ord=ord, keepdims=keepdims, axis=(-2, -1))
+    out: Array = jnp.linalg.norm(arr, ord=ord, keepdims=keepdims, axis=(-2, -1))
     return out
 
 
@@ -163,5 +156,5 @@ def multi_dot(arrays: Sequence[Any], *, precision: Any = None) -> Array:
     if len(shapes[-1]) == 1:
         labels[-1] = labels[-1][:1]
     operands = itertools.chain(*zip(arrs, labels, strict=True))
-    out: Array = _jnp().einsum(*operands, optimize="auto", precision=precision)
+    out: Array = jnp.einsum(*operands, optimize="auto", precision=precision)
     return out

@@ -6,6 +6,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Any, NamedTuple
 
+import lamina_core.numpy as jnp
 from lamina_core.lax import linalg as lax_linalg
 from lamina_core.numpy._promote import promote_dtypes_inexact
 from lamina_core.numpy._reductions import ensure_arraylike
@@ -60,8 +61,6 @@ def qr(a: Any, mode: str = "reduced") -> Array | QRResult:
     """The QR decomposition of each matrix in `a` (`..., M, N`), as `numpy.linalg.qr`: `mode`
     "reduced" (`K = min(M, N)` columns of `Q`), "complete" (square `Q`), "r" (`R` alone) or
     "raw" (LAPACK's Householder form, transposed, and its scales)."""
-    from lamina_core import numpy as jnp
-
     (a,) = ensure_arraylike("jnp.linalg.qr", a)
     (a,) = promote_dtypes_inexact(a)
     if mode == "raw":

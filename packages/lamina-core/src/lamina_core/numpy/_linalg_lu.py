@@ -15,19 +15,15 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+import lamina_core.numpy as jnp
 from lamina_core import lax
 from lamina_core.custom_derivatives import custom_jvp
 from lamina_core.lax import linalg as lax_linalg
+from lamina_core.numpy._linalg_solve import solve
 from lamina_core.numpy._promote import promote_dtypes_inexact
 from lamina_core.numpy._reductions import ensure_arraylike
 from lamina_core.numpy._util import Array
 from lamina_core.transforms import Jitted
-
-
-def _jnp() -> Any:
-    from lamina_core import numpy as jnp
-
-    return jnp
 
 
 class SlogdetResult(NamedTuple):
@@ -47,7 +43,6 @@ def cholesky(a: Any, *, upper: bool = False, symmetrize_input: bool = True) -> A
     factor = lax_linalg.cholesky(a, symmetrize_input=symmetrize_input)
     if not upper:
         return factor
-    jnp = _jnp()
     return jnp.conjugate(jnp.matrix_transpose(factor))
 
 
@@ -55,7 +50,6 @@ def cholesky(a: Any, *, upper: bool = False, symmetrize_input: bool = True) -> A
 
 
 def _slogdet_closed_form(a: Array) -> tuple[Array, Array]:
-    jnp = _jnp()
     if a.shape[-1] == 1:
         det = a[..., 0, 0]
     else:
@@ -77,7 +71,6 @@ def _slogdet_small(a: Array) -> tuple[Array, Array]:
 def _sign_and_log_tangents(x: Array, sign: Array, ans_dot: Array) -> tuple[Array, Array]:
     """The tangents of (sign, log|det|) from d log det: for complex matrices the imaginary
     part turns the phase, for real ones the sign is constant."""
-    jnp = _jnp()
     if jnp.issubdtype(x.dtype, np.complexfloating):
         sign_dot = (ans_dot - jnp.real(ans_dot).astype(ans_dot.dtype)) * sign
         return sign_dot, jnp.real(ans_dot)
@@ -105,7 +98,6 @@ _slogdet_small.defjvp(_slogdet_small_jvp)
 
 @custom_jvp
 def _slogdet_lu(a: Array) -> tuple[Array, Array]:
-    jnp = _jnp()
     dtype = a.dtype
     lu, pivot, _ = lax_linalg.lu(a)
     diag = jnp.diagonal(lu, axis1=-2, axis2=-1)
@@ -133,9 +125,7 @@ def _slogdet_lu(a: Array) -> tuple[Array, Array]:
 def _slogdet_jvp(primals: Any, tangents: Any) -> Any:
     (x,), (g,) = primals, tangents
     sign, ans = slogdet(x)
-    from lamina_core.numpy._linalg_solve import solve
-
-    ans_dot = _jnp().trace(solve(x, g), axis1=-1, axis2=-2)
+    ans_dot = jnp.trace(solve(x, g), axis1=-1, axis2=-2)
     sign_dot, ans_dot = _sign_and_log_tangents(x, sign, ans_dot)
     return (sign, ans), (sign_dot, ans_dot)
 
@@ -169,7 +159,6 @@ def slogdet(a: Any, *, method: str | None = None) -> SlogdetResult:
 def _cofactor_solve(a: Array, b: Array) -> tuple[Array, Array]:
     """`(det(a), det(a) * solve(a, b))`, kept finite for `a` of rank n-1 by working from the
     LU factors with the last pivot left out; zero where the rank is lower."""
-    jnp = _jnp()
     a_shape, b_shape = np.shape(a), np.shape(b)
     if not (len(a_shape) >= 2 and a_shape[-1] == a_shape[-2] and b_shape[-2:] == a_shape[-2:]):
         raise ValueError(
@@ -226,13 +215,13 @@ def _det_3x3(a: Array) -> Array:
 @custom_jvp
 def _det(a: Array) -> Array:
     sign, logdet = slogdet(a)
-    return sign * _jnp().exp(logdet).astype(sign.dtype)
+    return sign * jnp.exp(logdet).astype(sign.dtype)
 
 
 def _det_jvp(primals: Any, tangents: Any) -> Any:
     (x,), (g,) = primals, tangents
     y, z = _cofactor_solve(x, g)
-    return y, _jnp().trace(z, axis1=-1, axis2=-2)
+    return y, jnp.trace(z, axis1=-1, axis2=-2)
 
 
 _det.defjvp(_det_jvp)

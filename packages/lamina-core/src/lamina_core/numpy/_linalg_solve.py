@@ -14,21 +14,17 @@ import math
 import operator
 from typing import Any
 
+import lamina_core.numpy as jnp
 from lamina_core import lax
 from lamina_core.lax import batched_matvec as batched_matvec
 from lamina_core.lax import check_solve_shapes as check_solve_shapes
 from lamina_core.lax import lu_solve as lu_solve
 from lamina_core.lax import solve as _lax_solve
+from lamina_core.numpy._linalg_svd import svd
 from lamina_core.numpy._promote import promote_dtypes_inexact
 from lamina_core.numpy._reductions import ensure_arraylike
 from lamina_core.numpy._util import Array, dtype_of, shape_of
 from lamina_core.transforms import Jitted
-
-
-def _jnp() -> Any:
-    from lamina_core import numpy as jnp
-
-    return jnp
 
 
 @Jitted
@@ -52,7 +48,7 @@ def solve(a: Any, b: Any) -> Array:
             "solve(a, b[..., None]).squeeze(-1)."
         )
     signature = "(m,m),(m)->(m)" if len(b_shape) == 1 else "(m,m),(m,n)->(m,n)"
-    out: Array = _jnp().vectorize(_lax_solve, signature=signature)(a, b)
+    out: Array = jnp.vectorize(_lax_solve, signature=signature)(a, b)
     return out
 
 
@@ -63,7 +59,7 @@ def inv(a: Any) -> Array:
     shape = shape_of(arr)
     if len(shape) < 2 or shape[-1] != shape[-2]:
         raise ValueError(f"Argument to inv must have shape [..., n, n], got {shape}.")
-    eye = _jnp().eye(shape[-1], dtype=dtype_of(arr))
+    eye = jnp.eye(shape[-1], dtype=dtype_of(arr))
     out: Array = solve(arr, lax.broadcast(eye, shape[:-2]))
     return out
 
@@ -84,7 +80,6 @@ def matrix_power(a: Any, n: int) -> Array:
         n = operator.index(n)
     except TypeError as err:
         raise TypeError(f"exponent must be an integer, got {n}") from err
-    jnp = _jnp()
     if n == 0:
         out: Array = jnp.broadcast_to(jnp.eye(shape[-2], dtype=dtype_of(arr)), shape)
         return out
@@ -130,7 +125,7 @@ def tensorsolve(a: Any, b: Any, axes: tuple[int, ...] | None = None) -> Array:
     a_arr, b_arr = ensure_arraylike("tensorsolve", a, b)
     if axes is not None:
         last = len(shape_of(a_arr)) - 1
-        a_arr = _jnp().moveaxis(a_arr, axes, len(axes) * (last,))
+        a_arr = jnp.moveaxis(a_arr, axes, len(axes) * (last,))
     a_shape, b_shape = shape_of(a_arr), shape_of(b_arr)
     out_shape = a_shape[len(b_shape) :]
     if a_shape[: len(b_shape)] != b_shape:
@@ -150,10 +145,6 @@ def tensorsolve(a: Any, b: Any, axes: tuple[int, ...] | None = None) -> Array:
 
 
 def _lstsq(a: Any, b: Any, rcond: Any, *, numpy_resid: bool) -> tuple[Array, Array, Array, Array]:
-    from lamina_core.numpy._linalg_svd import svd
-    from lamina_core.numpy.linalg import norm
-
-    jnp = _jnp()
     a, b = promote_dtypes_inexact(a, b)
     if shape_of(a)[0] != shape_of(b)[0]:
         raise ValueError("Leading dimensions of input arrays must match")
@@ -189,7 +180,7 @@ def _lstsq(a: Any, b: Any, rcond: Any, *, numpy_resid: bool) -> tuple[Array, Arr
     if numpy_resid and (rank < n or m <= n):
         resid = jnp.asarray([])
     else:
-        resid = norm(b - jnp.matmul(a, x, precision=highest), axis=0) ** 2
+        resid = jnp.linalg.norm(b - jnp.matmul(a, x, precision=highest), axis=0) ** 2
     if b_vector:
         x = x.ravel()
     return x, resid, rank, s

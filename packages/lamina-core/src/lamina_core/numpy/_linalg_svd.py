@@ -11,6 +11,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+import lamina_core.numpy as jnp
 from lamina_core import lax
 from lamina_core.custom_derivatives import custom_jvp
 from lamina_core.ir import dtypes
@@ -20,12 +21,6 @@ from lamina_core.numpy._promote import promote_dtypes_inexact
 from lamina_core.numpy._reductions import ensure_arraylike
 from lamina_core.numpy._util import Array
 from lamina_core.transforms import Jitted
-
-
-def _jnp() -> Any:
-    from lamina_core import numpy as jnp
-
-    return jnp
 
 
 class SVDResult(NamedTuple):
@@ -39,7 +34,6 @@ class SVDResult(NamedTuple):
 def _hermitian_svd(a: Array, compute_uv: bool, subset_by_index: Any) -> Any:
     """The SVD of a Hermitian matrix from its eigendecomposition: |eigenvalues|, sorted
     descending, with the eigenvalues' signs moved into `Vh`."""
-    jnp = _jnp()
     vectors, values = lax_linalg.eigh(a, subset_by_index=subset_by_index)
     s = lax.abs(values)
     last = s.ndim - 1
@@ -91,7 +85,6 @@ def svdvals(x: Any, /) -> Array:
 def matrix_rank(M: Any, rtol: Any = None, *, hermitian: bool = False, tol: Any = None) -> Array:
     """The number of singular values of each matrix in `M` above `rtol` times the largest
     (by default `max(M, N) * eps` times it)."""
-    jnp = _jnp()
     (M,) = ensure_arraylike("jnp.linalg.matrix_rank", M)
     if tol is not None:
         if rtol is not None:
@@ -113,7 +106,6 @@ def matrix_rank(M: Any, rtol: Any = None, *, hermitian: bool = False, tol: Any =
 
 @partial(Jitted, static_argnames=("hermitian",))
 def _pinv(a: Any, rtol: Any = None, hermitian: bool = False) -> Array:
-    jnp = _jnp()
     (a,) = ensure_arraylike("jnp.linalg.pinv", a)
     (arr,) = promote_dtypes_inexact(a)
     m, n = arr.shape[-2:]
@@ -145,7 +137,6 @@ def _pinv_jvp(
     rtol: Any, hermitian: bool, primals: tuple[Any, ...], tangents: tuple[Any, ...]
 ) -> tuple[Any, Any]:
     # Golub and Pereyra's derivative of the pseudo-inverse (SIAM J. Numer. Anal. 10(2), 1973).
-    jnp = _jnp()
     (a,), (a_dot,) = primals, tangents
     p = pinv(a, rtol=rtol, hermitian=hermitian)
     if hermitian:
@@ -189,7 +180,6 @@ def cond(x: Any, p: Any = None) -> Array:
     """The condition number of each matrix in `x` (`..., M, N`): the ratio of the largest to
     the smallest singular value (`p` None or 2), or its inverse (`p=-2`); for other `p`, the
     product of the `p`-norms of `x` and its inverse (square `x`)."""
-    jnp = _jnp()
     (arr,) = ensure_arraylike("cond", x)
     if arr.ndim < 2:
         raise ValueError(f"jnp.linalg.cond: input array must be at least 2D; got {arr.shape=}")
@@ -207,10 +197,8 @@ def cond(x: Any, p: Any = None) -> Array:
             raise ValueError(
                 f"jnp.linalg.cond: for p={p!r}, array must be square; got arr.shape={arr.shape}"
             )
-        from lamina_core.numpy._linalg_solve import inv
-        from lamina_core.numpy.linalg import norm
-
-        r = norm(x, ord=p, axis=(-2, -1)) * norm(inv(x), ord=p, axis=(-2, -1))
+        norm = jnp.linalg.norm
+        r = norm(x, ord=p, axis=(-2, -1)) * norm(jnp.linalg.inv(x), ord=p, axis=(-2, -1))
     # NaN becomes inf, unless the input itself has NaNs.
     r_is_nan = jnp.isnan(r)
     result: Array = jnp.where(r_is_nan & ~jnp.isnan(x).any(axis=(-2, -1)), np.inf, r)
@@ -220,7 +208,6 @@ def cond(x: Any, p: Any = None) -> Array:
 def singular_value_norm(x: Array, ord: Any, axes: tuple[int, int], keepdims: bool) -> Array:
     """The matrix norms `nuc` (sum), 2 (largest) and -2 (smallest) of the singular values of
     `x` over `axes`."""
-    jnp = _jnp()
     x = jnp.moveaxis(x, axes, (-2, -1))
     s = svd(x, compute_uv=False)
     if ord == 2:

@@ -1,5 +1,5 @@
 """Reductions: sum, prod, max, min, amax, amin, all, any, mean, var, std, and the argument
-helpers the other `jnp` families share (axes, `keepdims`, flattening, `_where`).
+helpers the other `jnp` families share (axes, `keepdims`, flattening).
 
 Each stages the equations `jax.numpy` stages: the operand is converted once to the computation
 dtype (narrow floats sum in float32, small integers in the default integer), reduced by one
@@ -23,12 +23,12 @@ from lamina_core import lax as _lax
 from lamina_core.ir import dtypes as _dtypes
 from lamina_core.lax import _convert_element_type
 from lamina_core.numpy._creation import asarray
+from lamina_core.numpy._ufuncs_composite import _where
 from lamina_core.numpy._util import (
     Array,
     ArrayLike,
     DTypeLike,
     dtype_of,
-    promote_dtypes,
     shape_of,
 )
 from lamina_core.trace import Tracer, dispatched_at_top_level, is_concrete_value
@@ -151,26 +151,6 @@ def _broadcast_to(x: Array, shape: tuple[int, ...]) -> Array:
     return _lax.broadcast_in_dim(x, shape, tuple(range(lead, len(shape))))
 
 
-def _where(condition: Array, x: Array, y: Array) -> Array:
-    """`x` where `condition`, else `y`; a scalar condition selects without being broadcast."""
-    x, y = promote_dtypes(x, y)
-    if dtype_of(condition) != np.dtype(bool):
-        condition = _lax.ne(condition, _convert_element_type(0, dtype_of(condition), False))
-    operands = (x, y) if not shape_of(condition) else (condition, x, y)
-    shape = tuple(np.broadcast_shapes(*(shape_of(v) for v in operands)))
-    if not shape_of(condition):
-        x, y = (_broadcast_to(v, shape) for v in (x, y))
-    else:
-        condition, x, y = (_broadcast_to(v, shape) for v in (condition, x, y))
-    if 0 in shape:
-        return x
-    return _lax.select_n(condition, y, x)
-
-
-where_select = jit(_where)
-"""JAX's `_where` helper for `where=` masks and var's NaNs, staged as `jit[name=_where]`."""
-
-
 @dataclass(frozen=True, slots=True)
 class _Monoid:
     """A reduction: its reduce primitive's function, the matching binary op and identity."""
@@ -249,7 +229,7 @@ def _reduction(
     if computation_dtype == np.dtype(bool) and bool_monoid is not None:
         monoid = bool_monoid
     if where is not None:
-        a = where_select(where, a, _identity_value(computation_dtype, monoid.identity))
+        a = _where(where, a, _identity_value(computation_dtype, monoid.identity))
     result = monoid.reduce(a, dims)
     if initial is not None:
         initial_arr = _convert_element_type(initial, computation_dtype, False)
@@ -518,7 +498,7 @@ def _var(
     result = sum(centered, axis, dtype=computation_dtype, keepdims=keepdims, where=where)
     result = _convert_element_type(_lax.div(result, normalizer), result_dtype, False)
     positive = _lax.gt(normalizer, _convert_element_type(0, dtype_of(normalizer), False))
-    return where_select(positive, result, np.nan)
+    return _where(positive, result, np.nan)
 
 
 _var_jit = jit(_var, static_argnames=("axis", "dtype", "keepdims"))

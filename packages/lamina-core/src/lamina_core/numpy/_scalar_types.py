@@ -13,14 +13,13 @@ import numpy as np
 
 from lamina_core.ir import dtypes
 from lamina_core.ir.dtypes import finfo, iinfo, issubdtype, promote_types, result_type
+from lamina_core.numpy._creation import asarray
 
 
 class _ScalarMeta(type):
     dtype: np.dtype
 
     def __call__(cls, x: Any) -> Any:
-        from lamina_core.numpy._creation import asarray
-
         return asarray(x, dtype=cls.dtype)
 
     def __eq__(cls, other: object) -> builtins.bool:

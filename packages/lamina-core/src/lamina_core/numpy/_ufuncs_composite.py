@@ -24,20 +24,9 @@ from lamina_core.numpy._util import Array, ArrayLike, dtype_of, shape_of
 from lamina_core.trace import Tracer
 from lamina_core.transforms import Jitted
 
-
-@Jitted
-def _where(condition: ArrayLike, x: ArrayLike, y: ArrayLike) -> Array:
-    p.check_arraylike("where", condition, x, y)
-    if dtype_of(condition) != np.bool_:
-        condition = _lax.ne(condition, p.full_like(condition, 0, shape=()))
-    x, y = p.promote_dtypes(x, y)
-    if not shape_of(condition):
-        x, y = p.broadcast_arrays(x, y)
-    else:
-        condition, x, y = p.broadcast_arrays(condition, x, y)
-    if 0 in shape_of(x):
-        return x
-    return _lax.select(condition, x, y)
+# One `jit` for `jnp.where` and the reductions' `where=` masks, as JAX's `_where` is one
+# function (its printer shares a sub-jaxpr by identity); its body is lax's drivers' too.
+_where = Jitted(_lax.where_body)
 
 
 def where(condition: ArrayLike, x: ArrayLike = None, y: ArrayLike = None, /) -> Array:

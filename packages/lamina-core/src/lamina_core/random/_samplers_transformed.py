@@ -21,7 +21,7 @@ from lamina_core import numpy as jnp
 from lamina_core.ir import dtypes
 from lamina_core.lax import canonical_shape
 from lamina_core.numpy import lax_const as _const
-from lamina_core.numpy import promote_dtypes_inexact
+from lamina_core.numpy import linalg, promote_dtypes_inexact
 from lamina_core.random._inline import inline_kernel
 from lamina_core.random._keys import check_prng_key, split_typed, unstack
 from lamina_core.random._samplers import _check_shape, _user_dtype, bernoulli, normal, uniform
@@ -201,8 +201,6 @@ def maxwell(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Array:
 
 @partial(Jitted, static_argnums=(1, 2, 3))
 def _maxwell(key: Array, shape: tuple[int, ...], dtype: Any, out_sharding: Any) -> Array:
-    from lamina_core.numpy import linalg
-
     norm_rvs = normal(key, (*shape, 3), dtype)
     return linalg.norm(norm_rvs, axis=-1)
 

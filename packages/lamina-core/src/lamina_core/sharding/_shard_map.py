@@ -35,6 +35,7 @@ from lamina_core.ir import (
     effects_rules,
     entry_axes,
     get_abstract_mesh,
+    get_concrete_mesh,
     impl_rules,
     manual_mesh,
     spec_axis_names,
@@ -56,7 +57,7 @@ from lamina_core.trace import (
     sub_jaxpr_contexts,
     typeof,
 )
-from lamina_core.transforms import func_src_info
+from lamina_core.transforms import func_src_info, vmap
 from lamina_core.tree import tree_util
 
 shard_map_p: Final = Primitive("shard_map", multiple_results=True)
@@ -146,8 +147,6 @@ def _shard_map_impl(
     # The reference semantics: each device's piece, stacked along one leading axis per manual
     # mesh axis, through nested vmaps that bind the mesh axis names (so collectives mean what
     # they mean on the devices).
-    from lamina_core.transforms import vmap
-
     names = [n for n in mesh.axis_names if n in newly_manual_axes]
     sizes = mesh.shape
     positions = [
@@ -239,7 +238,6 @@ def _check_mesh(
                 "The context mesh cannot be empty. Use `jax.set_mesh(mesh)` to enter into a "
                 "mesh context"
             )
-        from lamina_core.ir import get_concrete_mesh
 
         concrete = get_concrete_mesh()
         if not concrete.empty:

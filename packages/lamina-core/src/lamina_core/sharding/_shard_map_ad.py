@@ -53,6 +53,8 @@ from lamina_core.ir import (
     PartitionSpec,
     spec_axis_names,
 )
+from lamina_core.lax import broadcast, psum, squeeze
+from lamina_core.numpy import true_divide
 from lamina_core.sharding._shard_map import manual_axes_env, shard_aval, shard_map_p
 from lamina_core.trace import bound_axes, current_trace, eval_jaxpr, set_current_trace, typeof
 from lamina_core.transforms import jvp_jaxpr, split_jvp_outs
@@ -174,14 +176,10 @@ def gather_residuals(
 
 
 def add_singleton(x: Any) -> Any:
-    from lamina_core.lax import broadcast
-
     return broadcast(x, (1,))
 
 
 def remove_singleton(x: Any) -> Any:
-    from lamina_core.lax import squeeze
-
     return squeeze(x, (0,))
 
 
@@ -358,8 +356,6 @@ def unmentioned_axes(
 
 
 def _divide(x: Any, n: int) -> Any:
-    from lamina_core.numpy import true_divide
-
     return x if n == 1 else true_divide(x, n)
 
 
@@ -404,8 +400,6 @@ def _shard_map_transpose(cts: Sequence[Any], *args: Any, **params: Any) -> list[
             if type(ct) is not Zero and not check_vma and not is_float0(typeof(ct)):
                 axes = unmentioned_axes(mesh, spec.to_ct_spec(), manual)
                 if axes:
-                    from lamina_core.lax import psum
-
                     ct = psum(ct, axes)
             summed.append(ct)
         left_nz.extend(type(c) is not Zero for c in summed)

@@ -18,6 +18,7 @@ import numpy as np
 import lamina_core
 from lamina_core.testing._core import jitted as jax_jitted
 from lamina_core.trace import check_jaxpr, to_numpy
+from lamina_core.transforms import flatten_axes
 from lamina_core.tree import tree_util
 
 Program = Callable[[ModuleType, ModuleType], Callable[..., Any]]
@@ -42,8 +43,6 @@ def _close(got: Any, want: Any, what: str) -> None:
 
 
 def _axes_leaves(axes: Any, tree: Any) -> list[Any]:
-    from lamina_core.transforms import flatten_axes
-
     return flatten_axes("axes", tree_util.tree_structure(tree), axes)
 
 

@@ -20,6 +20,7 @@ from lamina_core.interpreters import (
     Policy,
     SplitTrace,
     Zero,
+    cotangents_per_arg,
     dce_jaxpr_keeping,
     dce_rules,
     empty_like_aval,
@@ -32,13 +33,12 @@ from lamina_core.interpreters import (
     partial_eval_rules,
     trace_to_jaxpr,
     transpose_rules,
-    zero_of,
 )
 from lamina_core.ir import AbstractValue, ClosedJaxpr, JaxprEqn, Var
 from lamina_core.lax.control_flow.common import memo
 from lamina_core.lax.control_flow.conditionals import cond_p
 from lamina_core.trace import eval_jaxpr, typeof
-from lamina_core.transforms import linearize_jaxpr_forwarding, transpose_jaxpr
+from lamina_core.transforms import linearize_jaxpr_forwarding, split_jvp_outs, transpose_jaxpr
 
 _Cache = weakref.WeakKeyDictionary[Any, dict[Any, Any]]
 
@@ -137,10 +137,8 @@ def _cond_linearize(nonzeros: Sequence[bool], index: Any, *ops: Any, branches: B
 
     def linearized(res: Sequence[Any], *tangents: Any) -> list[Any]:
         nz_tangents = [t for t, nz in zip(tangents[1:], ops_nz, strict=True) if nz]
-        nz_out = iter(cond_p.bind(*res, *nz_tangents, branches=tangent_branches))
-        return [
-            next(nz_out) if nz else zero_of(p) for p, nz in zip(primals_out, out_nz, strict=True)
-        ]
+        nz_out = cond_p.bind(*res, *nz_tangents, branches=tangent_branches)
+        return split_jvp_outs([*primals_out, *nz_out], out_nz)[1]
 
     return primals_out, list(out_nz), [index, *residuals], linearized
 
@@ -160,15 +158,8 @@ def _cond_transpose(cts: Sequence[Any], index: Any, *args: Any, branches: Branch
     per_branch = [transpose_jaxpr(b, linear, known_avals, ct_avals)[1] for b in branches]
     inst = tuple(any(col) for col in zip(*per_branch, strict=True))
     transposed = tuple(transpose_jaxpr(b, linear, known_avals, ct_avals, inst)[0] for b in branches)
-    outs = iter(cond_p.bind(index, *known, *nz_cts, branches=transposed))
-    flags = iter(inst)
-    result: list[Any] = [None]
-    for a in args:
-        if not is_undefined(a):
-            result.append(None)
-        else:
-            result.append(next(outs) if next(flags) else Zero(a.aval))
-    return result
+    outs = cond_p.bind(index, *known, *nz_cts, branches=transposed)
+    return [None, *cotangents_per_arg(args, inst, outs)]
 
 
 transpose_rules.set(cond_p, _cond_transpose)

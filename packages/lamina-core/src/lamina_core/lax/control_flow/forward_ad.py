@@ -12,13 +12,13 @@ import weakref
 from collections.abc import Sequence
 from typing import Any
 
-from lamina_core.interpreters import Zero, instantiate_zeros, is_float0, jvp_rules, zero_of
+from lamina_core.interpreters import Zero, instantiate_zeros, is_float0, jvp_rules
 from lamina_core.ir import ClosedJaxpr, Var
 from lamina_core.lax.control_flow.conditionals import cond_p
 from lamina_core.lax.control_flow.loops import while_p
 from lamina_core.lax.control_flow.scan import scan_p
 from lamina_core.trace import typeof
-from lamina_core.transforms import jvp_jaxpr
+from lamina_core.transforms import jvp_jaxpr, split_jvp_outs
 
 
 def _nonzero(t: Any) -> bool:
@@ -76,11 +76,8 @@ def _cond_jvp(
     index, *ops = primals
     dots = [t for t, nz in zip(tangents[1:], ops_nz, strict=True) if nz]
     outs = cond_p.bind(index, *ops, *dots, branches=jvp_branches)
-    n = len(out_nz)
-    primals_out, nz_out = outs[:n], iter(outs[n:])
-    return list(primals_out), [
-        next(nz_out) if nz else zero_of(p) for p, nz in zip(primals_out, out_nz, strict=True)
-    ]
+    primals_out, tangents_out = split_jvp_outs(outs, out_nz)
+    return list(primals_out), tangents_out
 
 
 jvp_rules.set(cond_p, _cond_jvp)
@@ -142,11 +139,8 @@ def _scan_jvp(
     carry_dot = outs[num_carry : num_carry + n_init_dot]
     ys = outs[num_carry + n_init_dot : num_carry + n_init_dot + num_ys]
     ys_dot = outs[num_carry + n_init_dot + num_ys :]
-    primals_out = [*carry, *ys]
-    it = iter([*carry_dot, *ys_dot])
-    return primals_out, [
-        next(it) if n else zero_of(p) for p, n in zip(primals_out, out_nz, strict=True)
-    ]
+    primals_out, tangents_out = split_jvp_outs([*carry, *ys, *carry_dot, *ys_dot], out_nz)
+    return list(primals_out), tangents_out
 
 
 jvp_rules.set(scan_p, _scan_jvp)
@@ -198,8 +192,8 @@ def _while_jvp(
         *primals[:nc], *primals[nc : nc + nb], *bconst_dot, *primals[nc + nb :], *init_dot,
         cond_nconsts=nc, cond_jaxpr=cond, body_nconsts=nb + len(bconst_dot), body_jaxpr=body,
     )  # fmt: skip
-    carry, it = outs[:num_carry], iter(outs[num_carry:])
-    return list(carry), [next(it) if n else zero_of(p) for p, n in zip(carry, out_nz, strict=True)]
+    carry, tangents_out = split_jvp_outs(outs, out_nz)
+    return list(carry), tangents_out
 
 
 jvp_rules.set(while_p, _while_jvp)

@@ -39,14 +39,13 @@ from lamina_core.interpreters import (
     prune_residuals,
     trace_to_jaxpr,
     transpose_rules,
-    zero_of,
     zeros_like_aval,
 )
 from lamina_core.ir import AbstractValue, ClosedJaxpr, JaxprEqn, Var
 from lamina_core.lax.control_flow.common import memo, move_binders_to_front
 from lamina_core.lax.control_flow.scan import scan_p
 from lamina_core.trace import current_trace, eval_jaxpr, set_current_trace, typeof
-from lamina_core.transforms import closed_call_p, linearize_jaxpr_forwarding
+from lamina_core.transforms import closed_call_p, linearize_jaxpr_forwarding, split_jvp_outs
 
 _Cache = weakref.WeakKeyDictionary[Any, dict[Any, Any]]
 
@@ -182,20 +181,18 @@ def _scan_linearize(
             for t, n in zip(tangents, final_nz, strict=True)
             if n
         ]
-        nz_out = iter(
-            scan_p.bind(
-                *int_res,
-                *nz_tangents,
-                *ext,
-                reverse=reverse,
-                length=length,
-                jaxpr=tangent_body,
-                num_consts=len(int_res) + sum(const_nz),
-                num_carry=sum(carry_nz),
-                unroll=unroll,
-            )
+        nz_out = scan_p.bind(
+            *int_res,
+            *nz_tangents,
+            *ext,
+            reverse=reverse,
+            length=length,
+            jaxpr=tangent_body,
+            num_consts=len(int_res) + sum(const_nz),
+            num_carry=sum(carry_nz),
+            unroll=unroll,
         )
-        return [next(nz_out) if n else zero_of(p) for p, n in zip(primals_out, out_nz, strict=True)]
+        return split_jvp_outs([*primals_out, *nz_out], out_nz)[1]
 
     return primals_out, list(out_nz), residuals, linearized
 

@@ -21,6 +21,7 @@ import numpy as np
 from lamina_core.interpreters import not_differentiable
 from lamina_core.ir import AbstractValue, Primitive, ShapedArray, abstract_eval_rules, impl_rules
 from lamina_core.lax import _checks as c
+from lamina_core.lax._shape import asarray
 from lamina_core.lax._types import Array
 from lamina_core.lax.linalg._batching import _leading_batcher
 from lamina_core.lax.linalg._eigh import real_dtype
@@ -194,8 +195,6 @@ def tridiagonal(a: Array, *, lower: bool = True) -> tuple[Array, Array, Array, A
     """The reduction of each Hermitian matrix in `a` (its `lower` or upper triangle) to
     tridiagonal form: the reduced matrix holding the Householder vectors, the diagonal `d`,
     the off-diagonal `e` and the reflectors' scales `taus`."""
-    from lamina_core.lax._shape import asarray
-
     out = tridiagonal_p.bind(asarray(a), lower=lower)
     arr, d, e, taus = out
     return arr, d, e, taus
