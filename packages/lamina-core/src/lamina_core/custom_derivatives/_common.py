@@ -27,6 +27,7 @@ from lamina_core.ir import (
     pp,
     pp_eqn_rules,
     pp_eqn_with_params,
+    register_param_decoder,
     types_match,
 )
 from lamina_core.trace import Tracer, eval_jaxpr, typeof
@@ -320,6 +321,10 @@ def _call_impl(*args: Any, call_jaxpr: ClosedJaxpr, **_: Any) -> list[Any]:
     return eval_jaxpr(call_jaxpr, (), *args)
 
 
+def _types(avals: Sequence[AbstractValue]) -> str:
+    return "(" + ", ".join(a.str_short() for a in avals) + ")"
+
+
 def call_primitive(name: str, shown_params: tuple[str, ...]) -> Primitive:
     """The call primitive of a decorated function: typed, evaluated and printed by its
     `call_jaxpr` (its rules matter only to differentiation). It prints with `name` first,
@@ -342,4 +347,18 @@ def call_primitive(name: str, shown_params: tuple[str, ...]) -> Primitive:
         return pp_eqn_with_params(named, ctx, settings, ["name", *shown])
 
     pp_eqn_rules.set(prim, rule)
+
+    @register_param_decoder(name)
+    def decode(
+        params: dict[str, Any], ins: Sequence[AbstractValue], outs: Sequence[AbstractValue]
+    ) -> dict[str, Any]:
+        # Read back from text: it prints and evaluates (by `call_jaxpr`); the rule functions
+        # and pytree structures it does not show are not recovered.
+        decoded = {"num_consts": 0, **params, "fun_name": params["name"]}
+        del decoded["name"]
+        callee = decoded["call_jaxpr"].in_avals
+        if len(ins) != len(callee) or not all(map(types_match, ins, callee)):
+            raise TypeError(f"operands of types {_types(ins)}, the callee takes {_types(callee)}")
+        return decoded
+
     return prim

@@ -6,7 +6,9 @@ sharding rules of types over Explicit axes (`_explicit_sharding`), jaxprs (`_jax
 `Literal`, `Jaxpr`, `ClosedJaxpr`, equations) and effects (`_effects`), typed Python scalars
 (`_literals`), `Primitive` and `RuleTable` (`_primitive`) with the core rule tables
 (`_rules`), source info and name scopes (`_source_info`, `_named_scopes`), and the printer
-(`_pp`, the document combinators; `_pretty`, jaxprs printed as JAX prints them).
+(`_pp`, the document combinators; `_pretty`, jaxprs printed as JAX prints them), and that
+text read back: `parse` (`_jaxpr_io`, over the tokens of `_jaxpr_lex`, with the
+per-primitive `param_decoders` of `_jaxpr_decoders`) and `elided_constants` (`_jaxpr_elided`).
 """
 
 from lamina_core.ir import _pp
@@ -103,6 +105,36 @@ from lamina_core.ir._jaxpr import (
 )
 from lamina_core.ir._jaxpr import (
     jaxprs_in_params as jaxprs_in_params,
+)
+from lamina_core.ir._jaxpr_decoders import (
+    ParamDecoder as ParamDecoder,
+)
+from lamina_core.ir._jaxpr_decoders import (
+    defaults_decoder as defaults_decoder,
+)
+from lamina_core.ir._jaxpr_decoders import (
+    open_jaxpr_params as open_jaxpr_params,
+)
+from lamina_core.ir._jaxpr_decoders import (
+    param_decoders as param_decoders,
+)
+from lamina_core.ir._jaxpr_decoders import (
+    param_types as param_types,
+)
+from lamina_core.ir._jaxpr_decoders import (
+    register_param_decoder as register_param_decoder,
+)
+from lamina_core.ir._jaxpr_decoders import (
+    register_param_type as register_param_type,
+)
+from lamina_core.ir._jaxpr_elided import (
+    elided_constants as elided_constants,
+)
+from lamina_core.ir._jaxpr_io import (
+    parse as parse,
+)
+from lamina_core.ir._jaxpr_lex import (
+    JaxprSyntaxError as JaxprSyntaxError,
 )
 from lamina_core.ir._literals import (
     TypedComplex as TypedComplex,
@@ -217,6 +249,9 @@ from lamina_core.ir._primitive import (
 )
 from lamina_core.ir._primitive import (
     install_current_trace as install_current_trace,
+)
+from lamina_core.ir._primitive import (
+    primitives_named as primitives_named,
 )
 from lamina_core.ir._rules import (
     abstract_eval_rules as abstract_eval_rules,

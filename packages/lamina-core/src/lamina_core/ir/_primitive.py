@@ -30,6 +30,7 @@ class Primitive:
     def __init__(self, name: str, *, multiple_results: bool = False) -> None:
         self.name = name
         self.multiple_results = multiple_results
+        _BY_NAME.setdefault(name, []).append(self)
 
     def bind(self, *args: Any, **params: Any) -> Any:
         """Apply the primitive under the current trace (eager, staging, or a transformation)."""
@@ -37,6 +38,16 @@ class Primitive:
 
     def __repr__(self) -> str:
         return self.name
+
+
+_BY_NAME: dict[str, list[Primitive]] = {}
+"""Every primitive made, by name, in order of creation: how a printed jaxpr is read back.
+Names may repeat (tests and upper layers make their own), hence the lists."""
+
+
+def primitives_named(name: str) -> list[Primitive]:
+    """The primitives called `name`, oldest first (empty if none was made)."""
+    return list(_BY_NAME.get(name, ()))
 
 
 def _no_trace_machinery() -> Any:

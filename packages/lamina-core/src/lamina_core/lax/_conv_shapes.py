@@ -16,6 +16,8 @@ from typing import Any, NamedTuple, TypeAlias
 
 import numpy as np
 
+from lamina_core.ir import register_param_type
+
 
 class ConvDimensionNumbers(NamedTuple):
     """Where the batch, feature and spatial dimensions of a convolution's operands are.
@@ -29,6 +31,8 @@ class ConvDimensionNumbers(NamedTuple):
     rhs_spec: Sequence[int]
     out_spec: Sequence[int]
 
+
+register_param_type(ConvDimensionNumbers)  # so printed jaxprs read back (`ir.parse`)
 
 ConvGeneralDilatedDimensionNumbers: TypeAlias = tuple[str, str, str] | ConvDimensionNumbers | None
 """What `dimension_numbers` arguments may be: layout strings, the canonical form, or None."""

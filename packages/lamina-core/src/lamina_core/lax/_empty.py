@@ -20,6 +20,7 @@ from lamina_core.ir import (
     abstract_eval_rules,
     dtypes,
     impl_rules,
+    register_param_type,
 )
 from lamina_core.lax._structural import broadcast
 
@@ -33,6 +34,9 @@ class MemorySpace(enum.Enum):
 
     def __repr__(self) -> str:
         return f"MemorySpace.{self.name}"
+
+
+register_param_type(MemorySpace)
 
 
 empty2_p: Final = Primitive("empty2")

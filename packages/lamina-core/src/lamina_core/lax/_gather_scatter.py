@@ -30,6 +30,7 @@ from lamina_core.ir import (
     abstract_eval_rules,
     dtypes,
     impl_rules,
+    register_param_type,
 )
 from lamina_core.lax import _checks as c
 from lamina_core.lax import _gather_scatter_checks as checks
@@ -108,6 +109,9 @@ class ScatterDimensionNumbers:
     scatter_indices_batching_dims: Sequence[int] = ()
     """Indices dimensions paired, in order, with `operand_batching_dims`."""
 
+
+for _cls in (GatherScatterMode, GatherDimensionNumbers, ScatterDimensionNumbers):
+    register_param_type(_cls)  # so printed jaxprs read back (`ir.parse`)
 
 gather_p: Final = Primitive("gather")
 scatter_p: Final = Primitive("scatter")

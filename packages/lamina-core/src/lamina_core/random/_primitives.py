@@ -39,6 +39,7 @@ from lamina_core.ir import (
     hide_params,
     impl_rules,
     physical_aval,
+    register_param_decoder,
 )
 from lamina_core.lax import bdim_at_front, checks, defbroadcasting, defvectorized
 from lamina_core.random import _threefry
@@ -294,6 +295,18 @@ def _threefry_abstract_eval(*args: AbstractValue) -> tuple[ShapedArray, ShapedAr
         raise TypeError(f"Arguments to threefry2x32 must have uint32 type, got {got}")
     out = ShapedArray(checks.broadcast_shapes("threefry2x32", avals), dtypes.uint32)
     return out, out
+
+
+def _decode_prng_impl(
+    params: dict[str, Any], ins: Sequence[AbstractValue], outs: Sequence[AbstractValue]
+) -> dict[str, Any]:
+    # Printed as its tag (`impl=fry`).
+    by_tag = {i.tag: i for i in prng_impls.values()}
+    return {**params, "impl": by_tag[params["impl"]]}
+
+
+register_param_decoder("random_seed")(_decode_prng_impl)
+register_param_decoder("random_wrap")(_decode_prng_impl)
 
 
 @impl_rules.register(threefry2x32_p)

@@ -27,6 +27,7 @@ from lamina_core.ir import (
     pp,
     pp_eqn_rules,
     pp_eqn_with_params,
+    register_param_decoder,
 )
 from lamina_core.trace import eval_jaxpr
 
@@ -139,6 +140,14 @@ def jit_params(
         "inline": inline,
         "compiler_options_kvs": (),
     }
+
+
+@register_param_decoder("jit")
+def _jit_decode(
+    params: dict[str, Any], ins: Sequence[AbstractValue], outs: Sequence[AbstractValue]
+) -> dict[str, Any]:
+    # The print rule hides the params that have their defaults.
+    return {**jit_params(params["jaxpr"], params["name"]), **params}
 
 
 def stage_call(
