@@ -252,12 +252,6 @@ def test_a_shared_jaxpr_used_before_its_definition_takes_its_constants_in_print_
     assert str(parse(str(parsed), elided_constants(parsed))) == str(parsed)
 
 
-def test_parse_is_reexported_by_the_umbrella() -> None:
-    import lamina.jaxpr_io as io  # the public module under test
-
-    assert io.parse is parse and io.JaxprSyntaxError is JaxprSyntaxError
-
-
 def _error(text: str, consts: Any = None) -> JaxprSyntaxError:
     with pytest.raises(JaxprSyntaxError) as info:
         parse(text, consts)
