@@ -113,6 +113,9 @@ from lamina_core.ir._jaxpr_decoders import (
     defaults_decoder as defaults_decoder,
 )
 from lamina_core.ir._jaxpr_decoders import (
+    hide_default_params as hide_default_params,
+)
+from lamina_core.ir._jaxpr_decoders import (
     open_jaxpr_params as open_jaxpr_params,
 )
 from lamina_core.ir._jaxpr_decoders import (

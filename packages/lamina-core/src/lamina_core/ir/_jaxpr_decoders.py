@@ -15,7 +15,8 @@ from typing import Any, TypeAlias
 import numpy as np
 
 from lamina_core.ir import dtypes
-from lamina_core.ir._avals import AbstractValue, ShapedArray
+from lamina_core.ir._avals import AbstractValue
+from lamina_core.ir._pretty import hide_params
 
 ParamDecoder: TypeAlias = Callable[
     [dict[str, Any], Sequence[AbstractValue], Sequence[AbstractValue]], dict[str, Any]
@@ -90,52 +91,8 @@ def defaults_decoder(**defaults: Any) -> ParamDecoder:
     return decode
 
 
-# --- decoders of core's lax primitives, whose print rules hide params ----------------------
-# (by name: the primitives live in layers above; they may move these beside their definitions)
-
-for _name in (
-    "exp",
-    "exp2",
-    "log",
-    "log1p",
-    "expm1",
-    "tanh",
-    "logistic",
-    "sin",
-    "cos",
-    "tan",
-    "sqrt",
-    "rsqrt",
-    "cbrt",
-):
-    param_decoders[_name] = defaults_decoder(accuracy=None)
-param_decoders["mul"] = defaults_decoder(out_dtype=None)
-param_decoders["convert_element_type"] = defaults_decoder(sharding=None)
-
-
-@register_param_decoder("broadcast_in_dim")
-def _broadcast_in_dim(
-    params: dict[str, Any], ins: Sequence[AbstractValue], outs: Sequence[AbstractValue]
-) -> dict[str, Any]:
-    shape = outs[0].shape if isinstance(outs[0], ShapedArray) else ()
-    return {"broadcast_dimensions": (), "sharding": None, "shape": shape, **params}
-
-
-@register_param_decoder("dot_general")
-def _dot_general(
-    params: dict[str, Any], ins: Sequence[AbstractValue], outs: Sequence[AbstractValue]
-) -> dict[str, Any]:
-    (lc, rc), (lb, rb) = params["dimension_numbers"]
-    dims = ((tuple(lc), tuple(rc)), (tuple(lb), tuple(rb)))
-    out = {"precision": None, "preferred_element_type": None, "out_sharding": None, **params}
-    out["dimension_numbers"] = dims
-    return out
-
-
-@register_param_decoder("while")
-def _while(
-    params: dict[str, Any], ins: Sequence[AbstractValue], outs: Sequence[AbstractValue]
-) -> dict[str, Any]:
-    # Text sorts the params; the printer names shared jaxprs in the order params hold them.
-    order = ("cond_nconsts", "cond_jaxpr", "body_nconsts", "body_jaxpr")
-    return {**{k: params[k] for k in order if k in params}, **params}
+def hide_default_params(prim: Any, **defaults: Any) -> None:
+    """Print `prim` without the params that hold their default (a singleton such as None),
+    and read its text back with them restored: both sides of one decision, in one place."""
+    hide_params(prim, lambda k, v: k in defaults and v is defaults[k])
+    register_param_decoder(prim.name)(defaults_decoder(**defaults))

@@ -14,7 +14,7 @@ from typing import Any, Final
 
 import numpy as np
 
-from lamina_core.ir import ShapedArray, dtypes, hide_params
+from lamina_core.ir import ShapedArray, dtypes, hide_default_params
 from lamina_core.lax import _nary as n
 from lamina_core.lax._types import Array
 from lamina_core.trace import CHECKED_SCOPES, insert_pvary, typeof
@@ -220,7 +220,7 @@ le_p: Final = n.binary("le", n.ORDERED, np.less_equal, dtype_rule=n.bool_result)
 gt_p: Final = n.binary("gt", n.ORDERED, np.greater, dtype_rule=n.bool_result)
 ge_p: Final = n.binary("ge", n.ORDERED, np.greater_equal, dtype_rule=n.bool_result)
 
-hide_params(mul_p, lambda k, v: k == "out_dtype" and v is None)
+hide_default_params(mul_p, out_dtype=None)
 
 
 def neg(x: Array) -> Array:

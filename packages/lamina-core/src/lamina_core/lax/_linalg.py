@@ -32,6 +32,7 @@ from lamina_core.ir import (
     pp,
     pp_eqn_rules,
     pp_eqn_with_params,
+    register_param_decoder,
 )
 from lamina_core.lax import _checks as c
 from lamina_core.lax._dot_types import DotAlgorithmPreset, Precision
@@ -288,6 +289,18 @@ def _dot_general_pp(eqn: JaxprEqn, ctx: PpContext, settings: PpSettings) -> pp.D
 
 
 pp_eqn_rules.set(dot_general_p, _dot_general_pp)
+
+
+@register_param_decoder(dot_general_p.name)
+def _dot_general_decoder(
+    params: dict[str, Any], ins: Sequence[AbstractValue], outs: Sequence[AbstractValue]
+) -> dict[str, Any]:
+    """The params the print rule hides, and the dimension numbers as tuples (printed as lists)."""
+    (lc, rc), (lb, rb) = params["dimension_numbers"]
+    dims = ((tuple(lc), tuple(rc)), (tuple(lb), tuple(rb)))
+    out = {"precision": None, "preferred_element_type": None, "out_sharding": None, **params}
+    out["dimension_numbers"] = dims
+    return out
 
 
 def _index_tuple(dims: Any) -> tuple[int, ...]:

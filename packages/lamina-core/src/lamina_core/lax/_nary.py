@@ -25,7 +25,7 @@ from lamina_core.ir import (
     context_mesh_primitives,
     dtypes,
     elementwise_rule,
-    hide_params,
+    hide_default_params,
     impl_rules,
     sharding_rules,
 )
@@ -259,7 +259,7 @@ def unary(
     unary_primitives.append(prim)
     sharding_rules.set(prim, elementwise_rule(name))
     if accuracy:
-        hide_params(prim, lambda k, v: k == "accuracy" and v is None)
+        hide_default_params(prim, accuracy=None)
     return prim
 
 

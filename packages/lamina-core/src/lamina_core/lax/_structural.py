@@ -23,10 +23,12 @@ from lamina_core.ir import (
     TypedInt,
     abstract_eval_rules,
     const_fold_rules,
+    defaults_decoder,
     dtypes,
     explicit_spec,
     hide_params,
     impl_rules,
+    register_param_decoder,
     typed_scalar,
 )
 from lamina_core.lax import _checks as c
@@ -72,6 +74,7 @@ def _convert_element_type_impl(
 
 
 hide_params(convert_element_type_p, lambda k, v: k == "sharding")
+register_param_decoder(convert_element_type_p.name)(defaults_decoder(sharding=None))
 
 
 @abstract_eval_rules.register(broadcast_in_dim_p)
@@ -129,6 +132,15 @@ hide_params(
     broadcast_in_dim_p,
     lambda k, v: k in ("shape", "sharding") or (k == "broadcast_dimensions" and not v),
 )
+
+
+@register_param_decoder(broadcast_in_dim_p.name)
+def _broadcast_in_dim_decoder(
+    params: dict[str, Any], ins: Sequence[AbstractValue], outs: Sequence[AbstractValue]
+) -> dict[str, Any]:
+    """The params the print rule hides, from the result's type."""
+    shape = outs[0].shape if isinstance(outs[0], ShapedArray) else ()
+    return {"broadcast_dimensions": (), "sharding": None, "shape": shape, **params}
 
 
 _TYPED_SCALARS = (TypedInt, TypedFloat, TypedComplex)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 import numpy as np
@@ -27,6 +27,7 @@ from lamina_core.ir import (
     dtypes,
     effects_rules,
     impl_rules,
+    register_param_decoder,
     types_match,
 )
 from lamina_core.lax._elementwise import add, lt
@@ -85,6 +86,16 @@ def _while_abstract_eval(
 def _while_effects(*avals: AbstractValue, cond_jaxpr: ClosedJaxpr, body_jaxpr: ClosedJaxpr,
                    **_: Any) -> Effects:  # fmt: skip
     return cond_jaxpr.effects | body_jaxpr.effects
+
+
+@register_param_decoder(while_p.name)
+def _while_decoder(
+    params: dict[str, Any], ins: Sequence[AbstractValue], outs: Sequence[AbstractValue]
+) -> dict[str, Any]:
+    """The params in binding order: text sorts them, and the printer names shared jaxprs in
+    the order params hold them."""
+    order = ("cond_nconsts", "cond_jaxpr", "body_nconsts", "body_jaxpr")
+    return {**{k: params[k] for k in order if k in params}, **params}
 
 
 @impl_rules.register(while_p)
