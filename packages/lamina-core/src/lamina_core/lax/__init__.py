@@ -166,6 +166,12 @@ from lamina_core.lax._approx_top_k import (
     approx_top_k_p as approx_top_k_p,
 )
 from lamina_core.lax._array_helpers import (
+    convert as convert,
+)
+from lamina_core.lax._array_helpers import (
+    promote_dtypes_inexact as promote_dtypes_inexact,
+)
+from lamina_core.lax._array_helpers import (
     where_body as where_body,
 )
 from lamina_core.lax._barrier import (

@@ -15,8 +15,10 @@ from typing import Any
 import numpy as np
 
 from lamina_core.ir import MESHES_SEEN, ShapedArray, broadcast_sharding, dtypes, typed_scalar
-from lamina_core.lax import _convert_element_type, broadcast_in_dim, convert_element_type_p
+from lamina_core.lax import _convert_element_type, broadcast_in_dim
 from lamina_core.lax import checks as c
+from lamina_core.lax import convert as convert  # one conversion rule for lax's helpers and jnp's
+from lamina_core.lax import promote_dtypes_inexact as promote_dtypes_inexact
 from lamina_core.numpy._util import dtype_of, shape_of
 from lamina_core.trace import Tracer, is_concrete_value, typeof
 
@@ -42,15 +44,6 @@ def asarray(x: Any) -> Any:
     return x
 
 
-def convert(x: Any, dtype: np.dtype, weak_type: bool) -> Any:
-    """Convert `x`; a non-scalar NumPy constant gets a staged conversion, as in JAX."""
-    if isinstance(x, np.ndarray) and x.ndim > 0:
-        if dtype_of(x) == dtype and not weak_type:
-            return x
-        return convert_element_type_p.bind(x, new_dtype=dtype, weak_type=weak_type, sharding=None)
-    return _convert_element_type(x, dtype, weak_type)
-
-
 def _numeric(dtype: np.dtype) -> np.dtype:
     return dtypes.canonicalize_dtype(dtypes.int64) if dtype.kind == "b" else dtype
 
@@ -67,12 +60,6 @@ def promote_dtypes(*args: Any) -> list[Any]:
         return [asarray(x) for x in args]
     dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
     return [convert(x, dtype, weak) for x in args]
-
-
-def promote_dtypes_inexact(*args: Any) -> list[Any]:
-    """As `promote_dtypes`, then integers and bools go to the default float dtype."""
-    dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
-    return [convert(x, _inexact(dtype), weak) for x in args]
 
 
 def promote_dtypes_numeric(*args: Any) -> list[Any]:
