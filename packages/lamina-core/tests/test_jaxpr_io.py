@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -16,9 +17,12 @@ from lamina_core import numpy as jnp
 from lamina_core.ir import (
     ClosedJaxpr,
     Jaxpr,
+    JaxprJSONError,
     JaxprSyntaxError,
     elided_constants,
+    from_json,
     parse,
+    to_json,
 )
 from lamina_core.testing import reference_evaluator
 
@@ -335,3 +339,107 @@ def test_dropping_a_token_gives_a_located_error_or_a_program(source: int, data: 
     else:
         message = "line " if str(parsed) else ""
     assert message.startswith("line ")
+
+
+# --- the JSON form --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", sorted(CORPUS))
+def test_json_round_trip_is_exact_and_computes_the_same_values(name: str) -> None:
+    closed, args = _traced(name)
+    document = to_json(closed)
+    loaded = from_json(document)
+    assert str(loaded) == str(closed)
+    _same_structure(closed.jaxpr, loaded.jaxpr)
+    assert to_json(loaded) == document
+    for g, w in zip(
+        reference_evaluator(loaded, args), reference_evaluator(closed, args), strict=True
+    ):
+        g, w = np.asarray(g), np.asarray(w)
+        if w.dtype.kind == "V":
+            g, w = g.view(np.uint8), w.view(np.uint8)
+        np.testing.assert_array_equal(g, w)
+
+
+def test_json_holds_the_constants_bit_for_bit() -> None:
+    odd = np.array([np.nan, -0.0, np.inf, 1e-45], f32)
+    closed = lc.make_jaxpr(lambda x: (x * odd, (x > 0) * np.arange(4, dtype=np.int8)))(odd)
+    doc = json.loads(to_json(closed))
+    assert doc["format"] == "lamina.jaxpr" and doc["version"] == 1
+    assert [c["dtype"] for c in doc["constants"]] == ["f32", "i8"]
+    got = elided_constants(from_json(to_json(closed)))
+    assert got[0].tobytes() == odd.tobytes()
+    assert got[1].dtype == np.int8
+
+
+def test_json_lists_equations_structurally() -> None:
+    closed, _ = _traced("scan")
+    doc = json.loads(to_json(closed))
+    scan = doc["program"]["eqns"][-1]
+    assert scan["primitive"] == "scan"
+    assert scan["params"]["length"] == "3"
+    body = doc["jaxprs"][scan["params"]["jaxpr"]]
+    assert [e["primitive"] for e in body["eqns"]] == ["add", "mul"]
+    assert scan["outvars"] == [["d", "f32[4]"], ["e", "f32[3,4]"]]
+
+
+def _json_error(doc: Any) -> JaxprJSONError:
+    with pytest.raises(JaxprJSONError) as info:
+        from_json(doc if isinstance(doc, str) else json.dumps(doc))
+    return info.value
+
+
+def _doc(name: str = "scan") -> Any:
+    return json.loads(to_json(_traced(name)[0]))
+
+
+def test_json_errors_name_the_place_in_the_document() -> None:
+    assert _json_error("{").path == ""
+    assert "not JSON: line 1, column 2" in str(_json_error("{"))
+    doc = _doc()
+    doc["version"] = 2
+    assert str(_json_error(doc)) == "version: this reader reads version 1, found 2"
+    doc = _doc()
+    doc["program"]["eqns"][1]["primitive"] = "frobnicate"
+    e = _json_error(doc)
+    assert e.path == "program.eqns[1]" and "unknown primitive 'frobnicate'" in e.message
+    doc = _doc()
+    doc["program"]["eqns"][0]["outvars"][0][1] = "f32[9,4]"
+    e = _json_error(doc)
+    assert e.path == "program.eqns[0]" and "type mismatch" in e.message
+    doc = _doc()
+    doc["jaxprs"]["jaxpr"]["eqns"][0]["invars"][1] = "zz"
+    e = _json_error(doc)
+    assert e.path == "jaxprs.jaxpr.eqns[0]" and "unbound variable 'zz'" in e.message
+    doc = _doc()
+    del doc["program"]["invars"]
+    assert str(_json_error(doc)) == "program: missing key 'invars'"
+    doc = _doc()
+    doc["program"]["eqns"][0]["invars"] = [7]
+    assert str(_json_error(doc)) == (
+        "program.eqns[0].invars[0]: expected a name or an object, found int"
+    )
+
+
+def test_json_constant_errors() -> None:
+    doc = _doc("elided_constant")
+    doc["constants"][1]["data"] = "AAAA"
+    assert str(_json_error(doc)) == ("constants[1].data: 3 bytes for f32[4], which takes 16")
+    doc = _doc("elided_constant")
+    doc["program"]["eqns"][0]["invars"][1]["const"] = 5
+    assert "program.eqns[0].invars[1].const: expected an index into 'constants'" in str(
+        _json_error(doc)
+    )
+    doc = _doc("elided_constant")
+    doc["constants"][0]["dtype"] = "q7"
+    assert str(_json_error(doc)) == "constants[0].dtype: unknown dtype 'q7'"
+
+
+def test_json_text_smuggled_into_a_param_is_refused() -> None:
+    doc = _doc()
+    # A param value that closes the bracket and adds an operand reads as another program.
+    doc["program"]["eqns"][1]["params"]["dimensions"] = "(0,)] b"
+    assert "program.eqns[1]" in str(_json_error(doc))
+    doc = _doc()
+    doc["program"]["invars"][0][0] = "a:f32[3] ; b"
+    assert "is not a variable name" in str(_json_error(doc))

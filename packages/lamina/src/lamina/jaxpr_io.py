@@ -1,8 +1,23 @@
 """Jaxprs as data: the printed text read back (`parse`), with the array constants it elides
-(`elided_constants`). `parse(str(j), elided_constants(j))` prints exactly as `j`."""
+(`elided_constants`), and a lossless JSON form (`to_json`, `from_json`).
 
+`parse(str(j), elided_constants(j))` and `from_json(to_json(j))` print exactly as `j`;
+`jaxpr_as_fun` makes a program read back a function to jit, differentiate and batch."""
+
+from lamina_core.ir import JaxprJSONError as JaxprJSONError
 from lamina_core.ir import JaxprSyntaxError as JaxprSyntaxError
 from lamina_core.ir import elided_constants as elided_constants
+from lamina_core.ir import from_json as from_json
 from lamina_core.ir import parse as parse
+from lamina_core.ir import to_json as to_json
+from lamina_core.trace import jaxpr_as_fun as jaxpr_as_fun
 
-__all__ = ["JaxprSyntaxError", "elided_constants", "parse"]
+__all__ = [
+    "JaxprJSONError",
+    "JaxprSyntaxError",
+    "elided_constants",
+    "from_json",
+    "jaxpr_as_fun",
+    "parse",
+    "to_json",
+]

@@ -8,7 +8,8 @@ sharding rules of types over Explicit axes (`_explicit_sharding`), jaxprs (`_jax
 (`_rules`), source info and name scopes (`_source_info`, `_named_scopes`), and the printer
 (`_pp`, the document combinators; `_pretty`, jaxprs printed as JAX prints them), and that
 text read back: `parse` (`_jaxpr_io`, over the tokens of `_jaxpr_lex`, with the
-per-primitive `param_decoders` of `_jaxpr_decoders`) and `elided_constants` (`_jaxpr_elided`).
+per-primitive `param_decoders` of `_jaxpr_decoders`), `elided_constants` (`_jaxpr_elided`),
+and the JSON form over that text, `to_json`/`from_json` (`_jaxpr_json`).
 """
 
 from lamina_core.ir import _pp
@@ -135,6 +136,15 @@ from lamina_core.ir._jaxpr_elided import (
 )
 from lamina_core.ir._jaxpr_io import (
     parse as parse,
+)
+from lamina_core.ir._jaxpr_json import (
+    JaxprJSONError as JaxprJSONError,
+)
+from lamina_core.ir._jaxpr_json import (
+    from_json as from_json,
+)
+from lamina_core.ir._jaxpr_json import (
+    to_json as to_json,
 )
 from lamina_core.ir._jaxpr_lex import (
     JaxprSyntaxError as JaxprSyntaxError,

@@ -537,9 +537,16 @@ def parse(text: str, consts: Sequence[Any] | None = None) -> ClosedJaxpr:
 
     Raises `JaxprSyntaxError`, naming the line and column, for text that is not such a jaxpr.
     """
+    return parse_program(text, consts)[0]
+
+
+def parse_program(
+    text: str, consts: Sequence[Any] | None = None
+) -> tuple[ClosedJaxpr, dict[str, Jaxpr]]:
+    """`parse`, with the jaxprs of the text's `let name = { … } in` blocks by name."""
     parser = _Parser(text, consts)
     try:
-        return parser.program()
+        return parser.program(), parser.shared
     except JaxprSyntaxError:
         raise
     except (ValueError, TypeError, KeyError, IndexError, AttributeError) as e:

@@ -35,6 +35,9 @@ from lamina_core.trace._evaluate import (
     install_high_impl as install_high_impl,
 )
 from lamina_core.trace._evaluate import (
+    jaxpr_as_fun as jaxpr_as_fun,
+)
+from lamina_core.trace._evaluate import (
     reference_impl as reference_impl,
 )
 from lamina_core.trace._mutable_checks import (

@@ -106,3 +106,16 @@ def eval_jaxpr(jaxpr: Jaxpr | ClosedJaxpr, consts: Sequence[Any], *args: Any) ->
             else:
                 env[eqn.outvars[0]] = out
     return [read(v) for v in jaxpr.outvars]
+
+
+def jaxpr_as_fun(closed: ClosedJaxpr) -> Callable[..., list[Any]]:
+    """`closed` as a Python function of its arguments returning the list of its outputs, so
+    a program read back (`parse`, `from_json`) can be jitted, differentiated and batched."""
+    if not isinstance(closed, ClosedJaxpr):
+        raise TypeError(f"jaxpr_as_fun: expected a ClosedJaxpr, got {type(closed).__name__}")
+
+    def fun(*args: Any) -> list[Any]:
+        return eval_jaxpr(closed.jaxpr, closed.consts, *args)
+
+    fun.__name__ = fun.__qualname__ = "jaxpr_as_fun"
+    return fun
