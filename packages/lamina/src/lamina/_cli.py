@@ -1,8 +1,10 @@
 """The `lamina` command line: print, compile, save and run functions; manage the cache.
 
-    lamina jaxpr  MODULE:FUNCTION --args 'f32[8],f32[8]'
+    lamina jaxpr  MODULE:FUNCTION --args 'f32[8],f32[8]' [--to json|text -o f.json]
+    lamina jaxpr  f.json|f.jaxpr [--to json|text -o OUT]
     lamina hlo    MODULE:FUNCTION --args 'f32[8],f32[8]'
     lamina compile MODULE:FUNCTION --args 'f32[8],f32[8]' -o f.lamina
+    lamina compile f.json -o f.lamina
     lamina run f.lamina x.npy zeros
     lamina inspect f.lamina
     lamina cache path|info|clear
@@ -30,6 +32,13 @@ import numpy as np
 
 import lamina
 import lamina_runtime
+from lamina._cli_programs import (
+    is_program_file,
+    output_form,
+    program_function,
+    save_program,
+    stored_program,
+)
 from lamina._demo import run_demo
 from lamina_core import dtypes
 from lamina_core import tree_util as tu
@@ -78,7 +87,9 @@ def load_function(target: str) -> Callable[..., Any]:
     """The function that `MODULE:FUNCTION` (or `path/to/file.py:FUNCTION`) names."""
     module_name, sep, attribute = target.rpartition(":")
     if not sep or not module_name or not attribute:
-        raise click.BadParameter(f"expected MODULE:FUNCTION, got {target!r}")
+        raise click.BadParameter(
+            f"expected MODULE:FUNCTION or a stored program (.jaxpr or .json file), got {target!r}"
+        )
     if module_name.endswith(".py") or "/" in module_name:
         path = Path(module_name).resolve()
         spec = importlib.util.spec_from_file_location(path.stem, path)
@@ -183,13 +194,14 @@ def _short(struct: Any) -> str:
 
 # ---- the commands ---------------------------------------------------------------------------
 
-_FUNCTION = click.argument("function", metavar="MODULE:FUNCTION")
+_FUNCTION = click.argument("function", metavar="FUNCTION")
 _ARGS = click.option(
     "--args",
     "arg_types",
-    default="",
+    default=None,
     metavar="TYPES",
-    help="The argument types, comma-separated: 'f32[8,2],i32[],bool'. Default: no arguments.",
+    help="The argument types, comma-separated: 'f32[8,2],i32[],bool'. Default: no arguments "
+    "(for a stored program: the types it takes).",
 )
 
 
@@ -198,6 +210,18 @@ def _specs(arg_types: str) -> list[lamina.ShapeDtypeStruct]:
         return parse_arg_specs(arg_types)
     except ValueError as err:
         raise click.BadParameter(str(err), param_hint="'--args'") from None
+
+
+def _given(arg_types: str | None) -> list[lamina.ShapeDtypeStruct] | None:
+    return None if arg_types is None else _specs(arg_types)
+
+
+def _target(function: str, arg_types: str | None) -> tuple[Any, list[lamina.ShapeDtypeStruct]]:
+    """The function FUNCTION names, as jit would take it, and the types to trace it at."""
+    if is_program_file(function):
+        closed, specs = stored_program(Path(function), _given(arg_types))
+        return lamina.jit(program_function(closed, Path(function).stem)), specs
+    return _jitted(load_function(function)), _specs(arg_types or "")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -212,7 +236,8 @@ def cli(ctx: click.Context, cache_dir: Path | None) -> None:
     """Lamina's command line: print, compile, save and run functions; manage the cache.
 
     A FUNCTION is named MODULE:FUNCTION, where MODULE is an importable module (the current
-    directory included) or a path to a .py file.
+    directory included) or a path to a .py file; or it is a stored program, a .jaxpr (text)
+    or .json file that `lamina jaxpr --to` wrote, which takes the types its jaxpr declares.
     """
     if cache_dir is not None:
         ctx.with_resource(lamina.config(jax_compilation_cache_dir=str(cache_dir)))
@@ -225,25 +250,45 @@ def cli(ctx: click.Context, cache_dir: Path | None) -> None:
 @cli.command()
 @_FUNCTION
 @_ARGS
-def jaxpr(function: str, arg_types: str) -> None:
-    """Print the jaxpr of FUNCTION traced at the given argument types.
+@click.option(
+    "--to",
+    type=click.Choice(["text", "json"]),
+    help="Convert to this form (default: text, or json for an -o ending in .json).",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write to FILE instead of printing (text: the values of its elided constants go to "
+    "FILE.npz).",
+)
+def jaxpr(function: str, arg_types: str | None, to: str | None, output: Path | None) -> None:
+    """Print the jaxpr of FUNCTION traced at the given argument types, or store it.
 
-    Example: lamina jaxpr mymodel:predict --args 'f32[32,256]'
+    A stored program (.jaxpr or .json) is read, type-checked and printed, or converted.
+
+    Examples: lamina jaxpr mymodel:predict --args 'f32[32,256]' -o predict.json;
+    lamina jaxpr predict.json --to text
     """
-    fn = load_function(function)
-    click.echo(str(lamina.make_jaxpr(fn)(*_specs(arg_types))))
+    form = output_form(to, output)
+    if is_program_file(function):
+        closed, _ = stored_program(Path(function), _given(arg_types))
+    else:
+        closed = lamina.make_jaxpr(load_function(function))(*_specs(arg_types or ""))
+    save_program(closed, form, output)
 
 
 @cli.command()
 @_FUNCTION
 @_ARGS
 @click.option("--debug-info", is_flag=True, help="Include source locations.")
-def hlo(function: str, arg_types: str, debug_info: bool) -> None:
+def hlo(function: str, arg_types: str | None, debug_info: bool) -> None:
     """Print the StableHLO module of jit(FUNCTION) at the given argument types.
 
     Example: lamina hlo mymodel:predict --args 'f32[32,256]'
     """
-    lowered = _jitted(load_function(function)).lower(*_specs(arg_types))
+    jitted, specs = _target(function, arg_types)
+    lowered = jitted.lower(*specs)
     click.echo(lowered.as_text(debug_info=debug_info), nl=False)
 
 
@@ -268,7 +313,7 @@ def hlo(function: str, arg_types: str, debug_info: bool) -> None:
 @click.option("--progress-after", type=float, default=PROGRESS_AFTER, hidden=True)
 def compile_command(
     function: str,
-    arg_types: str,
+    arg_types: str | None,
     output: Path,
     xla_options: tuple[str, ...],
     progress_after: float,
@@ -280,8 +325,7 @@ def compile_command(
 
     Example: lamina compile mymodel:predict --args 'f32[32,256]' -o predict.lamina
     """
-    jitted = _jitted(load_function(function))
-    specs = _specs(arg_types)
+    jitted, specs = _target(function, arg_types)
     options = dict(_xla_option(text) for text in xla_options)
     with progress(f"compiling {function}", after=progress_after):
         try:

@@ -39,10 +39,15 @@ _RESERVED: Final = frozenset({"lambda", "let", "in", "True", "False", "inf", "na
 class JaxprJSONError(ValueError):
     """A document `from_json` cannot read: says where in it (`path`) and what is wrong."""
 
-    def __init__(self, path: str, message: str) -> None:
+    def __init__(
+        self, path: str, message: str, line: int | None = None, column: int | None = None
+    ) -> None:
         super().__init__(f"{path}: {message}" if path else message)
         self.path = path
         self.message = message
+        self.line = line
+        """For a document that is not JSON: where the JSON decoder stopped (1-based)."""
+        self.column = column
 
 
 # --- writing ------------------------------------------------------------------------------
@@ -341,7 +346,9 @@ def from_json(document: str) -> ClosedJaxpr:
     try:
         doc = json.loads(document)
     except json.JSONDecodeError as e:
-        raise JaxprJSONError("", f"not JSON: line {e.lineno}, column {e.colno}: {e.msg}") from None
+        raise JaxprJSONError(
+            "", f"not JSON: line {e.lineno}, column {e.colno}: {e.msg}", e.lineno, e.colno
+        ) from None
     if not isinstance(doc, dict):
         raise JaxprJSONError("", f"expected an object, found {_kind(doc)}")
     if doc.get("format") != FORMAT:
