@@ -33,18 +33,11 @@ class Case:
     """Without JAX and with `expect`: a clean error is acceptable too."""
 
 
-KNOWN_ISSUES: Mapping[str, str] = MappingProxyType(
-    {
-        # Found by the first full run (2026-11-25); none is an abort, hang or wrong result.
-        "jnp.power[bigint]": "jnp.power(np.arange(3, dtype=np.int32), 2**70) raises TypeError"
-        " 'power requires ndarray or scalar arguments, got <class 'int'>' (an int is a"
-        " scalar: the message misleads); JAX answers [0, 1, 0]",
-        "jnp.zeros_like[bigint]": "jnp.zeros_like(2**70) raises OverflowError; JAX answers",
-    }
-)
+KNOWN_ISSUES: Mapping[str, str] = MappingProxyType({})
 """Cases whose finding is recorded but not fixed yet: name -> reproducer and why. They are
 left out of the fast subset and count as `known`, not as failures. A known case that comes
-out `ok` is listed by the command line: remove it from here."""
+out `ok` is listed by the command line: remove it from here, and pin the fix in
+packages/lamina/tests/test_fuzz_regressions.py (where the first run's findings are)."""
 
 
 def _words(text: str) -> tuple[str, ...]:

@@ -60,7 +60,7 @@ def test_properties() -> None:
 def test_scalar_conversions() -> None:
     x = put(np.float32(2.5))
     assert (float(x), int(x), bool(x), x.item()) == (2.5, 2, True, 2.5)
-    with pytest.raises(TypeError, match="only size-1 arrays"):
+    with pytest.raises(TypeError, match="Only scalar arrays can be converted to Python scalars"):
         float(put(np.ones(3, np.float32)))
 
 

@@ -188,30 +188,40 @@ class Array(ArrayMethods):
     def tolist(self) -> Any:
         return np.asarray(self).tolist()
 
-    def _scalar(self, kind: str) -> np.ndarray:
-        if self.size != 1:
+    def _scalar(self) -> np.ndarray:
+        if self.ndim:
             raise TypeError(
-                f"only size-1 arrays can be converted to Python scalars ({kind}); "
-                f"this array has shape {self.shape}"
+                f"Only scalar arrays can be converted to Python scalars; got arr.ndim={self.ndim}"
             )
         return np.asarray(self)
 
     def __bool__(self) -> bool:
-        return bool(self._scalar("bool"))
+        # NumPy's rule, as JAX's: any one element has a truth value, whatever the rank.
+        if self.size == 0:
+            raise ValueError(
+                "The truth value of an empty array is ambiguous. Use `array.size > 0` to check "
+                "that an array is not empty."
+            )
+        if self.size > 1:
+            raise ValueError(
+                "The truth value of an array with more than one element is ambiguous. Use "
+                "a.any() or a.all()"
+            )
+        return bool(np.asarray(self))
 
     def __float__(self) -> float:
-        return float(self._scalar("float"))
+        return float(self._scalar())
 
     def __int__(self) -> int:
-        return int(self._scalar("int"))
+        return int(self._scalar())
 
     def __complex__(self) -> complex:
-        return complex(self._scalar("complex"))
+        return complex(self._scalar())
 
     def __index__(self) -> int:
-        if self.dtype.kind not in "biu":
-            raise TypeError(f"only integer arrays can be used as an index, not {self.dtype.name}")
-        return int(self._scalar("index"))
+        if self.ndim or self.dtype.kind not in "iu":
+            raise TypeError("Only integer scalar arrays can be converted to a scalar index.")
+        return int(np.asarray(self))
 
     def __len__(self) -> int:
         if not self.shape:

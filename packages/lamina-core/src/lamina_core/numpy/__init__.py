@@ -92,6 +92,7 @@ from lamina_core.numpy._reductions import (
 from lamina_core.numpy._reductions import (
     ensure_arraylike as ensure_arraylike,
 )
+from lamina_core.numpy._roll import *  # noqa: F403
 from lamina_core.numpy._scalar_types import *  # noqa: F403
 from lamina_core.numpy._searchsorted import *  # noqa: F403
 from lamina_core.numpy._setops import *  # noqa: F403

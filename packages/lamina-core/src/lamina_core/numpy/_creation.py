@@ -228,6 +228,8 @@ def empty(shape: Any, dtype: DTypeLike | None = None) -> Array:
 
 def _full_like(x: Any, fill_value: Any, dtype: Any, shape: Any) -> Array:
     # lax.full_like: the fill keeps `x`'s weak type when no dtype is asked for.
+    if type(x) is int:
+        x = 0  # only its type counts: an int past the default integer's range is still one
     fill_shape = shape_of(x) if shape is None else canonical_shape(shape)
     weak = dtype is None and _dtypes.is_weakly_typed(x)
     dtype = dtype_of(x) if dtype is None else _user_dtype(dtype)

@@ -1,7 +1,7 @@
-"""Shape functions: reshape, transpose, squeeze, concatenate, stack, split, tile, roll, ...
+"""Shape functions: reshape, transpose, squeeze, concatenate, stack, split, tile, ...
 
 Each stages what `jax.numpy` stages. Where JAX wraps a helper in a nested `jit` (`_flip`,
-`_roll_static`, `atleast_1d/2d/3d`, which h/v/dstack call), so does Lamina, with the same
+`atleast_1d/2d/3d`, which h/v/dstack call), so does Lamina, with the same
 name and static arguments, so the `jit` equations print alike. JAX's `inline=True` jits
 (ravel, swapaxes, moveaxis, squeeze, broadcast_arrays) leave no trace and are plain here.
 """
@@ -25,7 +25,9 @@ from lamina_core.transforms import Jitted
 
 
 def _is_arraylike(x: Any) -> bool:
-    return isinstance(x, Tracer) or (not isinstance(x, (list, tuple)) and is_concrete_value(x))
+    if isinstance(x, Tracer) or type(x) in (bool, int, float, complex):
+        return True
+    return not isinstance(x, (list, tuple)) and is_concrete_value(x)
 
 
 def check_arraylike(name: str, *args: Any) -> None:
@@ -207,42 +209,6 @@ def flipud(m: ArrayLike) -> Array:
     """`m` reversed along axis 0."""
     check_arraylike("flipud", m)
     return _flip(m, axis=(0,))
-
-
-@partial(Jitted, static_argnums=(1, 2))
-def _roll_static(a: Array, shift: Sequence[int], axis: Sequence[int]) -> Array:
-    for ax, s in zip(*_np.broadcast_arrays(axis, shift), strict=True):
-        size = shape_of(a)[ax]
-        if size == 0:
-            continue
-        i = int((-s) % size)
-        a = _lax.concatenate(
-            [_lax.slice_in_dim(a, i, size, axis=ax), _lax.slice_in_dim(a, 0, i, axis=ax)],
-            dimension=int(ax),
-        )
-    return a
-
-
-def roll(
-    a: ArrayLike, shift: int | Sequence[int], axis: int | Sequence[int] | None = None
-) -> Array:
-    """`a` rotated by `shift` along `axis` (the flattened array when None).
-
-    Only static (Python or NumPy integer) shifts are supported for now.
-    """
-    check_arraylike("roll", a)
-    if axis is None:
-        return _reshape(roll(ravel(a), shift, 0), shape_of(a))
-    ndim = _ndim(a)
-    axes = tuple(_canonicalize_axis(ax, ndim, "jnp.roll") for ax in _index_tuple(axis))
-    try:
-        shifts = _index_tuple(shift)
-    except TypeError:
-        raise NotImplementedError(
-            "jnp.roll with a traced shift needs remainder and dynamic_slice_in_dim inside a "
-            "nested jit; pass a static shift"
-        ) from None
-    return _roll_static(a, shifts, axes)
 
 
 # --- joining ---------------------------------------------------------------------------------
@@ -498,7 +464,6 @@ __all__ = [
     "ravel",
     "repeat",
     "reshape",
-    "roll",
     "split",
     "squeeze",
     "stack",
