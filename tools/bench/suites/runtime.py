@@ -58,3 +58,32 @@ def eager_sin(side: Side) -> Timed:
     sin = api.numpy.sin
     sin(x).block_until_ready()
     return lambda: sin(x)
+
+
+@benchmark("runtime.jit_fresh_wrapper")
+def jit_fresh_wrapper(side: Side) -> Timed:
+    """`jit(mlp)(params, x)` with a new `jit` wrapper per call: an 8-layer tanh MLP (width 256,
+    batch 32), run to completion. The idiom of tutorials and of code that jits inside a
+    function: the trace, lowering and executable of the first wrapper must serve the next."""
+    import numpy as np
+
+    api = side.api()
+    jnp = api.numpy
+    rng = np.random.default_rng(0)
+    width = 256
+    params = [
+        (
+            api.device_put(rng.standard_normal((width, width), dtype=np.float32) / 16.0),
+            api.device_put(np.zeros(width, np.float32)),
+        )
+        for _ in range(8)
+    ]
+    x = api.device_put(rng.standard_normal((32, width), dtype=np.float32))
+
+    def mlp(params: Any, x: Any) -> Any:
+        for w, b in params:
+            x = jnp.tanh(x @ w + b)
+        return x
+
+    api.jit(mlp)(params, x).block_until_ready()
+    return lambda: api.jit(mlp)(params, x).block_until_ready()

@@ -14,14 +14,19 @@ from typing import Any, Final
 import numpy as np
 
 from lamina_core import config
+from lamina_core.config import affects_tracing
 from lamina_core.ir import Literal
 from lamina_core.trace import is_concrete_value
 
-embedded_constants_max_bytes: Final = config.define_int(
-    "jax_embedded_constants_max_bytes",
-    32,
-    "Non-scalar constants of at most this many bytes stay inline (stablehlo.constant); "
-    "larger ones are passed as const args.",
+# Part of every tracing cache key, as in JAX: a jitted function's staged call (and so its
+# lowering) is found by that key.
+embedded_constants_max_bytes: Final = affects_tracing(
+    config.define_int(
+        "jax_embedded_constants_max_bytes",
+        32,
+        "Non-scalar constants of at most this many bytes stay inline (stablehlo.constant); "
+        "larger ones are passed as const args.",
+    )
 )
 captured_constants_warn_bytes: Final = config.define_int(
     "jax_captured_constants_warn_bytes",

@@ -12,8 +12,7 @@ trace change (lamina_core.config._dispatch_context).
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Final, NamedTuple
 
 import jax  # [public] config, device_put
@@ -32,7 +31,6 @@ _RESULT_LEAF: Final = object()
 RESULT_LEAF: Final = _RESULT_LEAF
 """A leaf of an output tree for C++ that is an output as C++ made it (a device array), for a
 node to wrap itself; `ResultSlot` wraps it as an array."""
-_dispatcher_serials: Final = itertools.count()
 
 
 class FastPath(NamedTuple):
@@ -135,10 +133,13 @@ def dispatcher(
     cache_miss: Callable[..., tuple[Any, FastPath | None, bool]],
     static_argnums: Sequence[int],
     static_argnames: Sequence[str],
+    key: Hashable,
 ) -> Any:
     """A C++ jit dispatcher calling `cache_miss` when it has no entry for a call.
 
-    `fun` runs instead when JAX's `disable_jit` is on; its entries are dropped when it dies.
+    Dispatchers of one `fun` with equal `key`s share their entries (a new `jit(f)` repeats
+    the calls of an earlier one). `fun` runs instead when JAX's `disable_jit` is on; its
+    entries are dropped when it dies.
     """
     return _jax.pjit(  # [private]
         name,
@@ -146,7 +147,7 @@ def dispatcher(
         cache_miss,
         list(static_argnums),
         list(static_argnames),
-        ("lamina", next(_dispatcher_serials)),  # entries of one dispatcher are its own
+        key,
         DISPATCH_REGISTRY,
         _place_fallback,
         _DISPATCH_CACHE,

@@ -1,6 +1,7 @@
 """`jit`: trace once per signature, plan constants, lower, compile, and run on XLA.
 
-The pipeline of DESIGN.md: core's `Jitted` traces (and caches traces per signature); the
+The pipeline of DESIGN.md: core's `Jitted` traces (and caches traces per signature, in caches
+of the function shared by all its wrappers: `lamina_core.transforms.trace_caches`); the
 constants plan comes from lamina-consts; lamina-mlir lowers with the constants as leading
 `jax.const` arguments; the `Runtime` compiles once per module fingerprint. Constants reach the
 device once per traced function: device arrays are passed as they are (never copied through
@@ -11,6 +12,7 @@ as a `jit` equation instead.
 from __future__ import annotations
 
 import functools
+import itertools
 import logging
 import weakref
 from collections.abc import Callable, Mapping, Sequence
@@ -24,11 +26,13 @@ from lamina_core.ir import NamedSharding, ShapedArray, concrete_context_mesh, on
 from lamina_core.trace import EVAL_TRACE, Tracer, current_trace, raise_escaped_tracer, typeof
 from lamina_core.transforms import (
     NOT_SPECIFIED,
+    JitCaches,
     Jitted,
     NotSpecified,
     Signature,
     Staged,
     jit_decorator,
+    trace_caches,
 )
 from lamina_refs import Ref
 from lamina_runtime import _bridge, _bridge_devices, _bridge_dispatch, special_values
@@ -59,10 +63,53 @@ explain_cache_misses = config.define_bool(
 )
 
 
+_dispatch_serials: Final = itertools.count()
+_NONE: Final = type(None)
+"""A callable returning None: the dispatcher of a function that has made none yet."""
+
+
+class RuntimeJitCaches(JitCaches):
+    """What wrappers of one function with one set of options share at run time, besides the
+    staged calls: compiled calls, Python's dispatch entries, C++'s fast paths, and the key of
+    C++'s entries (so a new wrapper's dispatcher repeats calls an earlier one compiled)."""
+
+    __slots__ = ("calls", "dispatch_key", "fast", "fast_paths")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: dict[Any, tuple[Staged, CompiledCall]] = {}
+        """By staged call's id (and placement), holding it so the id stays its own."""
+        self.fast: dict[tuple[Any, ...], FastEntry | RefEntry | CallEntry] = {}
+        self.fast_paths: dict[int, _bridge_dispatch.FastPath | None] = {}
+        self.dispatch_key: tuple[str, int] = ("lamina", next(_dispatch_serials))
+        """The key of C++'s entries beside the function; a new one stales them all."""
+        _live_caches.add(self)
+
+    def clear(self) -> None:
+        super().clear()
+        self.calls.clear()
+        self.forget_dispatch_entries()
+
+    def forget_dispatch_entries(self) -> None:
+        """Drop Python's dispatch entries, and C++'s for dispatchers made from now on (those
+        alive clear their own)."""
+        self.fast.clear()
+        self.fast_paths.clear()
+        self.dispatch_key = ("lamina", next(_dispatch_serials))
+
+
+_live_caches: Final[weakref.WeakSet[RuntimeJitCaches]] = weakref.WeakSet()
+"""Every set of runtime caches alive (a function's, though no wrapper of it may be), so that
+a change of mesh reaches their dispatch entries."""
+
+
 class JitFunction(Jitted):
     """`lamina.jit(f)`'s Python side: runs on XLA at top level, stages a `jit` equation under a
     trace. `lamina.jit` returns its C++ `dispatcher`, which repeats calls without Python and
-    asks this object (`_cache_miss`) for the rest."""
+    asks this object (`_cache_miss`) for the rest. Its caches are its function's, shared with
+    every wrapper of it with the same options."""
+
+    _caches: RuntimeJitCaches
 
     def __init__(
         self,
@@ -73,17 +120,19 @@ class JitFunction(Jitted):
         out_shardings: Any = None,
         **options: Any,
     ) -> None:
-        super().__init__(fun, **options)
-        _live_functions.add(self)
+        # Set before the caches are chosen: they are part of their key.
         self.in_shardings = in_shardings
         self.out_shardings = out_shardings
         """JAX's arguments: a sharding (or bare `P`, over the mesh in context) for every input
         or output, or a tuple of them, one per positional argument or output."""
         self.compiler_options: dict[str, Any] = dict(compiler_options or {})
         """XLA options by name for every compilation of this function (JAX's argument)."""
-        self._calls: dict[int, tuple[Staged, CompiledCall]] = {}
-        self._seen: list[Signature] = []
-        self._fast: dict[tuple[Any, ...], FastEntry | RefEntry | CallEntry] = {}
+        super().__init__(fun, **options)
+        _live_functions.add(self)
+        caches = self._caches
+        self._calls = caches.calls
+        self._fast = caches.fast
+        self._fast_paths = caches.fast_paths
         self._fast_ok = not (
             in_shardings is not None
             or out_shardings is not None
@@ -92,18 +141,29 @@ class JitFunction(Jitted):
             or self.donate_argnums
             or self.donate_argnames
         )
-        self._fast_paths: dict[int, _bridge_dispatch.FastPath | None] = {}
         self.dispatch_misses = 0
         """Calls C++ dispatch handed to Python (for tests and diagnostics)."""
-        self.dispatcher = self._make_dispatcher()
+        self._dispatcher: Callable[[], Any] = _NONE
 
-    def _make_dispatcher(self) -> Any:
+    @property
+    def dispatcher(self) -> Any | None:
+        """The C++ dispatcher driving this function, if it is alive."""
+        return self._dispatcher()
+
+    def new_dispatcher(self) -> Any:
+        """A C++ dispatcher driving this function (what `lamina.jit` returns).
+
+        Held weakly here: it holds this object, and the cycle would keep the function alive
+        (and so its caches: a bound method's, a `partial`'s) until a collection, where JAX's
+        go with the last wrapper.
+        """
         dispatcher = _bridge_dispatch.dispatcher(
             self.name,
             self.fun,
             self._cache_miss,
             self.static_argnums,  # C++ counts negative positions from the end, as Python does
             self.static_argnames,
+            self._caches.dispatch_key,
         )
         functools.update_wrapper(dispatcher, self.fun)
         # Instance attributes shadow the methods JAX installs on the C++ type for its own jit.
@@ -112,16 +172,24 @@ class JitFunction(Jitted):
         dispatcher.lower = self.lower
         dispatcher.eval_shape = self.eval_shape
         dispatcher.clear_cache = self.clear_cache
+        self._dispatcher = weakref.ref(dispatcher)
         return dispatcher
 
+    def _options_key(self) -> tuple[Any, ...]:
+        compiler_options = tuple(sorted(self.compiler_options.items()))
+        return (*super()._options_key(), compiler_options, self.in_shardings, self.out_shardings)
+
+    def _new_caches(self) -> RuntimeJitCaches:
+        return RuntimeJitCaches()
+
     def clear_cache(self) -> None:
-        """Forget this function's traces and compiled calls (C++ dispatch entries included);
-        the runtime's executables stay cached."""
-        self._cache.clear()
-        self._calls.clear()
-        self._fast.clear()
-        self._fast_paths.clear()
-        self.dispatcher._clear_cache()
+        """Forget this function's traces and compiled calls, for every wrapper of it (C++
+        dispatch entries included), as JAX's; the runtime's executables stay cached."""
+        self._function_caches.clear()
+        self._caches.clear()  # this wrapper's own, if its options kept it out of the function's
+        dispatcher = self.dispatcher
+        if dispatcher is not None:
+            dispatcher._clear_cache()
 
     def _compiled(self, staged: Staged, placement: Placement | None = None) -> CompiledCall:
         key: Any = id(staged) if placement is None else (id(staged), placement)
@@ -348,11 +416,12 @@ _live_functions: Final[weakref.WeakSet[JitFunction]] = weakref.WeakSet()
 def _forget_dispatch_entries() -> None:
     """The mesh in context changed: calls repeated by Python's and C++'s dispatch entries
     ran on the previous one (traces and compiled programs stay: they are keyed by it)."""
+    for caches in list(_live_caches):
+        caches.forget_dispatch_entries()
     for function in list(_live_functions):
-        if function._fast or function._fast_paths:
-            function._fast.clear()
-            function._fast_paths.clear()
-        function.dispatcher._clear_cache()
+        dispatcher = function.dispatcher
+        if dispatcher is not None:
+            dispatcher._clear_cache()
 
 
 on_context_mesh_change(_forget_dispatch_entries)
@@ -364,6 +433,7 @@ def clear_caches() -> None:
     (on disk) keeps its entries."""
     for function in list(_live_functions):
         function.clear_cache()
+    trace_caches.clear()
     clear_programs()
     runtime().clear()
 
@@ -448,14 +518,14 @@ def jit(
 
 
 def _dispatching_jit(fun: Callable[..., Any], **options: Any) -> Any:
-    return JitFunction(fun, **options).dispatcher
+    return JitFunction(fun, **options).new_dispatcher()
 
 
 def toplevel_dispatcher(fn: Callable[..., Any], static_argnames: tuple[str, ...]) -> Any:
     """How core runs its elementwise, reduction and product `jnp` functions outside any trace:
     as JAX does, each is a jitted function, one compiled program per argument signature and
     static values, repeated by C++ dispatch."""
-    return JitFunction(fn, inline=True, static_argnames=static_argnames).dispatcher
+    return JitFunction(fn, inline=True, static_argnames=static_argnames).new_dispatcher()
 
 
 def toplevel_jit(jitted: Jitted) -> Any:
@@ -469,7 +539,7 @@ def toplevel_jit(jitted: Jitted) -> Any:
         donate_argnames=jitted.donate_argnames,
         keep_unused=jitted.keep_unused,
         inline=jitted.inline,
-    ).dispatcher
+    ).new_dispatcher()
 
 
 def jit_function_of(obj: Any) -> JitFunction | None:

@@ -21,18 +21,21 @@ from typing import Any
 import numpy as np
 
 from lamina_core import lax as _lax
-from lamina_core.config import config
+from lamina_core.config import affects_tracing, config
 from lamina_core.ir import ShapedArray, dtypes
 from lamina_core.lax import _convert_element_type
 from lamina_core.numpy import _ufuncs
 from lamina_core.trace import JAXIndexError, Tracer, is_registered_value, typeof
 from lamina_core.tree.tree_util import tree_leaves
 
-check_static_indices = config.define_bool(
-    "jax_check_static_indices",
-    False,
-    "Raise an IndexError for static integer indices out of bounds in `x[idx]` and "
-    "`x.at[idx].get()` (in the default mode); otherwise they are clamped, as XLA does.",
+# What indexing stages depends on it: part of every tracing cache key, as in JAX.
+check_static_indices = affects_tracing(
+    config.define_bool(
+        "jax_check_static_indices",
+        False,
+        "Raise an IndexError for static integer indices out of bounds in `x[idx]` and "
+        "`x.at[idx].get()` (in the default mode); otherwise they are clamped, as XLA does.",
+    )
 )
 
 _MODE = _lax.GatherScatterMode

@@ -1,9 +1,9 @@
 """The user-facing transformations over the interpreters: `make_jaxpr`, `jit` and the call
 primitive it binds, `grad`/`vjp`/`jvp`/`linearize`/`linear_transpose`, `vmap`, `eval_shape`.
 
-`_make_jaxpr`, `_jit` and `_call` (the `jit` primitive, `stage_call`), `_call_ad` and
-`_call_batching` (its differentiation and batching rules, registered at import), `_autodiff`,
-`_vmap`, `_jacobians`.
+`_make_jaxpr`, `_jit` and `_call` (the `jit` primitive, `stage_call`), `_jit_cache` (`jit`'s
+caches, keyed on the function), `_call_ad` and `_call_batching` (its differentiation and
+batching rules, registered at import), `_autodiff`, `_vmap`, `_jacobians`.
 """
 
 from lamina_core.transforms import _call_ad as _call_ad  # registers jit's AD rules
@@ -106,6 +106,18 @@ from lamina_core.transforms._jit import (
 )
 from lamina_core.transforms._jit import (
     jit_decorator as jit_decorator,
+)
+from lamina_core.transforms._jit_cache import (
+    FunctionCaches as FunctionCaches,
+)
+from lamina_core.transforms._jit_cache import (
+    JitCaches as JitCaches,
+)
+from lamina_core.transforms._jit_cache import (
+    TraceCaches as TraceCaches,
+)
+from lamina_core.transforms._jit_cache import (
+    trace_caches as trace_caches,
 )
 from lamina_core.transforms._make_jaxpr import (
     argument_names as argument_names,

@@ -1,14 +1,17 @@
 """`jit` at the IR level: stage a Python function as one `jit` equation.
 
 `Jitted` traces its function once per argument signature (tree structure, abstract values
-with weak types, static arguments, tracing-relevant configuration) and binds `jit_p`. Under
-a transformation the call is staged as an equation; outside any, it is evaluated by the
-installed eager evaluator (NumPy's reference in core alone, XLA once lamina-runtime is
-imported). The runtime extends this class with compilation and the AOT stages.
+with weak types, static arguments, tracing-relevant configuration) and binds `jit_p`. Its
+caches are the function's, not the wrapper's (`_jit_cache`): a new `jit(f)` of the same `f`
+reuses the traces of the previous ones. Under a transformation the call is staged as an
+equation; outside any, it is evaluated by the installed eager evaluator (NumPy's reference in
+core alone, XLA once lamina-runtime is imported). The runtime extends this class with
+compilation and the AOT stages.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 import operator
@@ -32,6 +35,7 @@ from lamina_core.trace import (
     typeof,
 )
 from lamina_core.transforms._call import UNSPECIFIED, jit_p, jit_params
+from lamina_core.transforms._jit_cache import FunctionCaches, JitCaches, Plan, trace_caches
 from lamina_core.transforms._make_jaxpr import argument_names, func_src_info
 from lamina_core.tree import tree_util
 
@@ -154,7 +158,8 @@ def install_toplevel_jit(make: ToplevelJit | None) -> ToplevelJit | None:
 
 
 class Jitted:
-    """A function staged as a `jit` call. Identity is intended: it owns its trace cache."""
+    """A function staged as a `jit` call. Identity is intended; its caches are its function's
+    (shared by every wrapper of that function with the same options), held in `_caches`."""
 
     _toplevel: Callable[..., Any] | None = None
     """The installed top-level runner for this function, made at its second eager call (a
@@ -181,7 +186,8 @@ class Jitted:
         self.donate_argnames = _names(donate_argnames)
         self.keep_unused = keep_unused
         self.inline = inline
-        self._params = self._parameters()
+        function_caches = trace_caches.of(fun)
+        self._params = self._parameters(function_caches)
         self._check_settings()
         # As JAX: a static or donated argument may be named by position or by name, and is
         # recognized however the call passes it.
@@ -202,12 +208,20 @@ class Jitted:
                 "static_argnums and donate_argnums cannot intersect. Argument positions "
                 f"{both_nums} appear in both static_argnums and donate_argnums"
             )
-        self._cache: dict[Signature, Staged] = {}
-        # Per call, what depends only on the number of positional arguments (the static and
-        # donated positions), and the `jit` equation's parameters of each cached trace (by id,
-        # holding the trace so the id stays its own): tracing a call reuses both.
-        self._plans: dict[int, tuple[tuple[int, ...], tuple[int, ...], set[int], set[int]]] = {}
-        self._call_params: dict[int, tuple[Staged, dict[str, Any]]] = {}
+        self._function_caches = function_caches
+        try:
+            caches = function_caches.for_options(
+                (type(self), self._options_key()), self._new_caches
+            )
+        except TypeError:  # options that do not hash (a list of shardings): this wrapper's own
+            caches = self._new_caches()
+        self._caches = caches
+        # The caches' own dicts, bound here: the hot paths read one attribute, as before.
+        self._traces = function_caches.traces
+        self._seen = function_caches.seen
+        self._cache = caches.staged
+        self._plans = caches.plans
+        self._call_params = caches.call_params
         # `updated=()`: copying `fun.__dict__` could overwrite this object's own attributes
         # (a custom_jvp function has a `fun` too).
         functools.update_wrapper(self, fun, updated=())
@@ -242,17 +256,35 @@ class Jitted:
                 all_names.add(param.name)
         return tuple(sorted(all_nums)), tuple(sorted(all_names))
 
-    def _parameters(self) -> list[inspect.Parameter] | None:
-        try:
-            return list(inspect.signature(self.fun).parameters.values())
-        except (TypeError, ValueError):
-            return None
+    def _parameters(self, caches: FunctionCaches) -> list[inspect.Parameter] | None:
+        if caches.parameters is None:
+            try:
+                caches.parameters = (list(inspect.signature(self.fun).parameters.values()),)
+            except (TypeError, ValueError):
+                caches.parameters = (None,)
+        return caches.parameters[0]
+
+    def _options_key(self) -> tuple[Any, ...]:
+        """What, besides the function, decides this wrapper's staged calls: its options (after
+        normalization). The runtime adds its own."""
+        return (
+            self.static_argnums,
+            self.static_argnames,
+            self.donate_argnums,
+            self.donate_argnames,
+            self.keep_unused,
+            self.inline,
+        )
+
+    def _new_caches(self) -> JitCaches:
+        """Empty caches of the kind this class fills (the runtime's hold compiled calls)."""
+        return JitCaches()
 
     @property
     def name(self) -> str:
         return getattr(self.fun, "__name__", type(self.fun).__name__)
 
-    def _plan(self, n: int) -> tuple[tuple[int, ...], tuple[int, ...], set[int], set[int]]:
+    def _plan(self, n: int) -> Plan:
         """For `n` positional arguments: the static positions (sorted), the dynamic ones, the
         static position set and the donated dynamic positions."""
         plan = self._plans.get(n)
@@ -304,12 +336,19 @@ class Jitted:
         if staged is None:
             if mutable_args:
                 check_no_aliased_args(self._debug(args, kwargs, static_nums), in_avals, leaves)
-            staged, captured = self._trace(
-                args, kwargs, static_nums, dyn_args, dyn_kwargs, in_tree, in_avals, donated
-            )
-            # A trace that captured tracers of an enclosing trace is only valid inside it.
-            if not captured and not any(isinstance(c, Tracer) for c in staged.mutable_consts):
-                self.on_cache_miss(signature)
+            traced = self._traces.get(signature)  # by another wrapper of the function
+            cacheable = True
+            if traced is None:
+                traced, captured = self._trace(args, kwargs, static_nums, in_tree, in_avals)
+                # A trace that captured tracers of an enclosing trace is only valid inside it.
+                cacheable = not captured and not any(
+                    isinstance(c, Tracer) for c in traced.mutable_consts
+                )
+                if cacheable:
+                    self.on_cache_miss(signature)
+                    self._traces[signature] = traced
+            staged = self._donating(traced, len(captured), dyn_args, dyn_kwargs, donated)
+            if cacheable:
                 self._cache[signature] = staged
         elif mutable_args:
             check_no_aliased_args(staged.jaxpr.jaxpr.debug_info, in_avals, leaves)
@@ -353,12 +392,10 @@ class Jitted:
         args: Sequence[Any],
         kwargs: dict[str, Any],
         static_nums: set[int],
-        dyn_args: tuple[Any, ...],
-        dyn_kwargs: dict[str, Any],
         in_tree: Any,
         in_avals: tuple[AbstractValue, ...],
-        donated: set[int],
     ) -> tuple[Staged, list[Any]]:
+        """A new trace of this call, donating nothing: the same for every set of options."""
         out_trees: list[Any] = []
 
         def flat_fun(*flat: Any) -> list[Any]:
@@ -387,9 +424,23 @@ class Jitted:
         )
         if "jax_enable_checks" in config.touched and enable_checks.value:
             check_jaxpr(jaxpr)
-        donated_flags = self._donated_flags(dyn_args, dyn_kwargs, donated)
-        flags = (False,) * len(captured) + donated_flags + (False,) * len(refs)
-        return Staged(jaxpr, out_trees[0], flags, refs), captured
+        return Staged(jaxpr, out_trees[0], (False,) * len(jaxpr.in_avals), refs), captured
+
+    def _donating(
+        self,
+        traced: Staged,
+        n_captured: int,
+        dyn_args: tuple[Any, ...],
+        dyn_kwargs: dict[str, Any],
+        donated: set[int],
+    ) -> Staged:
+        """`traced` with this wrapper's donation (itself when nothing is donated)."""
+        if not donated and not (self.donate_argnames and dyn_kwargs):
+            return traced
+        flags = self._donated_flags(dyn_args, dyn_kwargs, donated)
+        n_refs = len(traced.mutable_consts)
+        donated_invars = (False,) * n_captured + flags + (False,) * n_refs
+        return dataclasses.replace(traced, donated_invars=donated_invars)
 
     def _donated_flags(
         self, dyn_args: tuple[Any, ...], dyn_kwargs: dict[str, Any], donated: set[int]
