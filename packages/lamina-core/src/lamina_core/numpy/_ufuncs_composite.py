@@ -24,9 +24,17 @@ from lamina_core.numpy._util import Array, ArrayLike, dtype_of, shape_of
 from lamina_core.trace import Tracer
 from lamina_core.transforms import Jitted
 
+
+def _where_body(condition: Any, x: Any, y: Any) -> Any:
+    return _lax.where_body(condition, x, y)
+
+
 # One `jit` for `jnp.where` and the reductions' `where=` masks, as JAX's `_where` is one
-# function (its printer shares a sub-jaxpr by identity); its body is lax's drivers' too.
-_where = Jitted(_lax.where_body)
+# function (its printer shares a sub-jaxpr by identity). It stages lax's drivers' body, but is
+# a function of its own, as in JAX: jit's traces are keyed on the function, and JAX prints
+# the two functions' sub-jaxprs apart.
+_where_body.__name__ = _where_body.__qualname__ = "_where"
+_where = Jitted(_where_body)
 
 
 def where(condition: ArrayLike, x: ArrayLike = None, y: ArrayLike = None, /) -> Array:
