@@ -146,6 +146,7 @@ def slow(session: nox.Session) -> None:
     session.run(
         "pytest",
         *(f"packages/{d}/tests" for d in PACKAGES),
+        "tools/tests",
         "-m",
         "slow and not gpu",
         *session.posargs,

@@ -57,7 +57,8 @@ def _list(registry: Registry, out: TextIO) -> None:
             f"{key}={','.join(map(str, values))}" for key, values in bench.params.items()
         )
         unit = f"per {bench.unit}" if bench.unit else ""
-        out.write(f"{bench.name:<32} {grid:<28} {unit:<12} {bench.doc}".rstrip() + "\n")
+        doc = f"(Lamina only) {bench.doc}" if bench.lamina_only else bench.doc
+        out.write(f"{bench.name:<32} {grid:<28} {unit:<12} {doc}".rstrip() + "\n")
 
 
 _DEVICE_FLAG = "--xla_force_host_platform_device_count"

@@ -57,6 +57,9 @@ class Benchmark:
     unit_count: UnitCount | None = None
     devices: int = 1
     """CPU devices the benchmark needs; the CLI asks XLA for them before the backend starts."""
+    lamina_only: bool = False
+    """JAX has no counterpart (e.g. reading printed jaxprs back): only Lamina's side is set up
+    and measured; the JAX column, the ratio and the JSON's `jax` stay empty."""
 
     def __post_init__(self) -> None:
         if not _NAME.match(self.name):
@@ -71,6 +74,11 @@ class Benchmark:
             )
         if (self.unit is None) != (self.unit_count is None):
             raise ValueError(f"benchmark {self.name}: give both unit and unit_count, or neither")
+
+    @property
+    def sides(self) -> tuple[Side, ...]:
+        """The sides measured, in order."""
+        return (Side.LAMINA,) if self.lamina_only else tuple(Side)
 
     @property
     def doc(self) -> str:
@@ -177,6 +185,7 @@ def benchmark(
     unit: str | None = None,
     unit_count: UnitCount | None = None,
     devices: int = 1,
+    lamina_only: bool = False,
     registry: Registry = REGISTRY,
 ) -> Callable[[Setup], Setup]:
     """Register `setup(side, **params) -> Timed` as the benchmark `name`.
@@ -188,6 +197,7 @@ def benchmark(
         unit_count: the parameter that counts those units, or a function of the parameters.
         devices: how many CPU devices it needs (sharded programs); the CLI sets
             `--xla_force_host_platform_device_count` before the XLA backend starts.
+        lamina_only: JAX has no counterpart; `setup` is called for `Side.LAMINA` only.
         registry: where to register; tests pass their own.
 
     Returns:
@@ -204,6 +214,7 @@ def benchmark(
                 unit=unit,
                 unit_count=unit_count,
                 devices=devices,
+                lamina_only=lamina_only,
             )
         )
         return setup

@@ -7,9 +7,11 @@ The JSON document's schema, version 1:
      "settings": {"repeats": int, "min_time_s": float},
      "results": [{"id": "name[k=v]", "name": str, "params": {k: v},
                   "unit": str | null, "unit_count": int | null, "ratio": float | null,
-                  "lamina": SIDE, "jax": SIDE}]}
+                  "lamina": SIDE, "jax": SIDE | null}]}
     SIDE = {"median_s": float | null, "per_unit_s": float | null, "times_s": [float],
             "loops": int, "error": str | null}
+
+`jax` is null for a Lamina-only benchmark (one JAX has no counterpart to).
 """
 
 from __future__ import annotations
@@ -154,7 +156,11 @@ def to_json(
                 "unit_count": result.case.units,
                 "ratio": result.ratio,
                 "lamina": _side_json(result, Side.LAMINA),
-                "jax": _side_json(result, Side.JAX),
+                "jax": (
+                    _side_json(result, Side.JAX)
+                    if Side.JAX in result.case.benchmark.sides
+                    else None
+                ),
             }
             for result in results
         ],

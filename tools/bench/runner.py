@@ -2,7 +2,8 @@
 
 Measurements alternate lamina, jax, lamina, jax, ... so that slow drifts of the machine (thermal
 state, other processes) hit both sides alike. A side whose setup or call raises is recorded as
-failed and the other side still runs, so a feature Lamina lacks still gives JAX's baseline.
+failed and the other side still runs, so a feature Lamina lacks still gives JAX's baseline. A
+Lamina-only benchmark measures one side; the other's result is empty (no times, no error).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ class SideResult:
     times: tuple[float, ...]
     """Seconds per call, one per measurement, in the order taken."""
     loops: int
-    """Calls per measurement in the last one."""
+    """Calls per measurement in the last one; 0 for a side the benchmark does not have."""
     error: str | None = None
     """`Type: message` when setup or a call raised; the measurements stop there."""
 
@@ -75,9 +76,10 @@ def run_case(
     per side, interleaved."""
     if repeats < 1:
         raise ValueError(f"repeats must be at least 1, got {repeats}")
+    sides = case.benchmark.sides
     fns: dict[Side, Timed] = {}
     errors: dict[Side, str] = {}
-    for side in Side:
+    for side in sides:
         try:
             fn = case.prepare(side)
             fn()  # warm-up: first-call caches and imports belong to setup, not to the timing
@@ -87,7 +89,7 @@ def run_case(
     times: dict[Side, list[float]] = {side: [] for side in Side}
     loops = dict.fromkeys(Side, 1)
     for index in range(repeats):
-        for side in Side:
+        for side in sides:
             if side in errors:
                 continue
             # Collect now so one side's garbage is not collected during the other's timing.
@@ -101,5 +103,8 @@ def run_case(
             loops[side] = measured.loops
             if progress is not None:
                 progress(side, index)
-    results = {side: SideResult(tuple(times[side]), loops[side], errors.get(side)) for side in Side}
+    results = {
+        side: SideResult(tuple(times[side]), loops[side] if side in sides else 0, errors.get(side))
+        for side in Side
+    }
     return CaseResult(case, results[Side.LAMINA], results[Side.JAX])

@@ -159,6 +159,28 @@ def test_a_failing_side_is_reported_and_the_other_side_still_runs() -> None:
     assert result.ratio is None
 
 
+def test_a_lamina_only_benchmark_measures_lamina_and_reports_no_jax(tmp_path: Path) -> None:
+    clock, log = FakeClock(), list[str]()
+    setup = fake_pair(clock, {Side.LAMINA: [0.025] * 3, Side.JAX: [0.050] * 3}, log)
+    registry = Registry()
+    benchmark("fake.own", params={"n": [5]}, unit="eqn", unit_count="n", lamina_only=True,
+              registry=registry)(setup)  # fmt: skip
+    out, path = io.StringIO(), tmp_path / "run.json"
+    status = main(["--repeats", "2", "--json", str(path)], registry=registry, clock=clock, out=out)
+    assert status == 0  # no JAX side is not a failed side
+    assert log == ["setup lamina", "lamina", "lamina", "lamina"]
+    (result,) = json.loads(path.read_text())["results"]
+    assert result["jax"] is None
+    assert result["ratio"] is None
+    assert result["lamina"]["per_unit_s"] == pytest.approx(0.005)
+    table = out.getvalue()
+    assert "fake.own[n=5]  ll " in table
+    assert "5.00 ms/eqn" in table
+    listing = io.StringIO()
+    main(["--list"], registry=registry, out=listing)
+    assert "(Lamina only)" in listing.getvalue()
+
+
 def test_parameters_make_one_case_each_with_ids() -> None:
     registry = fake_registry(lambda side, n, m: lambda: None, params={"n": [1, 2], "m": ["a"]})
     assert [case.id for case in registry.select([])] == ["fake.pair[n=1,m=a]", "fake.pair[n=2,m=a]"]

@@ -443,3 +443,48 @@ def test_json_text_smuggled_into_a_param_is_refused() -> None:
     doc = _doc()
     doc["program"]["invars"][0][0] = "a:f32[3] ; b"
     assert "is not a variable name" in str(_json_error(doc))
+
+
+def _paths(node: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """Every place in a JSON document, the root first."""
+    out = [path]
+    if isinstance(node, dict):
+        for key, child in node.items():
+            out += _paths(child, (*path, key))
+    elif isinstance(node, list):
+        for index, child in enumerate(node):
+            out += _paths(child, (*path, index))
+    return out
+
+
+_JSON_SOURCES = [json.loads(to_json(_traced(n)[0])) for n in ("jit_shared_let", "scan", "grad")]
+_JUNK = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 40),
+    st.text(max_size=8),
+    st.sampled_from(["f32[3]", "f32[3,4]", "a", "_", "jaxpr", "(0,)", "[...]", "{"]),
+    st.just([]),
+    st.just({}),
+)
+
+
+@hypothesis.settings(max_examples=300, deadline=None)
+@hypothesis.given(st.integers(0, len(_JSON_SOURCES) - 1), st.data())
+def test_an_edited_json_document_gives_a_located_error_or_a_program(source: int, data: Any) -> None:
+    doc = json.loads(json.dumps(_JSON_SOURCES[source]))
+    path = data.draw(st.sampled_from(_paths(doc)[1:]))
+    parent = doc
+    for key in path[:-1]:
+        parent = parent[key]
+    if data.draw(st.booleans()):
+        del parent[path[-1]]
+    else:
+        parent[path[-1]] = data.draw(_JUNK)
+    try:
+        loaded = from_json(json.dumps(doc))
+    except JaxprJSONError as e:
+        message = e.message
+    else:  # an edit that still spells a program: it must be a well-formed one
+        message = str(loaded)
+    assert message

@@ -5,9 +5,13 @@
 operations on them, with their own derivative and batching rules; `MappingSpec` subclasses say
 how `vmap` maps them. `to_lojax` expands all of it into arrays before lowering (seed 003).
 `call_layouts` says how each call primitive passes its operands to the jaxprs it holds, for
-the passes that rewrite calls (to-lojax here, state discharge in lamina-refs).
+the passes that rewrite calls (to-lojax here, state discharge in lamina-refs). Printed hi
+primitives read back by class name (`_jaxpr_io`); hi types by the reader their author
+registers with `register_type_reader` (`lamina_core.ir`'s).
 """
 
+from lamina_core.ir import register_type_reader
+from lamina_hijax import _jaxpr_io as _jaxpr_io  # registers the reader of hi primitives
 from lamina_hijax._calls import Callee, CallLayout, Group, Role, call_layouts, map_callee
 from lamina_hijax._primitives import (
     GradAccum,
@@ -55,6 +59,7 @@ __all__ = [
     "map_callee",
     "raise_values",
     "register_hitype",
+    "register_type_reader",
     "to_lojax",
     "to_lojax_closed",
     "to_lojax_rules",

@@ -51,6 +51,10 @@ def _flatten_as(tree: Any, value: Any, what: str) -> list[Any]:
     return leaves
 
 
+hi_primitive_classes: dict[str, type[VJPHiPrimitive]] = {}
+"""The subclasses of `VJPHiPrimitive` defined so far, by class name."""
+
+
 class VJPHiPrimitive:
     """Base class of hi primitives with a reverse-mode rule.
 
@@ -64,6 +68,11 @@ class VJPHiPrimitive:
     out_aval: Any
     params: dict[str, Hashable]
     effects: ClassVar[Effects] = frozenset()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # By name, so printed jaxprs read back (`_jaxpr_io`); a later class of a name wins.
+        hi_primitive_classes[cls.__name__] = cls
 
     def __init__(self) -> None:
         for name in ("in_avals", "out_aval", "params"):

@@ -4,11 +4,13 @@
 of `Ref`s; the primitives register their rules into core's tables (abstract evaluation,
 printing, effects, evaluation, differentiation, batching); `discharge_state` turns a jaxpr
 using Refs into a functional one, which the runtime lowers with the Refs' buffers aliased.
+Printed Ref types and Ref equations read back with `lamina_core.ir.parse` (`_jaxpr_io`).
 """
 
 from lamina_refs import (
     _ad,  # noqa: F401  (registers the differentiation rules)
     _batching,  # noqa: F401  (registers the batching rules)
+    _jaxpr_io,  # noqa: F401  (registers the readers of Ref types and equations)
 )
 from lamina_refs._discharge import discharge_state, has_refs
 from lamina_refs._primitives import (

@@ -6,11 +6,12 @@ fallback when the runtime is not installed).
 
 from lamina_core.ir import install_process_index as _install_process_index
 from lamina_core.ir import register_internal_path
+from lamina_core.sharding import install_mesh_devices as _install_mesh_devices
 from lamina_core.trace import install_eager_impl as _install_eager_impl
 from lamina_core.trace import install_materializer as _install_materializer
 from lamina_core.trace import install_toplevel_dispatch as _install_toplevel_dispatch
 from lamina_core.transforms import install_toplevel_jit as _install_toplevel_jit
-from lamina_runtime import aot
+from lamina_runtime import _bridge_devices, aot
 from lamina_runtime import environment as _environment
 from lamina_runtime._bridge import (
     JaxRuntimeError as JaxRuntimeError,
@@ -154,6 +155,7 @@ _install_materializer(materialize)
 _install_toplevel_dispatch(toplevel_dispatcher)
 _install_toplevel_jit(toplevel_jit)
 _install_process_index(_environment.process_index)
+_install_mesh_devices(_bridge_devices.devices)  # printed device meshes read back over these
 
 __all__ = [
     "ArgInfo",

@@ -29,6 +29,7 @@ from lamina_core.ir import (
     abstract_eval_rules,
     effects_rules,
     impl_rules,
+    register_open_jaxpr_params,
 )
 from lamina_core.trace import Tracer, eval_jaxpr, typeof
 from lamina_core.transforms import (
@@ -41,6 +42,7 @@ from lamina_core.transforms import (
 from lamina_core.tree import tree_util
 
 remat_p: Final = Primitive("remat2", multiple_results=True)
+register_open_jaxpr_params(remat_p.name, ["jaxpr"])  # read back by `ir.parse`
 
 PreventCse = bool | tuple[bool, ...]
 

@@ -46,6 +46,7 @@ from lamina_core.ir import (
     abstract_eval_rules,
     hide_params,
     impl_rules,
+    register_param_decoder,
     types_match,
 )
 from lamina_core.trace import UnexpectedTracerError, typeof
@@ -72,6 +73,16 @@ def _custom_lin_impl(*args: Any, **_: Any) -> Any:
 
 _LIN_HIDDEN: Final = ("out_avals", "res_tree", "in_tree", "out_tree", "in_avals", "bwd_fun")
 hide_params(custom_lin_p, lambda k, v: k in _LIN_HIDDEN)
+
+
+@register_param_decoder(custom_lin_p.name)
+def _custom_lin_decode(
+    params: dict[str, Any], ins: Sequence[AbstractValue], outs: Sequence[AbstractValue]
+) -> dict[str, Any]:
+    # Read back from text, it types as printed; the hidden trees, primal types and `bwd_fun`
+    # are Python values the text does not show (its impl only ever raises anyway).
+    return {**params, "out_avals": tuple(outs)}
+
 
 _NONDIFF_TRACER: Final = (
     "Found a JAX Tracer object passed as an argument to a custom_vjp function in a position "

@@ -8,7 +8,9 @@ sharding rules of types over Explicit axes (`_explicit_sharding`), jaxprs (`_jax
 (`_rules`), source info and name scopes (`_source_info`, `_named_scopes`), and the printer
 (`_pp`, the document combinators; `_pretty`, jaxprs printed as JAX prints them), and that
 text read back: `parse` (`_jaxpr_io`, over the tokens of `_jaxpr_lex`, with the
-per-primitive `param_decoders` of `_jaxpr_decoders`), `elided_constants` (`_jaxpr_elided`),
+per-primitive `param_decoders` and value and scope registries of `_jaxpr_decoders`; types
+in `_jaxpr_types`, param values' bracketed forms in `_jaxpr_values`, equations printed in
+forms of their own in `_jaxpr_forms`), `elided_constants` (`_jaxpr_elided`),
 and the JSON form over that text, `to_json`/`from_json` (`_jaxpr_json`).
 """
 
@@ -111,10 +113,16 @@ from lamina_core.ir._jaxpr_decoders import (
     ParamDecoder as ParamDecoder,
 )
 from lamina_core.ir._jaxpr_decoders import (
+    ValueForm as ValueForm,
+)
+from lamina_core.ir._jaxpr_decoders import (
     defaults_decoder as defaults_decoder,
 )
 from lamina_core.ir._jaxpr_decoders import (
     hide_default_params as hide_default_params,
+)
+from lamina_core.ir._jaxpr_decoders import (
+    install_result_types as install_result_types,
 )
 from lamina_core.ir._jaxpr_decoders import (
     open_jaxpr_params as open_jaxpr_params,
@@ -126,16 +134,43 @@ from lamina_core.ir._jaxpr_decoders import (
     param_types as param_types,
 )
 from lamina_core.ir._jaxpr_decoders import (
+    register_jaxpr_scope as register_jaxpr_scope,
+)
+from lamina_core.ir._jaxpr_decoders import (
+    register_open_jaxpr_params as register_open_jaxpr_params,
+)
+from lamina_core.ir._jaxpr_decoders import (
     register_param_decoder as register_param_decoder,
 )
 from lamina_core.ir._jaxpr_decoders import (
     register_param_type as register_param_type,
 )
+from lamina_core.ir._jaxpr_decoders import (
+    register_value_reader as register_value_reader,
+)
+from lamina_core.ir._jaxpr_decoders import (
+    type_sharding as type_sharding,
+)
 from lamina_core.ir._jaxpr_elided import (
     elided_constants as elided_constants,
 )
+from lamina_core.ir._jaxpr_elided import (
+    register_printed_operands as register_printed_operands,
+)
+from lamina_core.ir._jaxpr_forms import (
+    EqnSource as EqnSource,
+)
+from lamina_core.ir._jaxpr_forms import (
+    ReadEqn as ReadEqn,
+)
+from lamina_core.ir._jaxpr_forms import (
+    register_eqn_form as register_eqn_form,
+)
 from lamina_core.ir._jaxpr_io import (
     parse as parse,
+)
+from lamina_core.ir._jaxpr_io import (
+    parse_type as parse_type,
 )
 from lamina_core.ir._jaxpr_json import (
     JaxprJSONError as JaxprJSONError,
@@ -144,10 +179,16 @@ from lamina_core.ir._jaxpr_json import (
     from_json as from_json,
 )
 from lamina_core.ir._jaxpr_json import (
+    register_constant_codec as register_constant_codec,
+)
+from lamina_core.ir._jaxpr_json import (
     to_json as to_json,
 )
 from lamina_core.ir._jaxpr_lex import (
     JaxprSyntaxError as JaxprSyntaxError,
+)
+from lamina_core.ir._jaxpr_types import (
+    register_type_reader as register_type_reader,
 )
 from lamina_core.ir._literals import (
     TypedComplex as TypedComplex,

@@ -3,18 +3,30 @@
 The order is the printer's: shared sub-jaxprs (`let _name = … in`) first, then the top-level
 jaxpr; within a jaxpr its constvars' values (for a closed jaxpr), then each equation's jaxpr
 params in the order printed (sorted by name) before its operands, then the outputs. Array
-literals print as `[...]`; scalars print in full and are not listed.
+literals print as `[...]`; scalars print in full and are not listed. An equation printed in a
+form of its own may print its operands in another order, or one twice (a Ref's kept `swap`
+prints its index on both sides): its layer says how (`register_printed_operands`), so that
+each `[...]` of the text takes one value.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from lamina_core.ir._jaxpr import ClosedJaxpr, Jaxpr, Literal
+from lamina_core.ir._jaxpr import Atom, ClosedJaxpr, Jaxpr, JaxprEqn, Literal
 from lamina_core.ir._pretty import PpContext, _share_jaxprs
+
+printed_operands: dict[str, Callable[[JaxprEqn], Sequence[Atom]]] = {}
+"""By primitive name: the operands an equation prints, in print order (default: its operands)."""
+
+
+def register_printed_operands(name: str, operands: Callable[[JaxprEqn], Sequence[Atom]]) -> None:
+    """Say which operands an equation of the primitive `name` prints, in print order."""
+    if printed_operands.setdefault(name, operands) is not operands:
+        raise ValueError(f"the printed operands of '{name}' are already registered")
 
 
 def elided_constants(closed: ClosedJaxpr) -> list[Any]:
@@ -44,7 +56,9 @@ def elided_constants(closed: ClosedJaxpr) -> list[Any]:
                         walk(item.jaxpr, item.consts)
                     elif isinstance(item, Jaxpr) and item not in shared:
                         walk(item, ())
-            out.extend(a.val for a in eqn.invars if isinstance(a, Literal) and np.ndim(a.val))
+            shown = printed_operands.get(eqn.primitive.name)
+            atoms = eqn.invars if shown is None else shown(eqn)
+            out.extend(a.val for a in atoms if isinstance(a, Literal) and np.ndim(a.val))
         out.extend(a.val for a in jaxpr.outvars if isinstance(a, Literal) and np.ndim(a.val))
 
     collect(closed.jaxpr)

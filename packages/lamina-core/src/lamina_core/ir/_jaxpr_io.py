@@ -9,6 +9,7 @@ the located error are `_jaxpr_lex`'s.
 
 from __future__ import annotations
 
+import contextlib
 import enum
 from collections.abc import Sequence
 from typing import Any
@@ -17,30 +18,41 @@ import numpy as np
 
 from lamina_core.ir import dtypes
 from lamina_core.ir._avals import AbstractValue, ShapedArray, types_match
-from lamina_core.ir._effects import no_effects
-from lamina_core.ir._jaxpr import ClosedJaxpr, DropVar, Jaxpr, JaxprEqn, Literal, Var
+from lamina_core.ir._effects import Effects, no_effects
+from lamina_core.ir._jaxpr import Atom, ClosedJaxpr, DropVar, Jaxpr, JaxprEqn, Literal, Var
 from lamina_core.ir._jaxpr_decoders import (
     LONG_DTYPES,
+    jaxpr_scopes,
     open_jaxpr_params,
     param_decoders,
     param_types,
+    result_types,
     short_dtype_names,
+    value_readers,
+)
+from lamina_core.ir._jaxpr_forms import (
+    custom_form,
+    eqn_forms,
+    read_custom_eqn,
+    repeated_consts,
 )
 from lamina_core.ir._jaxpr_lex import (
     LITERAL_WORDS,
     JaxprSyntaxError,
     Token,
-    TokenReader,
+    collection_paused,
     consts_before,
     shared_blocks,
 )
+from lamina_core.ir._jaxpr_seen import Checked, SeenEquations
+from lamina_core.ir._jaxpr_types import TypeReading
+from lamina_core.ir._jaxpr_underscores import Underscores
+from lamina_core.ir._jaxpr_values import FormReading
 from lamina_core.ir._literals import typed_scalar
-from lamina_core.ir._primitive import Primitive, primitives_named
+from lamina_core.ir._primitive import Primitive
 from lamina_core.ir._rules import (
     abstract_eval_rules,
     effects_rules,
-    impl_rules,
-    value_impl_rules,
 )
 
 
@@ -58,7 +70,7 @@ def _drop(eqn: JaxprEqn, dropped: dict[int, Var]) -> JaxprEqn:
     return eqn.replace(outvars=outs)
 
 
-class _Parser(TokenReader):
+class _Parser(FormReading, TypeReading, SeenEquations):
     def __init__(self, text: str, consts: Sequence[Any] | None) -> None:
         super().__init__(text)
         self.consts = consts
@@ -68,10 +80,17 @@ class _Parser(TokenReader):
         self.shared_closed: dict[str, ClosedJaxpr] = {}
         self.dtypes = short_dtype_names()
         self.types: dict[str, ShapedArray] = {}
+        self.types_by_mesh: dict[Any, dict[str, ShapedArray]] = {None: self.types}
+        self.forms = any(marker in text for marker in eqn_forms)
         self.blocks: dict[str, int] = {}
         self.block_end: dict[str, int] = {}
         self.parsing: set[str] = set()
-        self.underscores: list[dict[int, Var]] = []
+        self.prims: dict[tuple[str, bool], Primitive] = {}
+        self.seen = {}
+        self.underscores = Underscores()
+        self.out_hint: list[AbstractValue] | None = None
+        """The output types of the equation whose params are being read: what a param
+        jaxpr's outputs printed `_` are expected to be (see `_jaxpr_underscores`)."""
 
     def next_const(self, what: str, tok: Token) -> Any:
         if self.consts is None or self.used >= len(self.consts):
@@ -96,34 +115,55 @@ class _Parser(TokenReader):
             name = name_tok.text
             if self.blocks.get(name) != self.i:
                 raise self.error(f"the shared jaxpr '{name}' is defined twice", name_tok)
-            if name not in self.shared:  # else parsed already, where an earlier one used it
-                self.shared_block(name)
+            # Read where first used: a use may give its types a context (a shard_map body).
+            if name not in self.block_end:
+                self.block_end[name] = self.matching_brace()
             self.i = self.block_end[name]
             self.keyword("in")
-        self.used = start = consts_before(self.tokens, self.i)
+        self.used = start = self.consts_at(self.i)
         jaxpr = self.jaxpr()
         if self.tok.kind != "end":
             raise self.error(f"expected the end of the text, found {self.found()}")
+        for name in self.blocks:
+            if name not in self.shared:  # unused, but read all the same
+                self.shared_block(name)
         if self.consts is not None and self.used < len(self.consts):
             raise self.error(
                 f"consts has {len(self.consts)} values but the text elides {self.used}"
             )
         return ClosedJaxpr(jaxpr, self.taken(start, jaxpr))
 
+    def consts_at(self, stop: int) -> int:
+        """How many values the text before token `stop` takes from `consts`."""
+        count = consts_before(self.tokens, stop)
+        if self.forms:  # forms may print a `[...]` twice
+            count -= repeated_consts(self.text, self.tokens[stop].pos)
+        return count
+
+    def matching_brace(self) -> int:
+        """The index of the token after the `}` closing the `{` at the cursor."""
+        depth, k = 0, self.i
+        while self.tokens[k].kind != "end":
+            depth += {"{": 1, "}": -1}.get(self.tokens[k].kind, 0)
+            k += 1
+            if depth == 0:
+                break
+        return k
+
     def shared_block(self, name: str) -> Jaxpr:
-        """Parse the jaxpr of `let name = { … } in` (with the cursor on its `{`, or anywhere
-        when an earlier block uses it before its definition)."""
+        """Parse the jaxpr of `let name = { … } in`, where first used (in the context of the
+        equation using it: a shard_map body under its mesh), wherever the cursor is."""
         if name in self.parsing:
             raise self.error(f"the shared jaxpr '{name}' uses itself")
         self.parsing.add(name)
-        cursor, used = self.i, self.used
+        cursor, used, hint = self.i, self.used, self.out_hint  # read from within an equation
         self.i = self.blocks[name]
-        self.used = start = consts_before(self.tokens, self.i)
+        self.used = start = self.consts_at(self.i)
         jaxpr = self.jaxpr()
         self.shared[name] = jaxpr
         self.shared_consts[name] = self.taken(start, jaxpr)
         self.block_end[name] = self.i
-        self.i, self.used = cursor, used
+        self.i, self.used, self.out_hint = cursor, used, hint
         self.parsing.discard(name)
         return jaxpr
 
@@ -131,13 +171,16 @@ class _Parser(TokenReader):
         """The values of `jaxpr`'s constvars, the first consts it took from `start` on."""
         return list(self.consts or [])[start : start + len(jaxpr.constvars)]
 
-    def jaxpr(self, take_consts: bool = True) -> Jaxpr:
+    def jaxpr(
+        self, take_consts: bool = True, out_hint: Sequence[AbstractValue] | None = None
+    ) -> Jaxpr:
         """`{ lambda consts ; args . let eqns in (outs) }`; constvars take values from the
         consts when `take_consts` (they are counted, the values read by the caller)."""
         self.expect("{", "'{' opening a jaxpr")
         self.keyword("lambda")
         scope: dict[str, Var] = {}
-        self.underscores.append({})
+        outer, self.seen = self.seen, {}  # types are read in the context of their jaxpr
+        self.underscores.enter()
         constvars = self.binders(scope, ";")
         if take_consts:
             for v in constvars:
@@ -147,38 +190,42 @@ class _Parser(TokenReader):
         self.expect(".")
         self.keyword("let")
         eqns: list[JaxprEqn] = []
+        tokens = self.tokens
         while not self.at_in():
-            if self.tok.kind == ";":
+            if tokens[self.i].kind == ";":
                 self.i += 1
                 continue
-            if self.tok.kind in ("end", "}"):
+            if tokens[self.i].kind in ("end", "}"):
                 raise self.error(f"expected an equation or 'in', found {self.found()}")
             eqns.append(self.eqn(scope))
         self.i += 1
         self.expect("(", "'(' opening the outputs")
-        outvars = []
+        outvars: list[Atom] = []
         while self.tok.kind != ")":
-            outvars.append(self.atom(scope))
+            if self.tok.kind == "name" and self.tok.text == "_" and "_" in scope:
+                self.i += 1
+                outvars.append(self.underscores.output(len(outvars), out_hint, scope["_"]))
+            else:
+                outvars.append(self.atom(scope))
             if self.tok.kind == ",":
                 self.i += 1
             elif self.tok.kind != ")":
                 raise self.error(f"expected ',' or ')' in the outputs, found {self.found()}")
         self.i += 1
         self.expect("}", "'}' closing the jaxpr")
-        dropped = self.underscores.pop()
+        dropped = self.underscores.leave()
         if dropped:
             eqns = [_drop(e, dropped) for e in eqns]
         effects = frozenset().union(*(e.effects for e in eqns)) if eqns else no_effects
+        self.seen = outer
         return Jaxpr(constvars, invars, outvars, eqns, effects)
-
-    def at_in(self) -> bool:
-        return self.tok.kind == "name" and self.tok.text == "in" and self.peek().kind == "("
 
     def binders(
         self, scope: dict[str, Var], stop: str, taken: dict[str, Var] | None = None
     ) -> list[Var]:
         out = []
-        while self.tok.kind != stop:
+        tokens = self.tokens
+        while tokens[self.i].kind != stop:
             name = self.expect("name", f"a variable or {stop!r}")
             self.expect(":", "':' and the variable's type")
             aval = self.aval_type()
@@ -186,92 +233,83 @@ class _Parser(TokenReader):
             if name.text == "_":
                 # Mostly a dropped output; but a callee's binder printed with its caller's
                 # `_` is read (`in (_, b)`): which it is shows at the end of the jaxpr.
-                self.underscores[-1][id(var)] = var
+                self.underscores.bind(var)
             elif name.text in scope or (taken is not None and name.text in taken):
                 raise self.error(f"variable '{name.text}' is bound twice", name)
             scope[name.text] = var
             out.append(var)
         return out
 
-    def aval_type(self) -> ShapedArray:
+    def aval_type(self) -> AbstractValue:
         tok = self.tok
-        if tok.kind != "type":  # malformed, or a form not read yet: the slow path says which
+        if tok.kind != "type":  # malformed, or not a plain type: the slow path says which
             return self.type_tokens()
         aval = self.types.get(tok.text)
         if aval is None:
             weak = tok.text.startswith("~")
             name, _, dims = tok.text[weak:-1].partition("[")
             dtype = self.dtypes.get(name)
-            if dtype is None:
-                raise self.error(
-                    f"unknown dtype '{name}' in a type", tok._replace(pos=tok.pos + weak)
-                )
+            if dtype is None:  # a registered type (`q8[2,3]`), or an unknown dtype
+                return self.type_tokens()
             shape = tuple(map(int, dims.split(","))) if dims else ()
             aval = self.types[tok.text] = ShapedArray(shape, dtype, weak)
         self.i += 1
         return aval
 
-    def type_tokens(self) -> ShapedArray:
-        weak = self.tok.kind == "~"
-        if weak:
-            self.i += 1
-        tok = self.expect("name", "a type such as f32[3]")
-        dtype = self.dtypes.get(tok.text)
-        if dtype is None:
-            raise self.error(f"unknown dtype '{tok.text}' in a type", tok)
-        if self.tok.kind != "[" or self.tok.spaced:
-            raise self.error(f"expected '[' and the shape after '{tok.text}'")
-        self.i += 1
-        shape = []
-        while self.tok.kind != "]":
-            dim = self.expect("num", "a dimension size or ']'")
-            if not dim.text.isdigit():
-                raise self.error(f"a dimension size is an integer, found {dim.text!r}", dim)
-            shape.append(int(dim.text))
-            if self.tok.kind == "," and self.peek().kind == "num":
-                self.i += 1
-            elif self.tok.kind != "]":
-                raise self.error(f"expected ',' or ']' in a shape, found {self.found()}")
-        self.i += 1
-        if self.tok.kind == "{" and not self.tok.spaced:
-            raise self.error("types varying over manual axes ({V:...}) are not read yet")
-        return ShapedArray(tuple(shape), dtype, weak)
-
     # --- equations --------------------------------------------------------------------------
 
     def eqn(self, scope: dict[str, Var]) -> JaxprEqn:
-        first = self.tok
+        tokens = self.tokens
+        first = tokens[self.i]
+        if self.forms:  # the text has a form an upper layer prints (`b:f32[] <- a[1]`)
+            marker = custom_form(self.text, first.pos)
+            if marker is not None:
+                return read_custom_eqn(self, scope, first, marker)
         outvars: list[Var] = []
         binders = scope
-        if first.kind == "name" and self.peek().kind == ":":
+        if first.kind == "name" and tokens[self.i + 1].kind == ":":
             # An equation's outputs are bound after its operands are read.
             binders = {}
             outvars = self.binders(binders, "=", taken=scope)
             self.i += 1
         prim_tok = self.expect("name", "a primitive's name")
         params: dict[str, Any] = {}
-        if self.tok.kind == "[" and not self.tok.spaced:
-            self.i += 1
-            params = self.params(prim_tok.text)
-        invars = []
+        out_avals = [v.aval for v in outvars]
+        opening = self.i
+        text: str | None = ""  # the params' text, when it alone makes them (else None)
+        if tokens[opening].kind == "[" and not tokens[opening].spaced:
+            text = self.params_text()
+            if text is None:
+                self.i += 1
+                self.out_hint = out_avals
+                params = self.params(prim_tok.text)
+        invars: list[Atom] = []
+        at = []  # operands printed `_`: which binder each names may take the types to decide
         while not self.eqn_ends(first):
+            if tokens[self.i].text == "_":
+                at.append(len(invars))
             invars.append(self.atom(scope))
         prim = self.primitive(prim_tok, len(outvars))
-        in_avals = [a.aval for a in invars]
-        out_avals = [v.aval for v in outvars]
-        try:
-            decoder = param_decoders.get(prim.name)
-            if decoder is not None:
-                params = decoder(params, in_avals, out_avals)
-            rule = effects_rules.get(prim)
-            effects = no_effects if rule is None else rule(*in_avals, **params)
-            typed = self.result_types(prim, in_avals, params)
-            matches = typed is None or (
-                len(typed) == len(out_avals) and all(map(types_match, typed, out_avals))
-            )
-        except Exception as e:  # a rule's complaint about what the text says
-            raise self.error(f"bad equation for '{prim.name}': {e}", prim_tok) from e
-        if not matches:
+        got: Checked | Exception | None
+        key, got = self.recall(prim, None if at else text, invars, out_avals)
+        if got is None:
+            if text:  # params passed over, being new: read them now
+                cursor, self.i, self.out_hint = self.i, opening + 1, out_avals
+                params, self.i = self.params(prim_tok.text), cursor
+            got = self.checked(prim, params, invars, out_avals)
+            if key is not None and not isinstance(got, Exception):
+                self.remember(key, got, invars, out_avals)
+        if at and (isinstance(got, Exception) or not _matches(got[2], out_avals)):
+            for alt in self.underscores.choices(invars, at):
+                again = self.checked(prim, params, alt, out_avals)
+                if not isinstance(again, Exception) and _matches(again[2], out_avals):
+                    invars, got = alt, again
+                    break
+        if isinstance(got, Exception):  # a rule's complaint about what the text says
+            raise self.error(f"bad equation for '{prim.name}': {got}", prim_tok) from got
+        params, effects, typed = got
+        self.underscores.read(invars)
+        if not _matches(typed, out_avals):
             assert typed is not None
             said = " ".join(a.str_short() for a in out_avals) or "no outputs"
             made = " ".join(a.str_short() for a in typed) or "no outputs"
@@ -284,6 +322,22 @@ class _Parser(TokenReader):
             scope.update(binders)
         return JaxprEqn(tuple(invars), tuple(outvars), prim, params, effects)
 
+    def checked(
+        self, prim: Primitive, params: dict[str, Any], invars: list[Atom], outs: list[AbstractValue]
+    ) -> tuple[dict[str, Any], Effects, list[AbstractValue] | None] | Exception:
+        """The equation's params decoded, its effects and result types; or what its rules
+        object to."""
+        in_avals = [a.aval for a in invars]
+        try:
+            decoder = param_decoders.get(prim.name)
+            if decoder is not None:
+                params = decoder(params, in_avals, outs)
+            rule = effects_rules.get(prim)
+            effects = no_effects if rule is None else rule(*in_avals, **params)
+            return params, effects, self.result_types(prim, in_avals, params)
+        except Exception as e:
+            return e
+
     @staticmethod
     def result_types(
         prim: Primitive, in_avals: list[AbstractValue], params: dict[str, Any]
@@ -293,48 +347,28 @@ class _Parser(TokenReader):
         if rule is None:
             return None
         try:
-            out = rule(*in_avals, **params)
+            typing = result_types[0] if result_types else None
+            out = typing(prim, in_avals, params) if typing else rule(*in_avals, **params)
         except NameError:
             # An axis name bound by an enclosing shard_map or vmap the text does not show
             # here: no type to check against.
             return None
         return [out] if isinstance(out, AbstractValue) else list(out)
 
-    def eqn_ends(self, first: Token) -> bool:
-        tok = self.tok
-        if tok.kind in (";", "}", "end", ")") or self.at_in():
-            return True
-        return tok.line_col >= 0 and first.line_col >= 0 and tok.line_col <= first.line_col
-
-    def primitive(self, tok: Token, n_out: int) -> Primitive:
-        found = primitives_named(tok.text)
-        if not found:
-            raise self.error(
-                f"unknown primitive '{tok.text}' (is the package defining it imported?)", tok
-            )
-        if len(found) > 1:
-            runnable = [p for p in found if p in impl_rules or p in value_impl_rules]
-            found = runnable or found
-            if n_out != 1:
-                found = [p for p in found if p.multiple_results] or found
-        if len(found) > 1:
-            raise self.error(f"ambiguous primitive name '{tok.text}': {len(found)} share it", tok)
-        return found[0]
-
     def atom(self, scope: dict[str, Var]) -> Var | Literal:
-        tok = self.tok
-        if tok.kind == "name" and not (tok.text in LITERAL_WORDS and self.peek().kind == ":"):
+        tok = self.tokens[self.i]
+        if tok.kind == "name" and (
+            tok.text not in LITERAL_WORDS or self.tokens[self.i + 1].kind != ":"
+        ):
             var = scope.get(tok.text)
             if var is None:
                 raise self.error(f"unbound variable '{tok.text}'", tok)
-            if tok.text == "_":
-                self.underscores[-1].pop(id(var), None)
             self.i += 1
             return var
         if tok.kind == "elided":
             self.i += 1
             self.expect(":", "':' and the constant's type")
-            aval = self.aval_type()
+            aval = self.array_type()
             value = self.next_const(f"[...]:{aval.str_short()}", tok)
             if tuple(np.shape(value)) != aval.shape:
                 raise self.error(
@@ -349,7 +383,7 @@ class _Parser(TokenReader):
         elif number is None:
             raise self.error(f"expected a variable or a literal, found {self.found()}")
         self.expect(":", "':' and the literal's type")
-        aval = self.aval_type()
+        aval = self.array_type()
         if aval.shape:
             raise self.error("a literal printed in full is a scalar: expected a [] type", tok)
         if parenthesized is not None:
@@ -375,12 +409,17 @@ class _Parser(TokenReader):
 
     def params(self, prim: str) -> dict[str, Any]:
         out: dict[str, Any] = {}
-        while self.tok.kind != "]":
-            key = self.expect("name", "a param name or ']'")
-            self.expect("=", f"'=' after the param name '{key.text}'")
-            if key.text in out:
-                raise self.error(f"param '{key.text}' given twice", key)
-            out[key.text] = self.resolve(prim, key.text, self.value(prim, key.text))
+        scope = jaxpr_scopes.get(prim)
+        with self.jaxpr_scope(*scope) if scope is not None else contextlib.nullcontext():
+            while self.tok.kind != "]":
+                key = self.expect("name", "a param name or ']'")
+                self.expect("=", f"'=' after the param name '{key.text}'")
+                if key.text in out:
+                    raise self.error(f"param '{key.text}' given twice", key)
+                value = self.value(prim, key.text)
+                if type(value) is _Word:
+                    value = self.spaced_word(value)
+                out[key.text] = self.resolve(prim, key.text, value)
         self.i += 1
         return out
 
@@ -388,8 +427,10 @@ class _Parser(TokenReader):
         tok = self.tok
         if tok.kind == "{" and self.peek().kind == "name" and self.peek().text == "lambda":
             return self.param_jaxpr(prim, key, None)
-        if tok.kind in ("(", "[", "{"):
-            close = {"(": ")", "[": "]", "{": "}"}[tok.kind]
+        if tok.kind == "{":
+            return self.braced(prim, key)
+        if tok.kind in ("(", "["):
+            close = {"(": ")", "[": "]"}[tok.kind]
             self.i += 1
             items = []
             while self.tok.kind != close:
@@ -399,20 +440,15 @@ class _Parser(TokenReader):
                 if self.tok.kind == ",":
                     self.i += 1
             self.i += 1
-            if tok.kind == "[":
-                return items
-            if tok.kind == "(":
-                return tuple(items)
-            try:
-                return set(items)
-            except TypeError:
-                raise self.error("a set holds hashable values only", tok) from None
+            return items if tok.kind == "[" else tuple(items)
         if tok.kind == "str":
             self.i += 1
             return tok.text[1:-1]
         if tok.kind == "name" and tok.text == "None":
             self.i += 1
             return None
+        if tok.kind == "type" or (tok.text in LONG_DTYPES and self.peek().kind == "["):
+            return self.param_type()  # an aval printed by `str` (`ty=float32[3]`)
         number = self.scalar()
         if number is not None:
             return number
@@ -436,6 +472,8 @@ class _Parser(TokenReader):
                 continue
             if nxt.spaced or nxt.kind in ("]", ")", ",", "end", "(", "="):
                 break
+            if nxt.kind == "[" and piece.isidentifier():  # `Head[...]`, a form
+                return self.read_form(piece, prim, key)
         if self.tok.kind == "(" and not self.tok.spaced:
             head = self.text[start:end]
             if head == "frozenset":
@@ -445,6 +483,8 @@ class _Parser(TokenReader):
                     raise self.error("expected a set in frozenset(...)")
                 self.expect(")")
                 return frozenset(inner)
+            if head in value_readers:
+                return self.read_form(head, prim, key)
             cls = param_types.get(head)
             if cls is not None and not issubclass(cls, enum.Enum):
                 return self.construct(cls, prim, key)
@@ -471,25 +511,11 @@ class _Parser(TokenReader):
     def construct(self, cls: type, prim: str, key: str) -> Any:
         """`Cls(a, b=c, ...)` with the cursor on `(`: the value `cls(a, b=c, ...)`."""
         start = self.tok
-        self.i += 1
-        args: list[Any] = []
-        kwargs: dict[str, Any] = {}
-        while self.tok.kind != ")":
-            if self.tok.kind == "name" and self.peek().kind == "=":
-                name = self.tok.text
-                self.i += 2
-                kwargs[name] = self.resolve(prim, key, self.value(prim, key))
-            else:
-                args.append(self.resolve(prim, key, self.value(prim, key)))
-            if self.tok.kind == ",":
-                self.i += 1
-            elif self.tok.kind != ")":
-                raise self.error(
-                    f"expected ',' or ')' in {cls.__name__}(...), found {self.found()}"
-                )
-        self.i += 1
+        form = self.form(cls.__name__, prim, key)
         try:
-            return cls(*args, **kwargs)
+            if form.pairs:
+                raise ValueError("'key: value' items are not arguments")
+            return cls(*form.args, **form.kwargs)
         except Exception as e:  # the class's own complaint about its arguments
             raise self.error(f"cannot make {cls.__name__} from the text: {e}", start) from e
 
@@ -505,7 +531,9 @@ class _Parser(TokenReader):
                 self.shared_closed[shared] = closed
             return closed
         taken = self.used
-        jaxpr = self.jaxpr(take_consts=not is_open)
+        hint = self.out_hint
+        jaxpr = self.jaxpr(take_consts=not is_open, out_hint=hint)
+        self.out_hint = hint  # for the equation's next jaxpr param
         if is_open:
             return jaxpr
         return ClosedJaxpr(jaxpr, self.taken(taken, jaxpr))
@@ -531,6 +559,10 @@ class _Parser(TokenReader):
         return value
 
 
+def _matches(typed: list[AbstractValue] | None, outs: list[AbstractValue]) -> bool:
+    return typed is None or (len(typed) == len(outs) and all(map(types_match, typed, outs)))
+
+
 def parse(text: str, consts: Sequence[Any] | None = None) -> ClosedJaxpr:
     """The jaxpr `text` prints (as `str(closed_jaxpr)` makes it), with `consts` the values of
     its top-level constvars and elided array constants in print order.
@@ -544,11 +576,21 @@ def parse_program(
     text: str, consts: Sequence[Any] | None = None
 ) -> tuple[ClosedJaxpr, dict[str, Jaxpr]]:
     """`parse`, with the jaxprs of the text's `let name = { … } in` blocks by name."""
-    parser = _Parser(text, consts)
-    try:
-        return parser.program(), parser.shared
-    except JaxprSyntaxError:
-        raise
-    except (ValueError, TypeError, KeyError, IndexError, AttributeError) as e:
-        # A case the reader's own checks miss: still a located error, never a traceback.
-        raise parser.error(f"cannot read the text here ({type(e).__name__}: {e})") from e
+    with collection_paused():
+        parser = _Parser(text, consts)
+        try:
+            return parser.program(), parser.shared
+        except JaxprSyntaxError:
+            raise
+        except (ValueError, TypeError, KeyError, IndexError, AttributeError) as e:
+            # A case the reader's own checks miss: still a located error, never a traceback.
+            raise parser.error(f"cannot read the text here ({type(e).__name__}: {e})") from e
+
+
+def parse_type(text: str) -> AbstractValue:
+    """The type printed as `text` (`f32[3]`, `f32[8@x]{V:i}`, `Ref{f32[3]}`): what a type
+    reader (`register_type_reader`) uses for the types its text holds.
+
+    Raises `JaxprSyntaxError`, naming the column, for text that is not a type.
+    """
+    return _Parser("", None).type_text(text)

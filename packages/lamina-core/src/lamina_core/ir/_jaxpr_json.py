@@ -16,8 +16,8 @@ import itertools
 import json
 import re
 from collections import deque
-from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, Final
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any, Final, TypeAlias
 
 import numpy as np
 
@@ -25,6 +25,7 @@ from lamina_core.ir import _pp as pp
 from lamina_core.ir import dtypes
 from lamina_core.ir._jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
 from lamina_core.ir._jaxpr_decoders import short_dtype_names
+from lamina_core.ir._jaxpr_elided import printed_operands
 from lamina_core.ir._jaxpr_io import parse_program
 from lamina_core.ir._jaxpr_lex import JaxprSyntaxError, tokenize
 from lamina_core.ir._pretty import PpContext, PpSettings, literal_text, pp_atom, pp_eqn
@@ -50,6 +51,23 @@ class JaxprJSONError(ValueError):
         self.column = column
 
 
+Encoder: TypeAlias = Callable[[Any], "tuple[str, list[Any]] | None"]
+Decoder: TypeAlias = Callable[[str, list[np.ndarray]], Any]
+constant_codecs: dict[str, tuple[Encoder, Decoder]] = {}
+"""How constants that are not arrays (a Ref, a hi value a program closes over) are stored, by
+the kind the document names them with."""
+
+
+def register_constant_codec(kind: str, encode: Encoder, decode: Decoder) -> None:
+    """Let `to_json` store constants that `encode` recognizes: `encode(value)` is None for a
+    value not of this kind, else `(meta, arrays)` — a string (a type, say) and the arrays the
+    value is made of — stored as `{"kind": kind, "meta": meta, "parts": [...]}`, which
+    `from_json` turns back into a value with `decode(meta, arrays)`."""
+    if kind in constant_codecs:
+        raise ValueError(f"a constant kind named '{kind}' is already registered")
+    constant_codecs[kind] = (encode, decode)
+
+
 # --- writing ------------------------------------------------------------------------------
 
 
@@ -59,17 +77,28 @@ class _Writer:
         self.names: dict[Jaxpr, str] = {}
 
     def constant(self, value: Any) -> int:
-        array = np.ascontiguousarray(np.asarray(value))
-        self.constants.append(
-            {
-                "dtype": dtypes.short_dtype_name(array.dtype),
-                "shape": list(array.shape),
-                "data": base64.b64encode(
-                    array.astype(array.dtype.newbyteorder("<")).tobytes()
-                ).decode("ascii"),
-            }
-        )
+        self.constants.append(self.entry(value))
         return len(self.constants) - 1
+
+    def entry(self, value: Any) -> dict[str, Any]:
+        for kind, (encode, _) in constant_codecs.items():
+            encoded = encode(value)
+            if encoded is not None:
+                meta, parts = encoded
+                return {"kind": kind, "meta": meta, "parts": [self.entry(p) for p in parts]}
+        array = np.ascontiguousarray(np.asarray(value))
+        if array.dtype.kind == "O":
+            raise TypeError(
+                f"to_json: a constant of type {type(value).__name__} is not an array; "
+                "register how to store it (register_constant_codec)"
+            )
+        return {
+            "dtype": dtypes.short_dtype_name(array.dtype),
+            "shape": list(array.shape),
+            "data": base64.b64encode(array.astype(array.dtype.newbyteorder("<")).tobytes()).decode(
+                "ascii"
+            ),
+        }
 
     def name_subjaxprs(self, top: Jaxpr) -> list[tuple[str, Jaxpr, list[Any] | None]]:
         """Every jaxpr inside `top`'s params, breadth first, with a name (after the call's
@@ -121,8 +150,13 @@ class _Writer:
         line = pp.format_doc(pp_eqn(eqn, ctx, PpSettings()), _WIDE)
         out: dict[str, Any] = {"primitive": eqn.primitive.name}
         params = _standard_params(line, eqn, ctx)
-        if params is None:  # the primitive prints in a syntax of its own: keep the line
-            out["text"] = line
+        if params is None:  # the primitive prints in a syntax of its own: keep the line,
+            out["text"] = line  # with the values of its `[...]` in the order it prints them
+            shown = printed_operands.get(eqn.primitive.name)
+            printed = eqn.invars if shown is None else shown(eqn)
+            out["consts"] = [
+                self.constant(a.val) for a in printed if isinstance(a, Literal) and np.ndim(a.val)
+            ]
         else:
             out["params"] = params
         out["invars"], out["outvars"] = ins, outs
@@ -295,6 +329,8 @@ class _Reader:
             raise JaxprJSONError(path, f"expected an object, found {_kind(eqn)}")
         prim = _get(eqn, "primitive", str, path)
         if "text" in eqn:
+            for i, k in enumerate(_get(eqn, "consts", list, path)):
+                self.constant(k, f"{path}.consts[{i}]")
             self.emit("    " + _get(eqn, "text", str, path), path)
             return
         outs = self.binders(_get(eqn, "outvars", list, path), f"{path}.outvars")
@@ -313,9 +349,23 @@ class _Reader:
         self.emit(f"    {lhs}{prim}{block} {' '.join(ins)}", path)
 
 
-def _decode_constant(obj: Any, path: str) -> np.ndarray:
+def _decode_constant(obj: Any, path: str) -> Any:
     if not isinstance(obj, dict):
         raise JaxprJSONError(path, f"expected an object, found {_kind(obj)}")
+    if "kind" in obj:
+        kind = _get(obj, "kind", str, path)
+        codec = constant_codecs.get(kind)
+        if codec is None:
+            raise JaxprJSONError(
+                f"{path}.kind",
+                f"unknown constant kind {kind!r} (is the package defining it imported?)",
+            )
+        parts = _get(obj, "parts", list, path)
+        arrays = [_decode_constant(p, f"{path}.parts[{i}]") for i, p in enumerate(parts)]
+        try:
+            return codec[1](_get(obj, "meta", str, path), arrays)
+        except Exception as e:  # the codec's own complaint about what the document holds
+            raise JaxprJSONError(path, f"cannot make a {kind} constant: {e}") from e
     name = _get(obj, "dtype", str, path)
     dtype = short_dtype_names().get(name)
     if dtype is None:
@@ -332,8 +382,7 @@ def _decode_constant(obj: Any, path: str) -> np.ndarray:
         raise JaxprJSONError(
             f"{path}.data", f"{len(data)} bytes for {name}{shape}, which takes {want}"
         )
-    little = np.frombuffer(data, dtype.newbyteorder("<")).reshape(shape)
-    return little.astype(dtype)
+    return np.frombuffer(data, dtype.newbyteorder("<")).reshape(shape).astype(dtype)
 
 
 def from_json(document: str) -> ClosedJaxpr:
@@ -388,4 +437,11 @@ def _check_shape(closed: ClosedJaxpr, shared: dict[str, Jaxpr], doc: dict[str, A
                 )
 
 
-__all__ = ["FORMAT", "VERSION", "JaxprJSONError", "from_json", "to_json"]
+__all__ = [
+    "FORMAT",
+    "VERSION",
+    "JaxprJSONError",
+    "from_json",
+    "register_constant_codec",
+    "to_json",
+]

@@ -9,7 +9,10 @@ keeps whether whitespace precedes it and, when it starts a line, its column.
 from __future__ import annotations
 
 import bisect
+import contextlib
+import gc
 import re
+from collections.abc import Iterator
 from typing import Final, NamedTuple
 
 
@@ -43,40 +46,84 @@ class Token(NamedTuple):
     """Its 0-based column if it is the first token of a line, else -1."""
 
 
+_TYPE_SHAPE: Final = r"\[(?:\d+(?:,\d+)*)?\](?![\w{@])"
+_NAME_TAIL: Final = r"[\w<>]*(?:[.\-][\w<][\w<>]*)*"
 _TOKEN: Final = re.compile(
-    r"""(?P<ws>\s+)
-    |(?P<elided>\[\.\.\.\])
-    |(?P<type>~?[A-Za-z_][\w<>]*\[(?:\d+(?:,\d+)*)?\](?![\w{@]))
-    |(?P<num>\d+(?:\.\d*)?(?:[eE][-+]?\d+)?j?)
-    |(?P<name>[A-Za-z_<](?:[\w<>]|[.\-](?=[\w<]))*)
-    |(?P<str>'[^'\n]*'|"[^"\n]*")
-    |(?P<punct>.)""",
+    # One capturing group around the whole: `split` then alternates the text between tokens
+    # (whitespace) and the tokens, so tokens cost no match objects. The first character picks
+    # the alternative, so the kind of a token is read back from its text (`_Kinds`).
+    rf"""(
+    [A-Za-z_][\w<>]*(?:{_TYPE_SHAPE}|(?:[.\-][\w<][\w<>]*)*)  # a name, or a type `f32[3]`
+    |\d+(?:\.\d*)?(?:[eE][-+]?\d+)?j?
+    |\[\.\.\.\]
+    |~[A-Za-z_][\w<>]*{_TYPE_SHAPE}
+    |<{_NAME_TAIL}
+    |'[^'\n]*'|"[^"\n]*"
+    |\S)""",
     re.VERBOSE,
 )
+_NAME_START: Final = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_<")
+
+
+class _Kinds(dict[str, str]):
+    """Token texts to their kinds, each text classified once per text tokenized."""
+
+    def __missing__(self, piece: str) -> str:
+        first = piece[0]
+        if first in _NAME_START:
+            kind = "type" if piece[-1] == "]" else "name"
+        elif len(piece) == 1:
+            kind = "num" if first.isdecimal() else piece
+        else:  # what else the alternatives match: several characters from one start
+            kind = {"[": "elided", "~": "type", "'": "str", '"': "str"}.get(first, "num")
+        self[piece] = kind
+        return kind
 
 
 def tokenize(text: str) -> list[Token]:
-    tokens: list[Token] = []
+    parts = _TOKEN.split(text)
+    kinds = _Kinds()
+    new = tuple.__new__
+    lead = parts[0]
+    pos = len(lead)
+    col = pos - lead.rfind("\n") - 1
     spaced = True
-    line_start = 0
-    at_line_start = True
-    for m in _TOKEN.finditer(text):
-        kind = m.lastgroup
-        assert kind is not None
-        piece = m.group()
-        if kind == "ws":
-            spaced = True
-            newline = piece.rfind("\n")
-            if newline >= 0:
-                line_start = m.start() + newline + 1
-                at_line_start = True
-            continue
-        col = m.start() - line_start if at_line_start else -1
-        tokens.append(Token(piece if kind == "punct" else kind, piece, m.start(), spaced, col))
-        spaced = False
-        at_line_start = False
-    tokens.append(Token("end", "", len(text), True, -1))
+    tokens: list[Token] = []
+    append = tokens.append
+    # `parts` alternates: whitespace (maybe empty), token, whitespace, ..., whitespace.
+    for piece, space in zip(parts[1::2], parts[2::2], strict=True):
+        append(new(Token, (kinds[piece], piece, pos, spaced, col)))
+        pos += len(piece)
+        if space == " ":  # the common case first
+            pos += 1
+            spaced, col = True, -1
+        elif space:
+            pos += len(space)
+            newline = space.rfind("\n")
+            spaced, col = True, (-1 if newline < 0 else len(space) - newline - 1)
+        else:
+            spaced, col = False, -1
+    append(Token("end", "", len(text), True, -1))
     return tokens
+
+
+@contextlib.contextmanager
+def collection_paused() -> Iterator[None]:
+    """Automatic garbage collection off for the block (as it was before, after it).
+
+    Reading a text makes a tracked object per token and several per equation, all alive until
+    the end: the collector would run full collections over the whole heap again and again
+    (two per 10,000 equations, each as long as a fifth of the parse) and find nothing to free,
+    since none of them is garbage yet. Tokens die with the reader; the program's objects meet
+    the collector later, as any others do.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def shared_blocks(tokens: list[Token]) -> dict[str, int]:
@@ -110,9 +157,11 @@ def consts_before(tokens: list[Token], stop: int) -> int:
     constant and per constvar binder (`lambda a:f32[3] ;` takes one)."""
     count = 0
     in_constvars = False
+    prev_kind = ""
     for tok in tokens[:stop]:
         kind = tok.kind
-        if kind == "elided":
+        if kind == "elided" and (tok.spaced or prev_kind != "name"):
+            # (`[...]` glued to a name is a Ref's whole-array index: `a[...] <- b`.)
             count += 1
         elif kind == "name" and tok.text == "lambda":
             in_constvars = True
@@ -120,9 +169,11 @@ def consts_before(tokens: list[Token], stop: int) -> int:
             in_constvars = False
         elif kind == ":" and in_constvars:
             count += 1
+        prev_kind = kind
     return count
 
 
+_EQN_ENDS: Final = frozenset({";", "}", "end", ")"})
 LITERAL_WORDS: Final = frozenset({"True", "False", "inf", "nan"})
 """Words that are literals, not variables, where a `:` and a type follow them."""
 
@@ -140,7 +191,26 @@ class TokenReader:
         return self.tokens[self.i]
 
     def peek(self, k: int = 1) -> Token:
-        return self.tokens[min(self.i + k, len(self.tokens) - 1)]
+        tokens = self.tokens
+        at = self.i + k
+        return tokens[at] if at < len(tokens) else tokens[-1]
+
+    def at_in(self) -> bool:
+        """At the `in (` that ends a jaxpr's equations."""
+        tok = self.tokens[self.i]
+        # A name is never the last token (`end` is), so the next one exists.
+        return tok.kind == "name" and tok.text == "in" and self.tokens[self.i + 1].kind == "("
+
+    def eqn_ends(self, first: Token) -> bool:
+        """Whether the token at the cursor is past the equation starting at `first`: a
+        closing token, `in (`, or (in a broken layout) a line starting at most as far right."""
+        tok = self.tokens[self.i]
+        kind = tok.kind
+        if kind in _EQN_ENDS:
+            return True
+        if kind == "name" and tok.text == "in" and self.tokens[self.i + 1].kind == "(":
+            return True
+        return 0 <= tok.line_col <= first.line_col
 
     def error(self, message: str, tok: Token | None = None) -> JaxprSyntaxError:
         return JaxprSyntaxError(message, self.text, (tok or self.tok).pos)
@@ -150,33 +220,34 @@ class TokenReader:
         return "the end of the text" if tok.kind == "end" else repr(tok.text)
 
     def expect(self, kind: str, what: str | None = None) -> Token:
-        tok = self.tok
+        tok = self.tokens[self.i]
         if tok.kind != kind:
             raise self.error(f"expected {what or repr(kind)}, found {self.found()}")
         self.i += 1
         return tok
 
     def keyword(self, word: str) -> Token:
-        tok = self.tok
+        tok = self.tokens[self.i]
         if tok.kind != "name" or tok.text != word:
             raise self.error(f"expected '{word}', found {self.found()}")
         self.i += 1
         return tok
 
     def scalar(self) -> bool | int | float | complex | None:
-        tok = self.tok
+        tok = self.tokens[self.i]
         sign = 1
         if tok.kind == "-":
             sign = -1
             self.i += 1
-            tok = self.tok
+            tok = self.tokens[self.i]
         if tok.kind == "num":
             self.i += 1
             text = tok.text
-            if text.endswith("j"):  # an imaginary number prints without parentheses: `1j`
+            if text[-1] == "j":  # an imaginary number prints without parentheses: `1j`
                 return sign * complex(text)
-            is_float = any(c in text for c in ".eE")
-            return sign * (float(text) if is_float else int(text))
+            if text.isdigit():
+                return sign * int(text)
+            return sign * float(text)
         if tok.kind == "name" and tok.text in LITERAL_WORDS:
             self.i += 1
             if tok.text in ("True", "False"):

@@ -14,7 +14,7 @@ from typing import Any, NamedTuple, TypeAlias, Union
 
 import numpy as np
 
-from lamina_core.ir import dtypes
+from lamina_core.ir import dtypes, register_param_type
 
 
 class Precision(enum.Enum):
@@ -102,6 +102,11 @@ class DotAlgorithmPreset(enum.Enum):
             return None
         wide = {"F16_F16_F16": np.float16, "BF16_BF16_BF16": dtypes.bfloat16}
         return wide.get(name, np.float64 if name == "F64_F64_F64" else np.float32)
+
+
+# Printed by their repr in dot params (`precision=(Precision.HIGHEST, ...)`): read back by name.
+register_param_type(Precision)
+register_param_type(DotAlgorithmPreset)
 
 
 PrecisionLike: TypeAlias = Union[  # noqa: UP007, RUF036  (a runtime alias, as JAX's)

@@ -30,6 +30,7 @@ from lamina_core.ir import (
     abstract_eval_rules,
     dtypes,
     impl_rules,
+    register_open_jaxpr_params,
     register_param_type,
 )
 from lamina_core.lax import _checks as c
@@ -129,6 +130,8 @@ SCATTERS: Final = (
     scatter_min_p,
     scatter_max_p,
 )
+for _scatter in SCATTERS:  # their update computations, read back by `ir.parse`
+    register_open_jaxpr_params(_scatter.name, ["update_jaxpr"])
 
 
 @abstract_eval_rules.register(gather_p)

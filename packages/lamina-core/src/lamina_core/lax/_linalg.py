@@ -33,6 +33,7 @@ from lamina_core.ir import (
     pp_eqn_rules,
     pp_eqn_with_params,
     register_param_decoder,
+    type_sharding,
 )
 from lamina_core.lax import _checks as c
 from lamina_core.lax._dot_types import DotAlgorithmPreset, Precision
@@ -298,7 +299,8 @@ def _dot_general_decoder(
     """The params the print rule hides, and the dimension numbers as tuples (printed as lists)."""
     (lc, rc), (lb, rb) = params["dimension_numbers"]
     dims = ((tuple(lc), tuple(rc)), (tuple(lb), tuple(rb)))
-    out = {"precision": None, "preferred_element_type": None, "out_sharding": None, **params}
+    hidden = {"precision": None, "preferred_element_type": None}
+    out = {**hidden, "out_sharding": type_sharding(outs[0], ins) if outs else None, **params}
     out["dimension_numbers"] = dims
     return out
 

@@ -5,11 +5,12 @@ moves a value onto a mesh: the identity on values, and on the program (lowered, 
 value itself, as JAX's for meshes with no Explicit axis). JAX emits it where a rule asks
 for a value laid out like another one: `_one(x)`, the scalar seeds of `grad` and the `1 - y`
 of `tanh`'s derivative, made inside a trace whose context mesh is not `x`'s. It prints with
-no parameters, as JAX's.
+no parameters, as JAX's; read back (`ir.parse`), its target is its result's type.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Final
 
 from lamina_core.interpreters import (
@@ -31,11 +32,14 @@ from lamina_core.ir import (
     ShapedArray,
     abstract_eval_rules,
     context_mesh,
+    get_abstract_mesh,
     impl_rules,
     named_in_context,
     pp,
     pp_eqn_rules,
     pp_eqn_with_params,
+    register_param_decoder,
+    spec_of,
 )
 from lamina_core.trace import Tracer, typeof
 
@@ -83,6 +87,21 @@ def _pp(eqn: JaxprEqn, ctx: PpContext, settings: PpSettings) -> pp.Doc:
 
 
 pp_eqn_rules.set(reshard_p, _pp)
+
+
+@register_param_decoder(reshard_p.name)
+def _decode(
+    params: dict[str, Any], ins: Sequence[AbstractValue], outs: Sequence[AbstractValue]
+) -> dict[str, Any]:
+    # Printed without params: the target is the result's type, over its mesh if the text
+    # shows one (a spec), else the mesh in context where the text is read (a body's, or
+    # `set_mesh`'s; the empty mesh if none: the same values, as a reshard moves none).
+    if "dst_sharding" in params or not outs:
+        return params
+    (out,) = outs
+    mesh = getattr(out, "mesh", None) or get_abstract_mesh()
+    dst = NamedSharding(mesh, PartitionSpec(*spec_of(out)))
+    return {"dst_sharding": dst, "concrete_mesh": None, **params}
 
 
 def _spec_none(mesh: Any, aval: Any) -> NamedSharding:

@@ -23,6 +23,8 @@ from lamina_core.ir import (
     ShapedArray,
     abstract_eval_rules,
     impl_rules,
+    register_open_jaxpr_params,
+    register_param_decoder,
 )
 from lamina_core.lax import _checks as c
 from lamina_core.lax import _elementwise as ew
@@ -46,6 +48,25 @@ from lamina_core.trace import eval_jaxpr, to_numpy, typeof
 select_and_scatter_p: Final = Primitive("select_and_scatter")
 select_and_scatter_add_p: Final = Primitive("select_and_scatter_add")
 select_and_gather_add_p: Final = Primitive("select_and_gather_add")
+# Its select and scatter computations, read back by `ir.parse`:
+register_open_jaxpr_params(select_and_scatter_p.name, ["select_jaxpr", "scatter_jaxpr"])
+
+
+def _decode_select_prim(
+    params: dict[str, Any], ins: Sequence[AbstractValue], outs: Sequence[AbstractValue]
+) -> dict[str, Any]:
+    # The comparison prints by its name (`select_prim=ge`): read back, it is that primitive.
+    named = {p.name: p for p in (ew.ge_p, ew.le_p)}
+    chosen = params["select_prim"]
+    if isinstance(chosen, str):
+        if chosen not in named:
+            raise ValueError(f"select_prim must be ge or le, got {chosen}")
+        chosen = named[chosen]
+    return {**params, "select_prim": chosen}
+
+
+for _prim in (select_and_scatter_add_p, select_and_gather_add_p):
+    register_param_decoder(_prim.name)(_decode_select_prim)
 
 
 def _selects_max(select_prim: Primitive) -> bool:

@@ -29,6 +29,7 @@ from lamina_core.ir import (
     hide_params,
     impl_rules,
     register_param_decoder,
+    type_sharding,
     typed_scalar,
 )
 from lamina_core.lax import _checks as c
@@ -140,7 +141,8 @@ def _broadcast_in_dim_decoder(
 ) -> dict[str, Any]:
     """The params the print rule hides, from the result's type."""
     shape = outs[0].shape if isinstance(outs[0], ShapedArray) else ()
-    return {"broadcast_dimensions": (), "sharding": None, "shape": shape, **params}
+    sharding = type_sharding(outs[0], ins)  # over Explicit axes, the type shows it
+    return {"broadcast_dimensions": (), "sharding": sharding, "shape": shape, **params}
 
 
 _TYPED_SCALARS = (TypedInt, TypedFloat, TypedComplex)

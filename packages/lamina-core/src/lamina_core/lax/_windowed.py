@@ -25,6 +25,7 @@ from lamina_core.ir import (
     ShapedArray,
     abstract_eval_rules,
     impl_rules,
+    register_open_jaxpr_params,
 )
 from lamina_core.lax import _checks as c
 from lamina_core.lax import _elementwise as ew
@@ -45,6 +46,7 @@ from lamina_core.trace import typeof
 from lamina_core.tree import tree_util
 
 reduce_window_p: Final = Primitive("reduce_window", multiple_results=True)
+register_open_jaxpr_params(reduce_window_p.name, ["jaxpr"])  # read back by `ir.parse`
 reduce_window_sum_p: Final = Primitive("reduce_window_sum")
 reduce_window_max_p: Final = Primitive("reduce_window_max")
 reduce_window_min_p: Final = Primitive("reduce_window_min")

@@ -38,6 +38,7 @@ from lamina_core.ir import (
     get_concrete_mesh,
     impl_rules,
     manual_mesh,
+    register_open_jaxpr_params,
     spec_axis_names,
     use_abstract_mesh,
 )
@@ -61,6 +62,7 @@ from lamina_core.transforms import func_src_info, vmap
 from lamina_core.tree import tree_util
 
 shard_map_p: Final = Primitive("shard_map", multiple_results=True)
+register_open_jaxpr_params(shard_map_p.name, ["jaxpr"])  # the body, read back (`ir.parse`)
 
 
 class _InferFromArgs:

@@ -8,6 +8,7 @@ from lamina_core.testing._autodiff import (
     check_jvp,
     check_vjp,
     tangent_like,
+    transforms,
 )
 from lamina_core.testing._core import (
     ORACLE_COMPILER_OPTIONS,
@@ -32,4 +33,5 @@ __all__ = [
     "reference_evaluator",
     "sweep",
     "tangent_like",
+    "transforms",
 ]

@@ -30,6 +30,7 @@ from lamina_core.ir import (
     ShapedArray,
     Var,
     abstract_eval_rules,
+    install_result_types,
     jaxprs_in_params,
 )
 from lamina_core.trace._axis_env import bound_axis_names
@@ -50,13 +51,18 @@ def check_vma_enabled() -> bool:
 @contextlib.contextmanager
 def check_vma_scope(check_vma: bool) -> Iterator[None]:
     """Trace with varying-manual-axes typing on (`True`) or off, as a body's `check_vma` says."""
-    token = _check_vma.set(check_vma)
-    CHECKED_SCOPES[0] += check_vma
+    previous = _check_vma.get()
+    counted = False
     try:
+        # Inside, and no call between counting and recording it: an interrupt anywhere leaves
+        # the flag and the count as they were.
+        _check_vma.set(check_vma)
+        CHECKED_SCOPES[0] += check_vma
+        counted = check_vma
         yield
     finally:
-        CHECKED_SCOPES[0] -= check_vma
-        _check_vma.reset(token)
+        CHECKED_SCOPES[0] -= counted
+        _check_vma.set(previous)
 
 
 VmaRule: TypeAlias = Callable[..., "frozenset[Any] | None"]
@@ -85,6 +91,9 @@ def abstract_eval(
     if not CHECKED_SCOPES[0] or not _check_vma.get():
         return out
     return with_vma(prim, in_avals, params, out)
+
+
+install_result_types(abstract_eval)  # `ir.parse` checks printed types as tracing makes them
 
 
 def with_vma(

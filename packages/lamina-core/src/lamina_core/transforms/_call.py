@@ -146,8 +146,12 @@ def jit_params(
 def _jit_decode(
     params: dict[str, Any], ins: Sequence[AbstractValue], outs: Sequence[AbstractValue]
 ) -> dict[str, Any]:
-    # The print rule hides the params that have their defaults.
-    return {**jit_params(params["jaxpr"], params["name"]), **params}
+    # The print rule hides the params that have their defaults; a sharding left unspecified
+    # among given ones prints as its repr, read as a word.
+    out = {**jit_params(params["jaxpr"], params["name"]), **params}
+    for key in ("in_shardings", "out_shardings"):
+        out[key] = tuple(UNSPECIFIED if s == repr(UNSPECIFIED) else s for s in out[key])
+    return out
 
 
 def stage_call(
