@@ -19,6 +19,9 @@ class Store:
     def set_global(self, value: Any) -> None:
         self.global_value = value
 
+    def get_local(self) -> Any:
+        return getattr(self._local, "value", None)
+
     def swap_local(self, value: Any) -> Any:
         old = getattr(self._local, "value", None)
         self._local.value = value

@@ -62,11 +62,12 @@ def self_test() -> None:
             "PjitFunctionCache",
             "pytree",
             "config",
+            "collect_garbage",
         ),
         xc: ("CompileOptions", "DeviceList", "DeviceAssignment"),
         DeviceArray: ("_replace_with", "unsafe_buffer_pointer", "is_deleted"),
         _jax.pytree.PyTreeRegistry: ("register_dataclass_node", "register_node", "flatten"),
-        _jax.config.Config: ("set_global", "swap_local"),
+        _jax.config.Config: ("set_global", "get_local", "swap_local"),
     }
     for owner, names in needed.items():
         missing = [n for n in names if not hasattr(owner, n)]

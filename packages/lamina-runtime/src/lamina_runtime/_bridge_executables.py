@@ -8,7 +8,9 @@ executable reports of itself (placements, signature, costs, text) or keys it in 
 from __future__ import annotations
 
 import functools
+import itertools
 import os
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Final, NamedTuple
 
@@ -16,6 +18,7 @@ import jaxlib._jax as _jax  # [private] array_result_handler, JaxRuntimeError
 import numpy as np
 from jaxlib import xla_client as xc  # [semi] CompileOptions, DeviceList, DeviceAssignment
 
+from lamina_runtime import failures
 from lamina_runtime._bridge import JAXLIB_VERSION, DeviceArray
 from lamina_runtime._bridge_devices import jax_aval, single_device_sharding
 
@@ -125,11 +128,49 @@ def tilings(executable: Any) -> tuple[list[Tiling], list[Tiling]]:
     return [_tiling(h) for h in params], [_tiling(h) for h in executable.get_output_shardings()]
 
 
-def _deleted_argument(args: Sequence[Any]) -> RuntimeError | None:
-    """JAX's error for a deleted (or donated) array among `args`, if there is one. [private]"""
+def deleted_argument(args: Sequence[Any]) -> RuntimeError | None:
+    """JAX's error for a deleted (or donated) array among `args`, if there is one, saying so
+    when a failed call consumed it. [private]"""
     for arg in args:
         if type(arg) is DeviceArray and arg.is_deleted():
-            return RuntimeError(f"Array has been deleted with shape={arg.aval.str_short()}.")
+            cause = failures.consumed_by(arg)
+            error = RuntimeError(failures.deleted_message(arg.aval.str_short(), cause))
+            error.__cause__ = cause
+            return error
+    return None
+
+
+def _is_deleted(buf: Any) -> bool:
+    return type(buf) is DeviceArray and bool(buf.is_deleted())
+
+
+def translated(error: Exception, bufs: Sequence[Any]) -> Exception:
+    """What to raise for XLA's `error` running a program on `bufs`: the error of a deleted
+    argument, if one was deleted before the call; else `error` itself, its `__cause__` the
+    exception a host callback raised (if one did), the buffers it consumed marked. [private]"""
+    deleted = deleted_input(error, bufs)
+    if deleted is not None:
+        return deleted
+    if _DELETED_BUFFER in str(error):  # XLA checked its inputs: the call did not start
+        return error
+    cause = failures.raised_by(error)
+    failures.mark_consumed(bufs, _is_deleted, cause or error)
+    error.__cause__ = cause
+    return error
+
+
+_DELETED_BUFFER: Final = "Buffer has been deleted or donated"
+"""XLA's text for an input buffer it cannot use (a `ValueError`, INVALID_ARGUMENT)."""
+_NO_SHARDS: Final = re.compile(r"shards, got: \[[\d, ]*\b0\b")
+"""jaxlib's text for a deleted input (no shards left) among the inputs of a call."""
+
+
+def deleted_input(error: Exception, leaves: Sequence[Any]) -> RuntimeError | None:
+    """The error of a deleted array among `leaves` (device arrays, or anything) if XLA's
+    `error` says an input was deleted before the call; None otherwise. [private]"""
+    message = str(error)
+    if _DELETED_BUFFER in message or _NO_SHARDS.search(message):
+        return deleted_argument(leaves)
     return None
 
 
@@ -141,14 +182,25 @@ def executor(executable: Any, handlers: Sequence[Any]) -> Any:
     def run(bufs: list[Any]) -> list[Any]:
         try:
             results: list[Any] = execute_sharded(bufs).consume_with_handlers(handler_list)
-        except _jax.JaxRuntimeError:  # [private] as in `execute`
-            deleted = _deleted_argument(bufs)
-            if deleted is not None:
-                raise deleted from None
-            raise
+        except (_jax.JaxRuntimeError, ValueError) as err:  # [private] as in `execute`
+            error = translated(err, bufs)
+            if error is err:
+                raise
+            raise error from error.__cause__
+        if not next(_executions) % DRAIN_EVERY:
+            _jax.collect_garbage()  # [private] see DRAIN_EVERY
         return results
 
     return run
+
+
+DRAIN_EVERY: Final = 1024
+"""Executions between drains of jaxlib's deferred releases. jaxlib lets go of some Python
+references of each execution later, from a queue it empties when Python's garbage collector
+runs; Lamina's eager, `vmap` and `scan` calls allocate so little that the collector may not run
+for 100,000 calls, and the queue grew the process by ~130 bytes per call (found by
+packages/lamina/tests/test_long_runs.py)."""
+_executions: Final = itertools.count(1)
 
 
 def execute(executable: Any, args: list[Any], handlers: Sequence[Any]) -> list[Any]:

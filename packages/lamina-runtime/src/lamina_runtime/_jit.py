@@ -35,7 +35,13 @@ from lamina_core.transforms import (
     trace_caches,
 )
 from lamina_refs import Ref
-from lamina_runtime import _bridge, _bridge_devices, _bridge_dispatch, special_values
+from lamina_runtime import (
+    _bridge,
+    _bridge_devices,
+    _bridge_dispatch,
+    _bridge_executables,
+    special_values,
+)
 from lamina_runtime import sharding as shardings
 from lamina_runtime.array import Array
 from lamina_runtime.eager import clear_programs
@@ -316,8 +322,9 @@ class JitFunction(Jitted):
         """C++ dispatch found no entry: run in Python, and say how C++ may repeat the call."""
         self.dispatch_misses += 1
         outs, call, leaves = self._call(args, kwargs)
-        if call is None or call.hi is not None:
-            # Hi values are lowered and raised by Python's path.
+        if call is None or call.hi is not None or call.executable.calls_host:
+            # Hi values are lowered and raised by Python's path; a host callback's failure is
+            # chained to its exception there (and the buffers it consumed marked).
             return outs, None, False
         return outs, self._fast_path(call, args, kwargs, leaves), False
 
@@ -413,12 +420,22 @@ _live_functions: Final[weakref.WeakSet[JitFunction]] = weakref.WeakSet()
 """Every `JitFunction` alive, so that `clear_caches` reaches their own caches."""
 
 
+def _jit_functions() -> list[JitFunction]:
+    """The live jitted functions, read while other threads may be making new ones (a WeakSet
+    changed during the copy raises: copy again)."""
+    while True:
+        try:
+            return list(_live_functions)
+        except RuntimeError:
+            continue
+
+
 def _forget_dispatch_entries() -> None:
     """The mesh in context changed: calls repeated by Python's and C++'s dispatch entries
     ran on the previous one (traces and compiled programs stay: they are keyed by it)."""
     for caches in list(_live_caches):
         caches.forget_dispatch_entries()
-    for function in list(_live_functions):
+    for function in _jit_functions():
         dispatcher = function.dispatcher
         if dispatcher is not None:
             dispatcher._clear_cache()
@@ -431,7 +448,7 @@ def clear_caches() -> None:
     """Empty the in-memory caches of traces and compiled programs, as `jax.clear_caches()`:
     every jitted function traces and compiles again on its next call. The persistent cache
     (on disk) keeps its entries."""
-    for function in list(_live_functions):
+    for function in _jit_functions():
         function.clear_cache()
     trace_caches.clear()
     clear_programs()
@@ -524,8 +541,21 @@ def _dispatching_jit(fun: Callable[..., Any], **options: Any) -> Any:
 def toplevel_dispatcher(fn: Callable[..., Any], static_argnames: tuple[str, ...]) -> Any:
     """How core runs its elementwise, reduction and product `jnp` functions outside any trace:
     as JAX does, each is a jitted function, one compiled program per argument signature and
-    static values, repeated by C++ dispatch."""
-    return JitFunction(fn, inline=True, static_argnames=static_argnames).new_dispatcher()
+    static values, repeated by C++ dispatch. XLA's error for a deleted or donated argument
+    (C++ runs it) becomes the one Python's path raises."""
+    dispatcher = JitFunction(fn, inline=True, static_argnames=static_argnames).new_dispatcher()
+
+    def run(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return dispatcher(*args, **kwargs)
+        except (ValueError, _bridge.JaxRuntimeError) as err:
+            leaves = _bridge_dispatch.dispatch_leaves((args, kwargs))
+            deleted = _bridge_executables.deleted_input(err, leaves)
+            if deleted is None:
+                raise
+            raise deleted from deleted.__cause__
+
+    return run
 
 
 def toplevel_jit(jitted: Jitted) -> Any:

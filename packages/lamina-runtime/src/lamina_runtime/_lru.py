@@ -9,7 +9,7 @@ in-process compilation caches (least recently used entries go first) and
 
 from __future__ import annotations
 
-import contextlib
+import threading
 from collections import OrderedDict
 from collections.abc import Hashable
 from typing import Final, Generic, TypeVar
@@ -35,38 +35,43 @@ class LRUCache(Generic[K, V]):
     """A mapping that keeps at most `jax_executable_cache_size` entries, dropping the least
     recently used (read or written) first. Identity is intended: it owns its entries.
 
-    Safe to share between threads for single operations (each is one step on an
-    `OrderedDict`, or tolerates a concurrent removal); callers needing more lock around it.
+    Safe to share between threads: every operation holds the cache's lock. `OrderedDict` is
+    not safe without it: a key's `__hash__` or `__eq__` in Python lets another thread run
+    mid-operation, and a concurrent change of the dict's order crashed the process
+    (a segmentation fault in `OrderedDict.__setitem__`, found by tests/test_threads.py).
     """
 
-    __slots__ = ("_data",)
+    __slots__ = ("_data", "_lock")
 
     def __init__(self) -> None:
         self._data: OrderedDict[K, V] = OrderedDict()
+        # Reentrant: a finalizer run by the garbage collector inside an operation may use the
+        # cache again on the same thread.
+        self._lock = threading.RLock()
 
     def get(self, key: K) -> V | None:
         """The entry for `key` (now the most recently used), or None."""
-        data = self._data
-        value = data.get(key)
-        if value is not None:
-            # Removed by another thread meanwhile: the value is still a valid answer.
-            with contextlib.suppress(KeyError):
+        with self._lock:
+            data = self._data
+            value = data.get(key)
+            if value is not None:
                 data.move_to_end(key)
-        return value
+            return value
 
     def __setitem__(self, key: K, value: V) -> None:
-        data = self._data
-        data[key] = value
-        data.move_to_end(key)
-        self._trim()
+        with self._lock:
+            self._data[key] = value
+            self._data.move_to_end(key)
+            self._trim()
 
     def setdefault(self, key: K, value: V) -> V:
         """The entry for `key`, stored as `value` if there was none."""
-        known = self.get(key)
-        if known is not None:
-            return known
-        self[key] = value
-        return value
+        with self._lock:
+            known = self.get(key)
+            if known is not None:
+                return known
+            self[key] = value
+            return value
 
     def _trim(self) -> None:
         limit = executable_cache_size.value
@@ -74,16 +79,15 @@ class LRUCache(Generic[K, V]):
             return
         data = self._data
         while len(data) > limit:
-            try:
-                data.popitem(last=False)
-            except KeyError:  # emptied by another thread
-                return
+            data.popitem(last=False)
 
     def clear(self) -> None:
-        self._data.clear()
+        with self._lock:
+            self._data.clear()
 
     def __len__(self) -> int:
         return len(self._data)
 
     def __contains__(self, key: object) -> bool:
-        return key in self._data
+        with self._lock:
+            return key in self._data

@@ -19,7 +19,7 @@ import numpy as np
 from lamina_core import dtypes
 from lamina_core.ir import NamedSharding, ShapedArray, explicit_spec
 from lamina_core.trace import ArrayMethods, register_value_type, typeof
-from lamina_runtime import _bridge, _bridge_devices, _bridge_dispatch
+from lamina_runtime import _bridge, _bridge_devices, _bridge_dispatch, _bridge_executables
 from lamina_runtime import sharding as shardings
 
 _CANONICAL_AVALS: dict[ShapedArray, ShapedArray] = {}
@@ -276,7 +276,14 @@ def _unpickle(host: np.ndarray, weak_type: bool) -> Array:
 
 def _host(array: Array) -> np.ndarray:
     """The host copy of an array; a key array's as a structured array over its data."""
-    host = np.asarray(array._buf)
+    try:
+        host = np.asarray(array._buf)
+    except RuntimeError:
+        # jaxlib's "deleted" error: say so if a failed call consumed the buffer.
+        deleted = _bridge_executables.deleted_argument([array._buf])
+        if deleted is None:
+            raise
+        raise deleted from deleted.__cause__
     if dtypes.extended(array.aval.dtype) is None:
         return host
     return np.ascontiguousarray(host).view(array.aval.dtype).reshape(array.aval.shape)

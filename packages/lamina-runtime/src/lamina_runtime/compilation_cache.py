@@ -29,10 +29,12 @@ an object (the `Runtime` owns one), never module state.
 from __future__ import annotations
 
 import contextlib
+import glob
 import hashlib
 import logging
 import math
 import os
+import secrets
 import stat as stat_module
 import struct
 import sys
@@ -372,14 +374,18 @@ class CompilationCache:
     def _write_atomically(self, path: Path, data: bytes) -> None:
         # Same directory, so the rename is atomic. No fsync: a crash can leave a short file
         # only where the checksum catches it, and compiling again is the whole penalty.
-        fd, tmp = tempfile.mkstemp(dir=self.root, prefix=f".{path.stem[:32]}-", suffix=TEMP_SUFFIX)
+        # A random part in the prefix names this write's temporary file before it exists: a
+        # KeyboardInterrupt inside `mkstemp`, after it made the file, cannot leave it behind.
+        prefix = f".{path.stem[:32]}-{secrets.token_hex(4)}-"
         try:
+            fd, tmp = tempfile.mkstemp(dir=self.root, prefix=prefix, suffix=TEMP_SUFFIX)
             with os.fdopen(fd, "wb") as f:
                 f.write(data)
             os.replace(tmp, path)
         except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
+            for leftover in self.root.glob(f"{glob.escape(prefix)}*{TEMP_SUFFIX}"):
+                with contextlib.suppress(OSError):
+                    leftover.unlink()
             raise
 
     def _touch(self, path: Path) -> None:

@@ -27,7 +27,7 @@ from lamina_core.ir import (
     physical_aval,
 )
 from lamina_mlir import LoweredModule, tokens_made_inside
-from lamina_runtime import _bridge_devices, _bridge_executables
+from lamina_runtime import _bridge_devices, _bridge_executables, failures
 from lamina_runtime import sharding as shardings
 from lamina_runtime._lru import LRUCache
 from lamina_runtime.array import Array, place, to_buffer
@@ -108,6 +108,8 @@ class Executable:
     """On a mesh: where each parameter (const args first) must be, as jax shardings."""
     out_shardings: tuple[shardings.Sharding, ...] = ()
     """On a mesh: where each output is, as JAX reports it."""
+    calls_host: bool = False
+    """Whether it calls Python functions (host callbacks), whose failures Python reports."""
 
     def __post_init__(self) -> None:
         if self.mesh is None:
@@ -240,8 +242,10 @@ class Runtime:
             # text calls other functions, so it is compiled anew and cached nowhere (as JAX).
             code = lowered.as_bytecode()
             with lowered.context:
+                # Recorded: XLA reports only the text of what a callback raised.
+                callbacks = [failures.recording(c) for c in lowered.host_callbacks]
                 loaded = _bridge_executables.compile(
-                    code, devices, options, lowered.host_callbacks, lowered.module
+                    code, devices, options, callbacks, lowered.module
                 )
             known = (loaded, None)
             with self._lock:
@@ -269,6 +273,7 @@ class Runtime:
             options,
             serialized,
             mesh=mesh,
+            calls_host=bool(lowered.host_callbacks),
             **placed,
         )
 

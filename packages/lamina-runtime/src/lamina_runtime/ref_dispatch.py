@@ -80,14 +80,24 @@ class RefEntry:
                 bufs.append(to_buffer(x, executable.in_avals[i], executable.device))
         outs = self._run(bufs)
         n_out = self._n_out
-        wrap = Array._wrap
         avals = self._out_avals
-        for ref, buf, aval in zip(refs, outs[n_out:], avals[n_out:], strict=True):
-            ref._value = wrap(buf, aval)
+        try:
+            _give(refs, outs[n_out:], avals[n_out:])
+        except BaseException:  # a KeyboardInterrupt midway: as in `_store_results`
+            _give(refs, outs[n_out:], avals[n_out:])
+            raise
         if not n_out and self._returns_none:
             return None
+        wrap = Array._wrap
         results = [wrap(o, a) for o, a in zip(outs[:n_out], avals[:n_out], strict=True)]
         return tree_util.tree_unflatten(call.out_tree, results)
+
+
+def _give(refs: Sequence[Ref], bufs: Sequence[Any], avals: Sequence[ShapedArray]) -> None:
+    """Each Ref takes its final value, the call's output aliased with its buffer."""
+    wrap = Array._wrap
+    for ref, buf, aval in zip(refs, bufs, avals, strict=True):
+        ref._value = wrap(buf, aval)
 
 
 def ref_arguments(call: CompiledCall, leaves: Sequence[Any]) -> list[Ref] | None:
@@ -129,6 +139,18 @@ def _flatten_results(node: RefResults) -> tuple[tuple[Any, ...], _Stores]:
 
 def _store_results(stores: _Stores, children: Sequence[Any]) -> Any:
     # Called by C++ dispatch once per call, with the Refs' final device arrays (hot path).
+    try:
+        _store(stores, children)
+    except BaseException:
+        # A KeyboardInterrupt midway: the Refs' buffers went to the call, so they take its
+        # results before it propagates (else they would hold deleted buffers). An interrupt
+        # as this function starts still loses them, as JAX's write-back does.
+        _store(stores, children)
+        raise
+    return children[0]
+
+
+def _store(stores: _Stores, children: Sequence[Any]) -> None:
     i = 1
     for held, aval in stores:
         array = _new_array(Array)
@@ -138,7 +160,6 @@ def _store_results(stores: _Stores, children: Sequence[Any]) -> Any:
         if ref is not None:
             ref._value = array
         i += 1
-    return children[0]
 
 
 _new_array: Final = object.__new__

@@ -9,6 +9,7 @@ equal bodies share one compiled program.
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from collections.abc import Hashable, Mapping
 from typing import Any, Final
@@ -67,16 +68,23 @@ time cost more than running it."""
 _KNOWN_MAX: Final = 4096
 
 
+_KNOWN_LOCK: Final = threading.RLock()
+"""Threads share `_KNOWN`: an `OrderedDict` changed by two at once can crash the process (a
+collection run mid-operation may switch threads); see `LRUCache`."""
+
+
 def jaxpr_key(jaxpr: Jaxpr) -> Hashable:
     """The structure of `jaxpr`: two jaxprs with equal keys compute the same function."""
-    known = _KNOWN.get(id(jaxpr))
-    if known is not None and known[0] is jaxpr:
-        _KNOWN.move_to_end(id(jaxpr))
-        return known[1]
+    with _KNOWN_LOCK:
+        known = _KNOWN.get(id(jaxpr))
+        if known is not None and known[0] is jaxpr:
+            _KNOWN.move_to_end(id(jaxpr))
+            return known[1]
     key = _structure(jaxpr)
-    _KNOWN[id(jaxpr)] = (jaxpr, key)
-    if len(_KNOWN) > _KNOWN_MAX:
-        _KNOWN.popitem(last=False)
+    with _KNOWN_LOCK:
+        _KNOWN[id(jaxpr)] = (jaxpr, key)
+        if len(_KNOWN) > _KNOWN_MAX:
+            _KNOWN.popitem(last=False)
     return key
 
 

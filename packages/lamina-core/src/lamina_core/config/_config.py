@@ -197,13 +197,16 @@ class Config:
         for name, value in overrides.items():
             self._check(name, value)
         self.touched.update(overrides)
-        token = self._scoped.set(MappingProxyType({**self._scoped.get(), **overrides}))
-        self._version += 1
+        # Restores what it read, not a token: an interrupt as `set` returns would lose the
+        # token and keep the scope's options for good (tests/test_interrupts.py).
+        previous = self._scoped.get()
         try:
+            self._scoped.set(MappingProxyType({**previous, **overrides}))
+            self._version += 1
             with dispatch_context.local_scope():
                 yield
         finally:
-            self._scoped.reset(token)
+            self._scoped.set(previous)
             self._version += 1
 
     def __getattr__(self, name: str) -> Any:
@@ -249,11 +252,12 @@ def replaying_equations() -> Iterator[None]:
     is not shared with what user code traced outside, so it prints as a separate jaxpr.
     Lamina has no meshes; this flag in `trace_context` stands for that difference.
     """
-    token = _replaying.set(True)
+    previous = _replaying.get()
     try:
+        _replaying.set(True)  # inside: an interrupt as it returns must not keep it set
         yield
     finally:
-        _replaying.reset(token)
+        _replaying.set(previous)
 
 
 config: Final = Config()

@@ -24,6 +24,8 @@ class ContextStore(Protocol):
 
     def set_global(self, value: Any) -> None: ...
 
+    def get_local(self) -> Any: ...
+
     def swap_local(self, value: Any) -> Any: ...
 
 
@@ -52,8 +54,13 @@ def local_scope() -> Iterator[None]:
         yield
         return
     value = next(_fresh)
-    previous = [store.swap_local(value) for store in _stores]
+    # Read before the swap, not returned by it: a KeyboardInterrupt as `swap_local` returns
+    # would lose the value to restore, and leave this thread's C++ dispatch finding the
+    # entries made inside this scope after it (the wrong dtypes, after an x64 scope).
+    previous = [store.get_local() for store in _stores]
     try:
+        for store in _stores:
+            store.swap_local(value)
         yield
     finally:
         for store, old in zip(_stores, previous, strict=True):

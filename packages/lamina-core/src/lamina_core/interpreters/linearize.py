@@ -97,12 +97,13 @@ class LinearizeTrace(PrimalTangentTrace):
             parent = self.parent
             assert parent is not None
             nonzeros = [type(t) is not Zero for t in tangents]
-            mode = _for_vjp.set(self.for_vjp)
+            mode = _for_vjp.get()
             try:
+                _for_vjp.set(self.for_vjp)  # inside: an interrupt as it returns resets it
                 with running_under(parent):
                     primal_out, _, residuals, linearized = rule(nonzeros, *primals, **params)
             finally:
-                _for_vjp.reset(mode)
+                _for_vjp.set(mode)
             with running_under(self.tangent_trace):
                 return primal_out, linearized(residuals, *tangents)
         finally:

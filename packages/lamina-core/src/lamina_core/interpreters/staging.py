@@ -56,11 +56,12 @@ _compile_time_eval: ContextVar[bool] = ContextVar("lamina_compile_time_eval", de
 def ensure_compile_time_eval() -> Iterator[None]:
     """Inside the block, a primitive applied to values that are not tracers is evaluated right
     away, even while a function is being staged (`jax.ensure_compile_time_eval`)."""
-    token = _compile_time_eval.set(True)
+    previous = _compile_time_eval.get()
     try:
+        _compile_time_eval.set(True)  # inside: an interrupt as it returns must not keep it set
         yield
     finally:
-        _compile_time_eval.reset(token)
+        _compile_time_eval.set(previous)
 
 
 class StagingTracer(Tracer):

@@ -87,7 +87,12 @@ def fix_source_info(info: SourceInfo | None) -> Token[SourceInfo | None]:
     Transformations use it so the equations one rule stages all carry the source info of the
     equation (or user line) they come from, without walking the stack for each.
     """
-    return _fixed.set(info)
+    previous = _fixed.get()
+    try:
+        return _fixed.set(info)
+    except BaseException:  # a KeyboardInterrupt as `set` returned: the caller has no token
+        _fixed.set(previous)
+        raise
 
 
 def unfix_source_info(token: Token[SourceInfo | None]) -> None:

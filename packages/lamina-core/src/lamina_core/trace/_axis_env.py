@@ -30,11 +30,12 @@ _axis_env: ContextVar[tuple[AxisData, ...]] = ContextVar("lamina_axis_env", defa
 @contextlib.contextmanager
 def extend_axis_env(axis_data: AxisData) -> Iterator[None]:
     """Bind `axis_data.name` (if any) while a batched function runs, for collectives."""
-    token = _axis_env.set((*_axis_env.get(), axis_data))
+    outer = _axis_env.get()
     try:
+        _axis_env.set((*outer, axis_data))  # inside: an interrupt as it returns unbinds it
         yield
     finally:
-        _axis_env.reset(token)
+        _axis_env.set(outer)
 
 
 def axis_frame(name: Any) -> AxisData:

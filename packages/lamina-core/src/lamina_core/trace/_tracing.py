@@ -233,14 +233,21 @@ current_trace = _current_trace.get
 install_current_trace(current_trace)
 
 
+# Every scope below restores the trace it read before setting one, not a token: a
+# KeyboardInterrupt raised as `set` returns would keep its token from being stored, and leave
+# the trace current for good (every later call staged into it). Found by
+# packages/lamina/tests/test_interrupts.py.
+
+
 @contextlib.contextmanager
 def set_current_trace(trace: Trace) -> Iterator[Trace]:
-    token = _current_trace.set(trace)
+    previous = _current_trace.get()
     try:
+        _current_trace.set(trace)
         with dispatch_context.local_scope():
             yield trace
     finally:
-        _current_trace.reset(token)
+        _current_trace.set(previous)
 
 
 def bind_with_trace(
@@ -251,21 +258,23 @@ def bind_with_trace(
     For interpreters handing work to their parent trace: the parent was current when the
     interpreter's scope opened, so no new dispatch context is needed (see `dispatch_context`).
     """
-    token = _current_trace.set(trace)
+    previous = _current_trace.get()
     try:
+        _current_trace.set(trace)
         return trace.process_primitive(prim, args, params)
     finally:
-        _current_trace.reset(token)
+        _current_trace.set(previous)
 
 
 @contextlib.contextmanager
 def running_under(trace: Trace) -> Iterator[Trace]:
     """Make `trace` current for a rule of an interpreter opened inside it (no new context)."""
-    token = _current_trace.set(trace)
+    previous = _current_trace.get()
     try:
+        _current_trace.set(trace)
         yield trace
     finally:
-        _current_trace.reset(token)
+        _current_trace.set(previous)
 
 
 _ERROR_PAGE: Final = "https://docs.jax.dev/en/latest/errors.html"
