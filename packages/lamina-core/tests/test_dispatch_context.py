@@ -56,3 +56,46 @@ def test_updates_scopes_and_traces_each_get_a_fresh_value() -> None:
         assert len({after_update, scope, trace}) == 3 and scope_again == scope
     finally:
         dispatch_context._stores.remove(store)
+
+
+def test_equal_configuration_scopes_are_one_context_and_traces_stay_apart() -> None:
+    store = Store()
+    dispatch_context.register_context_store(store)
+    try:
+
+        def scoped_value(**overrides: Any) -> Any:
+            with config(**overrides):
+                return store.value
+
+        first, again = scoped_value(jax_enable_x64=True), scoped_value(jax_enable_x64=True)
+        assert first == again  # a loop of equal scopes does not make a context per scope
+        assert scoped_value(jax_enable_x64=False) != first
+        assert scoped_value(jax_enable_x64=True, jax_debug_nans=True) != first
+
+        inside_trace: list[Any] = []
+
+        def record(x: Any) -> Any:
+            inside_trace.append(scoped_value(jax_enable_x64=True))
+            return x
+
+        make_jaxpr(record)(1.0)
+        make_jaxpr(record)(1.0)
+        # Under a trace, the same scope is another context: a jitted call there must be staged,
+        # never answered by an entry made outside; and each trace is a context of its own.
+        assert first not in inside_trace and inside_trace[0] != inside_trace[1]
+
+        config.update("jax_debug_infs", config.jax_debug_infs)
+        assert scoped_value(jax_enable_x64=True) != first  # options changed in between
+    finally:
+        dispatch_context._stores.remove(store)
+
+
+def test_equal_configuration_scopes_have_equal_tokens() -> None:
+    with config(jax_enable_x64=True):
+        token = config.token()
+    with config(jax_enable_x64=True):
+        assert config.token() == token
+        with config(jax_enable_x64=True):
+            assert config.token() == token  # the same options in effect
+    with config(jax_enable_x64=False):
+        assert config.token() != token

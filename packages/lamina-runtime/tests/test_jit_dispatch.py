@@ -135,6 +135,20 @@ def test_configuration_changes_are_seen() -> None:
     assert f(x).dtype == np.int32
 
 
+def test_a_loop_of_equal_configuration_scopes_repeats_its_calls() -> None:
+    # Each scope used to be a new context: an entry in C++ and in Python per iteration.
+    f = lr.jit(lambda x: x * 2)
+    x = np.arange(3)
+    for _ in range(20):
+        with config(jax_enable_x64=True):
+            assert f(x).dtype == np.int64
+        assert f(x).dtype == np.int32
+    # Inside the scope, C++ converts NumPy inputs by JAX's x64 flag, not Lamina's: Python
+    # repeats those calls, from one entry.
+    jitted = lr.jit_function_of(f)
+    assert jitted is not None and len(jitted._fast) == 2 and f._cache_size() == 2
+
+
 def test_a_scope_in_another_thread_does_not_leak() -> None:
     f = lr.jit(lambda x: x + 1)
     x = np.arange(3)

@@ -4,12 +4,10 @@
 re-exports the layers' public names; it holds no logic of its own.
 """
 
-from __future__ import annotations
-
 import gc as _gc
 import importlib as _importlib
+import typing as _typing
 from types import ModuleType as _ModuleType
-from typing import TYPE_CHECKING
 
 # Importing Lamina (and the JAX runtime under it) allocates a few hundred thousand objects;
 # the cyclic collector would walk that growing heap several times over for nothing (measured:
@@ -24,10 +22,12 @@ finally:
     if _collecting:
         _gc.enable()
 
-if TYPE_CHECKING:
+if _typing.TYPE_CHECKING:
+    from lamina import example_libraries as example_libraries
+    from lamina import flatten_util as flatten_util
     from lamina import scipy as scipy
 
-_LAZY_SUBMODULES = frozenset({"scipy"})
+_LAZY_SUBMODULES = frozenset({"example_libraries", "flatten_util", "scipy"})
 """Imported on first use: most programs never touch them, and they cost start-up time."""
 
 __all__ = sorted([*_eager_names, *_LAZY_SUBMODULES])

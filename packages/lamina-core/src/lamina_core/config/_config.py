@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from types import MappingProxyType, TracebackType
-from typing import Any, Final, Generic, Protocol, TypeVar
+from typing import Any, Final, Generic, NamedTuple, Protocol, TypeVar
 
 from lamina_core.config import _dispatch_context as dispatch_context
 
@@ -98,17 +98,36 @@ class Option(Generic[T]):
         return f"LAMINA_{bare}", f"JAX_{bare}"
 
 
+class _Scope(NamedTuple):
+    """The options a `with config(...)` block sets, and a key equal for equal settings."""
+
+    values: Mapping[str, Any]
+    key: Hashable
+
+
+def _content_key(values: Mapping[str, Any]) -> Hashable:
+    key = frozenset(values.items())
+    try:
+        hash(key)
+    except TypeError:  # an unhashable option value: this scope's own key, equal to no other
+        return object()
+    return key
+
+
+_NO_OVERRIDES: Final = _Scope(MappingProxyType({}), frozenset())
+
+
 class Config:
     """The set of options and their values. `lamina.config` is the process's instance."""
 
     def __init__(self) -> None:
         self._options: dict[str, Option[Any]] = {}
         self._values: dict[str, Any] = {}
-        self._scoped: ContextVar[Mapping[str, Any]] = ContextVar(
-            f"lamina_config_{id(self)}", default=MappingProxyType({})
+        self._scoped: ContextVar[_Scope] = ContextVar(
+            f"lamina_config_{id(self)}", default=_NO_OVERRIDES
         )
         self._version = 0
-        """Bumped by every update and scope change: caches compare `token()`s, not values."""
+        """Bumped by every `update`: caches compare `token()`s, not values."""
         self.touched: set[str] = set()
         """Options that may not have their default value somewhere (set by `update`, a scope
         or the environment): a hot path asks this set before reading a rarely used option."""
@@ -144,7 +163,7 @@ class Config:
             raise AttributeError(f"unknown configuration option {name!r}; known: {known}") from None
 
     def _read(self, option: Option[T]) -> T:
-        scoped = self._scoped.get()
+        scoped = self._scoped.get().values
         if option.name in scoped:
             value: T = scoped[option.name]
             return value
@@ -184,12 +203,14 @@ class Config:
         self._version += 1
         dispatch_context.changed_globally()
 
-    def token(self) -> tuple[int, int]:
+    def token(self) -> tuple[int, Hashable]:
         """A cheap value that changes whenever the options in effect here may have changed.
 
-        Hot paths (the jit dispatch cache) key on it instead of reading every option.
+        Hot paths (the jit dispatch cache) key on it instead of reading every option. Scopes
+        overriding the same options with the same values have equal tokens, so a loop opening
+        `with enable_x64():` finds its earlier entries instead of adding one per scope.
         """
-        return (self._version, id(self._scoped.get()))
+        return (self._version, self._scoped.get().key)
 
     @contextlib.contextmanager
     def __call__(self, **overrides: Any) -> Iterator[None]:
@@ -201,13 +222,12 @@ class Config:
         # token and keep the scope's options for good (tests/test_interrupts.py).
         previous = self._scoped.get()
         try:
-            self._scoped.set(MappingProxyType({**previous, **overrides}))
-            self._version += 1
-            with dispatch_context.local_scope():
+            values = MappingProxyType({**previous.values, **overrides})
+            self._scoped.set(_Scope(values, _content_key(values)))
+            with dispatch_context.local_scope(self.token()):
                 yield
         finally:
             self._scoped.set(previous)
-            self._version += 1
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_"):

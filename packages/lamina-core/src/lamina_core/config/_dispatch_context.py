@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
 from typing import Any, Protocol
 
 
@@ -48,19 +48,25 @@ def changed_globally() -> None:
 
 
 @contextlib.contextmanager
-def local_scope() -> Iterator[None]:
-    """A context of this thread's own for the duration of the block (scopes nest)."""
+def local_scope(key: Hashable | None = None) -> Iterator[None]:
+    """A context of this thread's own for the duration of the block (scopes nest).
+
+    Without a `key` the context is new, equal to no other (a trace scope: what runs inside
+    must not find what ran outside). With one, it is the enclosing context refined by `key`:
+    a configuration scope setting the same options inside the same context is the same context
+    again, so C++ finds the entries it made the last time instead of adding new ones.
+    """
     if not _stores:
         yield
         return
-    value = next(_fresh)
     # Read before the swap, not returned by it: a KeyboardInterrupt as `swap_local` returns
     # would lose the value to restore, and leave this thread's C++ dispatch finding the
     # entries made inside this scope after it (the wrong dtypes, after an x64 scope).
     previous = [store.get_local() for store in _stores]
+    fresh = next(_fresh) if key is None else None
     try:
-        for store in _stores:
-            store.swap_local(value)
+        for store, outer in zip(_stores, previous, strict=True):
+            store.swap_local(fresh if key is None else (outer, key))
         yield
     finally:
         for store, old in zip(_stores, previous, strict=True):
