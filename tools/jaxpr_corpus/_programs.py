@@ -2,15 +2,13 @@
 
 A `Program` names where it comes from (corpus, table, case, transformation) and traces
 itself when asked, so that gathering a corpus costs only importing its test modules. The
-tables stay in the test files that own them; `load_test_module` imports a test file by path, as
-those files import their siblings (pytest's importlib mode puts no test folder on
-`sys.path`).
+tables stay in the test files that own them; `load_test_module` imports a test file by path
+with the loader those files import their siblings with (`lamina_core.testing`: pytest's
+importlib mode puts no test folder on `sys.path`).
 """
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import ModuleType
@@ -20,7 +18,8 @@ import numpy as np
 
 import lamina_core as lc
 from lamina_core.ir import dtypes
-from lamina_core.testing import transforms
+from lamina_core.testing import load_module, transforms
+from lamina_core.testing import load_test_module as _load_test_module
 from lamina_core.tree import tree_util
 from tools.workspace import PACKAGES_DIR
 
@@ -67,36 +66,18 @@ def traced(
     return Traced(closed, tree_util.tree_leaves(tuple(args)))
 
 
-_modules: dict[str, ModuleType] = {}
-
-
 def load_test_module(dist: str, name: str) -> ModuleType:
     """`packages/<dist>/tests/<name>.py`, imported once. A module-level `pytest.skip` (the
     multi-device tests' guard) becomes `NeedsDevices`."""
-    key = f"_jaxpr_corpus_{dist.replace('-', '_')}_{name}"
-    if key in _modules:
-        return _modules[key]
-    if dist == "lamina-core" and SHARD_MAP_HARNESS not in sys.modules:
-        _load_as(dist, "shard_map_harness", SHARD_MAP_HARNESS)
-    module = _load_as(dist, name, key)
-    _modules[key] = module
-    return module
-
-
-def _load_as(dist: str, name: str, key: str) -> ModuleType:
-    path = PACKAGES_DIR / dist / "tests" / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(key, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[key] = module  # dataclasses look their module up there
+    tests = PACKAGES_DIR / dist / "tests"
+    if dist == "lamina-core":  # as its conftest does, which only pytest runs
+        load_module(tests / "shard_map_harness.py", SHARD_MAP_HARNESS)
     try:
-        spec.loader.exec_module(module)
+        return _load_test_module(tests, name)
     except BaseException as e:
-        del sys.modules[key]
         if type(e).__name__ == "Skipped":  # pytest.skip(allow_module_level=True)
             raise NeedsDevices(f"{dist}/tests/{name}.py: {e}") from None
         raise
-    return module
 
 
 # --- transformations, built as the tests build them ---------------------------------------

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import io
-import itertools
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,44 +18,12 @@ import lamina
 import lamina._cli
 import lamina.numpy as jnp
 from lamina._cli import cli, main, parse_arg_specs, progress
+from lamina_core.testing import load_test_module
 
-MODEL = """
-import numpy as np
-import lamina
-import lamina._cli
-import lamina.numpy as jnp
-
-W = np.linspace(-1, 1, 64, dtype=np.float32).reshape(8, 8)
-
-def predict(x, b):
-    return jnp.tanh(x @ W) + b
-
-def pair(x):
-    return {"double": x * 2, "parts": (x.sum(), x.max())}
-
-@lamina.jit
-def already_jitted(x):
-    return x + 1.0
-
-NOT_A_FUNCTION = 3
-"""
-_names = itertools.count()
-
-W = np.linspace(-1, 1, 64, dtype=np.float32).reshape(8, 8)
-
-
-def invoke(*args: str, code: int = 0) -> Result:
-    result = CliRunner().invoke(cli, list(args), catch_exceptions=False)
-    assert result.exit_code == code, result.output
-    return result
-
-
-@pytest.fixture
-def model(tmp_path: Path) -> str:
-    """A model file under a fresh module name; returns `path/to/model.py`."""
-    path = tmp_path / f"cli_model_{next(_names)}.py"
-    path.write_text(MODEL)
-    return str(path)
+harness = load_test_module(Path(__file__).parent, "cli_harness")
+invoke: Callable[..., Result] = harness.invoke
+model = harness.model  # the fixture
+W: np.ndarray = harness.W
 
 
 @pytest.mark.parametrize(
@@ -125,11 +93,9 @@ def test_jaxpr_prints_what_make_jaxpr_prints(model: str) -> None:
     )
 
 
-def test_importable_module_names_work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    name = f"cli_model_{next(_names)}"
-    (tmp_path / f"{name}.py").write_text(MODEL)
-    monkeypatch.chdir(tmp_path)
-    out = invoke("jaxpr", f"{name}:predict", "--args", "f32[2,8],f32[8]").output
+def test_importable_module_names_work(model: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(Path(model).parent)
+    out = invoke("jaxpr", f"{Path(model).stem}:predict", "--args", "f32[2,8],f32[8]").output
     assert "tanh" in out and "a:f32[2,8] b:f32[8]" in out
 
 

@@ -2,41 +2,26 @@
 
 from __future__ import annotations
 
-import itertools
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import ml_dtypes
 import numpy as np
 import pytest
-from click.testing import CliRunner, Result
+from click.testing import Result
 
 import lamina
 import lamina.numpy as jnp
 from lamina import jaxpr_io
-from lamina._cli import cli
 from lamina_core import ClosedJaxpr
+from lamina_core.testing import load_test_module
 
-MODEL = """
-import ml_dtypes
-import numpy as np
-import lamina.numpy as jnp
-
-W = np.linspace(-1, 1, 64, dtype=np.float32).reshape(8, 8)
-H = np.arange(4, dtype=ml_dtypes.bfloat16)
-
-def predict(x, b):
-    return jnp.tanh(x @ W) + b
-
-def pair(x):
-    return {"double": x * 2, "parts": (x.sum(), x.max())}
-
-def half(x):
-    return x * H
-"""
-W = np.linspace(-1, 1, 64, dtype=np.float32).reshape(8, 8)
+harness = load_test_module(Path(__file__).parent, "cli_harness")
+invoke: Callable[..., Result] = harness.invoke
+model = harness.model  # the fixture
+W: np.ndarray = harness.W
 PREDICT_ARGS = "f32[2,8],f32[8]"
-_names = itertools.count()
 
 
 def predict(x: Any, b: Any) -> Any:
@@ -53,19 +38,6 @@ def predict_jaxpr() -> ClosedJaxpr:
 def as_file(text: str) -> str:
     """`text` as the CLI writes it: ending in one newline."""
     return text.rstrip("\n") + "\n"
-
-
-def invoke(*args: str, code: int = 0) -> Result:
-    result = CliRunner().invoke(cli, list(args), catch_exceptions=False)
-    assert result.exit_code == code, result.output
-    return result
-
-
-@pytest.fixture
-def model(tmp_path: Path) -> str:
-    path = tmp_path / f"cli_programs_model_{next(_names)}.py"
-    path.write_text(MODEL)
-    return str(path)
 
 
 @pytest.fixture

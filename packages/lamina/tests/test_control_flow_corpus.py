@@ -19,9 +19,7 @@ modules of printed classes normalised.
 from __future__ import annotations
 
 import functools
-import importlib.util
 import re
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
@@ -33,23 +31,11 @@ import pytest
 from jax._src import config as jax_config
 
 import lamina
+from lamina_core.testing import load_test_module
 
 pytestmark = pytest.mark.oracle
 
-
-def _sibling(name: str) -> ModuleType:
-    """A module of this folder, by path (pytest imports test files in importlib mode)."""
-    spec = importlib.util.spec_from_file_location(
-        f"_cf_corpus_{name}", Path(__file__).with_name(f"{name}.py")
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
-
-
-corpus = _sibling("control_flow_programs")
+corpus = load_test_module(Path(__file__).parent, "control_flow_programs")
 PROGRAMS: list[Any] = corpus.PROGRAMS
 ERRORS: list[Any] = corpus.ERRORS
 BATCH = 3

@@ -32,16 +32,11 @@ from typing import IO, Any
 
 import pytest
 
+from lamina_core.testing import load_test_module
+
 CHILD = Path(__file__).with_name("interrupt_child.py")
-PHASES = (
-    "tracing",
-    "lowering",
-    "compilation",
-    "persistent cache write",
-    "persistent cache read",
-    "execution",
-    "Ref update",
-)
+PHASES: tuple[str, ...] = load_test_module(CHILD.parent, "interrupt_child").PHASES
+"""The phases of the child's work, as its reports name them."""
 LINE_TIMEOUT = 120.0
 """Seconds to wait for the child's next line (its start, or a check after an interrupt)."""
 REPORT_TIMEOUT = 20.0

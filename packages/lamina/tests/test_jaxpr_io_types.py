@@ -11,13 +11,10 @@ under `jit`; malformed forms give located errors.
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -41,28 +38,11 @@ from lamina_core.ir import (
     set_mesh,
     to_json,
 )
-from lamina_core.testing import reference_evaluator
+from lamina_core.testing import load_test_module, reference_evaluator, skip_without_devices
 
-if len(lamina.devices()) < 8:
-    pytest.skip(
-        "needs 8 devices (XLA_FLAGS=--xla_force_host_platform_device_count=8)",
-        allow_module_level=True,
-    )
+skip_without_devices(8, len(lamina.devices()))
 
-
-def _sibling(name: str) -> ModuleType:
-    """A module of this folder, by path (pytest imports test files in importlib mode)."""
-    spec = importlib.util.spec_from_file_location(
-        f"_jaxpr_io_types_{name}", Path(__file__).with_name(f"{name}.py")
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
-
-
-corpus = _sibling("sharded_programs")
+corpus = load_test_module(Path(__file__).parent, "sharded_programs")
 SIDE = corpus.Side(lamina, jnp, lax, PartitionSpec, NamedSharding, Mesh)
 
 

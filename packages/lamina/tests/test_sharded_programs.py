@@ -11,11 +11,8 @@ can deadlock XLA:CPU on few cores.
 from __future__ import annotations
 
 import functools
-import importlib.util
 import re
-import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -25,32 +22,16 @@ import lamina
 import lamina.numpy as lnp
 from lamina import lax as llax
 from lamina.sharding import Mesh, NamedSharding, PartitionSpec
+from lamina_core.testing import load_test_module, skip_without_devices
 
 jax = pytest.importorskip("jax")
 import jax.numpy as jnp  # noqa: E402
 
 pytestmark = pytest.mark.oracle
 
-if len(lamina.devices()) < 8 or jax.device_count() < 8:
-    pytest.skip(
-        "needs 8 devices (XLA_FLAGS=--xla_force_host_platform_device_count=8)",
-        allow_module_level=True,
-    )
+skip_without_devices(8, len(lamina.devices()), jax.device_count())
 
-
-def _sibling(name: str) -> ModuleType:
-    """A module of this folder, by path (pytest imports test files in importlib mode)."""
-    spec = importlib.util.spec_from_file_location(
-        f"_sharded_corpus_{name}", Path(__file__).with_name(f"{name}.py")
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
-
-
-corpus = _sibling("sharded_programs")
+corpus = load_test_module(Path(__file__).parent, "sharded_programs")
 PROGRAMS: dict[str, Any] = corpus.PROGRAMS
 LAMINA = corpus.Side(lamina, lnp, llax, PartitionSpec, NamedSharding, Mesh)
 JAX = corpus.Side(

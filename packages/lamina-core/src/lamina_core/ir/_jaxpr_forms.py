@@ -23,7 +23,7 @@ from lamina_core.ir._jaxpr_lex import JaxprSyntaxError, Token
 from lamina_core.ir._literals import typed_scalar
 
 if TYPE_CHECKING:  # the parser is the caller; only its type is named here
-    from lamina_core.ir._jaxpr_io import _Parser
+    from lamina_core.ir._jaxpr_eqns import EqnReading
 
 
 class ReadEqn(NamedTuple):
@@ -41,7 +41,7 @@ class ReadEqn(NamedTuple):
 class EqnSource:
     """What an equation form's reader may ask of the text around the equation."""
 
-    def __init__(self, parser: _Parser, scope: dict[str, Var]) -> None:
+    def __init__(self, parser: EqnReading, scope: dict[str, Var]) -> None:
         self._parser = parser
         self._scope = scope
 
@@ -147,7 +147,7 @@ def custom_form(text: str, pos: int) -> str | None:
     return None
 
 
-def read_custom_eqn(p: _Parser, scope: dict[str, Var], first: Token, marker: str) -> JaxprEqn:
+def read_custom_eqn(p: EqnReading, scope: dict[str, Var], first: Token, marker: str) -> JaxprEqn:
     """The equation at the cursor, read by the reader of `marker`'s form."""
     text = _line(p.text, first.pos).rstrip()
     end = first.pos + len(text)

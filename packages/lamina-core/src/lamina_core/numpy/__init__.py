@@ -41,6 +41,7 @@ from lamina_core.numpy._creation import (
     eye as eye,
 )
 from lamina_core.numpy._cumulative import *  # noqa: F403
+from lamina_core.numpy._frompyfunc import *  # noqa: F403
 from lamina_core.numpy._functional import *  # noqa: F403
 from lamina_core.numpy._grids import *  # noqa: F403
 from lamina_core.numpy._histograms import *  # noqa: F403

@@ -26,6 +26,7 @@ from lamina_core.numpy._util import (
     Array,
     ArrayLike,
     DTypeLike,
+    check_arraylike_or_traced_hi,
     dtype_of,
     promote_args,
     promote_args_inexact,
@@ -35,25 +36,12 @@ from lamina_core.trace import (
     ConcretizationTypeError,
     Tracer,
     eager_value,
-    is_concrete_value,
     is_registered_value,
     pvary_like,
     typeof,
 )
 from lamina_core.transforms import Jitted
 from lamina_core.tree import tree_util as _tree_util
-
-
-def _check_arraylike(name: str, *args: Any) -> None:
-    for pos, arg in enumerate(args):
-        # A Python int too large for the default integer dtype is still a scalar, as in JAX:
-        # the error comes where its value is converted, naming the value.
-        if not isinstance(arg, (Tracer, int)) and (
-            isinstance(arg, (list, tuple)) or not is_concrete_value(arg)
-        ):
-            raise TypeError(
-                f"{name} requires ndarray or scalar arguments, got {type(arg)} at position {pos}."
-            )
 
 
 def _shape_arg(name: str, shape: Any, dtype: Any) -> tuple[int, ...]:
@@ -202,7 +190,7 @@ def full(shape: Any, fill_value: ArrayLike, dtype: DTypeLike | None = None) -> A
     """An array of `shape` filled with `fill_value` (broadcast if it is an array)."""
     if dtype is not None:
         dtype = _user_dtype(dtype)
-    _check_arraylike("full", fill_value)
+    check_arraylike_or_traced_hi("full", fill_value)
     if not _np.shape(fill_value):
         return _lax.full(_shape_arg("full", shape, None), fill_value, dtype)
     return _broadcast_to(asarray(fill_value, dtype), shape)
@@ -250,7 +238,7 @@ def _full_like(x: Any, fill_value: Any, dtype: Any, shape: Any) -> Array:
 
 def _like_arg(name: str, a: Any) -> None:
     if not (hasattr(a, "dtype") and hasattr(a, "shape")):
-        _check_arraylike(name, a)
+        check_arraylike_or_traced_hi(name, a)
 
 
 def zeros_like(a: ArrayLike, dtype: DTypeLike | None = None, shape: Any = None) -> Array:
@@ -276,9 +264,9 @@ def full_like(
 ) -> Array:
     """`fill_value` broadcast to the shape of `a`, in the dtype of `a`, unless given."""
     if hasattr(a, "dtype") and hasattr(a, "shape"):
-        _check_arraylike("full_like", 0, fill_value)
+        check_arraylike_or_traced_hi("full_like", 0, fill_value)
     else:
-        _check_arraylike("full_like", a, fill_value)
+        check_arraylike_or_traced_hi("full_like", a, fill_value)
     if shape is not None:
         shape = canonical_shape(shape)
     if not shape_of(fill_value):
@@ -317,7 +305,7 @@ def arange(
         dtype = _user_dtype(dtype)
     for arg in (start, stop, step):
         if arg is not None:
-            _check_arraylike("arange", arg)
+            check_arraylike_or_traced_hi("arange", arg)
     start_name = "stop" if stop is None and step is None else "start"
     start = _concrete(start, f"jnp.arange argument '{start_name}'")
     stop = _concrete(stop, "jnp.arange argument 'stop'")
@@ -390,7 +378,7 @@ def _linspace(
 ) -> Array | tuple[Array, Array]:
     if num < 0:
         raise ValueError(f"Number of samples, {num}, must be non-negative.")
-    _check_arraylike("linspace", start, stop)
+    check_arraylike_or_traced_hi("linspace", start, stop)
     dtype = _inexact(_dtypes.result_type(start, stop)) if dtype is None else _user_dtype(dtype)
     computation = _inexact(dtype)
     start = _convert_element_type(start, computation, False)
@@ -481,7 +469,7 @@ def eye(
     if isinstance(k, int) and not isinstance(k, bool):
         info = _np.iinfo(_np.int32)
         k = min(max(k, int(info.min)), int(info.max))
-    _check_arraylike("eye", k)
+    check_arraylike_or_traced_hi("eye", k)
     offset_dtype = _dtypes.dtype(k, canonicalize=True)
     if shape_of(k) != () or kind_of(offset_dtype) not in "iu":
         raise ValueError(f"k must be a scalar integer; got {k}")

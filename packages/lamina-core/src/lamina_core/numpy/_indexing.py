@@ -27,8 +27,14 @@ from lamina_core.numpy._index_parse import (
     wrap_negative,
 )
 from lamina_core.numpy._promote import broadcast_shapes, full_like
-from lamina_core.numpy._shape import check_arraylike, ravel
-from lamina_core.numpy._util import Array, ArrayLike, dtype_of, shape_of
+from lamina_core.numpy._shape import ravel
+from lamina_core.numpy._util import (
+    Array,
+    ArrayLike,
+    check_arraylike_or_traced_hi,
+    dtype_of,
+    shape_of,
+)
 from lamina_core.trace import Tracer, insert_pvary
 from lamina_core.transforms import Jitted
 
@@ -169,7 +175,7 @@ def _take_body(
 ) -> Array:
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.take is not supported.")
-    check_arraylike("take", a, indices)
+    check_arraylike_or_traced_hi("take", a, indices)
     if axis is None:
         a = ravel(a)
         axis_idx = 0
@@ -276,7 +282,7 @@ def _take_along_axis_body(
     *,
     wrap_negative_indices: bool | None = None,
 ) -> Array:
-    check_arraylike("take_along_axis", arr, indices)
+    check_arraylike_or_traced_hi("take_along_axis", arr, indices)
     a: Any = arr
     index_dtype = dtype_of(indices)
     idx_shape = shape_of(indices)

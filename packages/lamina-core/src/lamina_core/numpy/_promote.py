@@ -19,22 +19,9 @@ from lamina_core.lax import _convert_element_type, broadcast_in_dim
 from lamina_core.lax import checks as c
 from lamina_core.lax import convert as convert  # one conversion rule for lax's helpers and jnp's
 from lamina_core.lax import promote_dtypes_inexact as promote_dtypes_inexact
+from lamina_core.numpy._util import check_arraylike as check_arraylike
 from lamina_core.numpy._util import dtype_of, shape_of
-from lamina_core.trace import Tracer, is_concrete_value, typeof
-
-_PYTHON_SCALARS = frozenset({bool, int, float, complex})
-
-
-def check_arraylike(name: str, *args: Any) -> None:
-    for i, arg in enumerate(args):
-        if isinstance(arg, Tracer):
-            if not arg.aval.is_high:  # a hi value is no array, traced or not
-                continue
-        elif type(arg) in _PYTHON_SCALARS or (is_concrete_value(arg) and not isinstance(arg, str)):
-            continue  # a Python int is a scalar even past int64: what it becomes is checked later
-        raise TypeError(
-            f"{name} requires ndarray or scalar arguments, got {type(arg)} at position {i}."
-        )
+from lamina_core.trace import Tracer, typeof
 
 
 def asarray(x: Any) -> Any:

@@ -16,10 +16,9 @@ from lamina_core.numpy._shape import (
     _index_tuple,
     _ndim,
     _reshape,
-    check_arraylike,
     ravel,
 )
-from lamina_core.numpy._util import Array, ArrayLike, shape_of
+from lamina_core.numpy._util import Array, ArrayLike, check_arraylike_or_traced_hi, shape_of
 from lamina_core.trace import Tracer
 from lamina_core.transforms import Jitted
 
@@ -30,7 +29,7 @@ def roll(
     a: ArrayLike, shift: ArrayLike | Sequence[int], axis: int | Sequence[int] | None = None
 ) -> Array:
     """`a` rotated by `shift` along `axis` (the flattened array when None)."""
-    check_arraylike("roll", a)
+    check_arraylike_or_traced_hi("roll", a)
     if axis is None:
         return _reshape(roll(ravel(a), shift, 0), shape_of(a))
     ndim = _ndim(a)

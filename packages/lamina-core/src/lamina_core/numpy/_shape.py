@@ -19,24 +19,16 @@ from lamina_core import lax as _lax
 from lamina_core.lax import asarray as _lax_asarray
 from lamina_core.lax import canonical_shape
 from lamina_core.numpy._creation import _broadcast_shapes, _broadcast_to, array, asarray, full
-from lamina_core.numpy._util import Array, ArrayLike, DTypeLike, promote_dtypes, shape_of
-from lamina_core.trace import Tracer, is_concrete_value
+from lamina_core.numpy._util import (
+    Array,
+    ArrayLike,
+    DTypeLike,
+    check_arraylike_or_traced_hi,
+    promote_dtypes,
+    shape_of,
+)
+from lamina_core.trace import Tracer
 from lamina_core.transforms import Jitted
-
-
-def _is_arraylike(x: Any) -> bool:
-    if isinstance(x, Tracer) or type(x) in (bool, int, float, complex):
-        return True
-    return not isinstance(x, (list, tuple)) and is_concrete_value(x)
-
-
-def check_arraylike(name: str, *args: Any) -> None:
-    """Reject lists, tuples and other non-arrays as `jax.numpy` does."""
-    for pos, arg in enumerate(args):
-        if not _is_arraylike(arg):
-            raise TypeError(
-                f"{name} requires ndarray or scalar arguments, got {type(arg)} at position {pos}."
-            )
 
 
 def _canonicalize_axis(axis: Any, ndim: int, name: str) -> int:
@@ -109,7 +101,7 @@ def reshape(a: ArrayLike, shape: Any, order: str = "C", *, copy: bool | None = N
     Raises:
         TypeError: the sizes do not match, or more than one dimension is `-1`.
     """
-    check_arraylike("reshape", a)
+    check_arraylike_or_traced_hi("reshape", a)
     if isinstance(a, (_np.ndarray, _np.generic)):
         # jnp.reshape forwards to the argument's own method, so NumPy arrays stay NumPy.
         return a.reshape(shape, order=order)  # type: ignore[call-overload]  # NumPy's overloads
@@ -118,7 +110,7 @@ def reshape(a: ArrayLike, shape: Any, order: str = "C", *, copy: bool | None = N
 
 def ravel(a: ArrayLike, order: str = "C") -> Array:
     """`a` flattened to one dimension."""
-    check_arraylike("ravel", a)
+    check_arraylike_or_traced_hi("ravel", a)
     if order == "K":
         raise NotImplementedError("Ravel not implemented for order='K'.")
     return _reshape(a, (int(_np.prod(shape_of(a))),), order=order)
@@ -126,7 +118,7 @@ def ravel(a: ArrayLike, order: str = "C") -> Array:
 
 def squeeze(a: ArrayLike, axis: int | Sequence[int] | None = None) -> Array:
     """`a` without the given size-1 axes (all of them when `axis` is None)."""
-    check_arraylike("squeeze", a)
+    check_arraylike_or_traced_hi("squeeze", a)
     shape = shape_of(a)
     axes = tuple(i for i, d in enumerate(shape) if d == 1) if axis is None else _index_tuple(axis)
     return _lax.squeeze(a, axes)
@@ -134,7 +126,7 @@ def squeeze(a: ArrayLike, axis: int | Sequence[int] | None = None) -> Array:
 
 def expand_dims(a: ArrayLike, axis: int | Sequence[int]) -> Array:
     """`a` with size-1 axes inserted at `axis` (positions in the result)."""
-    check_arraylike("expand_dims", a)
+    check_arraylike_or_traced_hi("expand_dims", a)
     return _lax.expand_dims(a, _index_tuple(axis))
 
 
@@ -143,7 +135,7 @@ def expand_dims(a: ArrayLike, axis: int | Sequence[int]) -> Array:
 
 def transpose(a: ArrayLike, axes: Sequence[int] | None = None) -> Array:
     """`a` with its axes permuted by `axes` (reversed when None)."""
-    check_arraylike("transpose", a)
+    check_arraylike_or_traced_hi("transpose", a)
     ndim = _ndim(a)
     perm = list(range(ndim))[::-1] if axes is None else axes
     return _lax.transpose(a, [_canonicalize_axis(i, ndim, "jnp.transpose") for i in perm])
@@ -165,7 +157,7 @@ def _transpose_property(a: Array) -> Array:
 
 def swapaxes(a: ArrayLike, axis1: int, axis2: int) -> Array:
     """`a` with `axis1` and `axis2` exchanged."""
-    check_arraylike("swapaxes", a)
+    check_arraylike_or_traced_hi("swapaxes", a)
     perm = _np.arange(_ndim(a))
     perm[axis1], perm[axis2] = perm[axis2], perm[axis1]
     return _lax.transpose(a, list(perm))
@@ -173,7 +165,7 @@ def swapaxes(a: ArrayLike, axis1: int, axis2: int) -> Array:
 
 def moveaxis(a: ArrayLike, source: int | Sequence[int], destination: int | Sequence[int]) -> Array:
     """`a` with the axes `source` moved to positions `destination`, others kept in order."""
-    check_arraylike("moveaxis", a)
+    check_arraylike_or_traced_hi("moveaxis", a)
     ndim = _ndim(a)
     src = tuple(_canonicalize_axis(i, ndim, "jnp.moveaxis") for i in _index_tuple(source))
     dst = tuple(_canonicalize_axis(i, ndim, "jnp.moveaxis") for i in _index_tuple(destination))
@@ -195,19 +187,19 @@ def _flip(m: Array, axis: tuple[int, ...] | None = None) -> Array:
 
 def flip(m: ArrayLike, axis: int | Sequence[int] | None = None) -> Array:
     """`m` reversed along `axis` (every axis when None)."""
-    check_arraylike("flip", m)
+    check_arraylike_or_traced_hi("flip", m)
     return _flip(m, axis=None if axis is None else _index_tuple(axis))
 
 
 def fliplr(m: ArrayLike) -> Array:
     """`m` reversed along axis 1."""
-    check_arraylike("fliplr", m)
+    check_arraylike_or_traced_hi("fliplr", m)
     return _flip(m, axis=(1,))
 
 
 def flipud(m: ArrayLike) -> Array:
     """`m` reversed along axis 0."""
-    check_arraylike("flipud", m)
+    check_arraylike_or_traced_hi("flipud", m)
     return _flip(m, axis=(0,))
 
 
@@ -239,7 +231,7 @@ def concatenate(arrays: Any, axis: int | None = 0, dtype: DTypeLike | None = Non
     """
     if isinstance(arrays, (_np.ndarray, Tracer)):
         return _concatenate_array(arrays, axis, dtype)
-    check_arraylike("concatenate", *arrays)
+    check_arraylike_or_traced_hi("concatenate", *arrays)
     if not len(arrays):
         raise ValueError("Need at least one array to concatenate.")
     if axis is None:
@@ -263,7 +255,7 @@ def stack(arrays: Any, axis: int = 0, out: None = None, dtype: DTypeLike | None 
     if isinstance(arrays, (_np.ndarray, Tracer)):
         axis = _canonicalize_axis(axis, _ndim(arrays), "jnp.stack")
         return concatenate(expand_dims(arrays, axis + 1), axis=axis, dtype=dtype)
-    check_arraylike("stack", *arrays)
+    check_arraylike_or_traced_hi("stack", *arrays)
     if dtype is not None:
         operands = [asarray(a, dtype=dtype) for a in arrays]
     else:
@@ -273,27 +265,27 @@ def stack(arrays: Any, axis: int = 0, out: None = None, dtype: DTypeLike | None 
 
 def vstack(tup: Sequence[ArrayLike], dtype: DTypeLike | None = None) -> Array:
     """Stack arrays row-wise: at least 2-D each, joined along axis 0."""
-    check_arraylike("vstack", *tup)
+    check_arraylike_or_traced_hi("vstack", *tup)
     return concatenate([atleast_2d(m) for m in tup], axis=0, dtype=dtype)
 
 
 def hstack(tup: Sequence[ArrayLike], dtype: DTypeLike | None = None) -> Array:
     """Stack arrays column-wise: along axis 1, or axis 0 for 1-D (and 0-D) arrays."""
-    check_arraylike("hstack", *tup)
+    check_arraylike_or_traced_hi("hstack", *tup)
     arrs = [atleast_1d(m) for m in tup]
     return concatenate(arrs, axis=0 if _ndim(arrs[0]) == 1 else 1, dtype=dtype)
 
 
 def dstack(tup: Sequence[ArrayLike], dtype: DTypeLike | None = None) -> Array:
     """Stack arrays depth-wise: at least 3-D each, joined along axis 2."""
-    check_arraylike("dstack", *tup)
+    check_arraylike_or_traced_hi("dstack", *tup)
     return concatenate([atleast_3d(m) for m in tup], axis=2, dtype=dtype)
 
 
 @Jitted
 def atleast_1d(*arys: ArrayLike) -> Any:
     """Each argument as an array of at least one dimension (a list for several)."""
-    check_arraylike("atleast_1d", *arys)
+    check_arraylike_or_traced_hi("atleast_1d", *arys)
     out = [array(a, copy=False, ndmin=1) for a in arys]
     return out[0] if len(out) == 1 else out
 
@@ -301,7 +293,7 @@ def atleast_1d(*arys: ArrayLike) -> Any:
 @Jitted
 def atleast_2d(*arys: ArrayLike) -> Any:
     """Each argument with leading size-1 axes up to two dimensions (a list for several)."""
-    check_arraylike("atleast_2d", *arys)
+    check_arraylike_or_traced_hi("atleast_2d", *arys)
     out = [array(a, copy=False, ndmin=2) for a in arys]
     return out[0] if len(out) == 1 else out
 
@@ -310,7 +302,7 @@ def atleast_2d(*arys: ArrayLike) -> Any:
 def atleast_3d(*arys: ArrayLike) -> Any:
     """Each argument as at least 3-D: a vector `(N,)` becomes `(1, N, 1)`, a matrix gets a
     trailing axis (a list for several arguments)."""
-    check_arraylike("atleast_3d", *arys)
+    check_arraylike_or_traced_hi("atleast_3d", *arys)
     if len(arys) != 1:
         # Several arguments: JAX calls itself per argument, nesting one jit per argument.
         return [atleast_3d(a) for a in arys]
@@ -323,7 +315,7 @@ def atleast_3d(*arys: ArrayLike) -> Any:
 
 
 def _split(op: str, ary: ArrayLike, indices_or_sections: Any, axis: int) -> list[Array]:
-    check_arraylike(op, ary)
+    check_arraylike_or_traced_hi(op, ary)
     axis = operator.index(axis)
     size = shape_of(ary)[axis]
     if isinstance(indices_or_sections, (tuple, list)) or (
@@ -376,13 +368,13 @@ def broadcast_to(array: ArrayLike, shape: Any) -> Array:
     Raises:
         ValueError: `shape` has fewer dimensions or incompatible sizes.
     """
-    check_arraylike("broadcast_to", array)
+    check_arraylike_or_traced_hi("broadcast_to", array)
     return _broadcast_to(array, shape)
 
 
 def broadcast_arrays(*args: ArrayLike) -> list[Array]:
     """The arguments broadcast against each other to one common shape."""
-    check_arraylike("broadcast_arrays", *args)
+    check_arraylike_or_traced_hi("broadcast_arrays", *args)
     shapes = [shape_of(a) for a in args]
     if not shapes or all(s == shapes[0] for s in shapes):
         return [_lax_asarray(a) for a in args]
@@ -392,7 +384,7 @@ def broadcast_arrays(*args: ArrayLike) -> list[Array]:
 
 def tile(A: ArrayLike, reps: int | Sequence[int]) -> Array:
     """`A` repeated `reps` times along each axis, as `numpy.tile`."""
-    check_arraylike("tile", A)
+    check_arraylike_or_traced_hi("tile", A)
     try:
         reps_tuple = tuple(operator.index(r) for r in reps)  # type: ignore[union-attr]  # an int raises TypeError
     except TypeError:
@@ -416,7 +408,7 @@ def repeat(
     Scalar `repeats` is supported; per-element repeats need gather and scatter, which come
     later.
     """
-    check_arraylike("repeat", a)
+    check_arraylike_or_traced_hi("repeat", a)
     arr = asarray(a)
     if axis is None:
         arr = ravel(arr)

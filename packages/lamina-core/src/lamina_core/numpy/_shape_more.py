@@ -18,9 +18,8 @@ from lamina_core.custom_derivatives import custom_jvp
 from lamina_core.ir import dtypes as _dtypes
 from lamina_core.numpy._promote import promote_dtypes, promote_dtypes_inexact
 from lamina_core.numpy._reductions import canonicalize_axis, ensure_arraylike
-from lamina_core.numpy._shape import check_arraylike
 from lamina_core.numpy._ufuncs_composite import _where
-from lamina_core.numpy._util import Array, ArrayLike, shape_of
+from lamina_core.numpy._util import Array, ArrayLike, check_arraylike_or_traced_hi, shape_of
 from lamina_core.trace import typeof
 from lamina_core.transforms import Jitted
 
@@ -193,7 +192,7 @@ dsplit = _split_on("dsplit", 2, 3)
 @Jitted
 def kron(a: ArrayLike, b: ArrayLike) -> Array:
     """The Kronecker product: blocks of `b` scaled by each element of `a`."""
-    check_arraylike("kron", a, b)
+    check_arraylike_or_traced_hi("kron", a, b)
     a, b = promote_dtypes(a, b)
     na, nb = len(shape_of(a)), len(shape_of(b))
     if na < nb:
@@ -213,7 +212,7 @@ def cross(
     axis: int | None = None,
 ) -> Array:  # fmt: skip
     """The cross product of 2- or 3-vectors along the given axes, jitted as JAX's."""
-    check_arraylike("cross", a, b)
+    check_arraylike_or_traced_hi("cross", a, b)
     if axis is not None:
         axisa = axisb = axisc = axis
     a = jnp.moveaxis(a, axisa, -1)
@@ -255,7 +254,7 @@ def select(
         )
     if not condlist:
         raise ValueError("condlist must be non-empty")
-    check_arraylike("select", *condlist, *choicelist, default)
+    check_arraylike_or_traced_hi("select", *condlist, *choicelist, default)
     conds = [jnp.asarray(c) for c in condlist]
     choices = promote_dtypes(jnp.asarray(default), *(jnp.asarray(c) for c in choicelist))
     # The default goes first under an all-False condition: argmax over the stacked conditions

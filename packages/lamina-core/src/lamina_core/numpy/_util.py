@@ -2,18 +2,47 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
-from typing import Any, TypeAlias
+from typing import Any, Final, TypeAlias
 
 import numpy as np
 
 from lamina_core.ir import dtypes
 from lamina_core.lax import _convert_element_type, broadcast_in_dim
-from lamina_core.trace import typeof
+from lamina_core.trace import Tracer, is_concrete_value, typeof
 
 ArrayLike: TypeAlias = Any
 Array: TypeAlias = Any
 DTypeLike: TypeAlias = Any
+
+_PYTHON_SCALARS: Final = frozenset({bool, int, float, complex})
+
+
+def check_arraylike(name: str, *args: Any, traced_hi: bool = False) -> None:
+    """JAX's `TypeError` for the first of `name`'s arguments that `jax.numpy` does not take as
+    an array: a list or tuple, a hi value, anything not a constant. A Python int past the
+    default integer's range passes: what it becomes is checked where it is converted, naming
+    the value.
+
+    Args:
+        traced_hi: let a traced hi value pass, as JAX does (see `check_arraylike_or_traced_hi`);
+            by default it is rejected as an eager one is (a hi value is no array, traced or not).
+    """
+    for pos, arg in enumerate(args):
+        if isinstance(arg, Tracer):
+            if traced_hi or not arg.aval.is_high:
+                continue
+        elif type(arg) in _PYTHON_SCALARS or is_concrete_value(arg):
+            continue
+        raise TypeError(
+            f"{name} requires ndarray or scalar arguments, got {type(arg)} at position {pos}."
+        )
+
+
+check_arraylike_or_traced_hi: Final = functools.partial(check_arraylike, traced_hi=True)
+"""The shape and creation functions' check: a traced hi value passes (their own rules reject
+it, or pass it through unchanged), as in JAX."""
 
 
 def shape_of(x: Any) -> tuple[int, ...]:

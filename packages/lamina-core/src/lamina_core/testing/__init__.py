@@ -1,5 +1,6 @@
 """Helpers for tests, never imported by Lamina's own code: comparing Lamina with JAX
-(`_core`), checking differentiation rules (`_autodiff`) and batching rules (`_vmap`).
+(`_core`), checking differentiation rules (`_autodiff`) and batching rules (`_vmap`), and
+loading test modules by path (`_modules`, for tests and tools alike).
 """
 
 from lamina_core.testing._autodiff import (
@@ -18,6 +19,7 @@ from lamina_core.testing._core import (
     reference_evaluator,
     sweep,
 )
+from lamina_core.testing._modules import load_module, load_test_module, skip_without_devices
 from lamina_core.testing._vmap import check_vmap
 
 __all__ = [
@@ -30,7 +32,10 @@ __all__ = [
     "check_vjp",
     "check_vmap",
     "jitted",
+    "load_module",
+    "load_test_module",
     "reference_evaluator",
+    "skip_without_devices",
     "sweep",
     "tangent_like",
     "transforms",
