@@ -217,3 +217,160 @@ def test_a_plain_deleted_array_keeps_jaxs_message() -> None:
     ours = _error(lambda: x * 2)
     assert type(ours) is RuntimeError
     assert str(ours) == "Array has been deleted with shape=float32[4]."
+
+
+# ---- the warm C++ dispatch path --------------------------------------------------------------
+
+
+def _warm(m: Any, f: Any, *args: Any) -> None:
+    for _ in range(3):  # C++ dispatch repeats the call from the second on
+        f(*args)
+
+
+def test_a_donated_argument_of_a_failed_call_says_so_in_a_warm_jit() -> None:
+    def run(m: Any) -> tuple[BaseException, Any]:
+        g = m.jit(lambda x: x * 3)
+        _warm(m, g, m.numpy.ones(4))
+        x = _donated_to_failed_call(m)
+        return _error(lambda: g(x)), g
+
+    theirs, _ = run(_jax())
+    ours, g = run(lamina)
+    # JAX's C++ dispatch hands the consumed buffer to XLA, which rejects it.
+    assert type(theirs) is ValueError and "Buffer has been deleted or donated" in str(theirs)
+    assert type(ours) is RuntimeError
+    assert str(ours) == _SAYS + "Boom: boom"
+    assert type(ours.__cause__) is Boom
+    jitted = lr.jit_function_of(g)
+    assert jitted is not None and jitted.dispatch_misses == 2  # C++ asked Python: no XLA error
+
+
+def test_a_ref_consumed_by_a_failed_call_says_so_in_a_warm_jit() -> None:
+    def run(m: Any) -> BaseException:
+        g = m.jit(lambda r: r[...] * 2)
+        _warm(m, g, m.new_ref(m.numpy.ones(4)))
+        r = _ref_of_failed_call(m)
+        return _error(lambda: g(r))
+
+    theirs = run(_jax())
+    ours = run(lamina)
+    assert type(theirs) is RuntimeError and "Array has been deleted" in str(theirs)
+    assert type(ours) is RuntimeError
+    assert str(ours) == _SAYS + "Boom: boom"
+
+
+def test_a_call_that_succeeds_after_a_failed_one_is_unchanged() -> None:
+    g = lamina.jit(lambda x: x * 3)
+    _warm(lamina, g, lamina.numpy.ones(4))
+    _donated_to_failed_call(lamina)
+    np.testing.assert_array_equal(np.asarray(g(lamina.numpy.ones(4))), np.full(4, 3.0))
+
+
+# ---- XLA's own runtime errors: out of memory ------------------------------------------------
+
+_HUGE = 2**40  # float32 elements: 4 TiB, more than any machine this runs on
+
+
+def _refuses_huge_allocations() -> bool:
+    """Whether the kernel refuses a 4 TiB allocation outright (heuristic or strict overcommit),
+    so that asking for one fails at once instead of exhausting the machine."""
+    try:
+        with open("/proc/sys/vm/overcommit_memory") as f:
+            return f.read().strip() in ("0", "2")
+    except OSError:
+        return False
+
+
+needs_refusal = pytest.mark.skipif(
+    not _refuses_huge_allocations(), reason="the kernel might grant a 4 TiB allocation"
+)
+_OOM = "RESOURCE_EXHAUSTED: Out of memory allocating 4398046511104 bytes."
+
+
+@needs_refusal
+def test_out_of_memory_at_run_time_is_jaxs_error() -> None:
+    def run(m: Any) -> tuple[BaseException, BaseException]:
+        f = m.jit(lambda: m.numpy.ones((_HUGE,), np.float32))
+        f.lower().compile()  # compiles: the allocation fails when it runs
+        return _error(f), _error(f)
+
+    theirs = run(_jax())
+    ours = run(lamina)
+    for mine, their in zip(ours, theirs, strict=True):
+        assert type(mine) is type(their) is lr.JaxRuntimeError
+        assert str(mine) == str(their) == _OOM
+        assert mine.__cause__ is their.__cause__ is None
+
+
+@needs_refusal
+def test_a_donated_argument_and_a_ref_of_an_out_of_memory_call_say_so() -> None:
+    def run(m: Any) -> tuple[Any, Any, Any]:
+        x = m.numpy.ones(4)
+        f = m.jit(lambda x: (x + 1, m.numpy.ones((_HUGE,), np.float32)), donate_argnums=0)
+        assert type(_error(lambda: f(x))) is lr.JaxRuntimeError
+        r = m.new_ref(m.numpy.ones(4))
+
+        def body(r: Any) -> Any:
+            r[...] += 1
+            return m.numpy.ones((_HUGE,), np.float32)
+
+        assert type(_error(lambda: m.jit(body)(r))) is lr.JaxRuntimeError
+        g = m.jit(lambda x: x * 3)
+        _warm(m, g, m.numpy.ones(4))
+        return x, r, g
+
+    their_x, _, _ = run(_jax())
+    our_x, our_r, our_g = run(lamina)
+    assert their_x.is_deleted() and our_x.is_deleted()
+    says = "Array has been deleted with shape=float32[4]: it was donated to a call that failed: "
+    uses: list[Callable[[], Any]] = [
+        lambda: our_x + 1,
+        lambda: np.asarray(our_x),
+        lambda: our_g(our_x),  # C++ dispatch, warm
+        lambda: our_r[...],
+        lambda: our_g(our_r[...]),
+    ]
+    for use in uses:
+        err = _error(use)
+        assert type(err) is RuntimeError
+        assert str(err) == says + "JaxRuntimeError: " + _OOM
+        assert type(err.__cause__) is lr.JaxRuntimeError
+    assert type(_error(lambda: their_x + 1)) is RuntimeError  # JAX: "Array has been deleted"
+
+
+# ---- what a failed call leaves of a Ref (docs/refs.md, "When a call fails") ----------------
+
+
+def test_a_ref_only_read_by_a_failed_call_is_consumed_too_as_jax() -> None:
+    def run(m: Any) -> BaseException:
+        r = m.new_ref(m.numpy.arange(4.0))
+
+        def reads(r: Any) -> Any:
+            m.debug.callback(_bad, r[...])
+            return r[...] * 2
+
+        assert type(_error(lambda: m.jit(reads)(r))).__name__ == "JaxRuntimeError"
+        return _error(lambda: r[...])
+
+    theirs = run(_jax())
+    ours = run(lamina)
+    assert type(theirs) is type(ours) is RuntimeError
+    assert str(theirs) == "Array has been deleted with shape=float32[4]."
+    assert str(ours) == _SAYS + "Boom: boom"
+
+
+def test_eagerly_a_ref_keeps_what_the_steps_before_the_failure_wrote_as_jax() -> None:
+    def run(m: Any) -> Any:
+        r = m.new_ref(m.numpy.arange(4.0))
+
+        def steps(r: Any) -> None:
+            r[...] += 1
+            m.debug.callback(_bad, r[...])
+            r[...] += 10  # never runs
+
+        assert type(_error(lambda: steps(r))) is Boom
+        return np.asarray(r[...])
+
+    ours, theirs = run(lamina), run(_jax())
+    np.testing.assert_array_equal(ours, theirs)
+    np.testing.assert_array_equal(ours, np.arange(4.0) + 1)

@@ -154,7 +154,13 @@ def translated(error: Exception, bufs: Sequence[Any]) -> Exception:
     if _DELETED_BUFFER in str(error):  # XLA checked its inputs: the call did not start
         return error
     cause = failures.raised_by(error)
-    failures.mark_consumed(bufs, _is_deleted, cause or error)
+    consumed = [buf for buf in bufs if _is_deleted(buf)]
+    failures.mark_consumed(consumed, cause or error)
+    for buf in consumed:
+        # A donated buffer still holds its runtime array, which C++ dispatch would hand to
+        # XLA ("Buffer has been deleted or donated"); deleted, it holds none, and C++ asks
+        # Python, which says what consumed it (at no cost to calls that succeed).
+        buf.delete()
     error.__cause__ = cause
     return error
 

@@ -275,7 +275,7 @@ class XlaEager:
         outs = program.run(bufs)
         wrap = Array._wrap
         if special_values.checking():
-            special_values.check_primitive_outputs(prim.name, outs)
+            special_values.check_primitive_outputs(prim, args, params, outs)
         if not program.multiple_results:
             return wrap(outs[0], executable.out_avals[0])
         return [wrap(o, a) for o, a in zip(outs, executable.out_avals, strict=True)]

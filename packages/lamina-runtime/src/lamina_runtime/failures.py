@@ -60,16 +60,13 @@ def raised_by(error: BaseException) -> BaseException | None:
     return None
 
 
-def mark_consumed(
-    bufs: Sequence[Any], is_deleted: Callable[[Any], bool], cause: BaseException
-) -> None:
-    """Remember, for each of a failed call's input `bufs` that is now deleted, that the call
-    consumed it (its inputs were all alive when it started) and failed with `cause`."""
+def mark_consumed(bufs: Sequence[Any], cause: BaseException) -> None:
+    """Remember that a failed call consumed `bufs` (those of its inputs deleted since it
+    started: they were all alive then) and failed with `cause`."""
     for buf in bufs:
-        if is_deleted(buf):
-            key = id(buf)
-            with _lock:
-                _consumed[key] = (weakref.ref(buf, _forgetting(key)), cause)
+        key = id(buf)
+        with _lock:
+            _consumed[key] = (weakref.ref(buf, _forgetting(key)), cause)
 
 
 def _forgetting(key: int) -> Callable[[weakref.ref[Any]], None]:

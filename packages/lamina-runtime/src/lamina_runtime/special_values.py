@@ -2,18 +2,24 @@
 
 With either option on, every primitive applied eagerly and every jitted call has its outputs
 checked. A jitted call whose outputs hold a bad value is run again without `jit`, op by op, so
-that the error names the primitive that produced it, as JAX does.
+that the error names the primitive that produced it, as JAX does. So is a `jit` equation
+applied eagerly (a jitted function under `grad`, `vmap` or `jvp`, a backward pass): its jaxpr
+is evaluated equation by equation, where JAX runs the function again under the transformation
+(the same primitives, so the same error).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Final, NoReturn
 
 import numpy as np
 
 from lamina_core import tree_util
 from lamina_core.config import config, debug_infs, debug_nans
+from lamina_core.ir import Primitive
+from lamina_core.trace import eval_jaxpr
+from lamina_core.transforms import jit_p
 
 
 class SpecialValueFound(Exception):
@@ -47,12 +53,30 @@ def find_special(values: Iterable[Any]) -> None:
             raise SpecialValueFound("inf")
 
 
-def check_primitive_outputs(name: str, outs: Any) -> None:
-    """An eagerly applied primitive's outputs; FloatingPointError names the primitive."""
+def check_primitive_outputs(
+    prim: Primitive, args: Sequence[Any], params: dict[str, Any], outs: Any
+) -> None:
+    """An eagerly applied primitive's outputs; FloatingPointError names the primitive (for a
+    `jit` equation, the primitive inside it that made the bad value)."""
     try:
         find_special(outs if isinstance(outs, list) else [outs])
     except SpecialValueFound as found:
-        raise FloatingPointError(f"invalid value ({found.kind}) encountered in {name}") from None
+        if prim is jit_p:
+            _announce()
+            closed = params["jaxpr"]
+            eval_jaxpr(closed.jaxpr, closed.consts, *args)  # raises at the offending primitive
+            _not_reproduced(str(params["name"]), found.kind)
+        raise FloatingPointError(
+            f"invalid value ({found.kind}) encountered in {prim.name}"
+        ) from None
+
+
+def _announce() -> None:
+    # JAX's words, "nan" even for an infinity.
+    print(
+        "Invalid nan value encountered in the output of a jax.jit function. "
+        "Calling the de-optimized version."
+    )
 
 
 def check_jit_outputs(
@@ -62,11 +86,7 @@ def check_jit_outputs(
     try:
         find_special(tree_util.tree_leaves(outs))
     except SpecialValueFound as found:
-        # JAX's words, "nan" even for an infinity.
-        print(
-            "Invalid nan value encountered in the output of a jax.jit function. "
-            "Calling the de-optimized version."
-        )
+        _announce()
         # Only this jit is removed: jitted functions it calls check their own outputs.
         fun(*args, **kwargs)  # raises FloatingPointError at the offending primitive
         _not_reproduced(name, found.kind)

@@ -19,7 +19,7 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from lamina_core.config import config, disable_jit, enable_checks
+from lamina_core.config import config, debug_nans, disable_jit, enable_checks
 from lamina_core.interpreters import axis_frame, bound_axis_names, trace_to_jaxpr
 from lamina_core.ir import AbstractValue, ClosedJaxpr, DebugInfo, concrete_context_mesh
 from lamina_core.trace import (
@@ -65,6 +65,8 @@ def _names(value: str | Sequence[str] | None) -> tuple[str, ...]:
 
 _POSITIONAL: Final = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
 _KEYWORD: Final = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+_NO_DONATION: Final = "no donation"
+"""Ends the context of a staged call's key when NaN checks turned its donation off."""
 
 
 def _check_argnums(params: list[inspect.Parameter], nums: tuple[int, ...], what: str) -> None:
@@ -331,7 +333,13 @@ class Jitted:
         context = (*config.trace_context(), axes, check_vma_enabled(), concrete_context_mesh())
         signature = Signature(in_tree, in_avals, static, context)
         mutable_args = any(a.mutable for a in in_avals)
-        staged = self._cache.get(signature)
+        # As JAX's, NaN checks turn donation off: a call that made a NaN runs again on its
+        # arguments, de-optimized. The trace is the same; only this wrapper's staged call is not.
+        undonated = bool(donated or self.donate_argnames) and debug_nans.value
+        key = signature
+        if undonated:
+            key = dataclasses.replace(signature, context=(*context, _NO_DONATION))
+        staged = self._cache.get(key)
         captured: list[Any] = []
         if staged is None:
             if mutable_args:
@@ -347,9 +355,11 @@ class Jitted:
                 if cacheable:
                     self.on_cache_miss(signature)
                     self._traces[signature] = traced
-            staged = self._donating(traced, len(captured), dyn_args, dyn_kwargs, donated)
+            staged = traced
+            if not undonated:
+                staged = self._donating(traced, len(captured), dyn_args, dyn_kwargs, donated)
             if cacheable:
-                self._cache[signature] = staged
+                self._cache[key] = staged
         elif mutable_args:
             check_no_aliased_args(staged.jaxpr.jaxpr.debug_info, in_avals, leaves)
         if staged.mutable_consts:
