@@ -19,6 +19,7 @@ from lamina_core import numpy as jnp
 from lamina_core import tree_util
 from lamina_runtime import aot, artifact
 from lamina_runtime.artifact import ArtifactError, IncompatibleArtifactError
+from lamina_runtime.compilation_cache import ENTRY_SUFFIX
 from lamina_runtime.tree_codec import TreeCodecError, decode_treedef, encode_treedef
 
 f32 = np.float32
@@ -92,7 +93,7 @@ def test_function_from_the_persistent_cache_saves_the_cached_bytes(tmp_path: Pat
     lr.Runtime(lr.CompilationCache(tmp_path)).compile(module)
     cached = lr.Runtime(lr.CompilationCache(tmp_path)).compile(module)
     assert cached.serialized is not None
-    (entry,) = tmp_path.iterdir()
+    (entry,) = tmp_path.glob(f"*{ENTRY_SUFFIX}")
     assert entry.read_bytes().endswith(cached.serialize())
 
 

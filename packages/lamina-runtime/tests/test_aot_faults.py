@@ -22,7 +22,7 @@ import pytest
 import lamina_runtime as lr
 from lamina_core import numpy as jnp
 from lamina_core import tree_util
-from lamina_runtime import aot, artifact
+from lamina_runtime import _bridge_executables, aot, artifact
 from lamina_runtime.artifact import FORMAT_VERSION, MAGIC, PREFIX, ArtifactError
 from lamina_runtime.tree_codec import MAX_DEPTH
 
@@ -384,3 +384,63 @@ def test_deep_structures_are_refused_when_saving_not_only_when_loading() -> None
     compiled = lr.jit(lambda t: tree_util.tree_leaves(t)[0] + 1).lower(x).compile()
     with pytest.raises(aot.TreeCodecError, match="nests"):
         compiled.serialize()
+
+
+# ---- loading the same bytes again: what was checked once is not checked again ---------------
+
+
+def test_second_load_of_the_same_bytes_checks_header_and_executable_once(
+    saved: bytes, expected: dict[str, np.ndarray], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lr.runtime().clear()
+    calls = {"read_layout": 0, "signature_mismatch": 0}
+
+    def counting(module: Any, name: str) -> None:
+        real = getattr(module, name)
+
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            calls[name] += 1
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(module, name, counted)
+
+    counting(artifact, "read_layout")
+    counting(aot, "signature_mismatch")
+    for _ in range(3):
+        out = aot.deserialize(saved)(X, Y, scale=f32(2))
+        for name, value in expected.items():
+            np.testing.assert_array_equal(np.asarray(out[name]), value)
+    assert calls == {"read_layout": 1, "signature_mismatch": 1}
+    lr.runtime().clear()  # `clear_caches` forgets what was checked too
+    aot.deserialize(saved)
+    assert calls == {"read_layout": 2, "signature_mismatch": 2}
+
+
+def test_bytes_that_differ_from_those_loaded_before_are_checked(saved: bytes) -> None:
+    aot.deserialize(saved)  # checked, and remembered by its checksum
+    middle = len(saved) // 2
+    flipped = saved[:middle] + bytes([saved[middle] ^ 1]) + saved[middle + 1 :]
+    with pytest.raises(ArtifactError, match="checksum"):
+        aot.deserialize(flipped)
+    # The header's length is outside the checksum: the same checksum over another split of
+    # header and body is other bytes, parsed again (and refused), not taken for the first.
+    _, version, size, digest = PREFIX.unpack_from(saved)
+    shifted = PREFIX.pack(MAGIC, version, size - 1, digest) + saved[PREFIX.size :]
+    with pytest.raises(ArtifactError, match="malformed"):
+        aot.deserialize(shifted)
+
+
+def test_platform_and_device_are_checked_at_every_load(
+    saved: bytes, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    aot.deserialize(saved)
+    with pytest.raises(TypeError, match="`device` must be a Device"):
+        aot.deserialize(saved, device="cpu:0")
+    real = _bridge_executables.platform_description
+
+    def elsewhere(device: Any) -> dict[str, str]:
+        return {**real(device), "jaxlib": "0.0.1"}
+
+    monkeypatch.setattr(_bridge_executables, "platform_description", elsewhere)
+    with pytest.raises(artifact.IncompatibleArtifactError, match=r"jaxlib 0\.0\.1"):
+        aot.deserialize(saved)

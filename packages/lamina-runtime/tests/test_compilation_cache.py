@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from lamina_core import config
+from lamina_runtime._cache_size import JOURNAL_NAME
 from lamina_runtime.cache_key import CACHE_FORMAT_VERSION, CacheKey, make_key
 from lamina_runtime.compilation_cache import (
     DEFAULT_MAX_BYTES,
@@ -44,8 +45,9 @@ def test_put_then_get_returns_the_payload(cache_dir: Path) -> None:
     assert cache.get(k) is None
     assert cache.put(k, b"executable", compile_time=1.25)
     assert cache.get(k) == b"executable"
-    (entry,) = cache_dir.iterdir()
+    entry, journal = sorted(cache_dir.iterdir(), key=lambda p: p.name.startswith("size"))
     assert entry.name == f"jit_f-{k.digest}{ENTRY_SUFFIX}"
+    assert journal.name == JOURNAL_NAME  # the size estimate: no other file
     header = decode_header(entry.read_bytes())
     assert header.key_digest == k.digest
     assert header.version == CACHE_FORMAT_VERSION
@@ -73,7 +75,7 @@ def test_put_replaces_an_existing_entry(cache_dir: Path) -> None:
     cache.put(key(), b"old")
     cache.put(key(), b"new")
     assert cache.get(key()) == b"new"
-    assert len(list(cache_dir.iterdir())) == 1
+    assert len(list(cache_dir.glob(f"*{ENTRY_SUFFIX}"))) == 1
 
 
 def _truncate(data: bytes) -> bytes:

@@ -25,7 +25,7 @@ from lamina_core.trace import ShapeDtypeStruct
 from lamina_runtime import _bridge, _bridge_devices, _bridge_executables, artifact
 from lamina_runtime._jit import jit_function_of
 from lamina_runtime.artifact import ArtifactError, IncompatibleArtifactError
-from lamina_runtime.executable import Executable, signature_mismatch
+from lamina_runtime.executable import Executable, runtime, signature_mismatch
 from lamina_runtime.stages import Compiled, Lowered, Traced
 from lamina_runtime.tree_codec import TreeCodecError, decode_treedef
 
@@ -63,6 +63,11 @@ def parse_compile_options(blob: bytes) -> Any:
     Raises:
         ValueError: the blob is not compile options that Lamina writes.
     """
+    return _bridge_executables.compile_options(overrides=_checked_overrides(blob))
+
+
+def _checked_overrides(blob: bytes) -> dict[str, _bridge_executables.CompilerOption]:
+    """The XLA option overrides of serialized compile options; see `parse_compile_options`."""
     shape, assigned, overrides, tupled = _bridge_executables.read_compile_options(blob)
     if shape != (1, 1, 1, 1) or assigned or tupled:
         raise ValueError(
@@ -78,7 +83,17 @@ def parse_compile_options(blob: bytes) -> Any:
         if not isinstance(value, (str, bool, int, float)) or name in checked:
             raise ValueError(f"malformed XLA option override {name!r}: {value!r}")
         checked[name] = value
-    return _bridge_executables.compile_options(overrides=checked)
+    return checked
+
+
+@dataclass(frozen=True, slots=True)
+class _Checked:
+    """What loading a saved function checked once and need not check again for the same bytes:
+    its header (`layout`), its compile options, and that its executable is what its header
+    says. What depends on the process (platform, device) is checked at every load."""
+
+    layout: artifact.Layout
+    overrides: Mapping[str, _bridge_executables.CompilerOption]
 
 
 def serialize(compiled: Compiled) -> bytes:
@@ -104,54 +119,67 @@ def deserialize(data: bytes, *, device: Any = None) -> Compiled:
         IncompatibleArtifactError: it was saved by another format version, or compiled by
             another jaxlib or for another platform or device kind than this process has.
     """
-    saved = artifact.decode(bytes(data))
+    data = bytes(data)
+    verified = artifact.verify(data)  # every load: one pass of sha256 over the bytes
     if device is not None and not isinstance(device, _bridge.Device):
         raise TypeError(
             f"deserialize: `device` must be a Device (e.g. lamina.devices()[0]) or None, got "
             f"{type(device).__name__} {device!r}"
         )
     device = device or _bridge_devices.default_device()
+    # The checksum and the header's length (which it does not cover) name these bytes: what a
+    # load of the same bytes checked (header, compile options, the executable's types) holds
+    # for them still.
+    checked: _Checked | None = runtime().loaded_artifacts.get(verified)
+    layout = artifact.read_layout(data, verified) if checked is None else checked.layout
     artifact.check_compatible(
-        saved.built_with, _bridge_executables.platform_description(device), saved.name
+        layout.built_with, _bridge_executables.platform_description(device), layout.name
     )
+    overrides: Mapping[str, _bridge_executables.CompilerOption]
+    if checked is None:
+        try:
+            overrides = _checked_overrides(artifact.Layout.section(data, layout.compile_options))
+        except ValueError as err:
+            raise ArtifactError(f"saved function {layout.name!r} is malformed: {err}") from None
+    else:
+        overrides = checked.overrides
+    options = _bridge_executables.compile_options(overrides=overrides)
+    blob = artifact.Layout.section(data, layout.executable)
     try:
-        options = parse_compile_options(saved.compile_options)
-    except ValueError as err:
-        raise ArtifactError(f"saved function {saved.name!r} is malformed: {err}") from None
-    try:
-        loaded = _bridge_executables.deserialize_executable(saved.executable, [device], options)
+        loaded = _bridge_executables.deserialize_executable(blob, [device], options)
     except Exception as err:  # jaxlib's own error types are not public
         raise ArtifactError(
-            f"jaxlib could not load the executable of {saved.name!r}: {err}"
+            f"jaxlib could not load the executable of {layout.name!r}: {err}"
         ) from err
-    const_avals = tuple(ShapedArray(c.shape, c.dtype) for c in saved.consts)
-    wrong = signature_mismatch(
-        loaded, [*const_avals, *saved.in_avals], saved.out_avals, "the header"
-    )
-    if wrong is not None:
-        raise ArtifactError(
-            f"saved function {saved.name!r} is inconsistent: its header does not describe its "
-            f"executable ({wrong}; the parameters are the {len(const_avals)} constants, then "
-            "the inputs)"
+    if checked is None:
+        wrong = signature_mismatch(
+            loaded, [*layout.const_avals, *layout.in_avals], layout.out_avals, "the header"
         )
+        if wrong is not None:
+            raise ArtifactError(
+                f"saved function {layout.name!r} is inconsistent: its header does not describe "
+                f"its executable ({wrong}; the parameters are the {len(layout.const_avals)} "
+                "constants, then the inputs)"
+            )
+        runtime().loaded_artifacts[verified] = _Checked(layout, overrides)
     executable = Executable(
         loaded,
-        saved.name,
+        layout.name,
         device,
-        const_avals,
-        saved.in_avals,
-        saved.out_avals,
-        f"aot:{saved.name}",
+        layout.const_avals,
+        layout.in_avals,
+        layout.out_avals,
+        f"aot:{layout.name}",
         options,
-        saved.executable,
+        blob,
     )
     return Compiled(
-        saved.name,
+        layout.name,
         executable,
-        executable.put_consts(saved.consts),
-        decode_treedef(saved.in_tree),
-        decode_treedef(saved.out_tree),
-        donated=saved.donated,
+        executable.put_consts(layout.consts(data)),
+        layout.in_treedef,
+        layout.out_treedef,
+        donated=layout.donated,
     )
 
 

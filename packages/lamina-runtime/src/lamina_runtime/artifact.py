@@ -37,7 +37,7 @@ import struct
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 import numpy as np
 
@@ -169,8 +169,18 @@ def encode(artifact: Artifact) -> bytes:
     return PREFIX.pack(MAGIC, FORMAT_VERSION, len(header_bytes), digest) + payload
 
 
-def read_header(data: bytes) -> dict[str, Any]:
-    """The JSON header of a saved function, after checking the magic, version and checksum.
+class Verified(NamedTuple):
+    """What `verify` found in a saved function's fixed prefix."""
+
+    checksum: bytes
+    """The sha256 of the header and body."""
+    header_size: int
+    """Not covered by the checksum: with it, the checksum names the whole file (two files with
+    both equal hold the same bytes), so what was checked of one need not be checked again."""
+
+
+def verify(data: bytes) -> Verified:
+    """Check the magic, format version and checksum of a saved function (one pass over it).
 
     Raises:
         ArtifactError: not a saved Lamina function, or corrupted.
@@ -184,10 +194,24 @@ def read_header(data: bytes) -> dict[str, Any]:
             f"saved with artifact format version {version}; this Lamina reads version "
             f"{FORMAT_VERSION}. Save it again with this Lamina."
         )
-    if hashlib.sha256(data[PREFIX.size :]).digest() != digest:
+    if hashlib.sha256(memoryview(data)[PREFIX.size :]).digest() != digest:
         raise ArtifactError("corrupted or truncated saved function (checksum mismatch)")
     if PREFIX.size + header_size > len(data):
         raise ArtifactError(f"header length {header_size} runs past the end of the file")
+    return Verified(digest, header_size)
+
+
+def read_header(data: bytes) -> dict[str, Any]:
+    """The JSON header of a saved function, after checking the magic, version and checksum.
+
+    Raises:
+        ArtifactError: not a saved Lamina function, or corrupted.
+        IncompatibleArtifactError: a format version this Lamina does not read.
+    """
+    return _parse_header(data, verify(data).header_size)
+
+
+def _parse_header(data: bytes, header_size: int) -> dict[str, Any]:
     try:
         header: dict[str, Any] = json.loads(data[PREFIX.size : PREFIX.size + header_size])
     except ValueError as err:
@@ -197,6 +221,59 @@ def read_header(data: bytes) -> dict[str, Any]:
     if not isinstance(header, dict):
         raise _malformed("the header", header, "expected a JSON object")
     return header
+
+
+Section = tuple[int, int]
+"""Where a section lies in the file: [start, end) offsets from the start of the file."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Layout:
+    """A saved function's header, every field checked, with where its sections lie: all of the
+    file but the sections' bytes (so keeping one costs no copy of the executable or constants).
+    """
+
+    name: str
+    built_with: Mapping[str, str]
+    in_tree: JsonTree
+    out_tree: JsonTree
+    in_treedef: Any
+    """`in_tree` decoded (a treedef of `in_avals`' leaves)."""
+    out_treedef: Any
+    in_avals: tuple[ShapedArray, ...]
+    out_avals: tuple[ShapedArray, ...]
+    donated: tuple[bool, ...]
+    const_avals: tuple[ShapedArray, ...]
+    const_sections: tuple[Section, ...]
+    executable: Section
+    compile_options: Section
+
+    def artifact(self, data: bytes) -> Artifact:
+        """The saved function in `data`, the bytes this layout was read from."""
+        return Artifact(
+            name=self.name,
+            executable=self.section(data, self.executable),
+            compile_options=self.section(data, self.compile_options),
+            built_with=dict(self.built_with),
+            in_tree=self.in_tree,
+            out_tree=self.out_tree,
+            in_avals=self.in_avals,
+            out_avals=self.out_avals,
+            donated=self.donated,
+            consts=self.consts(data),
+        )
+
+    def consts(self, data: bytes) -> tuple[np.ndarray, ...]:
+        """The constants' values in `data` (copies: they keep none of `data` alive)."""
+        view = memoryview(data)
+        return tuple(
+            np.frombuffer(bytes(view[start:end]), dtype=aval.dtype).reshape(aval.shape)
+            for aval, (start, end) in zip(self.const_avals, self.const_sections, strict=True)
+        )
+
+    @staticmethod
+    def section(data: bytes, where: Section) -> bytes:
+        return data[where[0] : where[1]]
 
 
 def decode(data: bytes) -> Artifact:
@@ -209,11 +286,14 @@ def decode(data: bytes) -> Artifact:
         IncompatibleArtifactError: a format version this Lamina does not read, or one saved on a
             host of the other byte order.
     """
-    header = read_header(data)
-    _, _, header_size, _ = PREFIX.unpack_from(data)
-    body = memoryview(data)[PREFIX.size + header_size :]
-    if not isinstance(header, dict):
-        raise _malformed("the header", header, "expected a JSON object")
+    return read_layout(data, verify(data)).artifact(data)
+
+
+def read_layout(data: bytes, verified: Verified) -> Layout:
+    """The layout of `data`, which `verify` checked (giving `verified`); see `decode`."""
+    header = _parse_header(data, verified.header_size)
+    body_start = PREFIX.size + verified.header_size
+    body_size = len(data) - body_start
     missing = sorted(_HEADER_FIELDS - header.keys())
     if missing:
         raise ArtifactError(f"malformed saved-function header: no {', '.join(missing)}")
@@ -233,26 +313,27 @@ def decode(data: bytes) -> Artifact:
     ):
         raise _malformed("built_with", built_with, f"expected strings for {PLATFORM_FIELDS}")
 
-    def section(where: Any, what: str) -> bytes:
+    def section(where: Any, what: str) -> Section:
         if not (isinstance(where, list) and len(where) == 2 and all(map(_is_int, where))):
             raise _malformed(what, where, "expected [offset, size]")
         start, size = where
-        if start < 0 or size < 0 or start + size > len(body):
-            raise _malformed(what, where, f"outside the {len(body)}-byte body")
-        return bytes(body[start : start + size])
+        if start < 0 or size < 0 or start + size > body_size:
+            raise _malformed(what, where, f"outside the {body_size}-byte body")
+        return body_start + start, body_start + start + size
 
-    consts = []
+    const_avals, const_sections = [], []
     if not isinstance(header["consts"], list):
         raise _malformed("consts", header["consts"], "expected a list")
     for i, entry in enumerate(header["consts"]):
         aval = _aval(entry, f"consts[{i}]")
-        raw = section(entry.get("data"), f"consts[{i}].data")
+        start, end = section(entry.get("data"), f"consts[{i}].data")
         expected = aval.size * aval.dtype.itemsize
-        if len(raw) != expected or aval.dtype == dtypes.float0:
+        if end - start != expected or aval.dtype == dtypes.float0:
             raise _malformed(
                 f"consts[{i}].data", entry.get("data"), f"{aval.str_short()} takes {expected} bytes"
             )
-        consts.append(np.frombuffer(raw, dtype=aval.dtype).reshape(aval.shape))
+        const_avals.append(ShapedArray(aval.shape, aval.dtype))  # never weak: a value's type
+        const_sections.append((start, end))
     in_avals = _avals(header["in_avals"], "in_avals")
     out_avals = _avals(header["out_avals"], "out_avals")
     donated = header["donated"]
@@ -262,6 +343,7 @@ def decode(data: bytes) -> Artifact:
         and all(type(d) is bool for d in donated)
     ):
         raise _malformed("donated", donated, f"expected {len(in_avals)} booleans")
+    treedefs = []
     for what, tree, avals in (
         ("in_tree", header["in_tree"], in_avals),
         ("out_tree", header["out_tree"], out_avals),
@@ -272,6 +354,7 @@ def decode(data: bytes) -> Artifact:
             raise ArtifactError(f"malformed saved-function header: {what}: {err}") from None
         if treedef.num_leaves != len(avals):
             raise _malformed(what, tree, f"{treedef.num_leaves} leaves for {len(avals)} types")
+        treedefs.append(treedef)
     in_tree = header["in_tree"]
     if not (
         isinstance(in_tree, dict)
@@ -283,17 +366,20 @@ def decode(data: bytes) -> Artifact:
         and "dict" in in_tree["tuple"][1]
     ):
         raise _malformed("in_tree", in_tree, "expected the structure of (args tuple, kwargs dict)")
-    return Artifact(
+    return Layout(
         name=name,
-        executable=section(header["executable"], "executable"),
-        compile_options=section(header["compile_options"], "compile_options"),
         built_with=dict(built_with),
         in_tree=in_tree,
         out_tree=header["out_tree"],
+        in_treedef=treedefs[0],
+        out_treedef=treedefs[1],
         in_avals=in_avals,
         out_avals=out_avals,
         donated=tuple(donated),
-        consts=tuple(consts),
+        const_avals=tuple(const_avals),
+        const_sections=tuple(const_sections),
+        executable=section(header["executable"], "executable"),
+        compile_options=section(header["compile_options"], "compile_options"),
     )
 
 
@@ -342,9 +428,13 @@ __all__ = [
     "Artifact",
     "ArtifactError",
     "IncompatibleArtifactError",
+    "Layout",
     "TreeCodecError",
+    "Verified",
     "check_compatible",
     "decode",
     "encode",
     "read_header",
+    "read_layout",
+    "verify",
 ]

@@ -15,7 +15,9 @@ Invariants:
   device in an entry's place is a miss, never a hang).
 - The directory's entries are bounded in bytes; past the bound the least recently used go
   first. Use time is the file's modification time, set on every write and hit (no second file
-  per entry, which is what corrupts JAX's two-file protocol).
+  per entry, which is what corrupts JAX's two-file protocol). Writes do not list the directory:
+  they keep a size estimate in a journal the processes share (`_cache_size`), which errs only
+  high, and list it only when the estimate passes the bound or is missing, malformed or old.
 - Any I/O error becomes a logged miss or a skipped write: a read-only, full or unlistable
   directory slows Lamina down, never stops it.
 - The settings (environment variables included) are read and checked together, when the
@@ -47,6 +49,8 @@ from typing import Final
 
 from lamina_core import config
 from lamina_core.config import Option
+from lamina_runtime import _cache_size
+from lamina_runtime._cache_size import Estimate
 from lamina_runtime.cache_key import CACHE_FORMAT_VERSION, CacheKey
 
 logger = logging.getLogger("lamina.cache")
@@ -63,7 +67,7 @@ The checksum is the sha256 of the key digest, the payload length, the compile ti
 payload (`entry_checksum`): the key is bound into it."""
 DEFAULT_MAX_BYTES: Final = 1 << 30
 STALE_TEMP_SECONDS: Final = 3600
-"""A temporary file this old belongs to a writer that died; the next eviction removes it."""
+"""A temporary file this old belongs to a writer that died; the next scan (`evict`) removes it."""
 
 
 def _optional_path(text: str) -> str | None:
@@ -277,6 +281,15 @@ def read_regular_file(path: Path, limit: int | None) -> bytes:
         os.close(fd)
 
 
+def _regular_size(path: Path) -> int:
+    """The size of the regular file at `path` (links not followed); 0 if there is none."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return 0
+    return info.st_size if stat_module.S_ISREG(info.st_mode) else 0
+
+
 @dataclass(frozen=True, slots=True)
 class EntryInfo:
     """One entry file, as the directory lists it."""
@@ -321,6 +334,10 @@ class CompilationCache:
         self.root = Path(root)
         self.max_bytes = max_bytes
         self._clock = clock
+        self.journal = self.root / _cache_size.JOURNAL_NAME
+        self.estimate: Estimate | None = None
+        """The entries' size as this process last read or scanned it (None: not yet, or the
+        journal holds none); the journal on disk is what writes go by."""
 
     def __repr__(self) -> str:
         return f"CompilationCache({str(self.root)!r}, max_bytes={self.max_bytes})"
@@ -359,6 +376,7 @@ class CompilationCache:
         path = self.path(key)
         try:
             self.root.mkdir(parents=True, exist_ok=True)
+            replaced = _regular_size(path)
             self._write_atomically(path, data)
         except OSError as err:
             logger.warning("lamina cache: cannot write %s (%s); continuing without it", path, err)
@@ -366,10 +384,24 @@ class CompilationCache:
         self._touch(path)
         if self.max_bytes is not None:
             try:
-                self.evict(keep=path)
+                self._keep_bounded(self.max_bytes, len(data) - replaced, path)
             except OSError as err:  # evict's own errors are logged; this is a last resort
                 logger.warning("lamina cache: cannot evict in %s (%s)", self.root, err)
         return True
+
+    def _keep_bounded(self, max_bytes: int, grown: int, written: Path) -> None:
+        """After a write that grew the entries by `grown` bytes: record it, and scan (evicting
+        if need be) only when the estimate does not show the entries within the bound."""
+        try:
+            # Recorded before reading, so that of racing writers the last to read sees every
+            # record: the directory is never left over its bound unnoticed.
+            _cache_size.record_growth(self.journal, grown)
+            estimate = _cache_size.read(self.journal)
+        except OSError:  # missing (a new directory), or unusable: a scan writes it anew
+            estimate = None
+        self.estimate = estimate
+        if not _cache_size.is_current(estimate, max_bytes, self._clock()):
+            self.evict(keep=written, low_water=_cache_size.LOW_WATER)
 
     def _write_atomically(self, path: Path, data: bytes) -> None:
         # Same directory, so the rename is atomic. No fsync: a crash can leave a short file
@@ -435,18 +467,26 @@ class CompilationCache:
             except OSError:  # removed by another process while listing, or unreadable
                 continue
 
-    def evict(self, *, keep: Path | None = None) -> int:
-        """Remove least recently used entries until the total fits `max_bytes`; how many went.
+    def evict(self, *, keep: Path | None = None, low_water: float = 1.0) -> int:
+        """List the directory; if its entries' total passes `max_bytes`, remove the least
+        recently used until it is at most `low_water` times that. How many went.
 
-        Also removes temporary files that writers which died left behind. Never raises for
-        I/O: a directory it cannot list or files it cannot remove are logged and left.
+        Also removes temporary files that writers which died left behind, and records the
+        total in the size journal. Never raises for I/O: a directory it cannot list or files
+        it cannot remove are logged and left.
         """
-        # One listing, no `Path` per file: this runs after every write, over what may be
-        # thousands of entries.
+        # One listing, no `Path` per file: this runs over what may be thousands of entries.
         now = self._clock()
+        bounded = self.max_bytes is not None
+        # Emptied before listing, so that what is written meanwhile is counted (see
+        # `_cache_size`). Without a journal the next write scans again: no harm.
+        journal = bounded and self._restart_journal()
+        listing = self._listing()
+        if listing is None:
+            return 0
         stale_ns = STALE_TEMP_SECONDS * 1_000_000_000
         entries: list[tuple[int, str, str, int]] = []
-        for item in self._listing():
+        for item in listing:
             name = item.name
             try:
                 if name.endswith(ENTRY_SUFFIX):
@@ -463,10 +503,11 @@ class CompilationCache:
             return 0
         entries.sort()
         total = sum(e[3] for e in entries)
+        target = self.max_bytes if total <= self.max_bytes else int(self.max_bytes * low_water)
         kept = None if keep is None else str(keep)
         removed = 0
         for _, name, path, size in entries:
-            if total <= self.max_bytes:
+            if total <= target:
                 break
             if path == kept:
                 continue
@@ -482,17 +523,35 @@ class CompilationCache:
                 removed += 1
                 logger.debug("lamina cache: evicted %s (%d bytes)", name, size)
             total -= size
+        if journal:
+            try:
+                _cache_size.record_scan(self.journal, total, now)
+            except OSError as err:
+                logger.debug("lamina cache: cannot record the size in %s (%s)", self.journal, err)
+            else:
+                self.estimate = Estimate(total, 0, now)
         return removed
 
-    def _listing(self) -> list[os.DirEntry[str]]:
-        """The directory's items; none if it is missing, or (logged) cannot be listed."""
+    def _restart_journal(self) -> bool:
+        """Replace the size journal by an empty one; False (logged) if it cannot be written."""
+        try:
+            self._write_atomically(self.journal, _cache_size.HEADER)
+        except FileNotFoundError:  # no directory yet: nothing to count
+            return False
+        except OSError as err:
+            logger.debug("lamina cache: cannot write %s (%s)", self.journal, err)
+            return False
+        return True
+
+    def _listing(self) -> list[os.DirEntry[str]] | None:
+        """The directory's items; none if it is missing; None (logged) if it cannot be listed."""
         try:
             return list(os.scandir(self.root))
         except FileNotFoundError:
             return []
         except OSError as err:
             logger.warning("lamina cache: cannot list %s (%s); not evicting", self.root, err)
-            return []
+            return None
 
     def clear(self) -> int:
         """Remove every entry and temporary file; how many entries there were.
@@ -506,6 +565,9 @@ class CompilationCache:
                 with contextlib.suppress(FileNotFoundError):
                     path.unlink()
                     count += suffix == ENTRY_SUFFIX
+        with contextlib.suppress(FileNotFoundError):
+            self.journal.unlink()
+        self.estimate = None
         return count
 
     def info(self) -> CacheInfo:

@@ -171,6 +171,9 @@ class Runtime:
         self._executables: LRUCache[str, tuple[Any, bytes | None]] = LRUCache()
         """Loaded executables by cache-key digest, with the bytes each was loaded from; the
         least recently used go beyond `jax_executable_cache_size`."""
+        self.loaded_artifacts: LRUCache[tuple[bytes, int], Any] = LRUCache()
+        """What `aot.deserialize` checked of each saved function it loaded, by its checksum and
+        header length (which name its bytes): loading the same bytes again checks them once."""
         self._lock = threading.Lock()
         self._cache_choice = cache
         self._configured: tuple[CacheSettings | None, CompilationCache | None] | None = None
@@ -200,6 +203,7 @@ class Runtime:
         """Forget the in-memory executables (the persistent cache keeps its entries)."""
         with self._lock:
             self._executables.clear()
+            self.loaded_artifacts.clear()
 
     def compile(
         self,
