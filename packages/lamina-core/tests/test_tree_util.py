@@ -12,6 +12,7 @@ import dataclasses
 import doctest
 import functools
 import operator
+import pickle
 from collections.abc import Callable, Iterable
 from types import ModuleType
 from typing import Any, NamedTuple
@@ -23,6 +24,7 @@ from hypothesis import strategies as st
 
 from lamina_core import tree_util as tu
 from lamina_core.tree import _registry as _tree_registry
+from lamina_core.tree import public as tree_public
 from lamina_core.tree import tree
 from lamina_core.tree.tree_util import (
     DictKey,
@@ -32,6 +34,7 @@ from lamina_core.tree.tree_util import (
     Partial,
     SequenceKey,
     keystr,
+    treedef_repr,
 )
 
 # ---------------------------------------------------------------------------------------------
@@ -324,6 +327,27 @@ def test_treedef_str_matches_jax_for_builtin_containers_up_to_the_class_name(
     )
 
 
+@pytest.mark.oracle
+@pytest.mark.parametrize("t", [*CORPUS, Point(1, (2, None)), Frozen("z")])
+def test_public_treedefs_print_as_jaxs(jtu: ModuleType, t: Any) -> None:
+    # Every node kind of the corpus: None, tuples (one element), lists, dicts, namedtuples,
+    # OrderedDict, defaultdict, custom nodes with and without aux data, static nodes, Partial.
+    public = tree_public.tree_structure(t)
+    expected = str(jtu.tree_structure(t))
+    assert repr(public) == str(public) == treedef_repr(tu.tree_structure(t)) == expected
+    assert public == tu.tree_structure(t) and hash(public) == hash(tu.tree_structure(t))
+    assert [str(c) for c in public.children()] == [str(c) for c in jtu.tree_structure(t).children()]
+    leaves, flat_def = tree_public.tree_flatten(t)
+    assert str(flat_def) == expected and tu.tree_unflatten(flat_def, leaves) == t
+    assert str(pickle.loads(pickle.dumps(public))) == expected
+
+
+@pytest.mark.oracle
+def test_partial_treedefs_print_as_jaxs(jtu: ModuleType) -> None:
+    ours = tree_public.tree_structure(tu.Partial(max, 1, [2], key=None))
+    assert str(ours) == str(jtu.tree_structure(jtu.Partial(max, 1, [2], key=None)))
+
+
 MISMATCHED: list[tuple[Any, Any]] = [
     ({"a": 1, "b": (2, 3)}, {"a": 1, "b": [2, 3]}),
     ({"a": 1, "b": (2, 3)}, {"a": 1, "b": (2,)}),
@@ -351,11 +375,21 @@ PREFIXES: list[tuple[Any, Any]] = [
 
 @pytest.mark.oracle
 @pytest.mark.parametrize(("t", "other"), MISMATCHED)
-def test_tree_map_rejects_what_jax_rejects(jtu: ModuleType, t: Any, other: Any) -> None:
-    with pytest.raises(ValueError):
+def test_tree_map_rejects_what_jax_rejects_in_jax_words(
+    jtu: ModuleType, t: Any, other: Any
+) -> None:
+    with pytest.raises(ValueError) as jax_error:
         jtu.tree_map(lambda *xs: xs, t, other)
-    with pytest.raises(ValueError, match="does not have the structure of tree"):
+    with pytest.raises(ValueError) as our_error:
         tu.tree_map(lambda *xs: xs, t, other)
+    assert str(our_error.value) == str(jax_error.value)
+    assert "tree_map tree" in str(our_error.value)
+    with pytest.raises(ValueError) as jax_error:
+        jtu.tree_broadcast(t, other)
+    with pytest.raises(ValueError) as our_error:
+        tu.tree_broadcast(t, other)
+    assert str(our_error.value) == str(jax_error.value)
+    assert "broadcast_prefix prefix_tree" in str(our_error.value)
 
 
 @pytest.mark.oracle
@@ -558,19 +592,38 @@ def test_registering_a_type_twice_is_an_error_naming_the_type() -> None:
 def test_tree_map_error_names_the_key_path_and_both_types() -> None:
     with pytest.raises(ValueError) as info:
         tu.tree_map(lambda *xs: xs, {"a": 1, "b": [(2, 3)]}, {"a": 1, "b": [[2, 3]]})
-    message = str(info.value)
-    assert "rest[0] does not have the structure of tree" in message
-    assert "At key path ['b'][0], tree has a tuple of length 2 but rest[0] has a list" in message
+    assert str(info.value) == (
+        "pytree structure error: different types at key path\n    tree_map tree['b'][0]\n"
+        "At that key path, the prefix pytree tree_map tree has a subtree of type\n"
+        "    <class 'tuple'>\nbut at the same key path the full pytree has a subtree of "
+        "different type\n    <class 'list'>."
+    )
 
 
-def test_tree_map_error_for_different_dict_keys_lists_the_odd_keys() -> None:
-    with pytest.raises(ValueError, match=r"the other lacks \['b'\]"):
-        tu.tree_map(lambda *xs: xs, {"a": 1, "b": 2}, {"a": 1, "c": 2})
-
-
-def test_tree_map_error_points_at_the_mismatched_tree_among_several() -> None:
-    with pytest.raises(ValueError, match=r"rest\[1\].*At the root, tree has None"):
-        tu.tree_map(lambda *xs: xs, None, None, 1)
+@pytest.mark.oracle
+@pytest.mark.parametrize(
+    ("t", "rest"),
+    [
+        ({"a": 1, "b": 2}, [{"a": 1, "c": 2}]),  # same number of keys: the metadata differ
+        ({"a": 1}, [{"a": 1, "b": 2}]),  # key counts differ: the odd keys listed
+        (None, [None, 1]),  # the second of several trees
+        ([1, (2, None)], [[1, (2, 3)]]),  # None is not a leaf
+        (Box("x", 1, 2), [Box("y", 1, 2)]),  # a custom node's auxiliary data
+        ({"k": [NT(1, 2), 3]}, [{"k": [NT(1, 2), (3,)]}, {"k": [NT(1, 2)]}]),
+    ],
+)
+def test_tree_map_errors_are_jaxs_text(jtu: ModuleType, t: Any, rest: list[Any]) -> None:
+    for ours, theirs, name in [
+        (tu.tree_map, jtu.tree_map, "tree_map tree"),
+        (tu.tree_map_with_path, jtu.tree_map_with_path, "tree_map_with_path tree"),
+    ]:
+        with pytest.raises(ValueError) as jax_error:
+            theirs(lambda *xs: xs, t, *rest)
+        with pytest.raises(ValueError) as our_error:
+            ours(lambda *xs: xs, t, *rest)
+        assert str(our_error.value) == str(jax_error.value)
+        assert str(our_error.value).startswith("pytree structure error:")
+        assert name in str(our_error.value)
 
 
 def test_tree_map_broadcasts_prefix_leaves_over_subtrees() -> None:
@@ -638,7 +691,7 @@ def test_reductions() -> None:
 
 def test_tree_broadcast_rejects_a_non_prefix_with_a_pointed_error() -> None:
     assert tu.tree_broadcast((1, 2), (0, {"a": 0, "b": 0})) == (1, {"a": 2, "b": 2})
-    with pytest.raises(ValueError, match="full_tree does not have the structure of prefix_tree"):
+    with pytest.raises(ValueError, match="different lengths of tuple at key path\n    broadcast"):
         tu.tree_broadcast((1, 2), (0, 1, 2))
 
 

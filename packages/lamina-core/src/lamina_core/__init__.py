@@ -5,7 +5,8 @@ subpackages in a strict order, each importing only those below it, each with an 
 that is its interface (import-linter checks both; docs/architecture.md shows the layout):
 `tree` < `config` < `ir` < `trace` < `interpreters` < `transforms` < `custom_derivatives` <
 `lax` < `numpy` < `random` < `nn` < `scipy` < `sharding`, `checkpoint`, `callbacks`,
-`jacobians`; `testing` beside, for tests. This module gathers the names most users want.
+`jacobians`, `flatten_util`, `example_libraries`; `testing` beside, for tests. This module
+gathers the names most users want.
 """
 
 from lamina_core.ir import register_internal_path

@@ -44,6 +44,11 @@ def local_devices(backend: str | None = None) -> list[Any]:
     return list(jax.local_devices(backend=backend))  # [public]
 
 
+def live_arrays(platform: str | None = None) -> list[Any]:
+    """Every device array alive on `platform`'s backend (default: the default one). [public]"""
+    return list(jax.live_arrays(platform))  # type: ignore[no-untyped-call]  # not annotated
+
+
 @functools.cache
 def default_device() -> Any:
     return jax.local_devices()[0]  # [public] this process's first (all of them, alone)

@@ -504,6 +504,8 @@ def jit(
     compiler_options: Mapping[str, Any] | None = None,
     in_shardings: Any = None,
     out_shardings: Any = None,
+    device: Any = None,
+    backend: str | None = None,
 ) -> Any:
     """Compile `fun` with XLA; usable as `@jit` or `@jit(static_argnums=...)`, as `jax.jit`.
 
@@ -515,7 +517,8 @@ def jit(
     `{"xla_cpu_experimental_ynn_fusion_type": ""}`; they are part of the compilation cache key.
 
     The result is jaxlib's C++ dispatcher driven by a `JitFunction` (`jit_function_of` finds
-    it): it has `trace` and `lower`, and repeats calls without running Python.
+    it): it has `trace` and `lower`, and repeats calls without running Python. `device` and
+    `backend` are JAX's deprecated ways to name one device (`shardings.jit_placement`).
     """
     return jit_decorator(
         _dispatching_jit,
@@ -528,8 +531,7 @@ def jit(
             keep_unused=keep_unused,
             inline=inline,
             compiler_options=compiler_options,
-            in_shardings=in_shardings,
-            out_shardings=out_shardings,
+            **shardings.jit_placement(device, backend, in_shardings, out_shardings),
         ),
     )
 

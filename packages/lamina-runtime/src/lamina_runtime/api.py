@@ -28,6 +28,12 @@ def local_devices(process_index: int | None = None, backend: str | None = None) 
     return [d for d in _bridge_devices.devices(backend) if d.process_index == process_index]
 
 
+def live_arrays(platform: str | None = None) -> list[Array]:
+    """The arrays alive on `platform`'s devices (default: the default backend), as
+    `jax.live_arrays`: each device buffer in a new `Array` (deleting it frees the buffer)."""
+    return [Array(buf) for buf in _bridge_devices.live_arrays(platform)]
+
+
 def device_put(x: Any, device: Any = None) -> Any:
     """Put every leaf of `x` on `device` (default: the default device) as an `Array`; `device`
     may be a device, a `SingleDeviceSharding`, a `NamedSharding`, or a bare `P` over the mesh
@@ -73,7 +79,7 @@ def device_get(x: Any) -> Any:
     return tree_util.tree_map(
         lambda leaf: (
             np.asarray(leaf)
-            if isinstance(leaf, Array) or _bridge_devices.is_device_array(leaf)
+            if type(leaf) is Array or _bridge_devices.is_device_array(leaf)
             else leaf
         ),
         x,

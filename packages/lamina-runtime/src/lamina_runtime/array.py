@@ -18,7 +18,7 @@ import numpy as np
 
 from lamina_core import dtypes
 from lamina_core.ir import NamedSharding, ShapedArray, explicit_spec
-from lamina_core.trace import ArrayMethods, register_value_type, typeof
+from lamina_core.trace import ArrayMethods, Tracer, register_value_type, typeof
 from lamina_runtime import _bridge, _bridge_devices, _bridge_dispatch, _bridge_executables
 from lamina_runtime import sharding as shardings
 
@@ -44,7 +44,24 @@ class Shard:
         return f"Shard(device={self.device!r}, index={self.index}, data={self.data!r})"
 
 
-class Array(ArrayMethods):
+class _ArrayMeta(type):
+    """`isinstance(x, Array)` holds for tracers of arrays too, as for `jax.Array` (whose C++
+    metaclass asks the tracer the same question), so code that filters leaves on it works
+    under `jit`, `grad` and `vmap`; tracers of Refs and hi types are not arrays.
+
+    Python answers `isinstance(array, Array)` for an exact `Array` before asking the
+    metaclass, so the runtime's own checks (`type(x) is Array`) pay nothing for this.
+    """
+
+    def __instancecheck__(cls, instance: Any) -> bool:
+        if type.__instancecheck__(cls, instance):
+            return True
+        return (
+            cls is Array and isinstance(instance, Tracer) and isinstance(instance.aval, ShapedArray)
+        )
+
+
+class Array(ArrayMethods, metaclass=_ArrayMeta):
     """A device array. Identity is intended: it owns (a reference to) one device buffer."""
 
     __slots__ = ("__weakref__", "_buf", "aval")
@@ -52,7 +69,7 @@ class Array(ArrayMethods):
     aval: ShapedArray
 
     def __init__(self, buf: Any, aval: ShapedArray | None = None) -> None:
-        if isinstance(buf, Array):
+        if type(buf) is Array:
             buf, aval = buf._buf, aval or buf.aval
         if not _bridge_devices.is_device_array(buf):
             raise TypeError(
@@ -233,14 +250,16 @@ class Array(ArrayMethods):
             raise TypeError("iteration over a 0-d array")
         return (self[i] for i in range(self.shape[0]))
 
-    def __hash__(self) -> int:
-        raise TypeError("unhashable type: 'Array'")
+    __hash__ = None  # type: ignore[assignment]  # unhashable, with Python's message, as JAX's
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (_unpickle, (np.asarray(self), self.weak_type))
 
     def __format__(self, spec: str) -> str:
-        return format(np.asarray(self).item() if self.ndim == 0 else np.asarray(self), spec)
+        # As JAX's: a scalar formats as its NumPy scalar (`f"{x:.3f}"`, and `f"{x}"` as
+        # `float32(0.1)` prints), an array as NumPy's array (which refuses a non-empty spec).
+        host = np.asarray(self)
+        return format(host[()] if self.ndim == 0 else host, spec)
 
     def __str__(self) -> str:
         if dtypes.extended(self.dtype) is not None:

@@ -10,7 +10,9 @@ terms (a `PartitionSpec` per output, without trailing unsplit axes).
 from __future__ import annotations
 
 import itertools
+import warnings
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any, Final
 
 import numpy as np
@@ -116,11 +118,55 @@ def of_jax(jax_sharding: Any) -> Sharding:
     return found
 
 
+@dataclass(frozen=True, slots=True)
+class BackendDevice:
+    """`jit(backend=...)`'s placement: the backend's first local device, looked up when a call
+    is placed, so that naming a backend this machine lacks fails only when the function runs,
+    as in JAX."""
+
+    backend: str
+
+
+def jit_placement(
+    device: Any, backend: str | None, in_shardings: Any, out_shardings: Any
+) -> dict[str, Any]:
+    """`jit`'s `in_shardings` and `out_shardings` given its deprecated `device` or `backend`
+    argument, as JAX 0.10.2 takes them: with its warning, the whole program on that device
+    (or on the backend's first).
+
+    Raises:
+        ValueError: both `device` and `backend` are given, or either with shardings.
+    """
+    if device is None and backend is None:
+        return {"in_shardings": in_shardings, "out_shardings": out_shardings}
+    warnings.warn(
+        "backend and device argument on jit is deprecated. You can use "
+        '`jax.device_put(..., jax.local_devices(backend="cpu")[0])` on the inputs to the '
+        "jitted function to get the same behavior.",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    if device is not None and backend is not None:
+        raise ValueError(
+            "can't specify both a device and a backend for jit, "
+            f"got device={device!r} and backend={backend!r}"
+        )
+    for given, name in ((in_shardings, "in_shardings"), (out_shardings, "out_shardings")):
+        if given is not None:
+            raise ValueError(
+                f"If backend or device is specified on jit, then {name} should not be specified."
+            )
+    target = device if device is not None else BackendDevice(str(backend))
+    return {"in_shardings": target, "out_shardings": target}
+
+
 def resolve(sharding: Any, api: str = "device_put") -> Sharding:
     """A sharding argument (`NamedSharding`, a bare `P` over the mesh in context, a device or
     a `SingleDeviceSharding`) as Lamina's sharding."""
     if isinstance(sharding, (NamedSharding, SingleDeviceSharding)):
         return sharding
+    if isinstance(sharding, BackendDevice):
+        return SingleDeviceSharding(_bridge_devices.local_devices(sharding.backend)[0])
     if isinstance(sharding, PartitionSpec):
         mesh = get_concrete_mesh()
         if mesh.empty:

@@ -83,6 +83,7 @@ from lamina_runtime import (
     host_id,
     host_ids,
     jit,
+    live_arrays,
     local_device_count,
     local_devices,
     log_compiles,
@@ -100,6 +101,7 @@ from lamina_runtime import (
 register_internal_path(__file__)
 
 __version__ = version.__version__
+__version_info__ = version.__version_info__
 
 __all__ = [
     "Array",
@@ -109,6 +111,7 @@ __all__ = [
     "Ref",
     "ShapeDtypeStruct",
     "__version__",
+    "__version_info__",
     "ad_checkpoint",
     "aot",
     "block_until_ready",
@@ -160,6 +163,7 @@ __all__ = [
     "lax",
     "linear_transpose",
     "linearize",
+    "live_arrays",
     "local_device_count",
     "local_devices",
     "log_compiles",

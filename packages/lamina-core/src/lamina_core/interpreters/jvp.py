@@ -13,6 +13,7 @@ registered next to each primitive's definition; this module names no primitive b
 from __future__ import annotations
 
 import functools
+import operator
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, TypeAlias
 
@@ -72,7 +73,8 @@ class PrimalTangentTracer(Tracer):
     """A primal value carried with its (nonzero) tangent: the tracers of differentiation.
 
     Python control flow on it looks at its primal, as in JAX (`if x > 0:` works under `grad`
-    when the primal is concrete).
+    when the primal is concrete); as in JAX too, `float`, `complex` and NumPy conversion do
+    not (they raise the tracer errors), while `int`, `bool`, `operator.index` and `item` do.
     """
 
     __slots__ = ("primal", "tangent")
@@ -99,17 +101,8 @@ class PrimalTangentTracer(Tracer):
     def __int__(self) -> int:
         return int(self.primal)
 
-    def __float__(self) -> float:
-        return float(self.primal)
-
-    def __complex__(self) -> complex:
-        return complex(self.primal)
-
     def __index__(self) -> int:
-        return self.primal.__index__()  # type: ignore[no-any-return]  # concrete or tracer
-
-    def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
-        return np.asarray(self.primal, dtype=dtype)
+        return operator.index(self.primal)
 
     def item(self, *args: Any) -> Any:
         primal = self.primal

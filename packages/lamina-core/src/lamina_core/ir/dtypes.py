@@ -13,14 +13,15 @@ duck typing (`.aval.weak_type` or `.weak_type`) and their dtype by a `.dtype` at
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Final, Literal, Protocol, TypeAlias, overload
 
 import ml_dtypes
 import numpy as np
 
 from lamina_core.config import enable_x64
-from lamina_core.ir import _promotion
+from lamina_core.ir import _extended_dtypes, _promotion
+from lamina_core.ir._extended_dtypes import _EXTENDED as _EXTENDED
+from lamina_core.ir._extended_dtypes import ExtendedDType, extended, prng_key
 from lamina_core.ir._promotion import TypePromotionError
 
 __all__ = [
@@ -65,6 +66,7 @@ __all__ = [
     "is_python_scalar",
     "is_weakly_typed",
     "issubdtype",
+    "prng_key",
     "promote_types",
     "python_scalar_dtype",
     "register_extended_dtype",
@@ -490,16 +492,19 @@ _SHORT_PREFIXES: Final = (
 )
 
 
-def _scalar_type(x: DTypeLike) -> type[np.generic]:
+def _scalar_type(x: DTypeLike | None) -> type[np.generic]:
     # Scalar types pass through so that abstract categories (np.floating, ...) work as in numpy.
     if isinstance(x, type) and issubclass(x, np.generic):
         return x
     if isinstance(x, np.dtype):
-        return x.type
+        ext = extended(x)
+        return x.type if ext is None else ext.scalar_type
+    if x is None:
+        return np.float64  # NumPy's reading of None as a dtype, which JAX keeps here
     return _as_dtype(x, "issubdtype").type
 
 
-def issubdtype(a: DTypeLike, b: DTypeLike) -> bool:
+def issubdtype(a: DTypeLike | None, b: DTypeLike | None) -> bool:
     """Whether `a` is `b` or lies under it in numpy's type hierarchy, counting the ml_dtypes.
 
     Unlike `numpy.issubdtype`, bfloat16 and the float8/6/4 types are `np.floating`, and the
@@ -509,6 +514,8 @@ def issubdtype(a: DTypeLike, b: DTypeLike) -> bool:
         >>> issubdtype(bfloat16, np.floating)
         True
     """
+    if extended(b) is not None:  # one extended dtype is under no other (two PRNG impls)
+        return a is b or a == b
     a_type, b_type = _scalar_type(a), _scalar_type(b)
     if a_type in _CUSTOM_FLOAT_TYPES:
         parents: tuple[type[np.generic], ...] = (np.floating, np.inexact, np.number, np.generic)
@@ -533,54 +540,19 @@ def iinfo(dtype: DTypeLike) -> ml_dtypes.iinfo:
     return ml_dtypes.iinfo(_as_dtype(dtype, "iinfo"))  # type: ignore[no-untyped-call]
 
 
-# --- extended dtypes ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True, eq=False)
-class ExtendedDType:
-    """An element type that is not a number: PRNG keys (`key<fry>`), and whatever upper
-    layers define. Identity is intended: one object per registered type.
-
-    Each is stood for, wherever a dtype goes (`ShapedArray.dtype`, host arrays), by a NumPy
-    structured dtype with one field named `name` holding the physical element: so every
-    shape rule and the NumPy reference evaluator work on such arrays unchanged, and a host
-    array of the type is its physical data (`.view(physical_dtype)`). The rules of the type:
-
-    - printing: `name` (`key<fry>[3]`);
-    - physical representation and lowering: an array of shape `(*shape, *physical_shape)` and
-      dtype `physical_dtype` (`physical_aval`);
-    - tangents: `float0`, as for integers (values of the type are not differentiable);
-    - batching: a mapped axis is an ordinary axis of the logical shape.
-    """
-
-    name: str
-    physical_shape: tuple[int, ...]
-    physical_dtype: DType
-    dtype: DType
-    """The structured NumPy dtype standing for this type."""
-    payload: object = None
-    """What the defining layer attaches (a PRNG implementation, for keys)."""
-
-
-_EXTENDED: Final[dict[DType, ExtendedDType]] = {}
+# --- extended dtypes (`_extended_dtypes`) ------------------------------------------------------
 
 
 def register_extended_dtype(
-    name: str, physical_shape: tuple[int, ...], physical_dtype: DTypeLike, payload: object = None
+    name: str,
+    physical_shape: tuple[int, ...],
+    physical_dtype: DTypeLike,
+    payload: object = None,
+    scalar_type: type[Any] = np.generic,
 ) -> ExtendedDType:
-    """Define the extended dtype `name` (once per name; a second call returns the first)."""
+    """Define the extended dtype `name` (once per name; a second call returns the first);
+    `scalar_type` is what `issubdtype` places it under (`prng_key` for PRNG keys)."""
     physical = _as_dtype(physical_dtype, "register_extended_dtype")
-    stand_in: DType = np.dtype([(name, physical, physical_shape)])
-    known = _EXTENDED.get(stand_in)
-    if known is not None:
-        return known
-    ext = ExtendedDType(name, tuple(physical_shape), physical, stand_in, payload)
-    _EXTENDED[stand_in] = ext
-    return ext
-
-
-def extended(dtype: object) -> ExtendedDType | None:
-    """The extended dtype `dtype` stands for, or None for numeric dtypes (and non-dtypes)."""
-    if not isinstance(dtype, np.dtype) or dtype.kind != "V":
-        return None
-    return _EXTENDED.get(dtype)
+    return _extended_dtypes.register_extended_dtype(
+        name, physical_shape, physical, payload, scalar_type
+    )

@@ -15,12 +15,13 @@ from typing import Any
 
 import numpy as np
 
+import lamina_core.numpy as jnp
 from lamina_core import lax as _lax
 from lamina_core.ir import dtypes
 from lamina_core.lax import _logaddexp2_custom, _logaddexp_custom
 from lamina_core.numpy import _promote as p
 from lamina_core.numpy import _ufuncs as u
-from lamina_core.numpy._util import Array, ArrayLike, dtype_of, shape_of
+from lamina_core.numpy._util import Array, ArrayLike, dtype_of, lax_const, shape_of
 from lamina_core.trace import Tracer
 from lamina_core.transforms import Jitted
 
@@ -37,14 +38,26 @@ _where_body.__name__ = _where_body.__qualname__ = "_where"
 _where = Jitted(_where_body)
 
 
-def where(condition: ArrayLike, x: ArrayLike = None, y: ArrayLike = None, /) -> Array:
-    """`x` where `condition` holds, else `y`, with promotion and broadcasting."""
+def where(
+    condition: ArrayLike,
+    x: ArrayLike = None,
+    y: ArrayLike = None,
+    /,
+    *,
+    size: int | None = None,
+    fill_value: ArrayLike | tuple[ArrayLike, ...] | None = None,
+) -> Any:
+    """`x` where `condition` holds, else `y`, with promotion and broadcasting; with neither,
+    `nonzero(condition, size=size, fill_value=fill_value)`, as JAX's."""
     if x is None and y is None:
-        raise NotImplementedError(
-            "jnp.where(condition) (the nonzero form) is not supported; pass x and y as well"
-        )
+        p.check_arraylike("where", condition)
+        return jnp.nonzero(condition, size=size, fill_value=fill_value)
     # A missing x or y fails here, as None is not array-like (JAX's message too).
     p.check_arraylike("where", condition, x, y)
+    if size is not None or fill_value is not None:
+        raise ValueError(
+            "size and fill_value arguments cannot be used in three-term where function."
+        )
     return _where(condition, x, y)
 
 
@@ -87,7 +100,7 @@ def round(a: ArrayLike, decimals: int = 0, out: None = None) -> Array:
             return _lax.round(x, _lax.RoundingMethod.TO_NEAREST_EVEN)
         # float16 would overflow 10**decimals too soon.
         x = _lax.convert_element_type(x, np.float32) if dtype == np.float16 else x
-        factor = p.const(x, 10**decimals)
+        factor = lax_const(x, 10**decimals)  # weak for a weak `x`, as JAX's `lax._const`
         scaled = _lax.round(_lax.mul(x, factor), _lax.RoundingMethod.TO_NEAREST_EVEN)
         rounded = _lax.div(scaled, factor)
         return _lax.convert_element_type(rounded, dtype) if dtype == np.float16 else rounded

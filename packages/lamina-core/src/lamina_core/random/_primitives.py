@@ -59,7 +59,9 @@ class PRNGImpl:
     key_type: dtypes.ExtendedDType = field(init=False)
 
     def __post_init__(self) -> None:
-        ext = dtypes.register_extended_dtype(f"key<{self.tag}>", self.key_shape, np.uint32, self)
+        ext = dtypes.register_extended_dtype(
+            f"key<{self.tag}>", self.key_shape, np.uint32, self, dtypes.prng_key
+        )
         object.__setattr__(self, "key_type", ext)
 
     def __str__(self) -> str:

@@ -98,6 +98,9 @@ from lamina_core.trace._tracing import (
     bind_with_trace as bind_with_trace,
 )
 from lamina_core.trace._tracing import (
+    call_under as call_under,
+)
+from lamina_core.trace._tracing import (
     concrete_or_error as concrete_or_error,
 )
 from lamina_core.trace._tracing import (

@@ -35,6 +35,34 @@ def _immutable_error() -> TypeError:
     )
 
 
+def check_scalar_conversion(shape: tuple[int, ...]) -> None:
+    """JAX's error for `float(x)`, `int(x)`, `complex(x)` of an array that is not a scalar."""
+    if shape:
+        raise TypeError(
+            f"Only scalar arrays can be converted to Python scalars; got arr.ndim={len(shape)}"
+        )
+
+
+def check_integer_conversion(shape: tuple[int, ...], dtype: Any) -> None:
+    """JAX's error for `operator.index(x)` of an array that is not an integer scalar."""
+    if shape or getattr(dtype, "kind", None) not in ("i", "u"):
+        raise TypeError("Only integer scalar arrays can be converted to a scalar index.")
+
+
+def check_bool_conversion(size: int) -> None:
+    """NumPy's rule, as JAX's: only an array of one element has a truth value."""
+    if size == 0:
+        raise ValueError(
+            "The truth value of an empty array is ambiguous. Use `array.size > 0` to check "
+            "that an array is not empty."
+        )
+    if size > 1:
+        raise ValueError(
+            "The truth value of an array with more than one element is ambiguous. Use "
+            "a.any() or a.all()"
+        )
+
+
 def _unary(name: str) -> Callable[[Any], Any]:
     """The operator that applies the frontend's `name` to the array."""
 
@@ -70,8 +98,10 @@ class ArrayMethods:
     """
 
     __slots__ = ()
+    # No `__array_ufunc__`, as JAX's arrays have none: NumPy's functions (`np.isfinite(x)`)
+    # convert the array through `__array__` (a tracer refuses, with JAX's error), and NumPy's
+    # operators (`np_array + x`) defer to our reflected ones, since this priority is higher.
     __array_priority__ = 1000
-    __array_ufunc__ = None  # NumPy defers to our reflected operators instead of coercing
 
     @property
     def T(self) -> Any:
@@ -108,6 +138,12 @@ class ArrayMethods:
     __le__ = _binary("less_equal")
     __gt__ = _binary("greater")
     __ge__ = _binary("greater_equal")
+
+    def __round__(self, ndigits: int | None = None) -> Any:
+        # As JAX's: `jnp.round`, and an integer array when no digits are given (as `round`
+        # gives an int for a float).
+        out = _method("method:round")(self, ndigits or 0)
+        return out if ndigits is not None else _method("method:astype")(out, int)
 
     def __getattr__(self, name: str) -> Any:
         # Array properties (`x.real`) and methods (`x.sum()`) come from the frontend's registry.

@@ -22,7 +22,13 @@ from lamina_core.ir import AbstractValue, Primitive, install_current_trace
 # `ArrayMethods` and `register_tracer_method` are re-exported: the runtime's arrays and the
 # numpy frontend import them from here.
 from lamina_core.trace._array_methods import ArrayMethods as ArrayMethods
-from lamina_core.trace._array_methods import _immutable_error, _method
+from lamina_core.trace._array_methods import (
+    _immutable_error,
+    _method,
+    check_bool_conversion,
+    check_integer_conversion,
+    check_scalar_conversion,
+)
 from lamina_core.trace._array_methods import register_tracer_method as register_tracer_method
 
 
@@ -119,6 +125,7 @@ def eager_value(value: Any) -> Any:
 
 
 F = TypeVar("F", bound=Callable[..., Any])
+_R = TypeVar("_R")
 
 ToplevelFactory = Callable[[Callable[..., Any], tuple[str, ...]], Callable[..., Any]]
 """`make(fn, static_argnames)`: a callable running `fn` as one compiled program."""
@@ -266,6 +273,17 @@ def bind_with_trace(
         _current_trace.set(previous)
 
 
+def call_under(trace: Trace, fn: Callable[..., _R], /, *args: Any, **kwargs: Any) -> _R:
+    """`fn(*args, **kwargs)` with `trace` current, as `running_under` does: for the hot paths
+    of interpreters (a rule per primitive), where a generator-based scope costs more."""
+    previous = _current_trace.get()
+    try:
+        _current_trace.set(trace)
+        return fn(*args, **kwargs)
+    finally:
+        _current_trace.set(previous)
+
+
 @contextlib.contextmanager
 def running_under(trace: Trace) -> Iterator[Trace]:
     """Make `trace` current for a rule of an interpreter opened inside it (no new context)."""
@@ -395,25 +413,46 @@ class Tracer(ArrayMethods):
             f"{self._error_repr()}\n{context}{self._origin_msg()}\n"
         )
 
+    def _array_shape(self) -> tuple[int, ...]:
+        """The shape for JAX's conversion checks: () for types that are not arrays."""
+        shape: tuple[int, ...] = getattr(self.aval, "shape", ())
+        return shape
+
+    # As JAX's: the checks a concrete array makes come first (a non-scalar is refused as
+    # such), then the error for the value being abstract.
+
     def __bool__(self) -> bool:
+        size = 1
+        for d in self._array_shape():
+            size *= d
+        check_bool_conversion(size)
         raise TracerBoolConversionError(
             f"Attempted boolean conversion of {self._error_repr()}.{self._origin_msg()}"
         )
 
     def __int__(self) -> int:
+        check_scalar_conversion(self._array_shape())
         self._concretization_error("int", suggest_astype=True)
 
     def __float__(self) -> float:
+        check_scalar_conversion(self._array_shape())
         self._concretization_error("float", suggest_astype=True)
 
     def __complex__(self) -> complex:
+        check_scalar_conversion(self._array_shape())
         self._concretization_error("complex", suggest_astype=True)
 
     def item(self, *args: Any) -> Any:
         """A Python scalar needs a concrete value: JAX's error for a traced one."""
         raise self._not_concrete("This occurred in the item() method of jax.Array")
 
+    def tolist(self) -> Any:
+        """Python values need a concrete array: JAX's error (its text, origin twice)."""
+        where = f"The tolist() method was called on {self._error_repr()}.{self._origin_msg()}"
+        raise self._not_concrete(where)
+
     def __index__(self) -> int:
+        check_integer_conversion(self._array_shape(), getattr(self.aval, "dtype", None))
         raise TracerIntegerConversionError(
             f"The __index__() method was called on {self._error_repr()}{self._origin_msg()}"
         )
@@ -424,8 +463,7 @@ class Tracer(ArrayMethods):
             f"{self._error_repr()}{self._origin_msg()}"
         )
 
-    def __hash__(self) -> int:
-        raise TypeError(f"unhashable type: {type(self).__name__} (traced arrays are unhashable)")
+    __hash__ = None  # type: ignore[assignment]  # unhashable, with Python's message, as JAX's
 
     def __len__(self) -> int:
         if not self.shape:

@@ -2,9 +2,12 @@
 paths, and JAX's two public namespaces over them (`tree_util`, `tree`).
 
 Implementation: `_registry` (the registry, on optree's C implementation), `tree_util`
-(`jax.tree_util`'s API), `tree` (`jax.tree`'s short names), `_levels` (one level of a tree).
+(`jax.tree_util`'s API), `tree` (`jax.tree`'s short names), `_levels` (one level of a tree),
+`_treedef_text` (treedefs in JAX's text), `_prefix_errors` (`tree_map`'s structure errors, in
+JAX's text), `public` (the functions handing treedefs to users, which print as JAX's).
 """
 
+from lamina_core.tree import public as public
 from lamina_core.tree import tree as tree
 from lamina_core.tree import tree_util as tree_util
 from lamina_core.tree._levels import (
@@ -21,4 +24,7 @@ from lamina_core.tree._levels import (
 )
 from lamina_core.tree._registry import (
     keystr as keystr,
+)
+from lamina_core.tree._treedef_text import (
+    PublicTreeDef as PublicTreeDef,
 )

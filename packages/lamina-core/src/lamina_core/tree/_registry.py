@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import operator
+import warnings
 from collections.abc import Callable, Collection, Hashable, Iterable, Sequence
 from typing import Any, Final, Self, TypeAlias, TypeVar, cast
 
@@ -178,13 +179,17 @@ def _register(
     key_of_entry: Callable[[Any], KeyEntry],
 ) -> None:
     try:
-        # casts: optree types nodes as Collections; JAX, and so Lamina, takes any class.
-        optree.register_pytree_node(
-            cast("type[Collection[Any]]", nodetype),
-            cast("FlattenFunc[Any]", flatten),
-            cast("UnflattenFunc[Any]", unflatten),
-            namespace=NAMESPACE,
-        )
+        with warnings.catch_warnings():
+            # optree warns that a namedtuple class overrides its built-in handling; JAX takes
+            # namedtuple classes silently (jax.example_libraries registers one).
+            warnings.filterwarnings("ignore", "PyTree type .*namedtuple", UserWarning)
+            # casts: optree types nodes as Collections; JAX, and so Lamina, takes any class.
+            optree.register_pytree_node(
+                cast("type[Collection[Any]]", nodetype),
+                cast("FlattenFunc[Any]", flatten),
+                cast("UnflattenFunc[Any]", unflatten),
+                namespace=NAMESPACE,
+            )
     except ValueError as err:
         raise ValueError(
             f"cannot register {nodetype!r} as a pytree node: {err} A type is registered at most "

@@ -20,7 +20,10 @@ Known differences from JAX, all inherited from optree and too costly to paper ov
   rebuilds it sorted; the dicts compare equal, and so do the treedefs.
 - Dict keys that cannot be sorted (`{1: ..., "a": ...}`) fall back to optree's ordering instead of
   raising.
-- `PyTreeDef` is optree's `PyTreeSpec`, so `str(treedef)` reads `PyTreeSpec(...)`.
+- `PyTreeDef` is optree's `PyTreeSpec`: treedefs made here print as `PyTreeSpec(...)`. The
+  public API (`lamina.tree_util`, `lamina.tree`) hands out copies that print as JAX's
+  (`PyTreeDef(...)`, `tree.public`), and messages name structures in JAX's text
+  (`treedef_repr`); copying on every flatten would slow tracing.
 
 This module knows nothing of arrays, tracing or JAX.
 """
@@ -35,6 +38,7 @@ from typing import Any, Final, Literal, TypeAlias, TypeVar, cast
 
 from optree import _C  # the C entry points, called directly: the public wrappers add a frame
 
+from lamina_core.tree._prefix_errors import prefix_error
 from lamina_core.tree._registry import (
     NAMESPACE,
     DictKey,
@@ -55,6 +59,7 @@ from lamina_core.tree._registry import (
     register_pytree_with_keys_class,
     register_static,
 )
+from lamina_core.tree._treedef_text import treedef_repr
 
 __all__ = [
     "DictKey",
@@ -163,7 +168,7 @@ def tree_map(
     leaves, treedef = _flatten(tree, is_leaf, False, NAMESPACE)
     if not rest:
         return treedef.unflatten(map(f, leaves))
-    others = _flatten_up_to_each("tree_map", treedef, tree, rest, _plain(is_leaf))
+    others = _flatten_up_to_each("tree_map tree", treedef, tree, rest, _plain(is_leaf))
     return treedef.unflatten(map(f, leaves, *others))
 
 
@@ -209,7 +214,7 @@ def tree_map_with_path(
     paths = [p for p, _ in pairs]
     leaves = [x for _, x in pairs]
     leaf_at = is_leaf if is_leaf_takes_path else _plain(is_leaf)
-    others = _flatten_up_to_each("tree_map_with_path", treedef, tree, rest, leaf_at)
+    others = _flatten_up_to_each("tree_map_with_path tree", treedef, tree, rest, leaf_at)
     return treedef.unflatten(map(f, paths, leaves, *others))
 
 
@@ -247,17 +252,23 @@ def _plain(is_leaf: IsLeaf | None) -> Callable[[KeyPath, Any], bool] | None:
     return None if is_leaf is None else (lambda _, x: is_leaf(x))
 
 
+def _one_level(node: Any) -> tuple[list[Any], list[KeyEntry], PyTreeDef]:
+    """The children of a non-leaf node, their keys, and the node's one-level treedef."""
+    children, node_def = _flatten(node, lambda x: x is not node, False, NAMESPACE)
+    return children, [path[0] for path in key_paths(node_def)], node_def
+
+
 def _flatten_up_to_each(
-    fn: str,
+    name: str,
     treedef: PyTreeDef,
     tree: PyTree,
     rest: Sequence[PyTree],
     is_leaf: Callable[[KeyPath, Any], bool] | None,
-    names: tuple[str, str] = ("tree", "rest[{}]"),
 ) -> list[list[Any]]:
-    """Each of `rest` cut at `treedef`'s leaves, with JAX's strictness and a useful error."""
+    """Each of `rest` cut at `treedef`'s leaves, with JAX's strictness and JAX's error, which
+    calls `tree` by `name` ("tree_map tree")."""
     out = []
-    for i, other in enumerate(rest):
+    for other in rest:
         # Fast path, all in C: `other` has exactly the structure of `tree`. optree's
         # flatten_up_to is not enough alone: it lets a dict stand for an OrderedDict or
         # defaultdict and ignores OrderedDict order, which JAX rejects, so other cases walk.
@@ -265,70 +276,11 @@ def _flatten_up_to_each(
         if other_def == treedef:
             out.append(other_leaves)
             continue
-        found = _first_mismatch((), tree, other, is_leaf)
-        if found is not None:
-            path, in_tree, in_other = found
-            first, second = names[0], names[1].format(i)
-            where = f"key path {keystr(path)}" if path else "the root"
-            raise ValueError(
-                f"{fn}: {second} does not have the structure of {first} (every other tree must "
-                f"have it as a prefix). At {where}, {first} has {in_tree} but {second} has "
-                f"{in_other}."
-            )
+        error = prefix_error(tree, other, is_leaf)
+        if error is not None:
+            raise error(name) from None
         out.append(treedef.flatten_up_to(other))
     return out
-
-
-def _first_mismatch(
-    path: KeyPath, prefix: Any, full: Any, is_leaf: Callable[[KeyPath, Any], bool] | None
-) -> tuple[KeyPath, str, str] | None:
-    """Where `full` stops having `prefix`'s structure and what each has there, if anywhere."""
-    if (is_leaf is not None and is_leaf(path, prefix)) or _C.is_leaf(
-        prefix, None, False, NAMESPACE
-    ):
-        return None
-    if type(prefix) is not type(full):
-        return path, _describe(prefix), _describe(full)
-    p_children, p_keys, p_def = _one_level(prefix)
-    f_children, f_keys, f_def = _one_level(full)
-    if p_keys != f_keys:
-        if isinstance(prefix, list | tuple):
-            return path, _describe(prefix), _describe(full)
-        return path, _describe_keys(prefix, p_keys, f_keys), _describe_keys(full, f_keys, p_keys)
-    if p_def != f_def:
-        return path, str(p_def), f"{f_def}: the same node type with different metadata"
-    for key, p_child, f_child in zip(p_keys, p_children, f_children, strict=True):
-        found = _first_mismatch((*path, key), p_child, f_child, is_leaf)
-        if found is not None:
-            return found
-    return None
-
-
-def _one_level(node: Any) -> tuple[list[Any], list[KeyEntry], PyTreeDef]:
-    """The children of a non-leaf node, their keys, and the node's one-level treedef."""
-    children, node_def = _flatten(node, lambda x: x is not node, False, NAMESPACE)
-    return children, [path[0] for path in key_paths(node_def)], node_def
-
-
-def _type_name(x: Any) -> str:
-    t = type(x)
-    return t.__qualname__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
-
-
-def _describe(x: Any) -> str:
-    if x is None:
-        return "None"
-    if _C.is_leaf(x, None, False, NAMESPACE):
-        return f"a leaf of type {_type_name(x)}"
-    if isinstance(x, list | tuple):
-        return f"a {_type_name(x)} of length {len(x)}"
-    return f"a {_type_name(x)} node"
-
-
-def _describe_keys(node: Any, keys: list[KeyEntry], other_keys: list[KeyEntry]) -> str:
-    text = f"a {_type_name(node)} node with children {keystr(tuple(keys), separator=' ')}"
-    extra = [k for k in keys if k not in other_keys]
-    return f"{text} (the other lacks {keystr(tuple(extra), separator=' ')})" if extra else text
 
 
 # ---------------------------------------------------------------------------------------------
@@ -432,9 +384,6 @@ def tree_transpose(
     return inner_treedef.unflatten([outer_treedef.unflatten(col) for col in columns])
 
 
-_BROADCAST: Final = ("prefix_tree", "full_tree")
-
-
 def tree_broadcast(prefix_tree: PyTree, full_tree: PyTree, is_leaf: IsLeaf | None = None) -> PyTree:
     """Repeats each leaf of `prefix_tree` over the matching subtree of `full_tree`.
 
@@ -447,7 +396,7 @@ def tree_broadcast(prefix_tree: PyTree, full_tree: PyTree, is_leaf: IsLeaf | Non
     """
     leaves, treedef = _flatten(prefix_tree, is_leaf, False, NAMESPACE)
     (subtrees,) = _flatten_up_to_each(
-        "tree_broadcast", treedef, prefix_tree, [full_tree], _plain(is_leaf), names=_BROADCAST
+        "broadcast_prefix prefix_tree", treedef, prefix_tree, [full_tree], _plain(is_leaf)
     )
     out = []
     for leaf, subtree in zip(leaves, subtrees, strict=True):
@@ -491,11 +440,6 @@ def build_tree(treedef: PyTreeDef, xs: Any) -> PyTree:
 
 # ---------------------------------------------------------------------------------------------
 # Treedefs
-
-
-def treedef_repr(treedef: PyTreeDef) -> str:
-    """The structure as JAX's messages name it (`PyTreeDef(...)`; optree says `PyTreeSpec`)."""
-    return str(treedef).replace("PyTreeSpec(", "PyTreeDef(", 1)
 
 
 def treedef_is_leaf(treedef: PyTreeDef) -> bool:

@@ -1,0 +1,3 @@
+"""`lamina.example_libraries.optimizers`, as `jax.example_libraries.optimizers`."""
+
+from lamina_core.example_libraries.optimizers import *  # noqa: F403  (the public alias)
