@@ -17,11 +17,15 @@ from lamina_core.ir import Jaxpr, Literal
 
 
 def _has_hi_literal(jaxpr: Jaxpr) -> bool:
-    return any(
-        isinstance(a, Literal) and a.aval.is_high
-        for atoms in (jaxpr.outvars, *(e.invars for e in jaxpr.eqns))
-        for a in atoms
-    )
+    # Plain loops: every traced program's every operand is looked at.
+    for a in jaxpr.outvars:
+        if isinstance(a, Literal) and a.aval.is_high:
+            return True
+    for e in jaxpr.eqns:
+        for a in e.invars:
+            if isinstance(a, Literal) and a.aval.is_high:
+                return True
+    return False
 
 
 def make_jaxpr(

@@ -81,17 +81,19 @@ def has_refs(jaxpr: Jaxpr) -> bool:
         known = _uses[jaxpr] = (
             any(v.aval.mutable for v in (*jaxpr.constvars, *jaxpr.invars))
             or any(isinstance(e, RefEffect) for e in jaxpr.effects)
-            or any(_eqn_uses_refs(e) for e in jaxpr.eqns)
+            or any(map(_eqn_uses_refs, jaxpr.eqns))
         )
     return known
 
 
 def _eqn_uses_refs(eqn: JaxprEqn) -> bool:
-    return (
-        eqn.primitive in REF_PRIMITIVES
-        or any(v.aval.mutable for v in eqn.outvars)
-        or any(has_refs(j) for j in jaxprs_in_params(eqn.params))
-    )
+    # Plain loops: every linear jaxpr `grad` transposes is scanned once, equation by equation.
+    if eqn.primitive in REF_PRIMITIVES:
+        return True
+    for v in eqn.outvars:
+        if v.aval.mutable:
+            return True
+    return any(has_refs(j) for j in jaxprs_in_params(eqn.params))
 
 
 def _value_aval(aval: AbstractValue) -> AbstractValue:

@@ -35,7 +35,14 @@ from lamina_core.ir import (
     fix_source_info,
     unfix_source_info,
 )
-from lamina_core.trace import Trace, current_trace, running_under, set_current_trace, typeof
+from lamina_core.trace import (
+    Trace,
+    call_under,
+    current_trace,
+    running_under,
+    set_current_trace,
+    typeof,
+)
 
 Linearized: TypeAlias = Callable[..., Any]
 """`linearized(residuals, *tangents) -> tangent_out(s)`, run under the tangent trace."""
@@ -116,8 +123,7 @@ class LinearizeTrace(PrimalTangentTrace):
         parent = self.parent
         assert parent is not None
         split = SplitTrace(parent, self.tangent_trace)
-        with running_under(split):
-            primal_out, tangent_out = rule(primals, tangents, **params)
+        primal_out, tangent_out = call_under(split, rule, primals, tangents, **params)
         outs = primal_out if prim.multiple_results else [primal_out]
         if any(self.is_tangent(p) for p in outs):
             raise ValueError(

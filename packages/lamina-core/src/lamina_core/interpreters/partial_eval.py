@@ -129,7 +129,8 @@ class SplitTrace(Trace):
     def process_primitive(
         self, prim: Primitive, args: Sequence[Any], params: dict[str, Any]
     ) -> Any:
-        if not any(self.is_unknown(x) for x in args):
+        unknown = self.tangent_trace  # `is_unknown` inlined: asked of every operand
+        if not any(isinstance(x, StagingTracer) and x._trace is unknown for x in args):
             return self.bind_known(prim, args, params)
         rule = partial_eval_rules.get(prim)
         if rule is not None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Iterator, Sequence
 from contextvars import ContextVar
-from typing import Any
+from typing import Any, Final
 
 from lamina_core.ir import (
     MESHES_SEEN,
@@ -50,6 +50,12 @@ from lamina_core.trace import (
 )
 
 _compile_time_eval: ContextVar[bool] = ContextVar("lamina_compile_time_eval", default=False)
+
+# The tables `process_primitive` reads for every equation, as live mappings (a dict lookup
+# instead of a method call each: the staging hot path).
+_ABSTRACT_EVAL_RULES: Final = abstract_eval_rules.rules
+_CONST_FOLD_RULES: Final = const_fold_rules.rules
+_EFFECTS_RULES: Final = effects_rules.rules
 
 
 @contextlib.contextmanager
@@ -223,19 +229,28 @@ class StagingTrace(Trace):
             )
         if _compile_time_eval.get() and not any(isinstance(x, Tracer) for x in args):
             return EVAL_TRACE.process_primitive(prim, args, params)
-        fold = const_fold_rules.get(prim)
+        fold = _CONST_FOLD_RULES.get(prim)
         if fold is not None and not any(isinstance(x, Tracer) for x in args):
             folded = fold(*args, **params)
             if folded is not None:
                 return folded
-        invars = tuple([self.to_atom(x) for x in args])
+        # This trace's own tracers (most operands) without a call; `to_atom` for the rest.
+        invars = tuple(
+            [
+                x.jaxpr_var if type(x) is StagingTracer and x._trace is self else self.to_atom(x)
+                for x in args
+            ]
+        )
         in_avals = [v.aval for v in invars]
-        out_aval = abstract_eval_rules[prim](*in_avals, **params)
+        rule = _ABSTRACT_EVAL_RULES.get(prim)
+        if rule is None:
+            rule = abstract_eval_rules[prim]  # raises the table's error
+        out_aval = rule(*in_avals, **params)
         if MESHES_SEEN[0]:
             out_aval = with_input_mesh(prim, in_avals, out_aval, params)
         if CHECKED_SCOPES[0] and check_vma_enabled():
             out_aval = with_vma(prim, in_avals, params, out_aval)
-        effects_rule = effects_rules.get(prim)
+        effects_rule = _EFFECTS_RULES.get(prim)
         effects = no_effects if effects_rule is None else effects_rule(*in_avals, **params)
         if prim.multiple_results:
             outvars = tuple([Var(a) for a in out_aval])  # type: ignore[union-attr]  # a sequence for multi-result primitives

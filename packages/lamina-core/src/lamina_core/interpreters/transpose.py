@@ -19,6 +19,7 @@ from lamina_core.ir import (
     ClosedJaxpr,
     DropVar,
     Jaxpr,
+    JaxprEqn,
     Literal,
     Primitive,
     RuleTable,
@@ -94,8 +95,11 @@ class _Accum:
         if ct is None:
             return
         ct_aval = ct.aval if type(ct) is Zero else typeof(ct)
-        if not types_match(ct_aval, self.aval) and getattr(ct_aval, "shape", None) != getattr(
-            self.aval, "shape", None
+        # Equal types (the usual case) match without `types_match`'s normalizing.
+        if (
+            ct_aval != self.aval
+            and not types_match(ct_aval, self.aval)
+            and getattr(ct_aval, "shape", None) != getattr(self.aval, "shape", None)
         ):
             raise ValueError(
                 f"Expected cotangent type {self.aval.str_short()} but got {ct_aval.str_short()}"
@@ -152,16 +156,14 @@ def _backward_pass(
         else:
             env[v] = a
 
-    def read(atom: Any) -> Any:
-        return atom.val if isinstance(atom, Literal) else env[atom]
-
-    linear_eqns = []
+    # Each linear equation with its operands: what they read is the same in the reverse sweep.
+    linear_eqns: list[tuple[JaxprEqn, list[Any]]] = []
     for eqn in jaxpr.eqns:
-        ins = [read(v) for v in eqn.invars]
-        if any(type(x) is _Accum for x in ins):
+        ins = [v.val if isinstance(v, Literal) else env[v] for v in eqn.invars]
+        if _Accum in map(type, ins):
             for v in eqn.outvars:
                 env[v] = _Accum(v.aval)
-            linear_eqns.append(eqn)
+            linear_eqns.append((eqn, ins))
             continue
         out = eqn.primitive.bind(*ins, **eqn.params)
         if eqn.primitive.multiple_results:
@@ -173,11 +175,10 @@ def _backward_pass(
             target = env.get(out)
             if type(target) is _Accum:
                 target.add(ct)
-    for eqn in reversed(linear_eqns):
+    for eqn, ins in reversed(linear_eqns):
         cts_in = [Zero(v.aval) if isinstance(v, DropVar) else env.pop(v).val for v in eqn.outvars]
         if all(type(ct) is Zero for ct in cts_in) and not eqn.effects:
             continue
-        ins = [read(v) for v in eqn.invars]
         undefined = [UndefinedPrimal(x.aval) if type(x) is _Accum else x for x in ins]
         rule = transpose_rule(eqn.primitive)
         # The transposed equations come from this equation's line of the user's program.

@@ -215,6 +215,9 @@ from lamina_core.ir._mesh import (
     NamedSharding as NamedSharding,
 )
 from lamina_core.ir._mesh import (
+    aval_mesh as aval_mesh,
+)
+from lamina_core.ir._mesh import (
     concrete_context_mesh as concrete_context_mesh,
 )
 from lamina_core.ir._mesh import (

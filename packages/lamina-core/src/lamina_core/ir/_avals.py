@@ -135,6 +135,8 @@ def _canonical_shape(shape: Any) -> tuple[int, ...]:
 
 
 _KEEP: Any = object()
+_INT_ONLY: Final = frozenset({int})
+"""Types a canonical shape's dimensions have (a check in C, for every type made)."""
 _UNPLACED: dict[int, NamedSharding] = {}
 _ABSTRACT_SCOPES: Final = _mesh._abstract_scopes
 
@@ -176,7 +178,7 @@ class ShapedArray(AbstractValue):
             MESHES_SEEN[0] = True
         if self.spec is not None:
             _check_spec(self)
-        if type(self.shape) is not tuple or not all(type(d) is int for d in self.shape):
+        if type(self.shape) is not tuple or not _INT_ONLY.issuperset(map(type, self.shape)):
             object.__setattr__(self, "shape", _canonical_shape(self.shape))
         if not isinstance(self.dtype, np.dtype):
             # Callers may pass a scalar type (np.float32); the field always holds a dtype.

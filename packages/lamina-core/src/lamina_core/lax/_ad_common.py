@@ -24,7 +24,9 @@ from lamina_core.transforms import register_one_maker
 
 
 def aval_of(x: Any) -> ShapedArray:
-    aval = x.aval if hasattr(x, "aval") and isinstance(x.aval, AbstractValue) else typeof(x)
+    aval = getattr(x, "aval", None)  # once: a tracer's `aval` may be computed
+    if not isinstance(aval, AbstractValue):
+        aval = typeof(x)
     assert isinstance(aval, ShapedArray)
     return aval
 
@@ -50,7 +52,13 @@ def zeros_like_shaped(aval: AbstractValue) -> Any:
         return pvary(broadcast(np.zeros((), dtypes.float0), aval.shape), tuple(aval.vma))
     zero = _convert_element_type(0, aval.dtype, aval.weak_type)
     # Zeros of a type varying over manual axes vary over them (a `pvary`, as JAX's).
-    return pvary(broadcast(zero, aval.shape, out_sharding=aval.sharding), tuple(aval.vma))
+    return pvary(broadcast(zero, aval.shape, out_sharding=_sharding(aval)), tuple(aval.vma))
+
+
+def _sharding(aval: ShapedArray) -> Any:
+    """`aval.sharding` as a rule passes it on: None for a type without a mesh (what the
+    primitive makes of the empty mesh's sharding anyway, without building it)."""
+    return None if aval.mesh is None else aval.sharding
 
 
 register_zeros_maker(ShapedArray, zeros_like_shaped)
@@ -70,7 +78,7 @@ def unbroadcast(aval: ShapedArray, x: Any) -> Any:
         return reduce_sum(x, list(range(len(x_shape))))
     dims = [i for i, (a, b) in enumerate(zip(x_shape, aval.shape, strict=True)) if a != b]
     x = reduce_sum(x, dims) if dims else x
-    return reshape(x, aval.shape, out_sharding=aval.sharding)
+    return reshape(x, aval.shape, out_sharding=_sharding(aval))
 
 
 def maybe_broadcast(shape: tuple[int, ...], x: Any) -> Any:

@@ -10,6 +10,7 @@ dtypes are an error.
 
 from __future__ import annotations
 
+import functools
 import string
 from collections.abc import Sequence
 from typing import Any, Final, TypeAlias
@@ -108,6 +109,7 @@ def _dot_precision(precision: Any) -> Any:
     return canonicalize_precision(precision)
 
 
+@functools.cache  # a function of the dtype alone, asked twice per dot_general staged
 def _type_properties(dtype: np.dtype) -> tuple[bool, int, int, int, bool]:
     """XLA's order of "higher precision" types: complex, exponent, mantissa, bits, signed."""
     kind = c.kind_of(dtype)
@@ -152,7 +154,28 @@ def _result_dtype(lhs: ShapedArray, rhs: ShapedArray, preferred: np.dtype | None
     return preferred
 
 
+_FINE_DOTS: set[tuple[Any, ...]] = set()
+"""Operand shapes and dimension numbers that passed the checks below: every dot_general
+staged is checked, and a program (its derivative above all) repeats a few of them."""
+
+
 def _check_dimension_numbers(
+    lhs: ShapedArray, rhs: ShapedArray, dimension_numbers: DimensionNumbers
+) -> None:
+    try:
+        key = (lhs.shape, rhs.shape, dimension_numbers)
+        if key in _FINE_DOTS:
+            return
+    except TypeError:  # dimension numbers given as lists (a direct bind): not remembered
+        key = None
+    _check_dimension_numbers_anew(lhs, rhs, dimension_numbers)
+    if key is not None:
+        if len(_FINE_DOTS) >= 4096:
+            _FINE_DOTS.clear()
+        _FINE_DOTS.add(key)
+
+
+def _check_dimension_numbers_anew(
     lhs: ShapedArray, rhs: ShapedArray, dimension_numbers: DimensionNumbers
 ) -> None:
     (lhs_contract, rhs_contract), (lhs_batch, rhs_batch) = dimension_numbers

@@ -7,8 +7,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
 from lamina_core.interpreters import defbilinear
 from lamina_core.ir import NamedSharding, PartitionSpec, spec_of
 from lamina_core.lax._linalg import dot_general, dot_general_p
@@ -28,6 +26,11 @@ def _ranges_like(*xs: Sequence[Any]) -> list[range]:
         out.append(range(start, start + len(x)))
         start += len(x)
     return out
+
+
+def _argsort(values: Sequence[int]) -> list[int]:
+    """The positions of `values` (distinct axes) in increasing order of value."""
+    return sorted(range(len(values)), key=values.__getitem__)
 
 
 def _transpose_lhs(
@@ -51,9 +54,10 @@ def _transpose_lhs(
     else:
         ans_batch, _, ans_y = _ranges_like(x_batch, x_kept, y_kept)
     dims = ((ans_y, y_kept), (ans_batch, y_batch))
-    x_contract_sorted_by_y = list(np.take(x_contract, np.argsort(y_contract)))
+    # Plain Python on these few distinct axes (NumPy's argsort costs more than the sort).
+    x_contract_sorted_by_y = [x_contract[i] for i in _argsort(y_contract)]
     unsorted_axes = list(x_batch) + x_kept + x_contract_sorted_by_y
-    out_axes = np.argsort(unsorted_axes)
+    out_axes = _argsort(unsorted_axes)
     mesh = getattr(x_aval, "mesh", None)
     ds = None
     if mesh is not None and mesh.has_explicit:  # JAX: the cotangent is typed as `x`

@@ -286,10 +286,14 @@ def binary(
     per_operand = accepted if isinstance(accepted, tuple) else (accepted, accepted)
 
     def abstract_eval(x: AbstractValue, y: AbstractValue, **params: Any) -> ShapedArray:
-        avals = [c.array_aval(name, x), c.array_aval(name, y)]
-        shape = c.broadcast_shapes(name, avals)
-        check_operand_dtypes(name, avals, per_operand)
-        if same_dtypes and params.get("out_dtype") is None:
+        x_aval, y_aval = c.array_aval(name, x), c.array_aval(name, y)
+        avals = [x_aval, y_aval]
+        # The checks' calls only when they would find something (the hot path: a binary
+        # operation of one type, staged for nearly every user operation and its derivative).
+        shape = x_aval.shape if x_aval.shape == y_aval.shape else c.broadcast_shapes(name, avals)
+        if x_aval.dtype not in per_operand[0] or y_aval.dtype not in per_operand[1]:
+            check_operand_dtypes(name, avals, per_operand)
+        if same_dtypes and x_aval.dtype != y_aval.dtype and params.get("out_dtype") is None:
             check_same_dtypes(name, avals)
         dtype = avals[0].dtype if dtype_rule is None else dtype_rule(*avals, **params)
         weak = avals[0].weak_type and avals[1].weak_type

@@ -33,7 +33,9 @@ def _reduce_sum_transpose(
     if not axes:
         return [ct]  # an identity broadcast, which JAX forwards rather than records
     shape = x.aval.shape
-    dims = tuple(np.delete(np.arange(len(shape)), axes))
+    # NumPy ints, as JAX's `np.delete(np.arange(...), axes)` gives (printed `np.int64(1)`),
+    # without the cost of `np.delete`.
+    dims = tuple(map(np.int_, [i for i in range(len(shape)) if i not in axes]))
     # JAX's cotangent is typed as the operand; that shows only over Explicit axes.
     mesh = x.aval.mesh
     sharding = x.aval.sharding if mesh is not None and mesh.has_explicit else None

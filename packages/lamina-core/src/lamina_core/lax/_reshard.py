@@ -112,8 +112,10 @@ def reshard_like(x: Any, like: AbstractValue) -> Any:
     """`x` laid out over `like`'s mesh, as JAX's `full_like` makes its fill value: a `reshard`
     when `like` has a mesh that `x`'s type does not (else `x` itself)."""
     mesh = getattr(like, "mesh", None)
+    if mesh is None:  # no mesh to lay `x` over (most programs): `x`'s type is not needed
+        return x
     aval = typeof(x)
-    if mesh is None or getattr(aval, "mesh", None) == mesh:
+    if getattr(aval, "mesh", None) == mesh:
         return x
     if not isinstance(x, Tracer) and not mesh.has_explicit and context_mesh() == mesh:
         # A constant folded under a mesh of Auto axes in context is laid out over it (JAX's

@@ -16,7 +16,7 @@ from lamina_core.interpreters import (
     transpose_rules,
     zero_of,
 )
-from lamina_core.ir import ShapedArray, dtypes
+from lamina_core.ir import ShapedArray, aval_mesh, dtypes
 from lamina_core.lax._reductions import reduce_sum
 from lamina_core.lax._shape import expand_dims
 from lamina_core.lax._structural import (
@@ -71,8 +71,14 @@ def _broadcast_in_dim_transpose(
     unit_dims = [i for i, d in enumerate(x.aval.shape) if d == 1]
     bdims = tuple(d for i, d in enumerate(broadcast_dimensions) if i not in unit_dims)
     axes = tuple(i for i in range(len(shape)) if i not in bdims)
-    summed = x.aval.update(shape=tuple(d for d in x.aval.shape if d != 1))
-    return [expand_dims(reduce_sum(ct, axes, out_sharding=summed.sharding), unit_dims)]
+    aval = x.aval
+    if aval.mesh is None and aval_mesh() is None:
+        # No mesh in the type nor in context (a new type would take a `shard_map` body's):
+        # the sum's type has none, so neither has its sharding. No type built to find out.
+        sharding = None
+    else:
+        sharding = aval.update(shape=tuple(d for d in aval.shape if d != 1)).sharding
+    return [expand_dims(reduce_sum(ct, axes, out_sharding=sharding), unit_dims)]
 
 
 jvp_rules.set(broadcast_in_dim_p, linear_jvp(broadcast_in_dim_p))
