@@ -261,6 +261,18 @@ def api_coverage(session: nox.Session) -> None:
                 env={"PYTHONPATH": str(ROOT)})  # fmt: skip
 
 
+@nox.session(python=PY, default=False)
+def downstream(session: nox.Session) -> None:
+    """optax's and chex's own test suites, on JAX and on Lamina (`pytest -p lamina.as_jax`):
+    what passes on each and the failures grouped by cause (issue 35). Not in the default run:
+    the two suites take tens of minutes per side on 2 cores. Options after `--`, e.g.
+    `nox -s downstream -- --suite chex --entry module` (`python -m tools.downstream -h`)."""
+    install_all(session, "test")
+    session.install("pip")  # the tool downloads the suites' source distributions with pip
+    session.run("python", "-m", "tools.downstream", "--install", *session.posargs,
+                env={"PYTHONPATH": str(ROOT)})  # fmt: skip
+
+
 @nox.session(python=PY, tags=["ci"])
 def fuzz(session: nox.Session) -> None:
     """The fuzz table's fast subset (issue 21): malformed calls, Lamina against JAX.

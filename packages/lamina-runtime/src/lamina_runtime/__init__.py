@@ -16,6 +16,12 @@ from lamina_runtime import environment as _environment
 from lamina_runtime._bridge import (
     JaxRuntimeError as JaxRuntimeError,
 )
+from lamina_runtime._bridge import (
+    is_runtime_module as is_runtime_module,
+)
+from lamina_runtime._bridge_devices import (
+    set_real_jax_view as set_real_jax_view,
+)
 from lamina_runtime._bridge_executables import CompileError
 from lamina_runtime._jit import (
     JitFunction,

@@ -41,6 +41,19 @@ LoadedExecutable = xc.LoadedExecutable  # [semi]
 Sharding = jax.sharding.Sharding  # [public]
 
 
+def is_runtime_module(name: str) -> bool:
+    """Whether module `name` belongs to the runtime Lamina runs on: JAX's own modules (their
+    lazy imports run while Lamina uses JAX's runtime), jaxlib, PJRT plugins (`jax_plugins`,
+    `jax_cuda*`, `jax_rocm*`) and the bridge. Their `import jax...` means real JAX even while
+    an alias makes `jax` mean Lamina for everyone else."""
+    root = name.partition(".")[0]
+    return (
+        root in ("jax", "jaxlib", "jax_plugins")
+        or root.startswith(("jax_cuda", "jax_rocm"))
+        or name.startswith("lamina_runtime._bridge")
+    )
+
+
 class BridgeError(RuntimeError):
     """jaxlib is not the version Lamina was built and tested against."""
 
@@ -65,7 +78,12 @@ def self_test() -> None:
             "collect_garbage",
         ),
         xc: ("CompileOptions", "DeviceList", "DeviceAssignment"),
-        DeviceArray: ("_replace_with", "unsafe_buffer_pointer", "is_deleted"),
+        DeviceArray: (
+            "_replace_with",
+            "unsafe_buffer_pointer",
+            "is_deleted",
+            "_fully_replicated_shard",
+        ),
         _jax.pytree.PyTreeRegistry: ("register_dataclass_node", "register_node", "flatten"),
         _jax.config.Config: ("set_global", "get_local", "swap_local"),
     }

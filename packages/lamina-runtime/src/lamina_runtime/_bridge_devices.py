@@ -6,8 +6,10 @@ shardings, and Lamina's meshes and shardings are converted to and from jax's pub
 
 from __future__ import annotations
 
+import contextlib
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from typing import Any, Final
 
 import jax  # [public] devices, config, device_put, make_array_from_single_device_arrays
@@ -31,7 +33,10 @@ aligned memory it copies)."""
 
 def devices(backend: str | None = None) -> list[Any]:
     """The devices of `backend` (default: JAX's default backend). [public]"""
-    return list(jax.devices(backend))
+    found = list(jax.devices(backend))
+    if not _primed:
+        _backend_started(found[0])
+    return found
 
 
 def set_num_cpu_devices(count: int) -> None:
@@ -41,7 +46,10 @@ def set_num_cpu_devices(count: int) -> None:
 
 
 def local_devices(backend: str | None = None) -> list[Any]:
-    return list(jax.local_devices(backend=backend))  # [public]
+    found = list(jax.local_devices(backend=backend))  # [public]
+    if not _primed:
+        _backend_started(found[0])
+    return found
 
 
 def live_arrays(platform: str | None = None) -> list[Any]:
@@ -51,7 +59,7 @@ def live_arrays(platform: str | None = None) -> list[Any]:
 
 @functools.cache
 def default_device() -> Any:
-    return jax.local_devices()[0]  # [public] this process's first (all of them, alone)
+    return local_devices()[0]  # this process's first (all of them, alone)
 
 
 @functools.cache
@@ -70,6 +78,42 @@ def jax_aval(shape: tuple[int, ...], dtype: np.dtype, weak_type: bool) -> Any:
     if ext is not None:
         return jax_aval((*shape, *ext.physical_shape), ext.physical_dtype, False)
     return JaxShapedArray(shape, dtype, weak_type)
+
+
+_primed = False
+_real_jax_view: Callable[[], AbstractContextManager[object]] = contextlib.nullcontext
+
+
+def set_real_jax_view(view: Callable[[], AbstractContextManager[object]] | None) -> None:
+    """How to put real JAX's modules back under their names for a moment: an alias of `jax`
+    (`lamina.as_jax`) installs one while it is on (None: no alias). See `_backend_started`."""
+    global _real_jax_view
+    _real_jax_view = view or contextlib.nullcontext
+
+
+def _backend_started(device: Any) -> None:
+    """The bridge hands out its first device: make jaxlib's C++ import, now, the real JAX
+    module it then keeps in a static for good: the aval type (`jax.core.ShapedArray`) of the
+    arrays it makes itself (the shards of an array, a fully replicated shard). Were that look-up
+    left to the first such array, under an alias making `jax.core` mean something else it would
+    fail, and jaxlib would make arrays without avals from then on. Not earlier than the backend
+    start: any client made earlier would fix the XLA flags (the device count) the program may
+    still set. [private] `_fully_replicated_shard`
+    """
+    global _primed
+    if _primed:
+        return
+    scalar = np.zeros((), np.float32)
+    sharding = jax.sharding.SingleDeviceSharding(device)
+    with _real_jax_view():
+        array = _jax.batched_device_put(
+            jax_aval((), scalar.dtype, False), sharding, [scalar], [device], True, False,
+            _COPY_SEMANTICS, True,
+        )  # fmt: skip
+        aval = array._fully_replicated_shard().aval  # MakeFromSingleDeviceArray: the static
+    if type(aval) is not JaxShapedArray:
+        raise RuntimeError(f"jaxlib made an array whose aval is {aval!r}, not JAX's ShapedArray")
+    _primed = True
 
 
 # ---- transfers ----------------------------------------------------------------------------
