@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import threading
+import weakref
 from collections import namedtuple
 from typing import Any
 
@@ -19,7 +20,8 @@ from hypothesis import given, settings
 
 import lamina_runtime as lr
 from lamina_core import config, make_jaxpr, tree_util
-from lamina_runtime import Array
+from lamina_runtime import Array, _jit
+from lamina_runtime.pipeline import CompiledCall
 
 f32 = np.float32
 
@@ -348,3 +350,35 @@ def test_threads_calling_one_jitted_function_get_their_own_results() -> None:
     for thread in threads:
         thread.join()
     assert errors == []
+
+
+def test_a_fast_path_goes_only_to_its_own_compiled_call(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Two compiled calls at one address: the first dropped by another thread's `clear_caches`
+    # between its run and the storing of its fast path, then freed, the second made where it
+    # was. C++ once repeated the second call with the first's program ("expected parameter 0 of
+    # size 224 (f32[56]) but got ... (f32[])" in test_threads.py). Simulated by an `id` giving
+    # every compiled call one number.
+    def one_address(obj: object) -> int:
+        return 0 if type(obj) is CompiledCall else id(obj)
+
+    monkeypatch.setattr(_jit, "id", one_address, raising=False)
+    f = lr.jit(lambda x: x * 2.0 + 1.0)
+    for n in (3, 5, 3, 5):
+        x = np.ones(n, f32)
+        for _ in range(2):  # the second run is C++'s, by the fast path the first gave
+            np.testing.assert_array_equal(np.asarray(f(x)), np.full(n, 3.0, f32))
+    assert misses(f) == 2
+
+
+def test_clear_caches_finds_a_function_registered_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Another thread's `clear_caches` reaching a function the moment it is registered among the
+    # live ones: it once found it half made ("'JitFunction' object has no attribute
+    # '_dispatcher'", in test_threads.py).
+    class ClearingAsAdded(weakref.WeakSet[Any]):
+        def add(self, item: Any) -> None:
+            super().add(item)
+            lr.clear_caches()
+
+    monkeypatch.setattr(_jit, "_live_functions", ClearingAsAdded(_jit._live_functions))
+    f = lr.jit(lambda x: x + 1.0)
+    np.testing.assert_array_equal(np.asarray(f(np.ones(2, f32))), [2.0, 2.0])

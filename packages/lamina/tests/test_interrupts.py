@@ -11,7 +11,8 @@ phase and any problem, and this test fails on any problem, a hang or a crash.
 One loss is allowed, and counted: a Ref whose jitted update was executing when the interrupt
 came may lose its value (its buffer was donated to the call and the call's results never
 reached it), as in JAX. Lamina gives the Ref the results if the interrupt comes while they are
-being stored, but not if it comes just as C++ dispatch hands them to Python.
+being stored, but not if it comes just as C++ dispatch hands them to Python (or, on the first call
+after the caches were emptied, run by Python, just as the execution returns).
 """
 
 from __future__ import annotations
@@ -32,10 +33,14 @@ from typing import IO, Any
 
 import pytest
 
+import lamina
 from lamina_core.testing import load_test_module
+from lamina_runtime import _bridge_executables, ref_dispatch
 
 CHILD = Path(__file__).with_name("interrupt_child.py")
-PHASES: tuple[str, ...] = load_test_module(CHILD.parent, "interrupt_child").PHASES
+WORK = load_test_module(CHILD.parent, "interrupt_child")
+"""The child's module, for its work loop run here (the regression tests at the end)."""
+PHASES: tuple[str, ...] = WORK.PHASES
 """The phases of the child's work, as its reports name them."""
 LINE_TIMEOUT = 120.0
 """Seconds to wait for the child's next line (its start, or a check after an interrupt)."""
@@ -164,3 +169,67 @@ def test_many_interrupts_in_every_phase_leave_lamina_working(
     tmp_path: Path, child_log: IO[str]
 ) -> None:
     print(_child_sends(20 * len(PHASES), 4, tmp_path / "cache", child_log))
+
+
+# Interrupts at exact points, raised by a patched function in this process: each once made the
+# checks above report a problem that was the child's own bookkeeping.
+
+
+@pytest.fixture
+def work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """The child's work loop, one iteration done, with a persistent cache of its own."""
+    monkeypatch.setenv("LAMINA_COMPILATION_CACHE_DIR", str(tmp_path))
+    with lamina.config(jax_compilation_cache_dir=str(tmp_path)):
+        work = WORK.Work()
+        work.iterate()
+        yield work
+    lamina.clear_caches()
+
+
+def _interrupted_iteration(work: Any) -> str:
+    """Run an iteration that must be interrupted; the phase the child would report."""
+    with pytest.raises(KeyboardInterrupt) as raised:
+        work.iterate()
+    phase: str = WORK.phase_of_traceback(raised.tb)
+    return phase
+
+
+def test_an_interrupt_making_the_function_keeps_the_last_with_its_constant(
+    work: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The child once stored the new constant before the new function: the old function was
+    # then checked against the new constant, 1/64 apart.
+    def interrupted(fun: Any, **options: Any) -> Any:
+        raise KeyboardInterrupt
+
+    with monkeypatch.context() as patch:
+        patch.setattr(lamina, "jit", interrupted)
+        phase = _interrupted_iteration(work)
+    assert (phase, work.check(phase)) == ("between calls", [])
+
+
+def test_an_interrupt_as_a_first_ref_update_returns_loses_only_the_ref(
+    work: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The first update after the caches were emptied (run by Python) interrupted as its
+    # execution returns: the Ref's buffer went to the call, whose results are dropped, the loss
+    # allowed a Ref update. The child once made this call outside `update_ref`, so the loss
+    # was reported as a problem "between calls".
+    executor = _bridge_executables.executor
+
+    def interrupting(executable: Any, handlers: Any) -> Any:
+        run = executor(executable, handlers)
+
+        def interrupted(bufs: list[Any]) -> list[Any]:
+            held = ref_dispatch.dispatch_value(work.ref)
+            outs: list[Any] = run(bufs)
+            if any(buf is held for buf in bufs):
+                raise KeyboardInterrupt
+            return outs
+
+        return interrupted
+
+    with monkeypatch.context() as patch:
+        patch.setattr(_bridge_executables, "executor", interrupting)
+        phase = _interrupted_iteration(work)
+    assert (phase, work.check(phase), work.refs_lost) == ("Ref update", [], 1)

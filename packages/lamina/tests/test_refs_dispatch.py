@@ -5,7 +5,9 @@ aliased, frozen or unused still take Python's path or its errors. Values against
 from __future__ import annotations
 
 import gc
+import sys
 import weakref
+from types import FrameType
 from typing import Any
 
 import jax
@@ -149,3 +151,24 @@ def test_dispatch_entries_keep_no_ref_alive() -> None:
     r = lamina.new_ref(lamina.numpy.zeros(2))  # a new Ref, perhaps at the old one's address
     bump(r)
     np.testing.assert_array_equal(r[...], [1.0, 1.0])
+
+
+def test_refs_keys_are_hashed_and_compared_without_python_code() -> None:
+    # C++ dispatch compares the keys of Refs (weak references, which compare their Refs) while
+    # it probes its cache. A Python `__eq__` of Ref's let another thread change the cache under
+    # the probe: a segfault in test_threads.py, one run in four.
+    a, b = lamina.new_ref(lamina.numpy.zeros(3)), lamina.new_ref(lamina.numpy.zeros(3))
+    keys = (a._key, b._key, a._key)
+    ran: list[str] = []
+
+    def profile(frame: FrameType, event: str, arg: Any) -> None:
+        if event == "call":
+            ran.append(frame.f_code.co_qualname)
+
+    sys.setprofile(profile)
+    try:
+        seen = (keys[0] == keys[1], keys[0] == keys[2], hash(keys[0]), hash(keys[1]), a == b)
+    finally:
+        sys.setprofile(None)
+    assert ran == []
+    assert seen[:2] == (False, True) and seen[2:4] == (hash(a), hash(b)) and seen[4] is False

@@ -59,6 +59,11 @@ class Ref(metaclass=_RefMeta):
         self._aval = aval
         self._value = value
 
+    # No `__eq__` or `__hash__` of Python's: a Ref's are object's (identity, in C). C++ dispatch
+    # compares Refs' keys (weak references, which compare their Refs) while it probes its cache,
+    # and Python code run there lets another thread change the cache under the probe (a
+    # segfault in test_threads.py).
+
     @property
     def _key(self) -> weakref.ref[Ref]:
         """This Ref's identity as a value that does not keep it alive (hashable, equal only
@@ -150,12 +155,6 @@ class Ref(metaclass=_RefMeta):
         if not self.shape:
             raise TypeError("iteration over a 0-d Ref")
         return (self[i] for i in range(self.shape[0]))
-
-    def __hash__(self) -> int:
-        return id(self)
-
-    def __eq__(self, other: object) -> bool:
-        return self is other
 
 
 # --- the primitives on a Ref -----------------------------------------------------------------

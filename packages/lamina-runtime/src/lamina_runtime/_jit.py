@@ -16,7 +16,7 @@ import itertools
 import logging
 import weakref
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Final, cast
+from typing import Any, Final
 
 import numpy as np
 
@@ -86,7 +86,11 @@ class RuntimeJitCaches(JitCaches):
         self.calls: dict[Any, tuple[Staged, CompiledCall]] = {}
         """By staged call's id (and placement), holding it so the id stays its own."""
         self.fast: dict[tuple[Any, ...], FastEntry | RefEntry | CallEntry] = {}
-        self.fast_paths: dict[int, _bridge_dispatch.FastPath | None] = {}
+        self.fast_paths: dict[int, tuple[CompiledCall, _bridge_dispatch.FastPath | None]] = {}
+        """By compiled call's id, holding it so the id stays its own: a call that another
+        thread's `clear_caches` dropped before its fast path was stored must not hand that
+        fast path to a later call at its address (C++ then ran one program on another's
+        arguments)."""
         self.dispatch_key: tuple[str, int] = ("lamina", next(_dispatch_serials))
         """The key of C++'s entries beside the function; a new one stales them all."""
         _live_caches.add(self)
@@ -134,7 +138,6 @@ class JitFunction(Jitted):
         self.compiler_options: dict[str, Any] = dict(compiler_options or {})
         """XLA options by name for every compilation of this function (JAX's argument)."""
         super().__init__(fun, **options)
-        _live_functions.add(self)
         caches = self._caches
         self._calls = caches.calls
         self._fast = caches.fast
@@ -150,6 +153,8 @@ class JitFunction(Jitted):
         self.dispatch_misses = 0
         """Calls C++ dispatch handed to Python (for tests and diagnostics)."""
         self._dispatcher: Callable[[], Any] = _NONE
+        # Last: another thread's `clear_caches` may clear this function from now on.
+        _live_functions.add(self)
 
     @property
     def dispatcher(self) -> Any | None:
@@ -369,10 +374,10 @@ class JitFunction(Jitted):
         if call.ref_inputs:
             refs = ref_arguments(call, leaves)
             return None if refs is None else fast_path_of(call, len(leaves), refs)
-        known = self._fast_paths.get(id(call), _UNKNOWN)
-        if known is _UNKNOWN:
-            known = self._fast_paths[id(call)] = fast_path_of(call, len(leaves))
-        return cast("_bridge_dispatch.FastPath | None", known)
+        known = self._fast_paths.get(id(call))
+        if known is None or known[0] is not call:
+            known = self._fast_paths[id(call)] = (call, fast_path_of(call, len(leaves)))
+        return known[1]
 
     def staged_shardings(
         self, staged: Staged, args: tuple[Any, ...], kwargs: dict[str, Any], n_leaves: int
@@ -456,7 +461,6 @@ def clear_caches() -> None:
 
 
 _HOST_KINDS: Final = frozenset({np.ndarray, bool, int, float, complex})
-_UNKNOWN: Final = object()
 
 
 def explain_miss(name: str, signature: Signature, seen: Sequence[Signature]) -> str:
