@@ -5,6 +5,7 @@ with JAX's errors on tracers. Each case runs on both sides and compares."""
 
 from __future__ import annotations
 
+import enum
 import math
 import operator
 from collections.abc import Callable
@@ -206,3 +207,40 @@ def test_integer_tracer_index_and_numpy_conversion_raise_jaxs_error_classes(tran
         theirs = _traced_outcome(jax, transform, convert, jax.numpy.int32(3))
         assert ours[0] == theirs[0]
         assert ours[1].split(" traced array")[0] == theirs[1].split(" traced array")[0]
+
+
+# ---- subclasses of Python scalars (IntEnum members) ------------------------------------------
+
+
+class _Mode(enum.IntEnum):
+    SUM = 1
+    MAX = 2
+
+
+class _Ratio(float):
+    pass
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        lambda api: api.jit(lambda x: x + _Mode.MAX)(api.numpy.int8(3)),
+        lambda api: api.numpy.asarray(_Mode.SUM),
+        lambda api: api.numpy.add(_Mode.MAX, 1.5),
+        lambda api: api.numpy.asarray(_Ratio(2.5)) * api.numpy.float16(2),
+        lambda api: api.numpy.full((2,), _Mode.MAX),
+    ],
+    ids=["jit-add", "asarray", "add-float", "float-subclass", "full"],
+)
+def test_scalar_subclasses_are_the_scalars_they_extend(program: Callable[[Any], Any]) -> None:
+    """An IntEnum member is an int to jnp, weakly typed, as in JAX (Lamina refused it)."""
+    expected, actual = program(jax), program(lamina)
+    assert (actual.dtype, actual.weak_type) == (expected.dtype, expected.weak_type)
+    np.testing.assert_array_equal(np.asarray(actual), np.asarray(expected))
+
+
+def test_a_scalar_subclass_prints_as_its_value() -> None:
+    def f(x: Any) -> Any:
+        return x * _Mode.MAX
+
+    assert str(lamina.make_jaxpr(f)(1.0)) == str(jax.make_jaxpr(f)(1.0))

@@ -305,6 +305,9 @@ def dtype(x: object, *, canonicalize: bool = False) -> DType:
             return _default_dtype(scalar_type, x64)
     if is_python_scalar(x):
         return _default_dtype(type(x), x64)
+    if isinstance(x, _PYTHON_SCALAR_TYPES):  # a subclass, e.g. an IntEnum member: as its base
+        base = next(t for t in type(x).__mro__ if t in _PYTHON_SCALAR_TYPES)
+        return _default_dtype(base, x64)
     result = _as_dtype(x, "dtype")
     return _canonical(result, x64) if canonicalize else result
 
@@ -317,6 +320,8 @@ def is_weakly_typed(x: object) -> bool:
     """
     if type(x) in _WEAK_SCALAR_NODES:
         return True
+    if isinstance(x, (int, float, complex)) and not isinstance(x, (bool, np.generic)):
+        return True  # a subclass such as an IntEnum member: weak, as jnp's functions take it
     weak = getattr(getattr(x, "aval", x), "weak_type", False)
     return isinstance(weak, bool) and weak
 

@@ -166,7 +166,7 @@ def _convert_element_type(
     if _is_host_constant(x) and np.ndim(x) == 0:
         # Scalar constants convert on the host, as in JAX; arrays are staged (below), so an
         # array constant keeps its identity and becomes one literal however often it is used.
-        if weak_type and (dtypes.is_python_scalar(x) or type(x) in _TYPED_SCALARS):
+        if weak_type and (dtypes.is_weakly_typed(x) and not isinstance(x, np.ndarray)):
             if type(x) is int and dtype.kind in "iu" and not _int_fits(x, dtype):
                 # JAX wraps such a value around silently; a weak int is meant to hold it.
                 raise OverflowError(f"Python int {x} too large to convert to {dtype.name}")
