@@ -160,7 +160,7 @@ def canonical_value(x: Any) -> tuple[Any, AbstractValue]:
     if hasattr(x, "__jax_array__"):
         return canonical_value(x.__jax_array__())
     if isinstance(x, _PYTHON_SCALARS):  # subclasses such as IntEnum members
-        scalar_type = next(base for base in kind.__mro__ if base in _PYTHON_SCALARS)
+        scalar_type: type = next(base for base in kind.__mro__ if base in _PYTHON_SCALARS)
         return _python_scalar_literal(scalar_type(x))
     if hasattr(x, "__array__"):
         return canonical_value(np.asarray(x))
