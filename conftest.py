@@ -29,6 +29,10 @@ if "xla_force_host_platform_device_count" not in os.environ.get("XLA_FLAGS", "")
         os.environ.get("XLA_FLAGS", "") + " --xla_force_host_platform_device_count=8"
     ).strip()
 
+# Lamina's own tests show Lamina's frames: `jax_traceback_filtering`'s default (JAX's) would
+# cut them from every failure's traceback. Tests of the filtering set it themselves.
+os.environ.setdefault("LAMINA_TRACEBACK_FILTERING", "off")
+
 
 def pytest_configure(config: pytest.Config) -> None:
     """With `LAMINA_ORACLE_CACHE_DIR` set (the nox sessions that run the oracle set it), JAX's

@@ -46,3 +46,16 @@ def test_docs_page_matches_the_code(tmp_path: Path) -> None:
         "docs/api-coverage.md is stale: run "
         "`python -m tools.api_coverage --write docs/api-coverage.md`"
     )
+
+
+def test_config_options_page_matches_the_code(tmp_path: Path) -> None:
+    fresh = tmp_path / "config-options.md"
+    subprocess.run(
+        [sys.executable, "-m", "tools.config_options", "--write", str(fresh)],
+        check=True,
+        cwd=ROOT,
+    )
+    assert (ROOT / "docs" / "config-options.md").read_text() == fresh.read_text(), (
+        "docs/config-options.md is stale: run "
+        "`python -m tools.config_options --write docs/config-options.md`"
+    )

@@ -175,8 +175,8 @@ def test_source_info_annotations_align_in_one_column() -> None:
     lines = text.splitlines()
     first = f.__code__.co_firstlineno
     assert lines[0].startswith("{ lambda ; a:f32[3]. let b:f32[3] = sin a; c:f32[3] = mul b")
-    assert lines[0].endswith(f" # {__file__}:{first + 1}:12 (f)")
-    assert lines[1].endswith(f" # {__file__}:{first + 2}:15 (f)")
+    assert lines[0].endswith(f" # {__file__}:{first + 1}:12 ({f.__qualname__})")
+    assert lines[1].endswith(f" # {__file__}:{first + 2}:15 ({f.__qualname__})")
     assert lines[0].index(" # ") == lines[1].index(" # ")
     assert not lines[1][: lines[1].index(" # ")].strip()
 

@@ -325,14 +325,14 @@ def test_shaped_array_vma_is_part_of_the_type() -> None:
     varying = ShapedArray((2, 3), np.dtype(f32), vma=frozenset({"i"}))
     assert plain != varying and hash(plain) != hash(varying)
     assert varying == ShapedArray((2, 3), np.dtype(f32), vma={"i"})  # type: ignore[arg-type]  # canonicalized
-    assert varying.str_short() == "f32[2,3]{V:i}" and str(plain) == "float32[2,3]"
+    assert varying.str_short(True) == "f32[2,3]{V:i}" and str(plain) == "float32[2,3]"
     both = varying.update(vma=frozenset({"j", "i"}))
-    assert both.str_short() == "f32[2,3]{V:(i,j)}"
+    assert both.str_short(True) == "f32[2,3]{V:(i,j)}"
     assert varying.update(shape=(4,)).vma == {"i"}
     assert varying.update(weak_type=True).normalize() == varying
     assert varying.to_tangent_aval() == varying
     ints = ShapedArray((2,), np.dtype(np.int32), vma=frozenset({"i"}))
-    assert ints.to_tangent_aval().str_short() == "float0[2]{V:i}"
+    assert ints.to_tangent_aval().str_short(True) == "float0[2]{V:i}"
     assert varying.inc_rank(5, 0).dec_rank(5, 0) == varying
     assert varying.inc_rank(5, 0).vma == {"i"}
 
@@ -342,7 +342,7 @@ def test_shard_and_unshard_set_vma_from_specs() -> None:
     aval = ShapedArray((4, 8), np.dtype(f32))
     spec = PartitionSpec("x", "y")
     piece = aval.shard(mesh, frozenset({"x", "y"}), True, spec)
-    assert piece.str_short() == "f32[2,2]{V:(x,y)}"
+    assert piece.str_short(True) == "f32[2,2]{V:(x,y)}"
     assert aval.shard(mesh, frozenset({"x", "y"}), False, spec).vma == frozenset()
     # Outside the body nothing is manual: the assembled value varies over nothing (and is
     # laid out over the shard_map's mesh).

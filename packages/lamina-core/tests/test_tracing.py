@@ -150,7 +150,8 @@ def test_tracer_properties_and_errors() -> None:
 
 
 def test_invalid_argument_type_is_a_clear_error() -> None:
-    with pytest.raises(TypeError, match="is not a valid Lamina"):
+    # JAX's text: make_jaxpr stages through jit, whose error names the argument's path.
+    with pytest.raises(TypeError, match=r"Error interpreting argument to .* at path x"):
         lc.make_jaxpr(lambda x: x)("text")
 
 

@@ -78,8 +78,8 @@ def test_seed_example_const_args_are_the_closed_over_values() -> None:
     lowered = lower_seed()
     assert lowered.const_args.values[0] is a_array
     np.testing.assert_array_equal(lowered.const_args.values[1], np.full(16, 42.0))
-    assert [a.str_short() for a in lowered.const_args.avals] == ["f32[16]", "f32[16]"]
-    assert [a.str_short() for a in lowered.in_avals] == ["f32[16]"]
+    assert [a.str_short(True) for a in lowered.const_args.avals] == ["f32[16]", "f32[16]"]
+    assert [a.str_short(True) for a in lowered.in_avals] == ["f32[16]"]
 
 
 def test_without_hoisting_constants_are_inlined(filecheck: Any) -> None:

@@ -31,7 +31,7 @@ from lamina_refs import (
 def test_type_prints_as_jax() -> None:
     r = new_ref(jnp.zeros(3))
     assert str(lc.typeof(r)) == "Ref{float32[3]}"
-    assert lc.typeof(r).str_short() == "Ref{f32[3]}"
+    assert lc.typeof(r).str_short(True) == "Ref{f32[3]}"
     assert str(lc.typeof(new_ref(0))) == "Ref{int32[]}"
     assert isinstance(r, Ref) and not isinstance(np.zeros(3), Ref)
     assert r.shape == (3,) and r.ndim == 1 and r.dtype == np.float32
@@ -134,8 +134,8 @@ def test_discharge_makes_a_functional_jaxpr() -> None:
     assert has_refs(jaxpr)
     out = discharge_state(jaxpr)
     assert not has_refs(out)
-    assert [v.aval.str_short() for v in out.invars] == ["f32[3]", "f32[3]"]
-    assert [v.aval.str_short() for v in out.outvars] == ["f32[]", "f32[3]", "f32[3]"]
+    assert [v.aval.str_short(True) for v in out.invars] == ["f32[3]", "f32[3]"]
+    assert [v.aval.str_short(True) for v in out.outvars] == ["f32[]", "f32[3]", "f32[3]"]
     a, b = np.arange(3.0, dtype=np.float32), np.ones(3, np.float32)
     total, a_final, b_final = eval_jaxpr(out, (), a, b)
     np.testing.assert_allclose(total, 3.0)

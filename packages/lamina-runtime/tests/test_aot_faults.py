@@ -163,6 +163,10 @@ MALFORMED: dict[str, Callable[[dict[str, Any]], Any]] = {
     "out_avals one too many": lambda h: h["out_avals"].append(h["out_avals"][0]),
     "donated too short": set_path("donated", [False]),
     "donated not bools": set_path("donated", [0, 0, 0]),
+    "kept not a list": set_path("kept", 3),
+    "kept past the inputs": set_path("kept", [0, 99]),
+    "kept out of order": set_path("kept", [1, 0]),
+    "kept repeats an input": set_path("kept", [0, 0]),
     "executable section past the end": set_path("executable/1", 1 << 40),
     "executable section negative": set_path("executable/0", -1),
     "executable section not a pair": set_path("executable", [0]),
@@ -212,6 +216,7 @@ MISMATCHED: dict[str, Callable[[dict[str, Any]], Any]] = {
     "constant dtype changed, same size": set_path("consts/0/dtype", "int32"),
     "constant reshaped, same size": set_path("consts/0/shape", [8, 3]),
     "outputs swapped": lambda h: h["out_avals"].reverse(),
+    "kept drops an input the executable takes": set_path("kept", [0, 2]),
 }
 
 

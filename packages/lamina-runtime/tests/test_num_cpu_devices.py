@@ -68,5 +68,5 @@ def test_the_option_takes_an_int() -> None:
     from lamina_runtime import environment
 
     assert environment.num_cpu_devices.name == "jax_num_cpu_devices"
-    with pytest.raises(TypeError, match="takes an int"):
+    with pytest.raises(ValueError, match="new int config value must be None or of type int"):
         config.update("jax_num_cpu_devices", "4")

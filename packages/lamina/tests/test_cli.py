@@ -175,7 +175,8 @@ def test_run_checks_inputs(model: str, tmp_path: Path) -> None:
         invoke("run", str(file), "zeros", code=2).output
     )
     np.save(tmp_path / "wrong.npy", np.zeros(3, np.float32))
-    assert "f32[8]" in invoke("run", str(file), "zeros", str(tmp_path / "wrong.npy"), code=1).output
+    wrong = invoke("run", str(file), "zeros", str(tmp_path / "wrong.npy"), code=1).output
+    assert "Argument 'args[1]' compiled with float32[8] and called with float32[3]" in wrong
     assert "no file 'nope.npy'" in invoke("run", str(file), "zeros", "nope.npy", code=2).output
 
 

@@ -14,6 +14,7 @@ from lamina_consts.forms import hoist, is_hi_literal
 from lamina_core import make_jaxpr as _core_make_jaxpr
 from lamina_core.config import use_simplified_jaxpr_constants
 from lamina_core.ir import Jaxpr, Literal
+from lamina_core.trace import api_boundary
 
 
 def _has_hi_literal(jaxpr: Jaxpr) -> bool:
@@ -31,12 +32,17 @@ def _has_hi_literal(jaxpr: Jaxpr) -> bool:
 def make_jaxpr(
     fun: Callable[..., Any],
     static_argnums: int | Sequence[int] = (),
-    static_argnames: str | Sequence[str] = (),
+    axis_env: Sequence[tuple[Any, int]] | None = None,
     return_shape: bool = False,
+    *,
+    static_argnames: str | Sequence[str] = (),
 ) -> Callable[..., Any]:
     """`lamina_core.make_jaxpr`, giving the constvars form when simplified constants are off."""
-    traced = _core_make_jaxpr(fun, static_argnums, static_argnames, return_shape)
+    traced = _core_make_jaxpr(
+        fun, static_argnums, axis_env, return_shape, static_argnames=static_argnames
+    )
 
+    @api_boundary
     @functools.wraps(fun)
     def make_jaxpr_f(*args: Any, **kwargs: Any) -> Any:
         out = traced(*args, **kwargs)
@@ -52,4 +58,5 @@ def make_jaxpr(
             return hoist(closed), shapes
         return hoist(out)
 
+    make_jaxpr_f.__name__, make_jaxpr_f.__qualname__ = traced.__name__, traced.__qualname__
     return make_jaxpr_f

@@ -3,7 +3,10 @@
 `HiType` subclasses are new types that appear in jaxprs as one value (`q8[2,3]`);
 `register_hitype` names the Python class of their values; `VJPHiPrimitive` subclasses are the
 operations on them, with their own derivative and batching rules; `MappingSpec` subclasses say
-how `vmap` maps them. `to_lojax` expands all of it into arrays before lowering (seed 003).
+how `vmap` maps them (a primitive with only a `batch_dim_rule` is batched as a `VmapOf`, as
+JAX's default). `to_lojax` expands all of it into arrays before lowering (seed 003); upper
+layers' primitives whose meaning on hi values is their rule on values (Refs holding hi values)
+register `expand_on_values` as their to-lojax rule.
 `call_layouts` says how each call primitive passes its operands to the jaxprs it holds, for
 the passes that rewrite calls (to-lojax here, state discharge in lamina-refs). Printed hi
 primitives read back by class name (`_jaxpr_io`); hi types by the reader their author
@@ -23,6 +26,7 @@ from lamina_hijax._primitives import (
 )
 from lamina_hijax._to_lojax import (
     HiSignature,
+    expand_on_values,
     expand_per_value,
     is_high,
     lower_values,
@@ -32,6 +36,7 @@ from lamina_hijax._to_lojax import (
     to_lojax_rules,
 )
 from lamina_hijax._types import HiPspec, HiType, MappingSpec, lo_avals, register_hitype
+from lamina_hijax._vmap_of import VmapOf
 
 __version__ = "0.1.0"
 
@@ -48,10 +53,12 @@ __all__ = [
     "NullAccum",
     "Role",
     "VJPHiPrimitive",
+    "VmapOf",
     "__version__",
     "call_hi_primitive_linearized_p",
     "call_hi_primitive_p",
     "call_layouts",
+    "expand_on_values",
     "expand_per_value",
     "is_high",
     "lo_avals",

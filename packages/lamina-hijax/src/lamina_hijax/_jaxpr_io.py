@@ -39,7 +39,7 @@ def rebuild_hi_primitive(form: ValueForm, in_avals: Sequence[AbstractValue]) -> 
     try:
         prim = cls(*in_avals, **params)
     except Exception as e:  # the subclass's own complaint
-        types = ", ".join(a.str_short() for a in in_avals)
+        types = ", ".join(a.str_short(True) for a in in_avals)
         raise TypeError(
             f"cannot make {form.head} from its operand types ({types}) and params {params}: "
             f"{e} (a hi primitive reads back as Cls(*operand_types, **params))"
@@ -63,7 +63,7 @@ def _store_hi_value(value: Any) -> tuple[str, list[Any]] | None:
     if not is_hi_value(value):
         return None
     aval: Any = typeof(value)
-    return aval.str_short(), list(aval.lower_val(value))
+    return aval.str_short(True), list(aval.lower_val(value))
 
 
 def _load_hi_value(meta: str, parts: list[Any]) -> Any:

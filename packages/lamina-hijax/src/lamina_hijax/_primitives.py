@@ -23,6 +23,7 @@ from lamina_core.interpreters import (
     batching_rules,
     dce_rules,
     instantiate_zeros,
+    is_undefined,
     jvp_rules,
     linearization_rules,
     linearizing_for_vjp,
@@ -141,12 +142,31 @@ class VJPHiPrimitive:
             f"for linearize support, subclass {type(self)} must implement `lin` and `linearized`"
         )
 
+    # -- transposition (optional, for primitives linear in some inputs) --------------------
+
+    def transpose(self, out_ct: Any, /, *maybe_accums: Any) -> None:
+        """Accumulate the cotangent of each linear input into its `GradAccum` (the other
+        inputs arrive as values)."""
+        raise NotImplementedError(
+            f"for transpose support, subclass {type(self)} must implement `transpose`"
+        )
+
     # -- vmap -----------------------------------------------------------------------------
 
     def batch(self, axis_data: AxisData, args: Any, dims: Any) -> tuple[Any, Any]:
         """`(out, out_dim)` for batched `args` mapped as `dims` say (None: unmapped, an int: an
-        array's mapped axis, a `MappingSpec`: a hi value's)."""
-        raise NotImplementedError(f"for vmap support, subclass {type(self)} must implement `batch`")
+        array's mapped axis, a `MappingSpec`: a hi value's). By default, as JAX's: this
+        primitive wrapped in a `VmapOf`, its result mapped where `batch_dim_rule` says."""
+        # `VmapOf` is a subclass of this class: its module imports this one.
+        from lamina_hijax._vmap_of import default_batch
+
+        return default_batch(self, axis_data, args, dims)
+
+    def batch_dim_rule(self, axis_data: AxisData, dims: Any, /) -> Any:
+        """Where the result's batch axis goes for inputs batched as `dims` say."""
+        raise NotImplementedError(
+            f"for vmap support, subclass {type(self)} must implement `batch` or `batch_dim_rule`"
+        )
 
     # -- dead code ------------------------------------------------------------------------
 
@@ -257,8 +277,8 @@ call_hi_primitive_linearized_p: Final = Primitive(
 def _abstract_eval(*avals: AbstractValue, _prim: VJPHiPrimitive) -> list[AbstractValue]:
     expected = _prim.in_avals_flat
     if len(avals) != len(expected) or not all(map(types_match, avals, expected)):
-        got = ", ".join(a.str_short() for a in avals)
-        want = ", ".join(a.str_short() for a in expected)
+        got = ", ".join(a.str_short(True) for a in avals)
+        want = ", ".join(a.str_short(True) for a in expected)
         raise TypeError(f"input type mismatch for {_prim!r}: it takes ({want}), got ({got})")
     return list(_prim.out_avals_flat)
 
@@ -343,7 +363,7 @@ def _linearized_transpose(
     n_res = residuals_tree.num_leaves
     residuals = tree_util.tree_unflatten(residuals_tree, list(args[:n_res]))
     accums = [
-        (GradAccum if nz else NullAccum)(_ct_aval(aval))
+        (GradAccum if nz else NullAccum)(aval.to_ct_aval())
         for aval, nz in zip(_prim.in_avals_flat, nz_in_flat, strict=True)
     ]
     ct_out = tree_util.tree_unflatten(_prim.out_tree, [instantiate_zeros(c) for c in cts])
@@ -358,9 +378,21 @@ def _linearized_transpose(
     return [None] * n_res + results
 
 
-def _ct_aval(aval: AbstractValue) -> AbstractValue:
-    to_ct = getattr(aval, "to_ct_aval", None)  # hi types may have a cotangent type of their own
-    return to_ct() if to_ct is not None else aval.to_tangent_aval()
+def _transpose(cts: Sequence[Any], *args: Any, _prim: VJPHiPrimitive) -> list[Any]:
+    """A hi primitive linear in its undefined inputs, transposed by its `transpose`: each of
+    those inputs gets a `GradAccum`, the others are passed as values."""
+    accums = [GradAccum(a.aval.to_ct_aval()) if is_undefined(a) else a for a in args]
+    ct_out = tree_util.tree_unflatten(_prim.out_tree, list(cts))
+    transpose: Any = _prim.transpose  # a user's override may return something by mistake
+    if transpose(ct_out, *tree_util.tree_unflatten(_prim.in_tree, accums)) is not None:
+        raise TypeError(f"{type(_prim).__name__}.transpose must return None (it accumulates)")
+    return [
+        _checked_ct(_prim, i, acc) if is_undefined(arg) else None
+        for i, (acc, arg) in enumerate(zip(accums, args, strict=True))
+    ]
+
+
+transpose_rules.set(call_hi_primitive_p, _transpose)
 
 
 def _checked_ct(prim: VJPHiPrimitive, i: int, acc: GradAccum) -> Any:
@@ -370,7 +402,7 @@ def _checked_ct(prim: VJPHiPrimitive, i: int, acc: GradAccum) -> Any:
     if not types_match(got, acc.aval):
         raise ValueError(
             f"{type(prim).__name__}.vjp_bwd gave input {i} a cotangent of type "
-            f"{got.str_short()}, but its cotangent type is {acc.aval.str_short()}"
+            f"{got.str_short(True)}, but its cotangent type is {acc.aval.str_short(True)}"
         )
     return acc.value
 

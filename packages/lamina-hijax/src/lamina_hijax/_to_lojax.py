@@ -4,10 +4,11 @@ Every hi-typed input becomes its arrays (`lo_ty`, in order) and every hi-typed o
 pass re-traces the jaxpr: a hi input's arrays are raised into a hi value (`raise_val`) whose
 components are tracers, a hi primitive runs its `expand` on such values, and an equation of
 arrays only is bound again as it is. Primitives holding jaxprs (`jit`, `scan`, `while`,
-`cond`, `shard_map`, calls) have rules in `to_lojax_rules`, of two shapes read off their
-`call_layouts`: `jit`, loops, branches and `shard_map` stay one equation holding lowered
-jaxprs, each hi operand split into its arrays; other calls are inlined. The runtime runs this
-pass first, so lamina-mlir lowers only arrays.
+`cond`, `shard_map`, calls) have rules in `to_lojax_rules`, read off their `call_layouts`:
+each stays one equation holding lowered jaxprs, each hi operand split into its arrays (a
+custom-derivative call becomes a `closed_call`, as JAX's). Primitives of upper layers whose
+meaning on hi values is their rule on values (Refs of hi values) register `expand_on_values`.
+The runtime runs this pass first, so lamina-mlir lowers only arrays.
 """
 
 from __future__ import annotations
@@ -62,6 +63,7 @@ def _eqn_is_high(eqn: JaxprEqn) -> bool:
     return (
         eqn.primitive in hi_primitives
         or any(v.aval.is_high for v in eqn.outvars)
+        or any(a.aval.is_high for a in eqn.invars)  # e.g. writing a hi value to a Ref
         or any(is_high(j) for j in jaxprs_in_params(eqn.params))
     )
 
@@ -70,35 +72,34 @@ def _eqn_is_high(eqn: JaxprEqn) -> bool:
 
 
 def lower_values(avals: Sequence[AbstractValue], values: Sequence[Any]) -> list[Any]:
-    """`values` (of types `avals`) with each hi value replaced by its arrays."""
+    """`values` (of types `avals`) as the values of their types' `lo_ty` (`lower_val`)."""
     out: list[Any] = []
     for aval, x in zip(avals, values, strict=True):
-        if aval.is_high:
-            lo = list(aval.lower_val(x))  # type: ignore[attr-defined]  # HiType's protocol
-            expected = aval.lo_ty()
-            if len(lo) != len(expected):
-                raise ValueError(
-                    f"{type(aval).__name__}.lower_val gave {len(lo)} arrays for a value of type "
-                    f"{aval.str_short()}, whose lo_ty has {len(expected)}"
-                )
-            out.extend(lo)
-        else:
+        if not aval.is_high:
             out.append(x)
+            continue
+        lo = list(aval.lower_val(x))
+        expected = aval.lo_ty()
+        if len(lo) != len(expected):
+            raise ValueError(
+                f"{type(aval).__name__}.lower_val gave {len(lo)} values for a value of type "
+                f"{aval.str_short()}, whose lo_ty has {len(expected)}"
+            )
+        out.extend(lo)
     return out
 
 
 def raise_values(avals: Sequence[AbstractValue], lo_values: Sequence[Any]) -> list[Any]:
-    """The values of types `avals` made of `lo_values` (hi ones from their arrays)."""
+    """The values of types `avals` made of `lo_values` (`raise_val` of their `lo_ty`'s)."""
     out: list[Any] = []
     it = iter(lo_values)
     for aval in avals:
         if aval.is_high:
-            parts = [next(it) for _ in aval.lo_ty()]
-            out.append(aval.raise_val(*parts))  # type: ignore[attr-defined]  # HiType's protocol
+            out.append(aval.raise_val(*[next(it) for _ in aval.lo_ty()]))
         else:
             out.append(next(it))
     if next(it, None) is not None:
-        raise ValueError("raise_values: more arrays than the types take")
+        raise ValueError("raise_values: more values than the types take")
     return out
 
 
@@ -201,17 +202,18 @@ def rewrite_into(out: list[JaxprEqn], eqns: Sequence[JaxprEqn], env: dict[Var, P
             continue
         in_parts = [_parts(env, a) for a in eqn.invars]
         prim = eqn.primitive
-        if prim in hi_primitives:
-            outs = _inline(out, _expansion(eqn), [a for p in in_parts for a in p])
-            results = _split(outs, [v.aval for v in eqn.outvars])
-        else:
-            rule = to_lojax_rules.get(prim)
-            if rule is None:
-                raise NotImplementedError(
-                    f"to_lojax: no rule for '{prim.name}' with hi-typed values"
-                )
-            results = rule(out, eqn, in_parts)
-        env.update(zip(eqn.outvars, results, strict=True))
+        rule = expand_on_values if prim in hi_primitives else to_lojax_rules.get(prim)
+        if rule is None:
+            raise NotImplementedError(f"to_lojax: no rule for '{prim.name}' with hi-typed values")
+        env.update(zip(eqn.outvars, rule(out, eqn, in_parts), strict=True))
+
+
+def expand_on_values(out: list[JaxprEqn], eqn: JaxprEqn, in_parts: list[Parts]) -> list[Parts]:
+    """The to-lojax rule of a primitive whose meaning on hi values is its rule on values
+    (`value_impl_rules`; a hi primitive's `expand`): that rule traced on hi values made of the
+    operands' parts, and its equations appended."""
+    outs = _inline(out, _expansion(eqn), [a for p in in_parts for a in p])
+    return _split(outs, [v.aval for v in eqn.outvars])
 
 
 def _split(atoms: Sequence[Atom], avals: Sequence[AbstractValue]) -> list[Parts]:
@@ -250,12 +252,9 @@ def _expansion(eqn: JaxprEqn) -> Jaxpr:
 
     def expand(*lo: Any) -> list[Any]:
         args = raise_values(in_avals, lo)
-        if isinstance(prim, HiPrimitive):
-            result = prim.to_lojax(*args, **eqn.params)
-            outs = list(result) if prim.multiple_results else [result]
-        else:
-            outs = value_impl_rules[prim](*args, **eqn.params)
-        return lower_values(out_avals, outs)
+        meaning = prim.to_lojax if isinstance(prim, HiPrimitive) else value_impl_rules[prim]
+        result = meaning(*args, **eqn.params)
+        return lower_values(out_avals, list(result) if prim.multiple_results else [result])
 
     closed = trace_to_jaxpr(expand, lo_avals(in_avals))
     if closed.consts:
@@ -315,23 +314,19 @@ def _rebind(
     return parts
 
 
-def _inline_call(out: list[JaxprEqn], eqn: JaxprEqn, in_parts: list[Parts]) -> list[Parts]:
-    """A call whose callee uses hi types is inlined (derivative rules of custom calls were used
-    before lowering; lowering needs only the primal computation)."""
+def _call_of_lowered(out: list[JaxprEqn], eqn: JaxprEqn, in_parts: list[Parts]) -> list[Parts]:
+    """A custom-derivative call whose callee uses hi types becomes a `closed_call` of the
+    lowered callee, as JAX's: its derivative rules were used before lowering, which needs only
+    the primal computation."""
     callee = eqn.params[call_layouts[eqn.primitive].callees[0].param]
-    consts: list[Atom] = []
-    if isinstance(callee, ClosedJaxpr):
-        consts = [Literal(*canonical_value(c)) for c in callee.consts]
-        callee = callee.jaxpr
-    n = len(callee.constvars)
-    lo = to_lojax(callee.replace(constvars=(), invars=(*callee.constvars, *callee.invars)))
-    args = [*consts[:n], *(a for p in in_parts for a in p)]
-    outs = _inline(out, lo, args)
-    return _split(outs, [v.aval for v in eqn.outvars])
+    if not isinstance(callee, ClosedJaxpr):
+        callee = ClosedJaxpr(callee, [])
+    params = {"call_jaxpr": to_lojax_closed(callee)}
+    return _rebind(out, eqn.replace(primitive=closed_call_p), in_parts, params)
 
 
-for _call in (closed_call_p, remat_p, custom_jvp_call_p, custom_vjp_call_p):
-    to_lojax_rules.set(_call, _inline_call)
+for _call in (custom_jvp_call_p, custom_vjp_call_p):
+    to_lojax_rules.set(_call, _call_of_lowered)
 
 
 PerValue = Callable[[Sequence[Any], Sequence[AbstractValue]], tuple[Any, ...]]
@@ -387,10 +382,10 @@ def _check_stacking(eqn: JaxprEqn) -> None:
             p != e.inc_rank(length, 0) for p, e in zip(parts, elt_parts, strict=True)
         ):
             raise TypeError(
-                f"to_lojax: scanning over {whole.str_short()} needs its arrays to be those of "
-                f"{elt.str_short()} stacked along a leading axis of {length}; its lo_ty is "
-                f"{[p.str_short() for p in parts]}, its elements' "
-                f"{[p.str_short() for p in elt_parts]}"
+                f"to_lojax: scanning over {whole.str_short(True)} needs its arrays to be those of "
+                f"{elt.str_short(True)} stacked along a leading axis of {length}; its lo_ty is "
+                f"{[p.str_short(True) for p in parts]}, its elements' "
+                f"{[p.str_short(True) for p in elt_parts]}"
             )
 
 
@@ -404,14 +399,14 @@ def _lo_specs(specs: Sequence[Any], avals: Sequence[AbstractValue]) -> tuple[Any
         lo = list(spec.to_lo())
         if len(lo) != len(aval.lo_ty()):
             raise ValueError(
-                f"shard_map: the spec {spec} of a value of type {aval.str_short()} gives "
+                f"shard_map: the spec {spec} of a value of type {aval.str_short(True)} gives "
                 f"{len(lo)} partition specs (to_lo) for its {len(aval.lo_ty())} arrays"
             )
         out.extend(lo)
     return tuple(out)
 
 
-for _call in (jit_p, while_p, cond_p):
+for _call in (jit_p, closed_call_p, remat_p, while_p, cond_p):
     to_lojax_rules.set(_call, _lowered_call())
 to_lojax_rules.set(scan_p, _lowered_call(check=_check_stacking))
 to_lojax_rules.set(shard_map_p, _lowered_call(expand=_lo_specs))
@@ -436,6 +431,7 @@ install_high_impl(_evaluate_lowered)
 
 __all__ = [
     "HiSignature",
+    "expand_on_values",
     "is_high",
     "lower_values",
     "raise_values",

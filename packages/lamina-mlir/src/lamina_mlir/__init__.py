@@ -59,11 +59,21 @@ from lamina_mlir._ir_types import aval_to_ir_type, dtype_to_ir_type, ir_type_rul
 from lamina_mlir._lower import jaxpr_subcomp, lower_jaxpr_to_fun  # noqa: E402
 from lamina_mlir._mlir_context import ContextCaches, make_context  # noqa: E402
 from lamina_mlir._module import LoweredModule, lower_jaxpr_to_module, verify  # noqa: E402
+from lamina_mlir._portable import (  # noqa: E402
+    PLATFORM_INDEX_ATTR,
+    call_portable_artifact,
+    custom_call_targets,
+    portable_artifact_mismatch,
+    portable_artifact_module,
+    portable_artifact_text,
+    serialize_portable_artifact,
+)
 from lamina_mlir._tokens import tokens_made_inside  # noqa: E402
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "PLATFORM_INDEX_ATTR",
     "ContextCaches",
     "LoweredModule",
     "LoweringParameters",
@@ -73,6 +83,8 @@ __all__ = [
     "TokenSet",
     "__version__",
     "aval_to_ir_type",
+    "call_portable_artifact",
+    "custom_call_targets",
     "dtype_to_ir_type",
     "ir_constant",
     "ir_type_rules",
@@ -82,6 +94,10 @@ __all__ = [
     "lowering_rules",
     "make_context",
     "ordered_effect_types",
+    "portable_artifact_mismatch",
+    "portable_artifact_module",
+    "portable_artifact_text",
+    "serialize_portable_artifact",
     "tokens_made_inside",
     "verify",
 ]

@@ -121,7 +121,7 @@ def aval_to_ir_type(caches: ContextCaches, aval: AbstractValue) -> ir.Type:
     rule = ir_type_rules.get(type(aval))
     if rule is None:
         raise TypeError(
-            f"lowering: no MLIR type for abstract value {aval.str_short()} of type "
+            f"lowering: no MLIR type for abstract value {aval.str_short(True)} of type "
             f"{type(aval).__name__}; hi types and Refs must be lowered to arrays first "
             f"(to-lojax, discharge), or register a rule in lamina_mlir.ir_type_rules"
         )

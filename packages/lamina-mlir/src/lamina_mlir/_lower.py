@@ -23,7 +23,6 @@ from lamina_core.ir import (
     Jaxpr,
     JaxprEqn,
     Literal,
-    MissingRuleError,
     ShapedArray,
     Var,
 )
@@ -93,10 +92,15 @@ def jaxpr_subcomp(
                 continue
         rule = rule_for(prim)
         if rule is None:
-            raise MissingRuleError(
-                f"no lowering rule for primitive '{prim.name}'; lower hi types and Refs first "
-                f"(to-lojax, discharge), or register one in lamina_mlir.lowering_rules"
+            # JAX's error, type and text (JAX's own docs test for exactly NotImplementedError).
+            missing = NotImplementedError(
+                f"MLIR translation rule for primitive '{prim.name}' not found for platform cpu"
             )
+            missing.add_note(
+                "Lamina: lower hi types and Refs first (to-lojax, discharge), or register a rule "
+                "in lamina_mlir.lowering_rules (jax.interpreters.mlir.register_lowering)"
+            )
+            raise missing
         ctx = LoweringRuleContext(
             module_context=mctx,
             primitive=prim,

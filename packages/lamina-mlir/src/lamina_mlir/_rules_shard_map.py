@@ -99,7 +99,7 @@ def _physical_ndim(aval: Any) -> int:
     if isinstance(aval, ShapedArray):
         ext = dtypes.extended(aval.dtype)
         return aval.ndim + (len(ext.physical_shape) if ext is not None else 0)
-    raise TypeError(f"shard_map lowering expects array operands, got {aval.str_short()}")
+    raise TypeError(f"shard_map lowering expects array operands, got {aval.str_short(True)}")
 
 
 @register(shard_map_p)

@@ -27,7 +27,7 @@ from lamina_mlir._mlir_context import IrValue
 
 def array_aval(aval: AbstractValue) -> ShapedArray:
     if not isinstance(aval, ShapedArray):
-        raise TypeError(f"lowering expects array operands, got {aval.str_short()}")
+        raise TypeError(f"lowering expects array operands, got {aval.str_short(True)}")
     return aval
 
 

@@ -159,7 +159,7 @@ def transformed_aval(tree: Transforms, inner: AbstractValue) -> AbstractValue:
         return inner
     (indexer,) = tree
     if not isinstance(inner, ShapedArray):
-        raise TypeError(f"Cannot index non-shaped array {inner.str_short()} with indices")
+        raise TypeError(f"Cannot index non-shaped array {inner.str_short(True)} with indices")
     if indexer.shape != inner.shape:
         raise ValueError(
             f"an indexer for shape {indexer.shape} was applied to a Ref of shape {inner.shape}"

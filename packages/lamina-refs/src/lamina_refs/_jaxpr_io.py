@@ -81,7 +81,7 @@ def _int_operand(text: str, source: EqnSource) -> Atom:
     atom = source.atom(text, dtype)
     aval = atom.aval
     if not isinstance(aval, ShapedArray) or aval.dtype.kind not in "iu":
-        raise TypeError(f"a Ref index is an integer, got {text!r} of type {aval.str_short()}")
+        raise TypeError(f"a Ref index is an integer, got {text!r} of type {aval.str_short(True)}")
     return atom
 
 
@@ -95,7 +95,9 @@ class _Indexed:
         self.ref = source.atom(m["ref"])
         self.index = m["index"]
         if not isinstance(self.ref.aval, AbstractRef):
-            raise TypeError(f"'{m['ref']}' is not a Ref: its type is {self.ref.aval.str_short()}")
+            raise TypeError(
+                f"'{m['ref']}' is not a Ref: its type is {self.ref.aval.str_short(True)}"
+            )
 
     def read(self, source: EqnSource) -> tuple[Transforms, list[Atom]]:
         if self.index == "...":

@@ -89,7 +89,7 @@ def _check_value(
     expected = transformed_aval(tree, ref.inner_aval)
     if isinstance(expected, ShapedArray):
         if not isinstance(val, ShapedArray):
-            raise ValueError(f"`{what}` of a value of type {val.str_short()} into {ref}")
+            raise ValueError(f"`{what}` of a value of type {val.str_short(True)} into {ref}")
         if expected.shape != val.shape:
             raise ValueError(
                 f"Invalid shape for `{what}`. Ref shape: {ref.shape}. Expected shape: "
@@ -169,21 +169,26 @@ def _atom(eqn: JaxprEqn, k: int, ctx: PpContext) -> str:
     return literal_text(atom) if isinstance(atom, Literal) else ctx.name(atom)
 
 
+def _ref_doc(eqn: JaxprEqn, ctx: PpContext) -> pp.Doc:
+    """The indexed Ref of a get, swap or addupdate, `x[i]`, in green (as JAX colors it)."""
+    return pp.color(pp.text(_pp_indexed(eqn, 0, ctx)), pp.Color.GREEN, None, pp.Intensity.NORMAL)
+
+
 def _get_pp(eqn: JaxprEqn, ctx: PpContext, settings: PpSettings) -> pp.Doc:
     lhs = pp_vars(eqn.outvars, ctx, print_shapes=settings.print_shapes)
     annotation = eqn.source_info.summary() if settings.source_info else None
-    return pp.concat([lhs, pp.text(" <- ", annotation), pp.text(_pp_indexed(eqn, 0, ctx))])
+    return pp.concat([lhs, pp.text(" <- ", annotation), _ref_doc(eqn, ctx)])
 
 
 def _swap_pp(eqn: JaxprEqn, ctx: PpContext, settings: PpSettings) -> pp.Doc:
     annotation = eqn.source_info.summary() if settings.source_info else None
-    target = _pp_indexed(eqn, 0, ctx)
-    value = _atom(eqn, 1, ctx)
+    target = _ref_doc(eqn, ctx)
+    value = pp.text(_atom(eqn, 1, ctx))
     if ctx.name(eqn.outvars[0]) == "_":
-        return pp.concat([pp.text(target), pp.text(" <- ", annotation), pp.text(value)])
+        return pp.concat([target, pp.text(" <- ", annotation), value])
     lhs = pp_vars(eqn.outvars, ctx, print_shapes=settings.print_shapes)
     return pp.concat(
-        [lhs, pp.text(f", {target}"), pp.text(" <- ", annotation), pp.text(f"{target}, {value}")]
+        [lhs, pp.text(", "), target, pp.text(" <- ", annotation), target, pp.text(", "), value]
     )
 
 
@@ -191,7 +196,7 @@ def _addupdate_pp(eqn: JaxprEqn, ctx: PpContext, settings: PpSettings) -> pp.Doc
     annotation = eqn.source_info.summary() if settings.source_info else None
     return pp.concat(
         [
-            pp.text(_pp_indexed(eqn, 0, ctx)),
+            _ref_doc(eqn, ctx),
             pp.text(" += ", annotation),
             pp.text(_atom(eqn, 1, ctx)),
         ]
@@ -264,6 +269,13 @@ def _ref_and_indexer(ref: Any, idx: Any, what: str) -> tuple[Transforms, list[An
     aval = typeof(ref)
     if not isinstance(aval, AbstractRef):
         raise ValueError(f"Can only call `{what}` on a `Ref`: {ref}.")
+    if aval.inner_aval.is_high:  # a hi value is read and written whole
+        if idx is None or idx is Ellipsis or (isinstance(idx, tuple) and not idx):
+            return (), []
+        raise ValueError(
+            f"Cannot index a Ref of the hi type {aval.inner_aval.str_short()} with {idx!r}: "
+            "a Ref of a hi value is read and written whole, with `ref[...]`"
+        )
     return make_indexer(idx, aval.shape)
 
 
@@ -288,7 +300,9 @@ def _implicit_cast(dtype: Any, value: Any) -> Any:
 def ref_swap(ref: Any, idx: Any, value: Any, _function_name: str = "ref_swap") -> Any:
     """Write `value` at `ref[idx]` and return what was there."""
     tree, operands = _ref_and_indexer(ref, idx, _function_name)
-    value = _implicit_cast(typeof(ref).dtype, value)  # type: ignore[attr-defined]  # a Ref
+    inner = typeof(ref).inner_aval  # type: ignore[attr-defined]  # a Ref
+    if not inner.is_high:
+        value = _implicit_cast(inner.dtype, value)
     return swap_p.bind(ref, value, *operands, tree=tree)
 
 
@@ -300,7 +314,9 @@ def ref_set(ref: Any, idx: Any, value: Any) -> None:
 def ref_addupdate(ref: Any, idx: Any, value: Any) -> None:
     """`ref[idx] += value` as one accumulation (what reverse mode emits)."""
     tree, operands = _ref_and_indexer(ref, idx, "ref_addupdate")
-    value = _implicit_cast(typeof(ref).dtype, value)  # type: ignore[attr-defined]  # a Ref
+    inner = typeof(ref).inner_aval  # type: ignore[attr-defined]  # a Ref
+    if not inner.is_high:
+        value = _implicit_cast(inner.dtype, value)
     addupdate_p.bind(ref, value, *operands, tree=tree)
 
 

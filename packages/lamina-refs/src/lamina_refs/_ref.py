@@ -17,6 +17,7 @@ from lamina_core.ir import AbstractValue, evaluated_on_values, value_impl_rules
 from lamina_core.numpy import asarray
 from lamina_core.trace import Tracer, register_value_type, to_numpy, typeof
 from lamina_core.transforms import jit
+from lamina_hijax import expand_on_values, to_lojax_rules
 from lamina_refs._indexing import Transforms
 from lamina_refs._primitives import (
     addupdate_p,
@@ -167,25 +168,41 @@ initial value's buffer, which an in-place update would overwrite)."""
 
 @value_impl_rules.register(new_ref_p)
 def _new_ref_impl(x: Any, *, kind: str | None, memory_space: Any) -> Ref:
-    return Ref(ref_aval(typeof(x), kind), _copy(asarray(x)))
+    aval = typeof(x)
+    if aval.is_high:  # a hi value of Refs, one per array, as JAX's
+        parts = [new_ref_p.bind(v, kind=kind, memory_space=memory_space) for v in aval.lower_val(x)]
+        return Ref(ref_aval(aval, kind), aval.raise_val(*parts))
+    return Ref(ref_aval(aval, kind), _copy(asarray(x)))
 
 
 @value_impl_rules.register(empty_ref_p)
 def _empty_ref_impl(*, ty: AbstractValue, memory_space: Any) -> Ref:
-    # Its contents are unspecified until written; zeros, so that reads are deterministic.
     aval = AbstractRef(ref_aval(ty).inner_aval, memory_space)
+    if ty.is_high:
+        parts = [empty_ref_p.bind(ty=t, memory_space=memory_space) for t in ty.lo_ty()]
+        return Ref(aval, ty.raise_val(*parts))
+    # Its contents are unspecified until written; zeros, so that reads are deterministic.
     return Ref(aval, zeros_like_aval(ty))
+
+
+def _parts(ref: Ref) -> list[Any]:
+    """The Refs a Ref of a hi value is made of, one per array (`lo_ty` order)."""
+    return ref.aval.inner_aval.lower_val(ref.value())
 
 
 @value_impl_rules.register(free_ref_p)
 def _free_ref_impl(ref: Ref) -> list[Any]:
+    if ref.aval.is_high:
+        for part in _parts(ref):
+            free_ref_p.bind(part)
     ref.invalidate()
     return []
 
 
 @value_impl_rules.register(freeze_p)
 def _freeze_impl(ref: Ref) -> Any:
-    value = ref.value()
+    inner = ref.aval.inner_aval
+    value = inner.raise_val(*map(freeze_p.bind, _parts(ref))) if inner.is_high else ref.value()
     ref.invalidate()
     return value
 
@@ -196,11 +213,18 @@ evaluated_on_values.update({new_ref_p, empty_ref_p, free_ref_p, freeze_p})
 
 @value_impl_rules.register(get_p)
 def _get_impl(ref: Ref, *idx: Any, tree: Transforms) -> Any:
+    inner = ref.aval.inner_aval
+    if inner.is_high:  # read whole (`_ref_and_indexer`), array by array
+        return inner.raise_val(*[get_p.bind(r, tree=tree) for r in _parts(ref)])
     return get_value(ref.value(), idx, tree)
 
 
 @value_impl_rules.register(swap_p)
 def _swap_impl(ref: Ref, val: Any, *idx: Any, tree: Transforms) -> Any:
+    inner = ref.aval.inner_aval
+    if inner.is_high:
+        parts = zip(_parts(ref), inner.lower_val(val), strict=True)
+        return inner.raise_val(*[swap_p.bind(r, v, tree=tree) for r, v in parts])
     new, old = swap_value(ref.value(), val, idx, tree)
     ref.set_value(new)
     return old
@@ -211,6 +235,12 @@ def _addupdate_impl(ref: Ref, val: Any, *idx: Any, tree: Transforms) -> list[Any
     ref.set_value(addupdate_value(ref.value(), val, idx, tree))
     return []
 
+
+# A Ref of a hi value lowers to the Refs of its arrays: each primitive on one means its rule
+# above, applied to the lowered Refs (traced by the to-lojax pass).
+for _prim in (new_ref_p, empty_ref_p, free_ref_p, freeze_p, get_p, swap_p):
+    to_lojax_rules.set(_prim, expand_on_values)
+AbstractRef.ref_type = Ref
 
 register_value_type(
     Ref, lambda r: r.aval, lambda r: np.asarray(to_numpy(r.value())), by_reference=True

@@ -29,6 +29,30 @@ class AbstractRef(AbstractValue):
     mutable: ClassVar[bool] = True
     tracer_getitem: ClassVar[Any] = None  # set by `lamina_refs._primitives`
     tracer_setitem: ClassVar[Any] = None
+    ref_type: ClassVar[Any] = None
+    """The eager `Ref` class (set by `lamina_refs._ref`), which `raise_val` makes."""
+
+    # A Ref of a hi value is high as its value is (core's ClassVar, per instance here).
+    @property
+    def is_high(self) -> bool:  # type: ignore[override]  # read-only per instance
+        return self.inner_aval.is_high
+
+    def lo_ty(self) -> list[AbstractValue]:
+        """A Ref of a hi value lowers to one Ref per array of the value, as JAX's."""
+        if not self.inner_aval.is_high:
+            return [self]
+        return [AbstractRef(t, self.memory_space, self.kind) for t in self.inner_aval.lo_ty()]
+
+    def lower_val(self, ref: Any) -> list[Any]:
+        if not self.inner_aval.is_high:
+            return [ref]
+        return self.inner_aval.lower_val(ref.value())
+
+    def raise_val(self, *lo_refs: Any) -> Any:
+        if not self.inner_aval.is_high:
+            (ref,) = lo_refs
+            return ref
+        return self.ref_type(self, self.inner_aval.raise_val(*lo_refs))
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -52,15 +76,18 @@ class AbstractRef(AbstractValue):
     def size(self) -> int:
         return int(np.prod(self.shape))
 
-    def str_short(self, short_dtypes: bool = True) -> str:
+    def str_short(self, short_dtypes: bool = False, mesh_axis_types: bool = False) -> str:
         space = "" if self.memory_space is None else f"<{self.memory_space}>"
-        return f"Ref{space}{{{self.inner_aval.str_short(short_dtypes)}}}"
+        inner = self.inner_aval.str_short(
+            short_dtypes=short_dtypes, mesh_axis_types=mesh_axis_types
+        )
+        return f"Ref{space}{{{inner}}}"
 
     def __str__(self) -> str:
         return self.str_short(short_dtypes=False)
 
     def __repr__(self) -> str:
-        return f"AbstractRef({self.inner_aval!r})"
+        return self.str_short()  # as JAX's
 
     def to_tangent_aval(self) -> AbstractRef:
         return AbstractRef(self.inner_aval.to_tangent_aval(), self.memory_space, self.kind)
@@ -91,7 +118,7 @@ def ref_aval(value_aval: AbstractValue, kind: str | None = None) -> AbstractRef:
             "refs of refs are not supported"
         )
     if not isinstance(value_aval, ShapedArray) and not value_aval.is_high:
-        raise TypeError(f"cannot make a Ref of a value of type {value_aval.str_short()}")
+        raise TypeError(f"cannot make a Ref of a value of type {value_aval.str_short(True)}")
     return AbstractRef(value_aval, None, kind)
 
 

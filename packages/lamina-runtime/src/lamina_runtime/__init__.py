@@ -13,6 +13,9 @@ from lamina_core.trace import install_toplevel_dispatch as _install_toplevel_dis
 from lamina_core.transforms import install_toplevel_jit as _install_toplevel_jit
 from lamina_runtime import _bridge_devices, aot
 from lamina_runtime import environment as _environment
+
+# Last: it defines every option of `jax.config` that the modules above did not.
+from lamina_runtime import jax_options as jax_options
 from lamina_runtime._bridge import (
     JaxRuntimeError as JaxRuntimeError,
 )
@@ -131,11 +134,11 @@ from lamina_runtime.environment import (
     process_indices as process_indices,
 )
 from lamina_runtime.executable import Executable, Runtime, runtime
+from lamina_runtime.guards import (
+    transfer_guard as transfer_guard,
+)
 from lamina_runtime.mesh_api import (
     make_mesh as make_mesh,
-)
-from lamina_runtime.pipeline import (
-    log_compiles as log_compiles,
 )
 from lamina_runtime.process_local import make_array_from_process_local_data
 from lamina_runtime.reshard_api import (

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Final
 
@@ -58,8 +58,54 @@ def live_arrays(platform: str | None = None) -> list[Any]:
 
 
 @functools.cache
-def default_device() -> Any:
+def first_local_device() -> Any:
+    """This process's first device: the default one unless `choose_default_device` says."""
     return local_devices()[0]  # this process's first (all of them, alone)
+
+
+_default_choosers: list[Callable[[], Any]] = []
+"""Each says which device is the default here and now, or None (`jax_default_device`)."""
+
+
+def choose_default_device(chooser: Callable[[], Any]) -> None:
+    """Let `chooser` name the default device first (None from it: the next one decides)."""
+    _default_choosers.append(chooser)
+
+
+def default_device() -> Any:
+    """The device values and programs go to unless told otherwise."""
+    for chooser in _default_choosers:
+        chosen = chooser()
+        if chosen is not None:
+            return chosen
+    return first_local_device()
+
+
+def set_jax_option(name: str, value: Any) -> None:
+    """Set real JAX's option `name` for the process, where jaxlib or JAX's backend start reads
+    it (transfer guards, platforms). [public] `jax.config.update`"""
+    jax.config.update(name, value)  # type: ignore[no-untyped-call]
+
+
+def jax_option_scope(name: str, value: Any) -> AbstractContextManager[Any]:
+    """Real JAX's thread-local scope of option `name` (`jax.transfer_guard_host_to_device(v)`),
+    which sets jaxlib's guard state while it is open. [public]"""
+    scope: AbstractContextManager[Any] = getattr(jax, name.removeprefix("jax_"))(value)
+    return scope
+
+
+@contextlib.contextmanager
+def explicit_transfer(to_device: bool) -> Iterator[None]:
+    """Mark the transfers inside as ones the user asked for (`device_put`, `device_get`), which
+    jaxlib's "disallow" transfer guards let through. [private] `guard_lib.thread_local_state`"""
+    state = _jax.guard_lib.thread_local_state()
+    attribute = "explicit_device_put" if to_device else "explicit_device_get"
+    previous = getattr(state, attribute)
+    setattr(state, attribute, True)
+    try:
+        yield
+    finally:
+        setattr(state, attribute, previous)
 
 
 @functools.cache

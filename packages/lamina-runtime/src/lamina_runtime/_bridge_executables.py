@@ -14,6 +14,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Final, NamedTuple
 
+import jaxlib._hlo as _hlo  # [private] HloPrintOptions (JAX's `jax._src.lib.hlo`)
 import jaxlib._jax as _jax  # [private] array_result_handler, JaxRuntimeError
 import numpy as np
 from jaxlib import xla_client as xc  # [semi] CompileOptions, DeviceList, DeviceAssignment
@@ -134,6 +135,7 @@ def deleted_argument(args: Sequence[Any]) -> RuntimeError | None:
     for arg in args:
         if type(arg) is DeviceArray and arg.is_deleted():
             cause = failures.consumed_by(arg)
+            # A jax aval: its `str_short()` gives JAX's long dtype names, as JAX's message.
             error = RuntimeError(failures.deleted_message(arg.aval.str_short(), cause))
             error.__cause__ = cause
             return error
@@ -294,8 +296,60 @@ def memory_analysis(executable: Any) -> Any:
 
 
 def compiled_text(executable: Any) -> str:
-    modules = executable.hlo_modules()  # [semi]
-    return "\n".join(m.to_string() for m in modules)
+    """The compiled HLO, as JAX's `Compiled.as_text` gives it."""
+    text: str = executable.get_hlo_text()  # [semi]
+    return text
+
+
+def runtime_executable(executable: Any) -> Any:
+    """The loaded executable itself (JAX's `Compiled.runtime_executable()`)."""
+    return executable
+
+
+Layouts = list[tuple[tuple[int, ...], tuple[tuple[int, ...], ...], int]]
+"""Per parameter or result: major-to-minor axis order, tiling, sub-byte element bits."""
+
+
+def _layouts(pjrt_layouts: Sequence[Any]) -> Layouts:
+    out = []
+    for pjrt in pjrt_layouts:
+        xla = pjrt._xla_layout()  # [private] PjRtLayout's XLA layout, as JAX reads it
+        m2m = tuple(int(d) for d in xla.minor_to_major()[::-1])
+        tiling = tuple(tuple(int(d) for d in t) for t in xla.tiling())
+        out.append((m2m, tiling, int(xla.element_size_in_bits())))
+    return out
+
+
+def executable_layouts(executable: Any) -> tuple[Layouts, Layouts]:
+    """The layouts XLA chose for an executable's parameters and results."""
+    params = executable.get_parameter_layouts()  # [semi]
+    results = executable.get_output_layouts()  # [semi]
+    return _layouts(params), _layouts(results)
+
+
+def hlo_computation(module_bytecode: bytes) -> Any:
+    """The XLA computation of a StableHLO module (JAX's `Lowered.compiler_ir("hlo")`)."""
+    return _jax.mlir.mlir_module_to_xla_computation(
+        module_bytecode, use_tuple_args=False
+    )  # [private]
+
+
+def hlo_text(computation: Any, *, debug_info: bool) -> str:
+    """An XLA computation's HLO text as JAX's `Lowered.as_text("hlo")` prints it."""
+    options = _hlo.HloPrintOptions.short_parsable()
+    options.print_metadata = debug_info
+    text: str = computation.as_hlo_module().to_string(options)  # [semi]
+    return text
+
+
+def hlo_cost_analysis(computation: Any, device: Any) -> dict[str, float]:
+    """XLA's cost estimate of an XLA computation before optimization, on `device`'s client
+    (JAX's `Lowered.cost_analysis()`)."""
+    client = device.client  # [semi]
+    analysis: dict[str, float] = _jax.hlo_module_cost_analysis(
+        client, computation.as_hlo_module()
+    )  # [private]
+    return analysis
 
 
 _FLAG_EXCLUDE: Final = ("--xla_dump", "--xla_force_host_platform_device_count")

@@ -20,10 +20,17 @@ from typing import Any, Final
 
 import numpy as np
 
-from lamina_core import config, tree_util
+from lamina_core import ShapeDtypeStruct, config, tree_util
 from lamina_core.config import disable_jit, dispatch_context, enable_x64
 from lamina_core.ir import NamedSharding, ShapedArray, concrete_context_mesh, on_context_mesh_change
-from lamina_core.trace import EVAL_TRACE, Tracer, current_trace, raise_escaped_tracer, typeof
+from lamina_core.trace import (
+    EVAL_TRACE,
+    Tracer,
+    api_boundary,
+    current_trace,
+    raise_escaped_tracer,
+    typeof,
+)
 from lamina_core.transforms import (
     NOT_SPECIFIED,
     JitCaches,
@@ -40,6 +47,7 @@ from lamina_runtime import (
     _bridge_devices,
     _bridge_dispatch,
     _bridge_executables,
+    guards,
     special_values,
 )
 from lamina_runtime import sharding as shardings
@@ -233,7 +241,10 @@ class JitFunction(Jitted):
             not any(given)
             and not any(outs)
             and all(
-                type(x) is not Array or _bridge_devices.is_single_device(x._buf) for x in leaves
+                _bridge_devices.is_single_device(x._buf)
+                if type(x) is Array
+                else type(x) is not ShapeDtypeStruct or x.sharding is None
+                for x in leaves
             )
         ):
             # Under `set_mesh` a call runs on the mesh in context (JAX's `ctx_mesh`).
@@ -248,6 +259,8 @@ class JitFunction(Jitted):
             s: Any = g
             if s is None and type(x) is Array and not _bridge_devices.is_single_device(x._buf):
                 s = shardings.of_jax(x._buf.sharding)
+            elif s is None and type(x) is ShapeDtypeStruct:  # lowering for a placement
+                s = x.sharding
             placed.append(s if isinstance(s, NamedSharding) else None)
             name = names[i] if i < len(names) and names[i] else f"args[{i}]"
             named.append((f"argument {name} of {self._qualname}", typeof(x), s))
@@ -259,6 +272,7 @@ class JitFunction(Jitted):
             mesh = context
         return Placement(mesh, tuple(placed), tuple(outs))
 
+    @api_boundary
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self._call(args, kwargs)[0]
 
@@ -270,6 +284,7 @@ class JitFunction(Jitted):
             return self.fun(*args, **kwargs), None, ()
         if current_trace() is not EVAL_TRACE:
             return super().__call__(*args, **kwargs), None, ()
+        guards.check_execution_allowed(f"jit({self.name})")
         if self._fast_ok and not kwargs:
             leaves, key = fast_key(args)
             if key is not None:
@@ -323,6 +338,7 @@ class JitFunction(Jitted):
         special_values.check_jit_outputs(self.name, self.fun, args, kwargs, outs)
         return outs, None, ()
 
+    @api_boundary
     def _cache_miss(self, *args: Any, **kwargs: Any) -> tuple[Any, Any, bool]:
         """C++ dispatch found no entry: run in Python, and say how C++ may repeat the call."""
         self.dispatch_misses += 1
@@ -396,7 +412,7 @@ class JitFunction(Jitted):
     # ---- AOT stages ---------------------------------------------------------------------------
 
     def trace(self, *args: Any, **kwargs: Any) -> Traced:
-        staged, captured, leaves = self.stage(*args, **kwargs)
+        staged, captured, leaves = self.stage_abstract(args, kwargs)
         if captured:
             raise TypeError(f"jit({self.name}).trace: the function closes over traced values")
         placement = self._placement(staged, self._split(args, kwargs)[0], leaves)
@@ -406,6 +422,7 @@ class JitFunction(Jitted):
             self._in_tree(args, kwargs),
             placement,
             compiler_options=self.compiler_options,
+            keep_unused=self.keep_unused,
         )
 
     def lower(self, *args: Any, **kwargs: Any) -> Any:
@@ -485,7 +502,7 @@ def explain_miss(name: str, signature: Signature, seen: Sequence[Signature]) -> 
                 reasons.append(f"argument {i} changed weak type: {old!r} then {new!r}")
             else:
                 reasons.append(
-                    f"argument {i} changed type from {old.str_short()} to {new.str_short()}"
+                    f"argument {i} changed type from {old.str_short(True)} to {new.str_short(True)}"
                 )
     if closest.static_args != signature.static_args:
         reasons.append(

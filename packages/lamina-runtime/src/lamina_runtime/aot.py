@@ -153,7 +153,10 @@ def deserialize(data: bytes, *, device: Any = None) -> Compiled:
         ) from err
     if checked is None:
         wrong = signature_mismatch(
-            loaded, [*layout.const_avals, *layout.in_avals], layout.out_avals, "the header"
+            loaded,
+            [*layout.const_avals, *layout.executable_in_avals],
+            layout.out_avals,
+            "the header",
         )
         if wrong is not None:
             raise ArtifactError(
@@ -167,7 +170,7 @@ def deserialize(data: bytes, *, device: Any = None) -> Compiled:
         layout.name,
         device,
         layout.const_avals,
-        layout.in_avals,
+        layout.executable_in_avals,
         layout.out_avals,
         f"aot:{layout.name}",
         options,
@@ -179,7 +182,9 @@ def deserialize(data: bytes, *, device: Any = None) -> Compiled:
         executable.put_consts(layout.consts(data)),
         layout.in_treedef,
         layout.out_treedef,
+        arg_avals=layout.in_avals,
         donated=layout.donated,
+        kept=layout.kept,
     )
 
 

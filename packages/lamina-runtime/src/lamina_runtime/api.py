@@ -11,7 +11,7 @@ from lamina_core import tree_util
 from lamina_core.ir import ShapedArray
 from lamina_core.lax import stage_device_put
 from lamina_core.trace import Tracer
-from lamina_runtime import _bridge_devices
+from lamina_runtime import _bridge_devices, guards
 from lamina_runtime import sharding as shardings
 from lamina_runtime.array import Array, placement_target, put
 
@@ -43,7 +43,8 @@ def device_put(x: Any, device: Any = None) -> Any:
         # Under a trace JAX stages one `device_put` equation for all the leaves.
         return tree_util.tree_unflatten(tree, stage_device_put(leaves, device))
     target = placement_target(device)
-    return tree_util.tree_map(lambda leaf: put(leaf, target), x)
+    with guards.explicit_transfer(to_device=True):
+        return tree_util.tree_map(lambda leaf: put(leaf, target), x)
 
 
 def make_array_from_callback(
@@ -76,6 +77,11 @@ def make_array_from_single_device_arrays(
 
 def device_get(x: Any) -> Any:
     """Copy every array leaf of `x` to the host as NumPy arrays."""
+    with guards.explicit_transfer(to_device=False):
+        return _device_get(x)
+
+
+def _device_get(x: Any) -> Any:
     return tree_util.tree_map(
         lambda leaf: (
             np.asarray(leaf)

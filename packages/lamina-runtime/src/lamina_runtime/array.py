@@ -382,7 +382,7 @@ def _check_local(buf: Any, aval: ShapedArray, sharding: Any) -> None:
     if buf.is_fully_addressable:
         return
     raise ValueError(
-        f"an argument of type {aval.str_short()} is placed as "
+        f"an argument of type {aval.str_short(True)} is placed as "
         f"{shardings.of_jax(buf.sharding)}, over the devices of several processes, but the "
         f"program takes it as {shardings.of_jax(sharding)}; Lamina does not move data between "
         "processes: place it as the program expects (`make_array_from_callback` with that "
@@ -407,7 +407,7 @@ def put(leaf: Any, target: Any) -> Array:
         return _put_sharded(leaf, target)
     aval = typeof(leaf)
     if not isinstance(aval, ShapedArray):
-        raise TypeError(f"device_put: cannot place a value of type {aval.str_short()}")
+        raise TypeError(f"device_put: cannot place a value of type {aval.str_short(True)}")
     if type(leaf) is Array:
         return Array(_bridge_devices.to_device(leaf.jax_array, target), aval)
     if _bridge_devices.is_device_array(leaf):
@@ -420,7 +420,7 @@ def put(leaf: Any, target: Any) -> Array:
 def _put_sharded(leaf: Any, sharding: NamedSharding) -> Array:
     aval = typeof(leaf)
     if not isinstance(aval, ShapedArray):
-        raise TypeError(f"device_put: cannot place a value of type {aval.str_short()}")
+        raise TypeError(f"device_put: cannot place a value of type {aval.str_short(True)}")
     shardings.check_divides(sharding, aval.shape)
     # Its type carries the mesh, as JAX's does: what is traced from it is laid out over it.
     mesh = sharding.mesh.abstract_mesh

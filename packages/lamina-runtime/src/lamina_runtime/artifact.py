@@ -79,6 +79,11 @@ class Artifact:
     donated: tuple[bool, ...]
     consts: tuple[np.ndarray, ...]
     """The hoisted constants' values, in the executable's const-arg order."""
+    kept: tuple[int, ...] | None = None
+    """Positions of the inputs the executable takes, if it dropped unused ones (`in_avals`
+    and `donated` describe every input); None: all. Written only when some are dropped, so
+    other files are as before; a reader without it refuses such a file (its executable then
+    takes fewer inputs than its header lists)."""
 
 
 _DTYPES: Final = {dt.name: dt for dt in dtypes.all_dtypes()} | {"float0": dtypes.float0}
@@ -163,6 +168,8 @@ def encode(artifact: Artifact) -> bytes:
         "compile_options": options,
         "consts": consts,
     }
+    if artifact.kept is not None:
+        header["kept"] = list(artifact.kept)
     header_bytes = json.dumps(header, sort_keys=True, separators=(",", ":")).encode()
     payload = header_bytes + b"".join(body)
     digest = hashlib.sha256(payload).digest()
@@ -247,6 +254,14 @@ class Layout:
     const_sections: tuple[Section, ...]
     executable: Section
     compile_options: Section
+    kept: tuple[int, ...] | None = None
+    """Positions of the inputs the executable takes (None: all)."""
+
+    @property
+    def executable_in_avals(self) -> tuple[ShapedArray, ...]:
+        """The types of the inputs the executable takes."""
+        kept = self.kept
+        return self.in_avals if kept is None else tuple(self.in_avals[i] for i in kept)
 
     def artifact(self, data: bytes) -> Artifact:
         """The saved function in `data`, the bytes this layout was read from."""
@@ -261,6 +276,7 @@ class Layout:
             out_avals=self.out_avals,
             donated=self.donated,
             consts=self.consts(data),
+            kept=self.kept,
         )
 
     def consts(self, data: bytes) -> tuple[np.ndarray, ...]:
@@ -330,7 +346,9 @@ def read_layout(data: bytes, verified: Verified) -> Layout:
         expected = aval.size * aval.dtype.itemsize
         if end - start != expected or aval.dtype == dtypes.float0:
             raise _malformed(
-                f"consts[{i}].data", entry.get("data"), f"{aval.str_short()} takes {expected} bytes"
+                f"consts[{i}].data",
+                entry.get("data"),
+                f"{aval.str_short(True)} takes {expected} bytes",
             )
         const_avals.append(ShapedArray(aval.shape, aval.dtype))  # never weak: a value's type
         const_sections.append((start, end))
@@ -343,6 +361,13 @@ def read_layout(data: bytes, verified: Verified) -> Layout:
         and all(type(d) is bool for d in donated)
     ):
         raise _malformed("donated", donated, f"expected {len(in_avals)} booleans")
+    kept = header.get("kept")
+    if kept is not None and not (
+        isinstance(kept, list)
+        and all(_is_int(i) and 0 <= i < len(in_avals) for i in kept)
+        and kept == sorted(set(kept))
+    ):
+        raise _malformed("kept", kept, f"expected increasing positions below {len(in_avals)}")
     treedefs = []
     for what, tree, avals in (
         ("in_tree", header["in_tree"], in_avals),
@@ -380,6 +405,7 @@ def read_layout(data: bytes, verified: Verified) -> Layout:
         const_sections=tuple(const_sections),
         executable=section(header["executable"], "executable"),
         compile_options=section(header["compile_options"], "compile_options"),
+        kept=None if kept is None else tuple(kept),
     )
 
 
@@ -421,7 +447,7 @@ def check_compatible(built_with: Mapping[str, str], here: Mapping[str, str], nam
 
 
 def describe_avals(avals: Sequence[ShapedArray]) -> str:
-    return ", ".join(a.str_short() for a in avals) or "nothing"
+    return ", ".join(a.str_short(True) for a in avals) or "nothing"
 
 
 __all__ = [

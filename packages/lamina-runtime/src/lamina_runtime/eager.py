@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from lamina_consts import jaxpr_const_args
 from lamina_core import dtypes, tree_util
@@ -26,9 +26,13 @@ from lamina_core.ir import (
     ShapedArray,
     Var,
     abstract_eval_rules,
+    body_evaluated_primitives,
     effects_rules,
     evaluated_on_values,
+    host_effect_types,
+    impl_rules,
     no_effects,
+    python_impl_primitives,
     value_impl_rules,
 )
 from lamina_core.trace import EagerImpl, canonical_value, is_hi_value, reference_impl, typeof
@@ -36,7 +40,7 @@ from lamina_core.transforms import Staged
 from lamina_hijax import is_high, to_lojax
 from lamina_mlir import lower_jaxpr_to_module
 from lamina_refs import Ref, discharge_state, has_refs
-from lamina_runtime import _bridge_devices, _bridge_executables, special_values
+from lamina_runtime import _bridge_devices, _bridge_executables, guards, special_values
 from lamina_runtime import sharding as shardings
 from lamina_runtime._lru import LRUCache
 from lamina_runtime.array import Array, to_buffer
@@ -178,7 +182,8 @@ class XlaEager:
         pairs = enumerate(zip(avals, placed, strict=True))
         named = [(f"argument {i} of {prim.name}", a, s) for i, (a, s) in pairs]
         mesh = shardings.find_mesh(named)
-        assert mesh is not None
+        if mesh is None:  # placed over one-device meshes only: as values on that device
+            return _ONE_DEVICE
         in_shardings = [
             s if isinstance(s, NamedSharding) and s.mesh == mesh else None for s in placed
         ]
@@ -189,6 +194,12 @@ class XlaEager:
             key, known = None, None
         if known is None:
             jaxpr = single_equation_jaxpr(prim, avals, params, on_mesh=True)
+            if is_high(jaxpr):  # hi types inside (a hi primitive in a shard_map's body)
+                if any(v.aval.is_high for v in jaxpr.outvars):
+                    return self._run_staged(prim, args, params)  # which raises its results
+                jaxpr = to_lojax(jaxpr)
+            if has_refs(jaxpr):
+                jaxpr = discharge_state(jaxpr)
             const_args = jaxpr_const_args(jaxpr)
             lowered = lower_jaxpr_to_module(
                 jaxpr,
@@ -214,7 +225,8 @@ class XlaEager:
         # Params arrive in the same keyword order from the same call site, so their items
         # (unsorted) make a good key; unhashable params (rare) are compiled every time.
         try:
-            key: Hashable | None = (prim, avals, _key_of(params))
+            # The device too, when `jax_default_device` names one: programs are per device.
+            key: Hashable | None = (prim, avals, _key_of(params), guards.configured_device())
             known = self._programs.get(key)
         except TypeError:
             key, known = None, None
@@ -246,18 +258,24 @@ class XlaEager:
         if fast is not None:
             program, bufs = fast
         else:
+            if prim in python_impl_primitives:  # JAX's `def_impl`: the Python function alone
+                return value_impl_rules[prim](*args, **params)
             if prim in evaluated_on_values:
                 abstract_eval_rules[prim](*[typeof(x) for x in args], **params)  # the checks
                 return value_impl_rules[prim](*args, **params)
             if any(type(x) is Ref or is_hi_value(x) for x in args):
                 return self._run_staged(prim, args, params)
             avals = tuple([x.aval if type(x) is Array else typeof(x) for x in args])
+            if prim in body_evaluated_primitives and _has_host_effect(prim, avals, params):
+                return impl_rules[prim](*args, **params)  # its body, equation by equation
             if any(getattr(a, "dtype", None) == dtypes.float0 for a in avals):
                 # float0 (the tangent type of integers) has no device representation: such
                 # values stay host values, as in JAX, computed by the NumPy reference.
                 return reference_impl(prim, args, params)
             if any(type(x) is Array and not _bridge_devices.is_single_device(x._buf) for x in args):
-                return self._run_on_mesh(prim, args, avals, params)
+                on_mesh = self._run_on_mesh(prim, args, avals, params)
+                if on_mesh is not _ONE_DEVICE:
+                    return on_mesh
             found = self.program(prim, avals, params)
             if found is None:
                 return self._run_staged(prim, args, params)
@@ -272,6 +290,7 @@ class XlaEager:
             if all(type(x) is Array for x in args):
                 self._remember(prim, args, params, program)
         executable = program.executable
+        guards.check_execution_allowed(f"jit({prim.name})")
         outs = program.run(bufs)
         wrap = Array._wrap
         if special_values.checking():
@@ -279,6 +298,18 @@ class XlaEager:
         if not program.multiple_results:
             return wrap(outs[0], executable.out_avals[0])
         return [wrap(o, a) for o, a in zip(outs, executable.out_avals, strict=True)]
+
+
+def _has_host_effect(
+    prim: Primitive, avals: Sequence[AbstractValue], params: dict[str, Any]
+) -> bool:
+    rule = effects_rules.get(prim)
+    effects = no_effects if rule is None else rule(*avals, **params)
+    return any(type(e) in host_effect_types for e in effects)
+
+
+_ONE_DEVICE: Final = object()
+"""What `_run_on_mesh` answers for operands whose meshes have one device each."""
 
 
 def _key_of(params: dict[str, Any]) -> Hashable:
@@ -291,7 +322,7 @@ def _key_of(params: dict[str, Any]) -> Hashable:
 
 def _to_device(x: Any, aval: AbstractValue, device: Any) -> Any:
     if not isinstance(aval, ShapedArray):
-        raise TypeError(f"cannot pass a value of type {aval.str_short()} to XLA")
+        raise TypeError(f"cannot pass a value of type {aval.str_short(True)} to XLA")
     return to_buffer(x, aval, device)
 
 

@@ -42,7 +42,9 @@ from lamina_runtime.compilation_cache import (
 
 def _array_aval(aval: AbstractValue, what: str) -> ShapedArray:
     if not isinstance(aval, ShapedArray):
-        raise TypeError(f"{what} has type {aval.str_short()}, which the runtime cannot pass to XLA")
+        raise TypeError(
+            f"{what} has type {aval.str_short(True)}, which the runtime cannot pass to XLA"
+        )
     return aval
 
 
@@ -233,14 +235,19 @@ class Runtime:
         lowered = tokens_made_inside(lowered)
         device = device or _bridge_devices.default_device()
         devices = [device] if mesh is None else list(mesh.devices_flat)
-        if mesh is None:
+        if mesh is None and device is _bridge_devices.first_local_device():
             options = _bridge_executables.compile_options(overrides=compiler_options)
+        elif mesh is None:  # another device (`jax_default_device`): assigned, and so keyed
+            options = _bridge_executables.compile_options(1, 1, [device.id], compiler_options)
         else:
             ids = [d.id for d in devices]
             options = _bridge_executables.compile_options(1, mesh.size, ids, compiler_options)
         key = compilation_key(lowered, devices, options)
+        # In memory by device too: the key names device kinds, and a loaded executable runs on
+        # the devices it was loaded for (another default device needs its own).
+        memo = f"{key.digest}@{','.join(str(d.id) for d in devices)}"
         with self._lock:
-            known = self._executables.get(key.digest)
+            known = self._executables.get(memo)
         if lowered.host_callbacks:
             # The module names its Python functions by index only: another module of the same
             # text calls other functions, so it is compiled anew and cached nowhere (as JAX).
@@ -257,7 +264,7 @@ class Runtime:
         elif known is None:
             known = self._load_or_compile(lowered, key, devices, options, mesh is not None)
             with self._lock:
-                known = self._executables.setdefault(key.digest, known)
+                known = self._executables.setdefault(memo, known)
         loaded, serialized = known
         const_avals = tuple(_array_aval(a, "a constant") for a in lowered.const_args.avals)
         in_avals = tuple(_array_aval(a, f"argument {i}") for i, a in enumerate(lowered.in_avals))

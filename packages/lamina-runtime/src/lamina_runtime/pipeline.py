@@ -13,7 +13,7 @@ from typing import Any, Final, NamedTuple
 
 from lamina_consts import EMPTY, ConstArgs, jaxpr_const_args
 from lamina_core import tree_util
-from lamina_core.config import config, use_simplified_jaxpr_constants
+from lamina_core.config import log_compiles, use_simplified_jaxpr_constants
 from lamina_core.interpreters import dce_jaxpr
 from lamina_core.ir import Jaxpr, Mesh, NamedSharding
 from lamina_core.transforms import Staged
@@ -24,14 +24,9 @@ from lamina_runtime import sharding as shardings
 from lamina_runtime.array import Array
 from lamina_runtime.executable import Executable, runtime
 
-logger = logging.getLogger("lamina.jit")
-
-log_compiles = config.define_bool(
-    "jax_log_compiles",
-    False,
-    "Log (at WARNING; DEBUG when off) each compilation of a jitted function: its argument "
-    "types and the time lowering and compiling took.",
-)
+# JAX's loggers and texts (`jax_log_compiles`): programs written for JAX listen to them.
+_PXLA_LOG: Final = logging.getLogger("jax._src.interpreters.pxla")
+_DISPATCH_LOG: Final = logging.getLogger("jax._src.dispatch")
 
 
 def _aliases(
@@ -232,6 +227,19 @@ def _hi_signature(jaxpr: Jaxpr) -> HiSignature | None:
     return hi if any(a.is_high for a in (*hi.in_avals, *hi.out_avals)) else None
 
 
+def _kept_names(staged: Staged, program: _Program) -> list[str] | None:
+    """The names of the inputs a pruned module takes (its arguments' locations, as JAX's);
+    None when nothing was pruned (the lowering reads them itself) or they are unknown."""
+    kept = program.kept
+    debug = staged.jaxpr.jaxpr.debug_info
+    if kept is None or debug is None:
+        return None
+    names = debug.arg_names
+    if names is None or len(names) != len(staged.jaxpr.in_avals):
+        return None  # hi types were expanded: the names count values, not arrays
+    return [names[i] for i in kept]
+
+
 def lower_staged(
     staged: Staged, name: str, *, keep_unused: bool, placement: Placement | None = None
 ) -> LoweredCall:
@@ -260,6 +268,7 @@ def lower_staged(
     module = lower_jaxpr_to_module(
         jaxpr,
         module_name=f"jit({name})",
+        arg_names=_kept_names(staged, program),
         const_args=program.const_args,
         lowering_parameters=LoweringParameters(hoist_constants_as_args=program.hoist),
         donated_args=program.donated,
@@ -338,15 +347,30 @@ def compile_staged(
     placement: Placement | None = None,
 ) -> CompiledCall:
     level = logging.WARNING if log_compiles.value else logging.DEBUG
-    if logger.isEnabledFor(level):
+    if _PXLA_LOG.isEnabledFor(level):
         avals = tuple(staged.jaxpr.in_avals)
-        logger.log(level, "Compiling jit(%s) with global shapes and types %r.", name, avals)
+        mapping = (
+            "(" + ", ".join(["UnspecifiedValue"] * len(avals)) + (",)" if len(avals) == 1 else ")")
+        )
+        _PXLA_LOG.log(
+            level,
+            "Compiling jit(%s) with global shapes and types %r. Argument mapping: %s.",
+            name,
+            avals,
+            mapping,
+        )
     start = time.perf_counter()
     lowered = lower_staged(staged, name, keep_unused=keep_unused, placement=placement)
-    executable = compile_lowered(lowered, compiler_options)
-    if logger.isEnabledFor(level):
+    if _DISPATCH_LOG.isEnabledFor(level):
         elapsed = time.perf_counter() - start
-        logger.log(level, "Finished XLA compilation of jit(%s) in %.9f sec", name, elapsed)
+        _DISPATCH_LOG.log(
+            level, "Finished jaxpr to MLIR module conversion jit(%s) in %.9f sec", name, elapsed
+        )
+    start = time.perf_counter()
+    executable = compile_lowered(lowered, compiler_options)
+    if _DISPATCH_LOG.isEnabledFor(level):
+        elapsed = time.perf_counter() - start
+        _DISPATCH_LOG.log(level, "Finished XLA compilation of jit(%s) in %.9f sec", name, elapsed)
     const_bufs = executable.put_consts(lowered.module.const_args.values)
     return CompiledCall(
         executable, const_bufs, staged.out_tree, lowered.kept, lowered.ref_inputs, lowered.hi

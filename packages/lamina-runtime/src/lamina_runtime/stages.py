@@ -1,8 +1,10 @@
-"""The AOT stages of `jit`, with JAX's API: `Traced`, `Lowered`, `Compiled`.
+"""The AOT stages of `jit`, with JAX 0.10.2's API: `Traced`, `Lowered`, `Compiled`.
 
 `jit(f).trace(*args)` gives the jaxpr; `.lower()` the StableHLO module with its hoisted
-constants; `.compile()` an executable bound to those constants, which checks every call's
-arguments against the types it was compiled for.
+constants (unused arguments pruned unless `keep_unused`, as JAX's); `.compile()` an executable
+bound to those constants (`stages_compiled`). Every stage describes the arguments it was made
+for (`args_info`, `in_avals`, `in_tree`, `donate_argnums`, all arguments, pruned or not) and
+its outputs (`out_info`) as JAX's does.
 """
 
 from __future__ import annotations
@@ -11,38 +13,34 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from lamina_core import tree_util
-from lamina_core.ir import ClosedJaxpr, ShapedArray
-from lamina_core.trace import ShapeDtypeStruct, typeof
+from lamina_core.ir import (
+    AbstractValue,
+    ClosedJaxpr,
+    Format,
+    NamedSharding,
+    PartitionSpec,
+    ShapedArray,
+)
+from lamina_core.trace import ShapeDtypeStruct, jaxpr_as_fun
 from lamina_core.transforms import Staged
-from lamina_hijax import HiSignature, to_lojax
-from lamina_runtime import _bridge_executables, artifact
-from lamina_runtime import sharding as shardings
-from lamina_runtime._version import __version__
-from lamina_runtime.executable import Executable, runtime
-from lamina_runtime.pipeline import CompiledCall, LoweredCall, Placement, lower_staged
-from lamina_runtime.sharding import SingleDeviceSharding
-from lamina_runtime.tree_codec import encode_treedef
+from lamina_hijax import to_lojax
+from lamina_runtime import _bridge_devices, _bridge_executables
+from lamina_runtime.executable import Executable
+from lamina_runtime.pipeline import LoweredCall, Placement, compile_lowered, lower_staged
+from lamina_runtime.stages_compiled import ArgInfo, Compiled, Stage, make_args_info
 
 
-@dataclass(frozen=True, slots=True)
-class ArgInfo:
-    """What a compiled function expects of one argument."""
-
-    shape: tuple[int, ...]
-    dtype: np.dtype
-    weak_type: bool
-    donated: bool
-
-    @property
-    def aval(self) -> ShapedArray:
-        return ShapedArray(self.shape, self.dtype, self.weak_type)
-
-
-def _shape_dtype(aval: Any) -> ShapeDtypeStruct:
-    return ShapeDtypeStruct(aval.shape, aval.dtype, weak_type=aval.weak_type)
+def _out_sharding(aval: AbstractValue, given: Any) -> Any:
+    """An output's sharding as JAX's `Traced.out_info` reports it: the one `jit` was given,
+    else its type's over a mesh of Explicit axes, else None."""
+    if given is not None:
+        return given
+    mesh = getattr(aval, "mesh", None)
+    if mesh is None or mesh.empty or not mesh.has_explicit:
+        return None
+    spec = aval.spec or (None,) * aval.ndim  # type: ignore[attr-defined]  # an array type
+    return NamedSharding(mesh, PartitionSpec(*spec))
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,31 +50,49 @@ class LoJax:
     jaxpr: ClosedJaxpr
 
 
-class Traced:
-    """A traced jitted function: its jaxpr and output types."""
+class Traced(Stage):
+    """A traced jitted function: its jaxpr, and what it takes and returns."""
 
     def __init__(self, name: str, staged: Staged, in_tree: Any, placement: Placement | None = None,
-                 *, compiler_options: Mapping[str, Any] | None = None) -> None:  # fmt: skip
+                 *, compiler_options: Mapping[str, Any] | None = None,
+                 keep_unused: bool = False) -> None:  # fmt: skip
         self._name = name
         self._compiler_options = compiler_options
         self._staged = staged
-        self.in_tree = in_tree
+        self._in_tree = in_tree
+        self._out_tree = staged.out_tree
         self._placement = placement
+        self._keep_unused = keep_unused
 
     @property
     def jaxpr(self) -> ClosedJaxpr:
         return self._staged.jaxpr
 
     @property
-    def out_info(self) -> Any:
-        return tree_util.tree_unflatten(
-            self._staged.out_tree,
-            [a if a.is_high else _shape_dtype(a) for a in self._staged.jaxpr.out_avals],
-        )
+    def fun_name(self) -> str:
+        return self._name
 
     @property
-    def out_tree(self) -> Any:
-        return self._staged.out_tree
+    def args_info(self) -> Any:
+        return _args_info(self._staged, self._in_tree)
+
+    @property
+    def out_avals(self) -> Any:
+        return tree_util.tree_unflatten(self._staged.out_tree, self._staged.jaxpr.out_avals)
+
+    @property
+    def out_info(self) -> Any:
+        outs = self._placement.outs if self._placement is not None else ()
+        given = [*outs, *[None] * (len(self._staged.jaxpr.out_avals) - len(outs))]
+        infos = [
+            a
+            if a.is_high or not isinstance(a, ShapedArray)
+            else ShapeDtypeStruct(
+                a.shape, a.dtype, sharding=_out_sharding(a, s), weak_type=a.weak_type
+            )
+            for a, s in zip(self._staged.jaxpr.out_avals, given, strict=True)
+        ]
+        return tree_util.tree_unflatten(self._staged.out_tree, infos)
 
     @property
     def lojax(self) -> LoJax:
@@ -84,19 +100,52 @@ class Traced:
         closed = self._staged.jaxpr
         return LoJax(ClosedJaxpr(to_lojax(closed.jaxpr), closed.consts))
 
-    def lower(self) -> Lowered:
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Evaluate the jaxpr on `args`, equation by equation (as JAX's `Traced.__call__`)."""
+        leaves, tree = tree_util.tree_flatten((args, kwargs))
+        if tree != self._in_tree:
+            raise TypeError(f"Tree structure mismatch: expected {self._in_tree}, got {tree}")
+        closed = self._staged.jaxpr
+        outs = jaxpr_as_fun(closed)(*leaves, *self._staged.mutable_consts)
+        return tree_util.tree_unflatten(self._staged.out_tree, outs)
+
+    def lower(
+        self,
+        *,
+        lowering_platforms: tuple[str, ...] | None = None,
+        _private_parameters: Any = None,
+    ) -> Lowered:
+        """Lower to StableHLO for this process's platform, as `jit` would."""
+        if lowering_platforms is not None:
+            here = _bridge_executables.platform_description(_bridge_devices.default_device())
+            if tuple(lowering_platforms) != (here["platform"],):
+                raise NotImplementedError(
+                    f"Traced.lower(lowering_platforms={lowering_platforms!r}): Lamina lowers "
+                    f"for this process's platform only ({here['platform']!r})"
+                )
+        lowered = lower_staged(
+            self._staged, self._name, keep_unused=self._keep_unused, placement=self._placement
+        )
         return Lowered(
             self._name,
             self._staged,
-            # The stages keep every input, so a Compiled takes the arguments it was lowered for
-            # (dead equations are still dropped).
-            lower_staged(self._staged, self._name, keep_unused=True, placement=self._placement),
-            self.in_tree,
+            lowered,
+            self._in_tree,
             compiler_options=self._compiler_options,
         )
 
 
-class Lowered:
+def _n_args(staged: Staged) -> int:
+    """How many of the traced function's inputs are its arguments (closed-over Refs follow)."""
+    return len(staged.jaxpr.in_avals) - len(staged.mutable_consts)
+
+
+def _args_info(staged: Staged, in_tree: Any) -> Any:
+    n = _n_args(staged)
+    return make_args_info(in_tree, staged.jaxpr.in_avals[:n], staged.donated_invars[:n])
+
+
+class Lowered(Stage):
     """A lowered jitted function: the StableHLO module and the constants it takes."""
 
     def __init__(self, name: str, staged: Staged, lowered: LoweredCall, in_tree: Any, *,
@@ -105,14 +154,27 @@ class Lowered:
         self._staged = staged
         self._module = lowered.module
         self._lowered = lowered
-        self._ref_inputs = lowered.ref_inputs
-        self._hi = lowered.hi
-        self.in_tree = in_tree
+        self._in_tree = in_tree
+        self._out_tree = staged.out_tree
         self._compiler_options = dict(compiler_options or {})
+        self._hlo: Any = None
 
     @property
-    def out_tree(self) -> Any:
-        return self._staged.out_tree
+    def args_info(self) -> Any:
+        return _args_info(self._staged, self._in_tree)
+
+    @property
+    def out_info(self) -> Any:
+        out_avals = self._staged.jaxpr.out_avals
+        given = self._lowered.out_shardings
+        given = (*given, *[None] * (len(out_avals) - len(given)))
+        infos = [
+            a
+            if a.is_high or not isinstance(a, ShapedArray)
+            else ShapeDtypeStruct(a.shape, a.dtype, sharding=Format(None, s))
+            for a, s in zip(out_avals, given, strict=True)
+        ]
+        return tree_util.tree_unflatten(self._staged.out_tree, infos)
 
     @property
     def const_args(self) -> tuple[Any, ...]:
@@ -120,211 +182,86 @@ class Lowered:
         return self._module.const_args.values
 
     @property
-    def args_info(self) -> Any:
-        avals = self._staged.jaxpr.in_avals
-        infos = [
-            a
-            if a.is_high  # a hi type is its own description
-            else ArgInfo(a.shape, a.dtype, a.weak_type, donated)  # type: ignore[attr-defined]  # array avals
-            for a, donated in zip(avals, self._staged.donated_invars, strict=True)
-        ]
-        return tree_util.tree_unflatten(self.in_tree, infos)
+    def kept_args(self) -> tuple[int, ...] | None:
+        """Positions of the flat arguments the module takes (None: all; see `keep_unused`)."""
+        return self._lowered.kept
 
-    def as_text(self, dialect: str = "stablehlo", *, debug_info: bool = False) -> str:
-        if dialect != "stablehlo":
-            raise ValueError(
-                f"Lowered.as_text: unknown dialect {dialect!r}; Lamina emits 'stablehlo'"
-            )
-        return self._module.as_text(debug_info=debug_info)
+    def as_text(self, dialect: str | None = None, *, debug_info: bool = False) -> str:
+        """The module as text: StableHLO (default) or HLO, with locations if `debug_info`."""
+        if dialect is None or dialect == "stablehlo":
+            return self._module.as_text(debug_info=debug_info)
+        if dialect == "hlo":
+            return _bridge_executables.hlo_text(self._hlo_computation(), debug_info=debug_info)
+        raise ValueError(f"unknown dialect: {dialect}")
 
-    def compiler_ir(self, dialect: str = "stablehlo") -> Any:
-        if dialect != "stablehlo":
-            raise ValueError(f"Lowered.compiler_ir: unknown dialect {dialect!r}")
-        return self._module.module
+    def compiler_ir(self, dialect: str | None = None) -> Any:
+        """The module as an MLIR `Module` (StableHLO, default) or an XLA computation (HLO)."""
+        if dialect is None or dialect == "stablehlo":
+            return self._module.module
+        if dialect == "hlo":
+            return self._hlo_computation()
+        raise ValueError(f"unknown dialect: {dialect}")
 
-    def compile(self, compiler_options: Mapping[str, Any] | None = None) -> Compiled:
-        """Compile (or find compiled) for the default device.
+    def _hlo_computation(self) -> Any:
+        if self._hlo is None:
+            with self._module.context:
+                self._hlo = _bridge_executables.hlo_computation(self._module.as_bytecode())
+        return self._hlo
+
+    def cost_analysis(self) -> dict[str, float] | None:
+        """XLA's cost estimate of the module before optimization (flops, bytes accessed)."""
+        device = _bridge_devices.default_device()
+        return _bridge_executables.hlo_cost_analysis(self._hlo_computation(), device)
+
+    def compile(
+        self,
+        compiler_options: Mapping[str, Any] | None = None,
+        *,
+        device_assignment: Sequence[Any] | None = None,
+    ) -> Compiled:
+        """Compile (or find compiled) for the default device, or the mesh it was lowered for.
 
         Args:
             compiler_options: XLA options by name, as JAX's `Lowered.compile` takes them, e.g.
                 `{"xla_cpu_experimental_ynn_fusion_type": ""}`; added to `jit`'s own.
+            device_assignment: the devices to run on; Lamina takes only the ones it chose.
         """
         options = {**self._compiler_options, **(compiler_options or {})}
-        executable = runtime().compile(
-            self._module,
-            compiler_options=options,
-            in_shardings=self._lowered.in_shardings,
-            out_shardings=self._lowered.out_shardings,
-        )
-        const_bufs = executable.put_consts(self._module.const_args.values)
+        executable = compile_lowered(self._lowered, options)
+        if device_assignment is not None and list(device_assignment) != _devices(executable):
+            raise NotImplementedError(
+                f"Lowered.compile(device_assignment={device_assignment!r}): Lamina compiles "
+                f"for {_devices(executable)} only"
+            )
+        staged = self._staged
+        n = _n_args(staged)
         return Compiled(
             self.name,
             executable,
-            const_bufs,
-            self.in_tree,
-            self._staged.out_tree,
-            donated=tuple(self._staged.donated_invars),
-            ref_inputs=self._ref_inputs,
-            mutable_consts=self._staged.mutable_consts,
-            hi=self._hi,
+            executable.put_consts(self._module.const_args.values),
+            self._in_tree,
+            staged.out_tree,
+            arg_avals=tuple(staged.jaxpr.in_avals[:n]),
+            donated=tuple(staged.donated_invars[:n]),
+            kept=self._lowered.kept,
+            ref_inputs=self._lowered.ref_inputs,
+            mutable_consts=staged.mutable_consts,
+            hi=self._lowered.hi,
+            arg_names=_arg_names(staged, n),
         )
 
 
-class Compiled:
-    """A compiled jitted function with its constants on the device.
+def _devices(executable: Executable) -> list[Any]:
+    return [executable.device] if executable.mesh is None else list(executable.mesh.devices_flat)
 
-    `serialize()` saves it, constants included, as bytes that `lamina.aot.deserialize` loads in
-    another process without tracing, lowering or compiling.
-    """
 
-    def __init__(self, name: str, executable: Executable, const_bufs: list[Any], in_tree: Any,
-                 out_tree: Any, *, donated: tuple[bool, ...] = (), ref_inputs: tuple[int, ...] = (),
-                 mutable_consts: tuple[Any, ...] = (),
-                 hi: HiSignature | None = None) -> None:  # fmt: skip
-        self.name = name
-        self._executable = executable
-        self._const_bufs = const_bufs
-        self.in_tree = in_tree
-        self.out_tree = out_tree
-        self._hi = hi
-        """How hi-typed arguments and results map to the executable's arrays, if any."""
-        in_avals = executable.in_avals if hi is None else hi.in_avals
-        n_args = len(in_avals) - len(mutable_consts)
-        self._donated = donated[:n_args] or (False,) * n_args
-        self._mutable_consts = mutable_consts
-        """Refs the function closes over: passed after the arguments, updated in place."""
-        self._call = CompiledCall(executable, const_bufs, out_tree, None, ref_inputs, hi)
-        self._n_out = len(executable.out_avals) - len(ref_inputs)
+def _arg_names(staged: Staged, n: int) -> tuple[str, ...]:
+    """The arguments' names for messages (JAX's `safe_arg_names`): '' where unknown."""
+    debug = staged.jaxpr.jaxpr.debug_info
+    names = debug.arg_names if debug is not None else None
+    if names is None or len(names) < n:
+        return ("",) * n
+    return tuple(names[:n])
 
-    @property
-    def in_avals(self) -> Any:
-        """The flat arguments' types, in the input tree's structure."""
-        return tree_util.tree_unflatten(self.in_tree, self._arg_avals)
 
-    @property
-    def args_info(self) -> Any:
-        infos = [
-            a if a.is_high else ArgInfo(a.shape, a.dtype, a.weak_type, donated)
-            for a, donated in zip(self._arg_avals, self._donated, strict=True)
-        ]
-        return tree_util.tree_unflatten(self.in_tree, infos)
-
-    @property
-    def _arg_avals(self) -> tuple[Any, ...]:
-        avals = self._executable.in_avals if self._hi is None else self._hi.in_avals
-        return tuple(avals[: len(self._donated)])
-
-    @property
-    def out_info(self) -> Any:
-        if self._hi is not None:
-            avals: Sequence[Any] = self._hi.out_avals
-            return tree_util.tree_unflatten(
-                self.out_tree, [a if a.is_high else _shape_dtype(a) for a in avals]
-            )
-        return tree_util.tree_unflatten(
-            self.out_tree, [_shape_dtype(a) for a in self._executable.out_avals[: self._n_out]]
-        )
-
-    def serialize(self) -> bytes:
-        """This compiled function as a self-contained artifact (see `lamina_runtime.artifact`).
-
-        Raises:
-            TreeCodecError: an argument or result is in a container other than tuple, list,
-                dict or None.
-        """
-        if self._hi is not None:
-            raise ValueError(
-                f"can't serialize {self.name}: it takes or returns hi-typed values, whose Python "
-                "classes a saved function cannot carry"
-            )
-        if self._executable.mesh is not None:
-            raise ValueError(
-                f"can't serialize {self.name}: it is partitioned over a device mesh, which "
-                "saved functions do not support yet"
-            )
-        if self._call.ref_inputs:
-            raise ValueError(
-                f"can't serialize {self.name}: it takes mutable array refs (Refs), whose in-place "
-                "updates a saved function cannot carry"
-            )
-        executable = self._executable
-        options = executable.options or _bridge_executables.compile_options()
-        return artifact.encode(
-            artifact.Artifact(
-                name=self.name,
-                executable=executable.serialize(),
-                compile_options=_bridge_executables.serialize_compile_options(options),
-                built_with={
-                    "lamina": __version__,
-                    **_bridge_executables.platform_description(executable.device),
-                },
-                in_tree=encode_treedef(self.in_tree, "(args, kwargs)"),
-                out_tree=encode_treedef(self.out_tree, "result"),
-                in_avals=executable.in_avals,
-                out_avals=executable.out_avals,
-                donated=self._donated,
-                consts=tuple(np.asarray(b) for b in self._const_bufs),
-            )
-        )
-
-    @property
-    def input_shardings(self) -> Any:
-        executable = self._executable
-        if executable.mesh is None:
-            placed: list[Any] = [SingleDeviceSharding(executable.device)] * self.in_tree.num_leaves
-        else:
-            args = executable.in_shardings[len(executable.const_avals) :]
-            placed = [shardings.of_jax(s) for s in args]
-        return tree_util.tree_unflatten(self.in_tree, placed)
-
-    @property
-    def output_shardings(self) -> Any:
-        executable = self._executable
-        if executable.mesh is None:
-            placed: list[Any] = [SingleDeviceSharding(executable.device)] * self.out_tree.num_leaves
-        else:
-            placed = list(executable.out_shardings[: self._n_out])
-        return tree_util.tree_unflatten(self.out_tree, placed)
-
-    def as_text(self) -> str:
-        return _bridge_executables.compiled_text(self._executable.loaded)
-
-    def cost_analysis(self) -> dict[str, float]:
-        return _bridge_executables.cost_analysis(self._executable.loaded)
-
-    def memory_analysis(self) -> Any:
-        return _bridge_executables.memory_analysis(self._executable.loaded)
-
-    def _check(self, args: Sequence[Any], kwargs: dict[str, Any]) -> list[Any]:
-        leaves, tree = tree_util.tree_flatten((tuple(args), kwargs))
-        if tree != self.in_tree:
-            raise TypeError(
-                f"compiled {self.name} takes arguments structured as {self.in_tree}, "
-                f"but was called with {tree}"
-            )
-        names = [f"args[{i}]{tree_util.keystr(path)}" for i, arg in enumerate(args)
-                 for path, _ in tree_util.tree_flatten_with_path(arg)[0]]  # fmt: skip
-        names += [f"{key}{tree_util.keystr(path)}" for key, value in kwargs.items()
-                  for path, _ in tree_util.tree_flatten_with_path(value)[0]]  # fmt: skip
-        for name, leaf, expected in zip(names, leaves, self._arg_avals, strict=True):
-            got = typeof(leaf)
-            if expected.is_high:
-                if got != expected:
-                    raise TypeError(
-                        f"Argument {name} of compiled {self.name} has type {got.str_short()}, "
-                        f"but it was compiled for {expected.str_short()}"
-                    )
-                continue
-            if (
-                getattr(got, "shape", None) != expected.shape
-                or getattr(got, "dtype", None) != expected.dtype
-            ):
-                raise TypeError(
-                    f"Argument {name} of compiled {self.name} has type {got.str_short()}, "
-                    f"but it was compiled for {expected.str_short()}"
-                )
-        return leaves
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        leaves = self._check(args, kwargs)
-        return self._call([*leaves, *self._mutable_consts])
+__all__ = ["ArgInfo", "Compiled", "LoJax", "Lowered", "Stage", "Traced"]

@@ -23,11 +23,29 @@ finally:
         _gc.enable()
 
 if _typing.TYPE_CHECKING:
+    from lamina import core as core
     from lamina import example_libraries as example_libraries
+    from lamina import export as export
+    from lamina import extend as extend
     from lamina import flatten_util as flatten_util
+    from lamina import image as image
+    from lamina import interpreters as interpreters
+    from lamina import ops as ops
     from lamina import scipy as scipy
 
-_LAZY_SUBMODULES = frozenset({"example_libraries", "flatten_util", "scipy"})
+_LAZY_SUBMODULES = frozenset(
+    {
+        "core",
+        "example_libraries",
+        "export",
+        "extend",
+        "flatten_util",
+        "image",
+        "interpreters",
+        "ops",
+        "scipy",
+    }
+)
 """Imported on first use: most programs never touch them, and they cost start-up time."""
 
 __all__ = sorted([*_eager_names, *_LAZY_SUBMODULES])

@@ -26,6 +26,8 @@ from lamina import (
     typing,
     version,
 )
+from lamina._options import *  # noqa: F403  (JAX's top-level option scopes)
+from lamina._options import __all__ as _option_names
 from lamina_consts import make_jaxpr
 from lamina_core import (
     ShapeDtypeStruct,
@@ -50,7 +52,14 @@ from lamina_core import (
     vmap,
 )
 from lamina_core.callbacks import pure_callback
-from lamina_core.config import debug_infs, debug_nans, enable_checks, enable_x64, make_user_context
+from lamina_core.config import (
+    debug_infs,
+    debug_nans,
+    enable_checks,
+    enable_x64,
+    log_compiles,
+    make_user_context,
+)
 from lamina_core.config import disable_jit_scope as disable_jit
 from lamina_core.custom_derivatives import closure_convert, custom_gradient
 from lamina_core.interpreters import ensure_compile_time_eval
@@ -86,7 +95,6 @@ from lamina_runtime import (
     live_arrays,
     local_device_count,
     local_devices,
-    log_compiles,
     make_array_from_callback,
     make_array_from_process_local_data,
     make_array_from_single_device_arrays,
@@ -104,6 +112,7 @@ __version__ = version.__version__
 __version_info__ = version.__version_info__
 
 __all__ = [
+    *_option_names,
     "Array",
     "Device",
     "P",

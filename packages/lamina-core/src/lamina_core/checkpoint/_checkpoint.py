@@ -31,7 +31,7 @@ from lamina_core.ir import (
     impl_rules,
     register_open_jaxpr_params,
 )
-from lamina_core.trace import Tracer, eval_jaxpr, typeof
+from lamina_core.trace import Tracer, api_boundary, eval_jaxpr, typeof
 from lamina_core.transforms import (
     argument_names,
     func_src_info,
@@ -228,6 +228,7 @@ def checkpoint(
             f"type(prevent_cse)={type(prevent_cse)}"
         )
 
+    @api_boundary
     @functools.wraps(fun)
     def fun_remat(*args: Any, **kwargs: Any) -> Any:
         positions = _static_positions(statics, len(args))

@@ -11,7 +11,9 @@ Layers define their own options with `define` at import time; core knows none of
 from __future__ import annotations
 
 import contextlib
+import enum
 import os
+import sys
 from collections.abc import Callable, Hashable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -54,6 +56,19 @@ class Scope(Protocol):
     def __call__(self, func: F) -> F: ...
 
 
+class Support(enum.Enum):
+    """How Lamina treats an option of `jax.config` (docs/config-options.md lists each)."""
+
+    IMPLEMENTED = "implemented"
+    """With JAX's meaning."""
+    NO_EFFECT = "accepted"
+    """Set and read back, without effect: it tunes what Lamina does not have (XLA's GPU and
+    TPU passes, Pallas, jax2tf, multi-host transfers, logging), never what a program computes."""
+    REFUSED = "refused"
+    """Only its default is accepted: another value would change results or jaxprs in a way
+    Lamina does not implement, so setting one raises instead of being ignored."""
+
+
 @dataclass(eq=False, slots=True)
 class Option(Generic[T]):
     """One configuration option. Identity is intended: the registry holds each once."""
@@ -66,6 +81,19 @@ class Option(Generic[T]):
     validator: Callable[[T], None] | None = None
     """Called with each value `update` or a scope sets, before it takes effect (it may raise,
     or pass the value on to where it acts, as the device count to the backend)."""
+    support: Support = Support.IMPLEMENTED
+    coerce: Callable[[Any], T] | None = None
+    """JAX's parser of a value given to `update` or a scope (it checks an enum's values with
+    JAX's message, turns a name into an enum member); None: the bool/int checks of `_check`."""
+    placeholder: bool = False
+    """Defined by the table of JAX's options (`lamina_runtime.jax_options`): a later `define`
+    of the same name by the layer that implements it takes its place."""
+    on_update: Callable[[T], None] | None = None
+    """Called with each value `update` sets for the whole process (JAX's global hook): passes
+    it on to where it acts outside Lamina (jaxlib's transfer guards)."""
+    on_scope: Callable[[T], contextlib.AbstractContextManager[None]] | None = None
+    """A context entered for the duration of each scope setting the option (JAX's thread-local
+    hook), for the same purpose."""
 
     @property
     def value(self) -> T:
@@ -131,6 +159,12 @@ class Config:
         self.touched: set[str] = set()
         """Options that may not have their default value somewhere (set by `update`, a scope
         or the environment): a hot path asks this set before reading a rarely used option."""
+        self._trace_context: tuple[int, _Scope | None, bool, tuple[Any, ...]] = (
+            -1,
+            None,
+            False,
+            (),
+        )
 
     def define(
         self,
@@ -139,28 +173,44 @@ class Config:
         parse: Callable[[str], T],
         help: str,
         validator: Callable[[T], None] | None = None,
+        *,
+        support: Support = Support.IMPLEMENTED,
+        coerce: Callable[[Any], T] | None = None,
+        placeholder: bool = False,
     ) -> Option[T]:
         """Register an option; layers call this at import time."""
-        if name in self._options:
+        known = self._options.get(name)
+        if known is not None and not known.placeholder:
             raise ValueError(f"configuration option {name!r} is already defined")
-        option = Option(name, default, parse, help, self, validator)
+        option = Option(name, default, parse, help, self, validator, support, coerce, placeholder)
         self._options[name] = option
         if any(env_name in os.environ for env_name in option.env_names):
             self.touched.add(name)
+            if support is Support.REFUSED:
+                # Read now, as JAX reads its environment at import: a value Lamina would
+                # silently ignore must stop the program before it computes anything.
+                self._check(name, self._from_environment(option))
         return option
 
-    def define_bool(self, name: str, default: bool, help: str) -> Option[bool]:
-        return self.define(name, default, parse_bool, help)
+    def define_bool(
+        self, name: str, default: bool, help: str, *, support: Support = Support.IMPLEMENTED
+    ) -> Option[bool]:
+        return self.define(name, default, parse_bool, help, support=support)
 
-    def define_int(self, name: str, default: int, help: str) -> Option[int]:
-        return self.define(name, default, int, help)
+    def define_int(
+        self, name: str, default: int, help: str, *, support: Support = Support.IMPLEMENTED
+    ) -> Option[int]:
+        return self.define(name, default, int, help, support=support)
 
     def option(self, name: str) -> Option[Any]:
         try:
             return self._options[name]
         except KeyError:
-            known = ", ".join(sorted(self._options))
-            raise AttributeError(f"unknown configuration option {name!r}; known: {known}") from None
+            raise AttributeError(f"Unrecognized config option: {name}") from None
+
+    def options(self) -> Mapping[str, Option[Any]]:
+        """Every option defined so far, by name."""
+        return MappingProxyType(self._options)
 
     def _read(self, option: Option[T]) -> T:
         scoped = self._scoped.get().values
@@ -184,21 +234,41 @@ class Config:
         return option.default
 
     def _check(self, name: str, value: Any) -> Any:
+        """`value` as the option holds it (JAX's parser applied), or JAX's error."""
         option = self.option(name)
-        if isinstance(option.default, bool):
-            if not isinstance(value, bool):
-                raise TypeError(f"config option {name!r} takes a bool, got {type(value).__name__}")
+        if option.coerce is not None:
+            value = option.coerce(value)
+        elif isinstance(option.default, bool):
+            if option.validator is not None:
+                option.validator(value)
+            value = bool(value)  # as JAX's bool options: any value, by its truth
         elif isinstance(option.default, int) and (
             isinstance(value, bool) or not isinstance(value, int)
         ):
-            raise TypeError(f"config option {name!r} takes an int, got {type(value).__name__}")
-        if option.validator is not None:
+            raise ValueError(  # JAX's `int_state` text
+                f"new int config value must be None or of type int, got {value} of type "
+                f"{type(value)}"
+            )
+        elif isinstance(option.default, float) and not isinstance(value, (float, int)):
+            raise ValueError(  # JAX's `float_state` text
+                f"new float config value must be None or of type float, got {value} of type "
+                f"{type(value)}"
+            )
+        if option.support is Support.REFUSED and value != option.default:
+            raise NotImplementedError(
+                f"config option {name}={value!r} is not supported by Lamina: only its default, "
+                f"{option.default!r}, is (see docs/config-options.md)"
+            )
+        if option.validator is not None and not isinstance(option.default, bool):
             option.validator(value)
         return value
 
     def update(self, name: str, value: Any) -> None:
         """Set an option for the whole process, as `jax.config.update` does."""
-        self._values[name] = self._check(name, value)
+        self._values[name] = value = self._check(name, value)
+        hook = self._options[name].on_update
+        if hook is not None:
+            hook(value)
         self.touched.add(name)
         self._version += 1
         dispatch_context.changed_globally()
@@ -215,8 +285,7 @@ class Config:
     @contextlib.contextmanager
     def __call__(self, **overrides: Any) -> Iterator[None]:
         """Override options inside a `with` block, for this thread or task only."""
-        for name, value in overrides.items():
-            self._check(name, value)
+        overrides = {name: self._check(name, value) for name, value in overrides.items()}
         self.touched.update(overrides)
         # Restores what it read, not a token: an interrupt as `set` returns would lose the
         # token and keep the scope's options for good (tests/test_interrupts.py).
@@ -224,8 +293,19 @@ class Config:
         try:
             values = MappingProxyType({**previous.values, **overrides})
             self._scoped.set(_Scope(values, _content_key(values)))
+            hooks = [
+                (hook, value)
+                for name, value in overrides.items()
+                if (hook := self._options[name].on_scope) is not None
+            ]
             with dispatch_context.local_scope(self.token()):
-                yield
+                if not hooks:
+                    yield
+                else:
+                    with contextlib.ExitStack() as stack:
+                        for hook, value in hooks:
+                            stack.enter_context(hook(value))
+                        yield
         finally:
             self._scoped.set(previous)
 
@@ -241,13 +321,48 @@ class Config:
 
     def trace_context(self) -> tuple[Any, ...]:
         """The values that change what tracing produces; part of every tracing cache key."""
-        return (
+        scope = self._scoped.get()
+        replaying = _replaying.get()
+        # Remembered for the options in effect (the version and the scope object): every
+        # staged call and control-flow primitive asks, and there are a dozen options to read.
+        version, known_scope, known_replaying, context = self._trace_context
+        if version == self._version and known_scope is scope and known_replaying is replaying:
+            return context
+        context = (
             enable_x64.value,
             use_simplified_jaxpr_constants.value,
-            _replaying.get(),
+            replaying,
             *[option.value for option in _tracing_options],
             *[context.value for context in _user_contexts],
         )
+        self._trace_context = (self._version, scope, replaying, context)
+        return context
+
+    @property
+    def x64_enabled(self) -> bool:
+        """`jax_enable_x64`'s value (JAX's `config.x64_enabled`)."""
+        return bool(enable_x64.value)
+
+    def read(self, name: str) -> Any:
+        """The value of option `name` in effect here (JAX's `config.read`)."""
+        return self._read(self.option(name))
+
+    def parse_flags_with_absl(self) -> None:
+        """Apply `--jax_...` command-line flags (`--name=value`, `--name`, `--noname`) as
+        `update`s, as JAX's `config.parse_flags_with_absl` does, without needing absl."""
+        for arg in sys.argv[1:]:
+            if arg == "--":
+                break
+            if not arg.startswith("--jax") and not arg.startswith("--nojax"):
+                continue
+            name, has_value, text = arg[2:].partition("=")
+            if has_value:
+                option = self.option(name)
+                self.update(name, option.parse(text))
+            elif name.startswith("no") and name[2:] in self._options:
+                self.update(name[2:], False)
+            else:
+                self.update(name, True)
 
 
 _replaying: ContextVar[bool] = ContextVar("lamina_replaying_equations", default=False)
@@ -260,6 +375,7 @@ def affects_tracing(option: Option[T]) -> Option[T]:
     option that changes what its functions stage (`jax_threefry_partitionable` changes how
     keys split) registers it here, so a change of value traces again, as in JAX."""
     _tracing_options.append(option)
+    config._trace_context = (-1, None, False, ())  # remembered without it
     return option
 
 
@@ -295,6 +411,15 @@ disable_jit: Final = config.define_bool(
     "jax_disable_jit",
     False,
     "Jitted functions run their Python body op by op, unstaged, as under `jax.disable_jit()`.",
+)
+log_compiles: Final = config.define_bool(
+    "jax_log_compiles",
+    False,
+    "Log each trace, lowering and compilation of a jitted function (at WARNING; DEBUG when "
+    "off) to JAX's loggers (`jax._src.dispatch`, `jax._src.interpreters.pxla`), as JAX does.",
+)
+no_tracing: Final = config.define_bool(
+    "jax_no_tracing", False, "Disallow tracing for JIT compilation (a trace cache miss raises)."
 )
 enable_checks: Final = config.define_bool(
     "jax_enable_checks",

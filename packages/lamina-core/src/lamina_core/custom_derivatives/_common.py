@@ -241,7 +241,7 @@ def type_str(aval: Any) -> str:
     """An aval as JAX's messages print it (`float32[3]`)."""
     if isinstance(aval, ShapedArray):
         return aval.str_short(short_dtypes=False)
-    return str(aval.str_short())
+    return str(aval.str_short(True))
 
 
 def typed_tree_str(tree: Any, avals: Sequence[Any]) -> str:
@@ -322,7 +322,7 @@ def _call_impl(*args: Any, call_jaxpr: ClosedJaxpr, **_: Any) -> list[Any]:
 
 
 def _types(avals: Sequence[AbstractValue]) -> str:
-    return "(" + ", ".join(a.str_short() for a in avals) + ")"
+    return "(" + ", ".join(a.str_short(True) for a in avals) + ")"
 
 
 def call_primitive(name: str, shown_params: tuple[str, ...]) -> Primitive:

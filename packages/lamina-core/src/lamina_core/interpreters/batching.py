@@ -26,6 +26,8 @@ from lamina_core.trace import (
     axis_frame,
     bind_with_trace,
     bound_axis_names,
+    check_no_leaks,
+    checking_leaks,
     current_trace,
     extend_axis_env,
     running_under,
@@ -238,19 +240,23 @@ def batch_flat(
         outs = fun(*args)
         infos = [trace.to_batch_info(o) for o in outs]
         if out_dims is None:
-            return [v for v, _ in infos], [d for _, d in infos]
-        dests = out_dims(len(outs)) if callable(out_dims) else out_dims
-        results = []
-        with running_under(trace.parent or current_trace()):
-            for i, ((v, d), dst) in enumerate(zip(infos, dests, strict=True)):
-                if d == dst:
-                    results.append(v)
-                    continue
-                if dst is None or is_mapping_spec(d) or is_mapping_spec(dst):
-                    # A hi type's values move between specs only through its own primitives.
-                    raise SpecMatchError(i, d, dst)
-                results.append(match_axis(axis_data, d, dst, v))
-    return results, list(dests)
+            results, dests = [v for v, _ in infos], [d for _, d in infos]
+        else:
+            dests = list(out_dims(len(outs)) if callable(out_dims) else out_dims)
+            results = []
+            with running_under(trace.parent or current_trace()):
+                for i, ((v, d), dst) in enumerate(zip(infos, dests, strict=True)):
+                    if d == dst:
+                        results.append(v)
+                        continue
+                    if dst is None or is_mapping_spec(d) or is_mapping_spec(dst):
+                        # A hi type's values move between specs only through its own rules.
+                        raise SpecMatchError(i, d, dst)
+                    results.append(match_axis(axis_data, d, dst, v))
+    if checking_leaks():
+        del args, outs, infos
+        check_no_leaks(trace, "BatchTrace")
+    return results, dests
 
 
 __all__ = [

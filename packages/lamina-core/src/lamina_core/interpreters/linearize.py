@@ -73,7 +73,7 @@ class LinearizeTracer(PrimalTangentTracer):
     jax_name = "LinearizeTracer"
 
     def short_repr(self) -> str:
-        tangent = typeof(self.tangent).str_short()
+        tangent = typeof(self.tangent).str_short(True)
         return f"GradTracer(primal={short(self.primal)}, typeof(tangent)={tangent})"
 
 

@@ -21,6 +21,8 @@ from lamina_core.ir import (
     Jaxpr,
     JaxprEqn,
     Literal,
+    PpContext,
+    PpSettings,
     Primitive,
     ShapedArray,
     Var,
@@ -33,6 +35,8 @@ from lamina_core.ir import (
     effects_rules,
     explicit_result,
     no_effects,
+    pp,
+    pp_eqn,
 )
 from lamina_core.trace import (
     CHECKED_SCOPES,
@@ -41,7 +45,9 @@ from lamina_core.trace import (
     Tracer,
     by_reference_types,
     canonical_value,
+    check_no_leaks,
     check_vma_enabled,
+    checking_leaks,
     current_trace,
     raise_escaped_tracer,
     set_current_trace,
@@ -122,7 +128,29 @@ class StagingTracer(Tracer):
                 "This concrete value was not available in Python because it depends on the "
                 f"value{plural} of {which}."
             )
+        else:
+            origin += _progenitors_text(trace.progenitor_eqns(self.jaxpr_var))
         return "\n" + origin
+
+
+_PROGENITORS_SHOWN: Final = 5
+
+
+def _progenitors_text(eqns: Sequence[JaxprEqn]) -> str:
+    """JAX's list of the equations a value that depends on no argument came from."""
+    if not eqns:
+        return ""
+    settings = PpSettings(print_shapes=True)
+    shown = [
+        f"  operation {pp.format_doc(pp_eqn(eqn, PpContext(), settings))}\n"
+        f"    from line {eqn.source_info.summary()}"
+        for eqn in eqns[:_PROGENITORS_SHOWN]
+    ]
+    text = "This value became a tracer due to JAX operations on these lines:\n\n"
+    text += "\n\n".join(shown)
+    if len(eqns) > _PROGENITORS_SHOWN:
+        text += "\n\n(Additional originating lines are not shown.)"
+    return text
 
 
 class StagingTrace(Trace):
@@ -181,6 +209,22 @@ class StagingTrace(Trace):
             if eqn is not None:
                 stack.extend(a for a in eqn.invars if isinstance(a, Var))
         return sorted(found)
+
+    def progenitor_eqns(self, var: Var) -> list[JaxprEqn]:
+        """The equations JAX names as where a value depending on no argument came from: every
+        equation taking a literal, or a constvar `var` depends on (for error messages)."""
+        active = {var}
+        for eqn in reversed(self.eqns):
+            if any(v in active for v in eqn.outvars):
+                active.update(a for a in eqn.invars if isinstance(a, Var))
+        consts = active.intersection(self.constvars)
+        return [
+            eqn
+            for eqn in self.eqns
+            if any(
+                a in consts if isinstance(a, Var) else isinstance(a, Literal) for a in eqn.invars
+            )
+        ]
 
     def to_atom(self, x: Any) -> Atom:
         """The jaxpr atom for `x`: its var, a literal, or a captured constvar."""
@@ -335,6 +379,9 @@ def trace_to_jaxpr(
     with set_current_trace(trace):
         outs = fun(*args)
     jaxpr, consts = trace.finish([a.jaxpr_var for a in args], outs)
+    if checking_leaks():
+        del args, outs
+        check_no_leaks(trace, "DynamicJaxprTrace")
     return ClosedJaxpr(jaxpr, consts)
 
 

@@ -40,7 +40,7 @@ class UndefinedPrimal:
         self.aval = aval
 
     def __repr__(self) -> str:
-        return f"UndefinedPrimal({self.aval.str_short()})"
+        return f"UndefinedPrimal({self.aval.str_short(True)})"
 
 
 def is_undefined(x: Any) -> bool:
@@ -102,7 +102,8 @@ class _Accum:
             and getattr(ct_aval, "shape", None) != getattr(self.aval, "shape", None)
         ):
             raise ValueError(
-                f"Expected cotangent type {self.aval.str_short()} but got {ct_aval.str_short()}"
+                f"Expected cotangent type {self.aval.str_short(True)} but got "
+                f"{ct_aval.str_short(True)}"
             )
         self.val = add_tangents(self.val, ct)
 

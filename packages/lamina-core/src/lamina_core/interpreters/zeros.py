@@ -32,7 +32,7 @@ class Zero:
     aval: AbstractValue
 
     def __repr__(self) -> str:
-        return f"Zero({self.aval.str_short()})"
+        return f"Zero({self.aval.str_short(True)})"
 
 
 def zero_of(x: Any) -> Zero:
@@ -82,7 +82,7 @@ def zeros_like_aval(aval: AbstractValue) -> Any:
     if make is None and aval.is_high:  # a hi tangent type builds its own zero
         return aval.vspace_zero()  # type: ignore[attr-defined]  # HiType's protocol
     if make is None:
-        raise TypeError(f"no zeros can be built for values of type {aval.str_short()}")
+        raise TypeError(f"no zeros can be built for values of type {aval.str_short(True)}")
     return make(aval)
 
 
@@ -98,7 +98,7 @@ def empty_like_aval(aval: AbstractValue) -> Any:
     """A value of type `aval` standing in a slot nothing reads (`empty2`, broadcast)."""
     make = _empty_makers.get(type(aval))
     if make is None:
-        raise TypeError(f"no placeholder can be built for values of type {aval.str_short()}")
+        raise TypeError(f"no placeholder can be built for values of type {aval.str_short(True)}")
     return make(aval)
 
 

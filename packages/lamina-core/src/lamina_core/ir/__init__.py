@@ -37,6 +37,27 @@ from lamina_core.ir._avals import (
 from lamina_core.ir._avals import (
     types_match as types_match,
 )
+from lamina_core.ir._dim_expr import (
+    DimExpr as DimExpr,
+)
+from lamina_core.ir._dim_expr import (
+    is_symbolic_dim as is_symbolic_dim,
+)
+from lamina_core.ir._dim_parse import (
+    max_dim as max_dim,
+)
+from lamina_core.ir._dim_parse import (
+    min_dim as min_dim,
+)
+from lamina_core.ir._dim_parse import (
+    symbolic_shape as symbolic_shape,
+)
+from lamina_core.ir._dim_scope import (
+    InconclusiveDimensionOperation as InconclusiveDimensionOperation,
+)
+from lamina_core.ir._dim_scope import (
+    SymbolicScope as SymbolicScope,
+)
 from lamina_core.ir._dtype_queries import (
     itemsize_bits as itemsize_bits,
 )
@@ -190,6 +211,15 @@ from lamina_core.ir._jaxpr_lex import (
 from lamina_core.ir._jaxpr_types import (
     register_type_reader as register_type_reader,
 )
+from lamina_core.ir._layouts import (
+    AutoLayout as AutoLayout,
+)
+from lamina_core.ir._layouts import (
+    Format as Format,
+)
+from lamina_core.ir._layouts import (
+    Layout as Layout,
+)
 from lamina_core.ir._literals import (
     TypedComplex as TypedComplex,
 )
@@ -284,6 +314,9 @@ from lamina_core.ir._pretty import (
     literal_text as literal_text,
 )
 from lamina_core.ir._pretty import (
+    pp_eqn as pp_eqn,
+)
+from lamina_core.ir._pretty import (
     pp_eqn_rules as pp_eqn_rules,
 )
 from lamina_core.ir._pretty import (
@@ -294,6 +327,9 @@ from lamina_core.ir._pretty import (
 )
 from lamina_core.ir._primitive import (
     DuplicateRuleError as DuplicateRuleError,
+)
+from lamina_core.ir._primitive import (
+    InvalidValueError as InvalidValueError,
 )
 from lamina_core.ir._primitive import (
     MissingRuleError as MissingRuleError,
@@ -310,8 +346,14 @@ from lamina_core.ir._primitive import (
 from lamina_core.ir._primitive import (
     primitives_named as primitives_named,
 )
+from lamina_core.ir._rule_mapping import (
+    RuleMapping as RuleMapping,
+)
 from lamina_core.ir._rules import (
     abstract_eval_rules as abstract_eval_rules,
+)
+from lamina_core.ir._rules import (
+    body_evaluated_primitives as body_evaluated_primitives,
 )
 from lamina_core.ir._rules import (
     const_fold_rules as const_fold_rules,
@@ -323,7 +365,13 @@ from lamina_core.ir._rules import (
     evaluated_on_values as evaluated_on_values,
 )
 from lamina_core.ir._rules import (
+    host_effect_types as host_effect_types,
+)
+from lamina_core.ir._rules import (
     impl_rules as impl_rules,
+)
+from lamina_core.ir._rules import (
+    python_impl_primitives as python_impl_primitives,
 )
 from lamina_core.ir._rules import (
     value_impl_rules as value_impl_rules,

@@ -42,10 +42,11 @@ class AbstractValue:
 
     def operand_error(self, prim: str) -> Exception:
         """The error for passing a value of this type to the array primitive `prim`."""
-        return TypeError(f"{prim} takes arrays, got a value of type {self.str_short()}")
+        return TypeError(f"{prim} takes arrays, got a value of type {self.str_short(True)}")
 
-    def str_short(self, short_dtypes: bool = True) -> str:
-        """The type as printed in a jaxpr, e.g. `f32[8]`."""
+    def str_short(self, short_dtypes: bool = False, mesh_axis_types: bool = False) -> str:
+        """The type as JAX's `str_short` gives it: `float32[8]`, or `f32[8]` (as jaxprs print
+        it) with `short_dtypes`; `mesh_axis_types` adds the mesh's axis types."""
         raise _must_override(self, "str_short", "printing jaxprs")
 
     def to_tangent_aval(self) -> AbstractValue:
@@ -85,6 +86,19 @@ class AbstractValue:
     def lo_ty(self) -> list[AbstractValue]:
         """The array types a value of this type lowers to (itself, for a lojax type)."""
         return [self]
+
+    def lower_val(self, hi_val: Any) -> list[Any]:
+        """A value of this type as values of its `lo_ty` types (itself, for a lojax type)."""
+        return [hi_val]
+
+    def raise_val(self, *lo_vals: Any) -> Any:
+        """The value of this type made of values of its `lo_ty` types: `lower_val`'s inverse."""
+        (val,) = lo_vals
+        return val
+
+    def to_ct_aval(self) -> AbstractValue:
+        """The type of this value's cotangents: its tangent type unless a type says otherwise."""
+        return self.to_tangent_aval()
 
 
 _MAX_EXTENT = 2**63 - 1
@@ -242,13 +256,15 @@ class ShapedArray(AbstractValue):
             return unplaced
         return NamedSharding(self.mesh, PartitionSpec(*(None,) * ndim))
 
-    def str_short(self, short_dtypes: bool = True) -> str:
+    def str_short(self, short_dtypes: bool = False, mesh_axis_types: bool = False) -> str:
         name = (
             dtypes.short_dtype_name(self.dtype) if short_dtypes else dtypes.dtype_name(self.dtype)
         )
+        axes = _axis_types_str(self.mesh) if mesh_axis_types else ""
         if self.spec is not None:
-            return f"{name}[{_shape_spec_str(self.shape, self.spec)}]{vma_str(self.vma, self.mesh)}"
-        return f"{name}[{','.join(map(str, self.shape))}]{vma_str(self.vma, self.mesh)}"
+            dims = _shape_spec_str(self.shape, self.spec)
+            return f"{name}[{dims}]{vma_str(self.vma, self.mesh)}{axes}"
+        return f"{name}[{','.join(map(str, self.shape))}]{vma_str(self.vma, self.mesh)}{axes}"
 
     def __str__(self) -> str:
         return f"{'~' if self.weak_type else ''}{self.str_short(short_dtypes=False)}"
@@ -274,7 +290,9 @@ class ShapedArray(AbstractValue):
 
     def dec_rank(self, size: int, axis: int) -> ShapedArray:
         if not 0 <= axis < self.ndim or self.shape[axis] != size:
-            raise ValueError(f"cannot remove axis {axis} of size {size} from {self.str_short()}")
+            raise ValueError(
+                f"cannot remove axis {axis} of size {size} from {self.str_short(True)}"
+            )
         return ShapedArray(
             self.shape[:axis] + self.shape[axis + 1 :],
             self.dtype,
@@ -302,18 +320,25 @@ class ShapedArray(AbstractValue):
     def unshard(self, mesh: Any, check_vma: bool, spec: Any) -> ShapedArray:
         counts = split_counts(spec, mesh.shape, self.ndim)
         context = _mesh.get_abstract_mesh()
+        outer = mesh.abstract_mesh if context.empty else context
+        # As JAX's, the assembled value is split over the spec's axes (and the piece's own);
+        # the type keeps the Explicit ones.
+        own = self.spec or (None,) * self.ndim
+        parts = spec.partitions + (None,) * (self.ndim - len(spec.partitions))
+        merged = [(*entry_axes(p), *entry_axes(o)) or None for p, o in zip(parts, own, strict=True)]
         return ShapedArray(
             tuple(d * n for d, n in zip(self.shape, counts, strict=True)),
             self.dtype,
             self.weak_type,
-            mesh.abstract_mesh if context.empty else context,
+            outer,
             # Outside, the value varies only over the axes an enclosing shard_map is manual over.
             self.vma & frozenset(mesh.manual_axes),
+            explicit_spec(outer, merged, self.ndim),
         )
 
     def inc_rank(self, size: int, axis: int) -> ShapedArray:
         if not 0 <= axis <= self.ndim:
-            raise ValueError(f"cannot insert axis {axis} into {self.str_short()}")
+            raise ValueError(f"cannot insert axis {axis} into {self.str_short(True)}")
         return ShapedArray(
             (*self.shape[:axis], size, *self.shape[axis:]),
             self.dtype,
@@ -322,6 +347,15 @@ class ShapedArray(AbstractValue):
             self.vma,
             None if self.spec is None else (*self.spec[:axis], None, *self.spec[axis:]),
         )
+
+
+def _axis_types_str(mesh: AbstractMesh | None) -> str:
+    """`({Explicit: ('i',)})`: the mesh's axis names by type, as JAX prints them."""
+    by_type: dict[AxisType, list[Any]] = {}
+    if mesh is not None:
+        for name, kind in zip(mesh.axis_names, mesh.axis_types, strict=True):
+            by_type.setdefault(kind, []).append(name)
+    return "({" + ", ".join(f"{t!r}: {tuple(n)!r}" for t, n in by_type.items()) + "})"
 
 
 def _check_spec(aval: ShapedArray) -> None:

@@ -103,7 +103,7 @@ def explicit_result(
             if prim.multiple_results:
                 return [_retype(a, mesh, None) for a in out]
             return _retype(out, mesh, None)
-        described = ", ".join(a.str_short() for a in in_avals)
+        described = ", ".join(a.str_short(True) for a in in_avals)
         raise NotImplementedError(
             f"'{prim.name}' has no sharding rule for values split over Explicit mesh axes "
             f"(operands {described}); reshard them to be unsplit (P()) first, or use a mesh "

@@ -15,6 +15,7 @@ import numpy as np
 
 from lamina_core.ir._avals import AbstractValue
 from lamina_core.ir._effects import Effects, no_effects
+from lamina_core.ir._literals import TypedComplex, TypedFloat, TypedInt
 from lamina_core.ir._source_info import NO_SOURCE_INFO, SourceInfo
 
 if TYPE_CHECKING:
@@ -32,7 +33,8 @@ class Var:
     aval: AbstractValue
 
     def __repr__(self) -> str:
-        return f"Var(id={id(self)}):{self.aval}"
+        # JAX's: the type's short form, no weak-type mark.
+        return f"Var(id={id(self)}):{self.aval.str_short()}"
 
 
 @dataclass(eq=False, slots=True)
@@ -40,7 +42,7 @@ class DropVar(Var):
     """A binder whose value is never read; printed as `_`."""
 
     def __repr__(self) -> str:
-        return f"DropVar(id={id(self)}):{self.aval}"
+        return "_"  # as JAX's
 
 
 @dataclass(eq=False, slots=True)
@@ -58,8 +60,12 @@ class Literal:
         return not getattr(self.aval, "shape", ())
 
     def __repr__(self) -> str:
-        return f"Literal({self.val!r})"
+        # JAX's: the value's `str`; typed Python scalars show their type, as JAX's do.
+        val = self.val
+        return f"Literal({val!r})" if isinstance(val, TypedScalars) else f"Literal({val})"
 
+
+TypedScalars = (TypedInt, TypedFloat, TypedComplex)
 
 Atom: TypeAlias = Var | Literal
 
@@ -108,6 +114,7 @@ class Printer(Protocol):
         name_stack: bool,
         print_effects: bool,
         width: int,
+        use_color: bool | None,
     ) -> str: ...
 
     def eqn(self, eqn: JaxprEqn) -> str: ...
@@ -244,7 +251,20 @@ class Jaxpr:
         name_stack: bool = False,
         print_effects: bool = False,
         width: int = 80,
+        use_color: bool | None = None,
     ) -> str:
+        """The jaxpr's text, as JAX prints it.
+
+        Args:
+            source_info: annotate each equation with the user's line that made it.
+            print_shapes: print binders' types.
+            custom_pp_eqn_rules: print equations with their primitive's own rule, if any.
+            name_stack: annotate each equation with its name stack.
+            print_effects: print the jaxpr's effects after its outputs.
+            width: the column to fit lines in.
+            use_color: color with ANSI escapes; None (as `str`): when printing to a
+                terminal or notebook and `jax_pprint_use_color` is on, as JAX's.
+        """
         return _printer.jaxpr(
             self,
             source_info=source_info,
@@ -253,12 +273,17 @@ class Jaxpr:
             name_stack=name_stack,
             print_effects=print_effects,
             width=width,
+            use_color=use_color,
         )
 
     def __str__(self) -> str:
         return self.pretty_print()
 
     __repr__ = __str__
+
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
+        """IPython's display: in color, as JAX's."""
+        p.text(self.pretty_print(use_color=True))
 
 
 class ClosedJaxpr:
@@ -341,6 +366,9 @@ class ClosedJaxpr:
         return self._jaxpr.pretty_print()
 
     __repr__ = __str__
+
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
+        p.text(self._jaxpr.pretty_print(use_color=True))
 
 
 def jaxprs_in_params(params: Params) -> Iterator[Jaxpr]:

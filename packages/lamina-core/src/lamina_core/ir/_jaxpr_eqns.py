@@ -113,8 +113,8 @@ class EqnReading(TypeReading, SeenEquations):
         self.underscores.read(invars)
         if not _matches(typed, out_avals):
             assert typed is not None
-            said = " ".join(a.str_short() for a in out_avals) or "no outputs"
-            made = " ".join(a.str_short() for a in typed) or "no outputs"
+            said = " ".join(a.str_short(True) for a in out_avals) or "no outputs"
+            made = " ".join(a.str_short(True) for a in typed) or "no outputs"
             raise self.error(
                 f"type mismatch: '{prim.name}' of these operands gives {made}, the text says "
                 f"{said}",
@@ -171,10 +171,10 @@ class EqnReading(TypeReading, SeenEquations):
             self.i += 1
             self.expect(":", "':' and the constant's type")
             aval = self.array_type()
-            value = self.next_const(f"[...]:{aval.str_short()}", tok)
+            value = self.next_const(f"[...]:{aval.str_short(True)}", tok)
             if tuple(np.shape(value)) != aval.shape:
                 raise self.error(
-                    f"the value given for [...]:{aval.str_short()} has shape {np.shape(value)}",
+                    f"the value given for [...]:{aval.str_short(True)} has shape {np.shape(value)}",
                     tok,
                 )
             return Literal(value, aval)

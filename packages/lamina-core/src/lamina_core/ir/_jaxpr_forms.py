@@ -75,7 +75,9 @@ class EqnSource:
             except ValueError:
                 raise ValueError(f"expected a variable or a literal, found {text!r}") from None
         if aval.dtype.kind in "iub" and not isinstance(number, int):
-            raise ValueError(f"a literal of type {aval.str_short()} is an integer, found {value!r}")
+            raise ValueError(
+                f"a literal of type {aval.str_short(True)} is an integer, found {value!r}"
+            )
         val = bool(number) if aval.dtype.kind == "b" else typed_scalar(number, aval.dtype)
         return Literal(val, aval)
 
@@ -173,8 +175,8 @@ def read_custom_eqn(p: EqnReading, scope: dict[str, Var], first: Token, marker: 
         typed = [v.aval for v in outs if v is not None]
     outvars = [DropVar(t) if v is None else v for v, t in zip(outs, typed, strict=True)]
     if not all(types_match(t, v.aval) for t, v in zip(typed, outvars, strict=True)):
-        said = " ".join(v.aval.str_short() for v in outvars)
-        made = " ".join(a.str_short() for a in typed)
+        said = " ".join(v.aval.str_short(True) for v in outvars)
+        made = " ".join(a.str_short(True) for a in typed)
         raise p.error(
             f"type mismatch: '{prim.name}' of these operands gives {made}, the text says {said}",
             first,

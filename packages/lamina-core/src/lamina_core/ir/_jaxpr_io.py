@@ -154,7 +154,7 @@ class _Parser(FormReading, EqnReading):
         constvars = self.binders(scope, ";")
         if take_consts:
             for v in constvars:
-                self.next_const(f"constvar of type {v.aval.str_short()}", self.tok)
+                self.next_const(f"constvar of type {v.aval.str_short(True)}", self.tok)
         self.expect(";")
         invars = self.binders(scope, ".")
         self.expect(".")

@@ -128,8 +128,8 @@ class _Writer:
         ctx.shared_jaxprs.update(self.names)
         ctx.shared_names.update(self.names.values())
         out: dict[str, Any] = {
-            "constvars": [[ctx.name(v), v.aval.str_short()] for v in jaxpr.constvars],
-            "invars": [[ctx.name(v), v.aval.str_short()] for v in jaxpr.invars],
+            "constvars": [[ctx.name(v), v.aval.str_short(True)] for v in jaxpr.constvars],
+            "invars": [[ctx.name(v), v.aval.str_short(True)] for v in jaxpr.invars],
             "eqns": [self.eqn(e, ctx) for e in jaxpr.eqns],
             "outvars": [self.atom(a, ctx) for a in jaxpr.outvars],
         }
@@ -141,11 +141,11 @@ class _Writer:
         if not isinstance(atom, Literal):
             return ctx.name(atom)
         if np.ndim(atom.val):
-            return {"const": self.constant(atom.val), "type": atom.aval.str_short()}
-        return {"literal": literal_text(atom, print_dtype=False), "type": atom.aval.str_short()}
+            return {"const": self.constant(atom.val), "type": atom.aval.str_short(True)}
+        return {"literal": literal_text(atom, print_dtype=False), "type": atom.aval.str_short(True)}
 
     def eqn(self, eqn: JaxprEqn, ctx: PpContext) -> dict[str, Any]:
-        outs = [[ctx.name(v), v.aval.str_short()] for v in eqn.outvars]
+        outs = [[ctx.name(v), v.aval.str_short(True)] for v in eqn.outvars]
         ins = [self.atom(a, ctx) for a in eqn.invars]
         line = pp.format_doc(pp_eqn(eqn, ctx, PpSettings()), _WIDE)
         out: dict[str, Any] = {"primitive": eqn.primitive.name}
@@ -178,7 +178,7 @@ def _standard_params(line: str, eqn: JaxprEqn, ctx: PpContext) -> dict[str, str]
     None for any other layout."""
     head = eqn.primitive.name
     if eqn.outvars:
-        lhs = " ".join(f"{ctx.name(v)}:{v.aval.str_short()}" for v in eqn.outvars)
+        lhs = " ".join(f"{ctx.name(v)}:{v.aval.str_short(True)}" for v in eqn.outvars)
         head = f"{lhs} = {head}"
     tail = " " + " ".join(pp_atom(a, ctx) for a in eqn.invars)
     if not (line.startswith(head) and line.endswith(tail)):

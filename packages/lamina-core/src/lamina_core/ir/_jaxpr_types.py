@@ -82,7 +82,9 @@ class TypeReading(TokenReader):
         tok = self.tok
         aval = self.aval_type()
         if not isinstance(aval, ShapedArray):
-            raise self.error(f"a literal's type is an array type, found {aval.str_short()}", tok)
+            raise self.error(
+                f"a literal's type is an array type, found {aval.str_short(True)}", tok
+            )
         return aval
 
     def param_type(self) -> AbstractValue:

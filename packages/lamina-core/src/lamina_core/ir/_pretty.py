@@ -8,15 +8,18 @@ whose params print specially register a rule in `pp_eqn_rules`.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
+import sys
 from collections import Counter, deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeAlias
+from typing import Any, Final, TypeAlias
 
 import numpy as np
 
+from lamina_core.config import config
 from lamina_core.ir import _pp as pp
 from lamina_core.ir._jaxpr import (
     Atom,
@@ -92,7 +95,7 @@ pp_eqn_rules: RuleTable[PpEqnRule] = RuleTable("pretty-printing")
 
 def literal_text(lit: Literal, print_dtype: bool = True) -> str:
     value = "[...]" if np.ndim(lit.val) > 0 else str(np.asarray(lit.val).item())
-    return f"{value}:{lit.aval.str_short()}" if print_dtype else value
+    return f"{value}:{lit.aval.str_short(True)}" if print_dtype else value
 
 
 def pp_atom(atom: Atom, ctx: PpContext) -> str:
@@ -103,7 +106,15 @@ def pp_vars(
     atoms: Sequence[Atom], ctx: PpContext, *, separator: str = "", print_shapes: bool = False
 ) -> pp.Doc:
     if print_shapes:
-        docs = [pp.text(f"{pp_atom(v, ctx)}:{v.aval.str_short()}") for v in atoms]
+        docs = [
+            pp.concat(
+                [
+                    pp.text(pp_atom(v, ctx)),
+                    pp.type_annotation(pp.text(f":{v.aval.str_short(True)}")),
+                ]
+            )
+            for v in atoms
+        ]
     else:
         docs = [pp.text(pp_atom(v, ctx)) for v in atoms]
     return pp.nest(2, pp.group(pp.join(pp.concat([pp.text(separator), pp.group(pp.brk())]), docs)))
@@ -158,13 +169,19 @@ def pp_eqn_with_params(
     annotation = eqn.source_info.summary() if settings.source_info else None
     lhs = pp_vars(eqn.outvars, ctx, print_shapes=settings.print_shapes)
     rhs = [
-        pp.text(eqn.primitive.name),
+        pp.text(eqn.primitive.name, name_stack_note(eqn, settings)),
         pp_params([(k, eqn.params[k]) for k in names], ctx, settings),
         pp.concat([pp.text(" "), pp_vars(eqn.invars, ctx)]),
     ]
     if not eqn.outvars:
         return pp.concat(rhs)
     return pp.concat([lhs, pp.text(" = ", annotation), *rhs])
+
+
+def name_stack_note(eqn: JaxprEqn, settings: PpSettings) -> str | None:
+    """The annotation `pretty_print(name_stack=True)` gives an equation: its name stack in
+    brackets (Lamina records none per equation yet: `[]`)."""
+    return "[]" if settings.name_stack else None
 
 
 def pp_eqn(eqn: JaxprEqn, ctx: PpContext, settings: PpSettings) -> pp.Doc:
@@ -196,15 +213,15 @@ def _pp_skeleton(jaxpr: Jaxpr, ctx: PpContext, settings: PpSettings) -> pp.Doc:
     body = pp.concat(
         [
             pp.text("{ "),
-            pp.text("lambda "),
+            pp.keyword(pp.text("lambda ")),
             constvars,
             pp.text("; "),
             invars,
             pp.text(". "),
-            pp.text("let"),
+            pp.keyword(pp.text("let")),
             pp.nest(2, pp.concat([pp.brk(), eqns])),
             pp.brk(),
-            pp.text("in "),
+            pp.keyword(pp.text("in ")),
             outvars,
             *effects,
         ]
@@ -269,6 +286,26 @@ def pp_toplevel_jaxpr(jaxpr: Jaxpr, settings: PpSettings) -> pp.Doc:
     return pp.concat(docs)
 
 
+pprint_use_color: Final = config.define_bool(
+    "jax_pprint_use_color",
+    True,
+    "Color printed jaxprs (ANSI escapes) when the output is a terminal or a notebook.",
+)
+
+
+@functools.cache
+def _can_use_color() -> bool:
+    """Whether printed jaxprs go where colors show, as JAX decides it (once): an IPython
+    notebook or Colab, or a standard output that is a terminal."""
+    shell = sys.modules.get("IPython")
+    if shell is not None:
+        ipython = getattr(shell, "get_ipython", lambda: None)()
+        kind = type(ipython)
+        if kind.__name__ == "ZMQInteractiveShell" or "colab" in str(kind):
+            return True
+    return hasattr(sys.stdout, "isatty") and sys.stdout.isatty()
+
+
 class _Printer:
     def jaxpr(
         self,
@@ -280,11 +317,14 @@ class _Printer:
         name_stack: bool,
         print_effects: bool,
         width: int,
+        use_color: bool | None,
     ) -> str:
         settings = PpSettings(
             print_shapes, source_info, name_stack, custom_pp_eqn_rules, print_effects
         )
-        return pp.format_doc(pp_toplevel_jaxpr(jaxpr, settings), width)
+        if use_color is None:
+            use_color = pprint_use_color.value and _can_use_color()
+        return pp.format_doc(pp_toplevel_jaxpr(jaxpr, settings), width, use_color)
 
     def eqn(self, eqn: JaxprEqn) -> str:
         return pp.format_doc(pp_eqn(eqn, PpContext(), PpSettings()))

@@ -22,6 +22,24 @@ class DuplicateRuleError(ValueError):
     """A second rule was registered for the same primitive and interpretation."""
 
 
+class InvalidValueError(TypeError):
+    """A value that no type of the IR describes, met by tracing. The innermost `bind` that was
+    given the value names itself and the value's position, as JAX's message does."""
+
+    def __init__(self, value: object) -> None:
+        super().__init__(f"Value {value!r} of type {type(value)} is not a valid Lamina (JAX) type")
+        self.value = value
+
+    def at(self, prim: Primitive, args: tuple[Any, ...]) -> TypeError:
+        position = next((i for i, a in enumerate(args) if a is self.value), None)
+        if position is None:  # met inside the rule of `prim`: an outer bind may name it
+            return self
+        return TypeError(
+            f"Error interpreting argument to {prim} as a JAX value. The problematic value is "
+            f"of type {type(self.value)} and was passed to {prim} at position {position}.\n"
+        )
+
+
 class Primitive:
     """An operation of the IR. Identity is intended: each primitive object is unique."""
 
@@ -34,7 +52,10 @@ class Primitive:
 
     def bind(self, *args: Any, **params: Any) -> Any:
         """Apply the primitive under the current trace (eager, staging, or a transformation)."""
-        return _current_trace_hook().process_primitive(self, args, params)
+        try:
+            return _current_trace_hook().process_primitive(self, args, params)
+        except InvalidValueError as err:
+            raise err.at(self, args) from err
 
     def __repr__(self) -> str:
         return self.name
@@ -85,6 +106,16 @@ class RuleTable(Generic[RuleT]):
                 f"a {self.interpretation} rule for primitive '{prim.name}' is already registered"
             )
         self._rules[prim] = rule
+
+    def replace(self, prim: Primitive, rule: RuleT) -> None:
+        """Register `rule` for `prim`, replacing any rule it has: JAX's rule tables are plain
+        dicts that users assign into (`ad.primitive_jvps[p] = rule`), so a second assignment
+        wins there; `set` stays the strict form for Lamina's own registrations."""
+        self._rules[prim] = rule
+
+    def remove(self, prim: Primitive) -> None:
+        """Forget `prim`'s rule (`del` on JAX's dict tables); KeyError if it has none."""
+        del self._rules[prim]
 
     def __getitem__(self, prim: Primitive) -> RuleT:
         try:

@@ -98,20 +98,35 @@ def _upper_bounds(edges: Mapping[str, tuple[str, ...]]) -> Mapping[str, frozense
     return MappingProxyType(closure)
 
 
+def _strict_edges() -> dict[str, tuple[str, ...]]:
+    """The lattice of `jax_numpy_dtype_promotion="strict"`: weak types go to any type of their
+    kind or a wider kind, and strong types to nothing but themselves."""
+    edges: dict[str, tuple[str, ...]] = {node: () for node in _edges(x64=True)}
+    kinds = {WEAK_INT: "int", WEAK_FLOAT: "float", WEAK_COMPLEX: "complex"}
+    wider = {WEAK_INT: (WEAK_FLOAT,), WEAK_FLOAT: (WEAK_COMPLEX,), WEAK_COMPLEX: ()}
+    for weak, kind in kinds.items():
+        strong = tuple(n for n in edges if n not in WEAK_NODES and kind in n)
+        edges[weak] = (*wider[weak], *strong)
+    return edges
+
+
 _UPPER_BOUNDS: Final[Mapping[bool, Mapping[str, frozenset[str]]]] = MappingProxyType(
     {x64: _upper_bounds(_edges(x64=x64)) for x64 in (False, True)}
 )
+_STRICT_UPPER_BOUNDS: Final = _upper_bounds(_strict_edges())
 
 NODES: Final[frozenset[str]] = frozenset(_UPPER_BOUNDS[True])
 """Every node of the lattice: the promotable dtype names and the weak nodes."""
 
 
-def least_upper_bound(nodes: Iterable[str], *, x64: bool) -> str:
+def least_upper_bound(nodes: Iterable[str], *, x64: bool, strict: bool = False) -> str:
     """The least node above all of `nodes`.
 
     Args:
         nodes: lattice nodes (members of `NODES`); order matters only for error messages.
         x64: which lattice to use (whether 64-bit types may arise from 32-bit inputs).
+        strict: use the strict lattice (`jax_numpy_dtype_promotion="strict"`), in which
+            different strong types never promote.
 
     Returns:
         The least upper bound, itself a node.
@@ -121,14 +136,14 @@ def least_upper_bound(nodes: Iterable[str], *, x64: bool) -> str:
         KeyError: a node is not in the lattice (callers validate first).
     """
     ordered = tuple(dict.fromkeys(nodes))
-    table = _UPPER_BOUNDS[x64]
+    table = _STRICT_UPPER_BOUNDS if strict else _UPPER_BOUNDS[x64]
     common = frozenset.intersection(*(table[n] for n in ordered))
     # An input that bounds all the others is the answer without searching.
     least = common.intersection(ordered) or {c for c in common if common <= table[c]}
     if len(least) == 1:
         return next(iter(least))
     if not least:
-        raise TypePromotionError(_no_promotion_message(ordered))
+        raise TypePromotionError(_no_promotion_message(ordered, strict))
     raise AssertionError(f"type promotion lattice is ill-formed: {ordered} have bounds {least}")
 
 
@@ -138,11 +153,17 @@ def _shown(node: str) -> str:
     return str(weak_names[node]) if node in weak_names else node
 
 
-def _no_promotion_message(nodes: tuple[str, ...]) -> str:
+def _no_promotion_message(nodes: tuple[str, ...], strict: bool = False) -> str:
     head = (
         f"Input dtypes {tuple(_shown(n) for n in nodes)} have no available implicit dtype "
-        "promotion path."
+        "promotion path"
     )
+    if strict:
+        return (
+            f"{head} when jax_numpy_dtype_promotion=strict. Try explicitly casting inputs to "
+            "the desired output type, or set jax_numpy_dtype_promotion=standard."
+        )
+    head += "."
     narrow_floats = (("8-bit", FLOAT8_NAMES), ("6-bit", FLOAT6_NAMES), ("4-bit", FLOAT4_NAMES))
     for width, names in narrow_floats:
         if any(n in names for n in nodes):

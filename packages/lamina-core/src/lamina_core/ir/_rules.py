@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeAlias
 
 from lamina_core.ir._avals import AbstractValue
-from lamina_core.ir._effects import Effects
+from lamina_core.ir._effects import Effect, Effects
 from lamina_core.ir._primitive import Primitive, RuleTable
 
 AbstractEvalRule: TypeAlias = Callable[..., AbstractValue | Sequence[AbstractValue]]
@@ -35,6 +35,22 @@ evaluated_on_values: set[Primitive] = set()
 """Primitives an eager evaluator always applies with their `value_impl_rules` rule, in
 Python, never as a compiled program: those making or consuming a Ref object itself, and hi
 primitives (whose eager meaning is their `expand`, run operation by operation)."""
+
+python_impl_primitives: set[Primitive] = set()
+"""Primitives whose eager meaning is a Python function of their operands (JAX's `def_impl`):
+an eager evaluator calls their `value_impl_rules` rule on the values as they are and does
+nothing else (no abstract evaluation first, no compiled program), as JAX's eval trace calls a
+primitive's `impl`."""
+
+host_effect_types: set[type[Effect]] = set()
+"""Kinds of effects only the host can perform (a failed `checkify.check` raising): see
+`body_evaluated_primitives`. Written at import by the layer that defines the effect."""
+
+body_evaluated_primitives: set[Primitive] = set()
+"""Call primitives that JAX applies eagerly by running their body in Python (custom_jvp and
+custom_vjp calls, remat, closed_call; not jit or control flow, which it compiles): an eager
+evaluator runs their body equation by equation, with `impl_rules`, when the call's effects
+include one of `host_effect_types`, and compiles them otherwise."""
 
 ConstFoldRule: TypeAlias = Callable[..., Any]
 """`rule(*constants, **params)`: the folded result for constant operands, or None to stage."""

@@ -52,7 +52,8 @@ class SourceInfo:
 
     @property
     def function(self) -> str:
-        return "<unknown>" if self.code is None else self.code.co_name
+        # The qualified name, as JAX prints it (`test.<locals>.f`).
+        return "<unknown>" if self.code is None else self.code.co_qualname
 
     @property
     def position(self) -> tuple[str, int, int]:

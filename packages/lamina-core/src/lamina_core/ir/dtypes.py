@@ -18,7 +18,13 @@ from typing import Any, Final, Literal, Protocol, TypeAlias, overload
 import ml_dtypes
 import numpy as np
 
-from lamina_core.config import enable_x64
+from lamina_core.config import (
+    NumpyDtypePromotion,
+    affects_tracing,
+    config,
+    define_enum_class,
+    enable_x64,
+)
 from lamina_core.ir import _extended_dtypes, _promotion
 from lamina_core.ir._extended_dtypes import _EXTENDED as _EXTENDED
 from lamina_core.ir._extended_dtypes import ExtendedDType, extended, prng_key
@@ -200,11 +206,33 @@ def _as_dtype(x: object, caller: str) -> DType:
     return result
 
 
+# Decides the dtypes tracing stages, so part of the tracing key, as in JAX.
+numpy_dtype_promotion: Final = affects_tracing(
+    define_enum_class(
+        "jax_numpy_dtype_promotion",
+        NumpyDtypePromotion,
+        NumpyDtypePromotion.STANDARD,
+        "Specify the rules used for implicit type promotion in operations between arrays. "
+        'Options are "standard" or "strict"; in strict-mode, binary operations between arrays '
+        "of differing strongly-specified dtypes will result in an error.",
+    )
+)
+_TOUCHED: Final = config.touched
+
+
+def _strict() -> bool:
+    # Asked on every promotion: the set lookup spares reading the option when never set.
+    return (
+        "jax_numpy_dtype_promotion" in _TOUCHED
+        and numpy_dtype_promotion.value is NumpyDtypePromotion.STRICT
+    )
+
+
 def _canonical(dt: DType, x64: bool) -> DType:
     return dt if x64 else _TO_32_BIT.get(dt, dt)
 
 
-def canonicalize_dtype(dtype: DTypeLike) -> DType:
+def canonicalize_dtype(dtype: DTypeLike | None, allow_extended_dtype: bool = False) -> DType:
     """The dtype Lamina uses for `dtype` under the current x64 mode.
 
     With `jax_enable_x64` off (the default) the 64-bit types become their 32-bit counterparts;
@@ -212,19 +240,30 @@ def canonicalize_dtype(dtype: DTypeLike) -> DType:
 
     Args:
         dtype: a numpy dtype, a scalar type (`np.float32`, `float`, `int`, ...), a dtype name
-            (`"float32"`, `"bfloat16"`) or an object with a numpy `dtype` attribute.
+            (`"float32"`, `"bfloat16"`), an object with a numpy `dtype` attribute, or None
+            (NumPy's default, float64, as in JAX).
+        allow_extended_dtype: accepted for JAX's signature; extended dtypes (keys) are their
+            own canonical form either way.
 
     Returns:
         The canonical numpy dtype.
 
     Raises:
-        TypeError: `dtype` is not a dtype-like, or is a dtype Lamina does not support.
+        TypeError: `dtype` is not a dtype-like (NumPy's error, as JAX's), or is a dtype Lamina
+            does not support.
 
     Example:
         >>> canonicalize_dtype(float)
         dtype('float32')
     """
-    return _canonical(_as_dtype(dtype, "canonicalize_dtype"), enable_x64.value)
+    if dtype is None:
+        return _canonical(float64, enable_x64.value)
+    try:
+        found = _as_dtype(dtype, "canonicalize_dtype")
+    except TypeError:
+        np.dtype(dtype)  # NumPy's own error first, as JAX gives it
+        raise
+    return _canonical(found, enable_x64.value)
 
 
 def _default_dtype(scalar_type: type, x64: bool) -> DType:
@@ -298,7 +337,7 @@ def dtype(x: object, *, canonicalize: bool = False) -> DType:
         TypeError: the dtype of `x` cannot be determined, or Lamina does not support it.
     """
     if x is None:
-        raise ValueError("dtype: None has no dtype; pass a value or a dtype-like")
+        raise ValueError("Invalid argument to dtype: None.")  # JAX's text
     x64 = enable_x64.value
     for scalar_type in _PYTHON_SCALAR_TYPES:
         if x is scalar_type:
@@ -390,7 +429,8 @@ def promote_types(a: DTypeLike, b: DTypeLike) -> DType:
     """
     x64 = enable_x64.value
     nodes = (_node(a, "promote_types"), _node(b, "promote_types"))
-    return _node_dtype(_promotion.least_upper_bound(nodes, x64=x64), x64, canonicalize=False)
+    joined = _promotion.least_upper_bound(nodes, x64=x64, strict=_strict())
+    return _node_dtype(joined, x64, canonicalize=False)
 
 
 def _dtype_and_weakness(x: object, x64: bool) -> tuple[DType, bool]:
@@ -450,13 +490,14 @@ def result_type(*args: object, return_weak_type_flag: bool = False) -> DType | t
         # No lattice walk, so dtypes outside the lattice (float0) pass through unchanged.
         out, weak = dtypes[0], False
     else:
-        if all_weak:
+        strict = _strict()
+        if all_weak and not strict:
             # Join the strong dtypes and mark the result weak: joining weak nodes would lose
             # the width (weak int16 with weak int16 must stay int16, not become the weak int).
             nodes = [_node(dt, "result_type") for dt in dtypes]
         else:
             nodes = [_weak_node(dt) if w else _node(dt, "result_type") for dt, w in typed]
-        joined = _promotion.least_upper_bound(nodes, x64=x64)
+        joined = _promotion.least_upper_bound(nodes, x64=x64, strict=strict)
         out = _node_dtype(joined, x64, canonicalize=True)
         weak = all_weak or joined in _promotion.WEAK_NODES
     weak = weak and out != bool_
@@ -533,16 +574,22 @@ def issubdtype(a: DTypeLike | None, b: DTypeLike | None) -> bool:
     return b_type is a_type or b_type in parents
 
 
-def finfo(dtype: DTypeLike) -> ml_dtypes.finfo:
-    """Machine limits of a floating dtype, the ml_dtypes floats included."""
+def finfo(dtype: DTypeLike | None) -> ml_dtypes.finfo:
+    """Machine limits of a floating dtype, the ml_dtypes floats included (None: NumPy's
+    default, float64, as JAX's `finfo` answers)."""
     # ml_dtypes leaves its constructors unannotated.
-    return ml_dtypes.finfo(_as_dtype(dtype, "finfo"))  # type: ignore[no-untyped-call]
+    return ml_dtypes.finfo(_info_dtype(dtype, "finfo"))  # type: ignore[no-untyped-call]
 
 
-def iinfo(dtype: DTypeLike) -> ml_dtypes.iinfo:
+def iinfo(dtype: DTypeLike | None) -> ml_dtypes.iinfo:
     """Machine limits of an integer dtype, the sub-byte integers included."""
     # ml_dtypes leaves its constructors unannotated.
-    return ml_dtypes.iinfo(_as_dtype(dtype, "iinfo"))  # type: ignore[no-untyped-call]
+    return ml_dtypes.iinfo(_info_dtype(dtype, "iinfo"))  # type: ignore[no-untyped-call]
+
+
+def _info_dtype(dtype: DTypeLike | None, caller: str) -> Any:
+    # None goes to ml_dtypes (NumPy) as it is: float64's limits, or NumPy's error for iinfo.
+    return None if dtype is None else _as_dtype(dtype, caller)
 
 
 # --- extended dtypes (`_extended_dtypes`) ------------------------------------------------------

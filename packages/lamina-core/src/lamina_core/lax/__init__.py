@@ -190,6 +190,9 @@ from lamina_core.lax._batching_common import (
     defbroadcasting as defbroadcasting,
 )
 from lamina_core.lax._batching_common import (
+    defreducer as defreducer,
+)
+from lamina_core.lax._batching_common import (
     defvectorized as defvectorized,
 )
 from lamina_core.lax._batching_common import (
@@ -404,6 +407,9 @@ from lamina_core.lax._structural import (
 )
 from lamina_core.lax._tokens import (
     AbstractToken as AbstractToken,
+)
+from lamina_core.lax._tokens import (
+    Token as Token,
 )
 from lamina_core.lax._tokens import (
     abstract_token as abstract_token,

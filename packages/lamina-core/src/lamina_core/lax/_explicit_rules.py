@@ -225,7 +225,7 @@ def _with_axis_types(aval: Any) -> str:
     kinds: dict[Any, list[Any]] = {}
     for name, kind in zip(aval.mesh.axis_names, aval.mesh.axis_types, strict=True):
         kinds.setdefault(kind, []).append(name)
-    return f"{aval.str_short()}({ {k: tuple(v) for k, v in kinds.items()} })"
+    return f"{aval.str_short(True)}({ {k: tuple(v) for k, v in kinds.items()} })"
 
 
 @sharding_rules.register(dynamic_update_slice_p)

@@ -17,6 +17,7 @@ from typing import Any, Final, TypeAlias
 
 import numpy as np
 
+from lamina_core.config import affects_tracing, config, define_optional_enum
 from lamina_core.ir import (
     AbstractValue,
     JaxprEqn,
@@ -53,6 +54,32 @@ _PRECISION_NAMES: Final = {
     "fastest": Precision.DEFAULT,
 }
 
+# Read when a contraction is staged without a precision: part of the tracing key, as JAX's.
+default_matmul_precision: Final = affects_tracing(
+    define_optional_enum(
+        "jax_default_matmul_precision",
+        (
+            *("default", "high", "highest", "bfloat16", "tensorfloat32", "float32"),
+            *(name for name in DotAlgorithmPreset.__members__ if name != "DEFAULT"),
+        ),
+        None,
+        "Control the default matmul and conv precision for 32bit inputs: a precision name, "
+        "or the name of a lax.DotAlgorithmPreset.",
+        validator=lambda value: _check_default_precision(value),
+    )
+)
+
+
+def _check_default_precision(value: str | None) -> None:
+    if value is not None and value in DotAlgorithmPreset.__members__:
+        raise NotImplementedError(
+            f"config option jax_default_matmul_precision={value!r} is not supported by Lamina: "
+            "dot algorithm presets other than DEFAULT are not implemented"
+        )
+
+
+_TOUCHED: Final = config.touched
+
 DimensionNumbers: TypeAlias = tuple[
     tuple[tuple[int, ...], tuple[int, ...]], tuple[tuple[int, ...], tuple[int, ...]]
 ]
@@ -81,7 +108,10 @@ def canonicalize_precision(precision: Any) -> CanonicalPrecision:
             presets are not supported by Lamina yet).
     """
     if precision is None:
-        return None
+        if "jax_default_matmul_precision" not in _TOUCHED:
+            return None
+        default = default_matmul_precision.value  # a name of a precision (presets refused)
+        return None if default is None else canonicalize_precision(default)
     if isinstance(precision, str) and precision in _PRECISION_NAMES:
         p = _PRECISION_NAMES[precision]
         return p, p

@@ -14,6 +14,7 @@ from typing import Any, Final
 
 import numpy as np
 
+from lamina_core.config import affects_tracing, config
 from lamina_core.ir import (
     AbstractValue,
     Primitive,
@@ -99,6 +100,26 @@ def _bitwise(ufunc: np.ufunc, identity: int) -> Callable[[np.ndarray, tuple[int,
     return reference
 
 
+# Decides whether staging a sum raises: part of the tracing key, as in JAX.
+allow_f16_reductions: Final = affects_tracing(
+    config.define_bool(
+        "jax_allow_f16_reductions",
+        True,
+        "If False, `reduce_sum` on `f16` or `bf16` inputs will raise an error.",
+    )
+)
+
+
+def _check_f16_reduction(aval: ShapedArray, axes: Sequence[int]) -> None:
+    if "jax_allow_f16_reductions" not in config.touched or allow_f16_reductions.value:
+        return
+    if not all(aval.shape[d] == 1 for d in axes):
+        raise ValueError(
+            f"reduce_sum on operand {aval.str_short(True)} is not allowed when "
+            "jax_allow_f16_reductions=False."
+        )
+
+
 def reduction(
     name: str,
     reference: Callable[[np.ndarray, tuple[int, ...]], Any],
@@ -117,6 +138,8 @@ def reduction(
             raise TypeError(
                 f"logical reduction requires operand dtype bool or int, got {aval.dtype}."
             )
+        if name == "reduce_sum" and aval.dtype.name in ("float16", "bfloat16"):
+            _check_f16_reduction(aval, axes)
         shape = _reduced_shape(aval, axes)
         return ShapedArray(shape, aval.dtype, aval.weak_type and not logical)
 

@@ -51,7 +51,7 @@ def _abstract_eval(
     x: AbstractValue, *, dst_sharding: NamedSharding, concrete_mesh: Any
 ) -> AbstractValue:
     if not isinstance(x, ShapedArray):
-        raise TypeError(f"reshard: expected an array, got {x.str_short()}")
+        raise TypeError(f"reshard: expected an array, got {x.str_short(True)}")
     mesh = None if dst_sharding.mesh.empty else dst_sharding.mesh.abstract_mesh
     return x if x.mesh == mesh else x.update(mesh=mesh)
 

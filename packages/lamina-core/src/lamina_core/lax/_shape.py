@@ -73,9 +73,15 @@ def canonical_shape(shape: Any) -> tuple[int, ...]:
         return tuple(operator.index(d) for d in shape)
     except TypeError:
         pass
-    raise TypeError(
-        f"Shapes must be 1D sequences of concrete values of integer type, got {shape!r}."
-    )
+    message = f"Shapes must be 1D sequences of concrete values of integer type, got {shape!r}."
+    traced = [d for d in shape if isinstance(d, Tracer)] if isinstance(shape, Sequence) else []
+    if traced:  # as JAX's: where the abstract sizes came from
+        message += (
+            "\nIf using `jit`, try using `static_argnums` or applying `jit` to smaller "
+            "subfunctions."
+        )
+        message += "".join(d._origin_msg() for d in traced)
+    raise TypeError(message)
 
 
 def check_shapelike(fun: str, arg: str, obj: Any, non_zero_shape: bool = False) -> None:

@@ -25,7 +25,7 @@ class AbstractToken(AbstractValue):
 
     __slots__ = ()
 
-    def str_short(self, short_dtypes: bool = True) -> str:
+    def str_short(self, short_dtypes: bool = False, mesh_axis_types: bool = False) -> str:
         return "Tok"
 
     def __repr__(self) -> str:

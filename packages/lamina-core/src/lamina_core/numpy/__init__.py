@@ -14,6 +14,7 @@ from lamina_core.numpy import (
     _array_methods,
     _bits_sorts,
     _cumulative,
+    _index_helpers,
     _index_tricks,
     _index_update,
     _indexing,
@@ -116,6 +117,9 @@ from lamina_core.numpy._util import (
 )
 from lamina_core.numpy._util import (
     lax_const as lax_const,
+)
+from lamina_core.numpy._util import (
+    rank_promotion as rank_promotion,
 )
 from lamina_core.numpy._util import (
     shape_of as shape_of,
@@ -257,6 +261,7 @@ _TRACER_METHODS: dict[str, Callable[..., Any]] = {
     "method:take": _indexing.take,
     "method:trace": _matrix_parts.trace,
     "method:view": _array_methods.view,
+    "method:copy": _index_helpers.copy,
     "property:flat": _array_methods.flat,
     "property:mT": _array_methods.matrix_transpose_property,
     "property:nbytes": _array_methods.nbytes,

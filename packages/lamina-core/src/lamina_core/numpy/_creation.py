@@ -33,7 +33,6 @@ from lamina_core.numpy._util import (
     shape_of,
 )
 from lamina_core.trace import (
-    ConcretizationTypeError,
     Tracer,
     eager_value,
     is_registered_value,
@@ -94,6 +93,14 @@ def _coerce_scalar(x: bool | int | float | complex, dtype: _np.dtype | None) -> 
         _np.asarray(x, dtype=dtype)  # NumPy's OverflowError: Python integer ... out of bounds
 
 
+def _as_numpy_if_no_dtype(leaf: Any) -> Any:
+    try:
+        _dtypes.dtype(leaf)
+    except TypeError:
+        return _np.asarray(leaf)
+    return leaf
+
+
 def _check_leaf_dtype(leaf: Any) -> None:
     """JAX's error for a value without a numeric dtype (a dict, a string, an object)."""
     if (
@@ -147,7 +154,13 @@ def array(
     if dtype is None:
         for leaf in leaves:
             _check_leaf_dtype(leaf)
-        dtype = _dtypes.result_type(*leaves) if leaves else _user_dtype(None)
+        try:
+            dtype = _dtypes.result_type(*leaves) if leaves else _user_dtype(None)
+        except TypeError:
+            # Leaves with no dtype of their own (a range, a memoryview) read as NumPy reads
+            # them, as JAX falls back to.
+            leaves = [_as_numpy_if_no_dtype(leaf) for leaf in leaves]
+            dtype = _dtypes.result_type(*leaves)
     out: Any
     if isinstance(object, Tracer) or is_registered_value(object):
         out = array_copy(object) if copy else object
@@ -281,11 +294,7 @@ def full_like(
 
 def _concrete(value: Any, what: str) -> Any:
     if isinstance(value, Tracer):
-        raise ConcretizationTypeError(
-            f"Abstract tracer value encountered where concrete value is expected: traced array "
-            f"with shape {value.aval}\nIt arose in the {what}\nThe size of the result must be "
-            f"known when tracing; pass a Python or NumPy value instead."
-        )
+        raise value._not_concrete(f"It arose in the {what}")  # JAX's text, with the origin
     return value
 
 

@@ -8,14 +8,23 @@ from __future__ import annotations
 import functools
 import operator
 import re
+import warnings
 from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 import lamina_core.numpy as jnp
 from lamina_core import lax as _lax
+from lamina_core.config import config
 from lamina_core.numpy._promote import broadcast_shapes, check_arraylike
 from lamina_core.numpy._reductions import canonicalize_axis, ensure_arraylike
-from lamina_core.numpy._util import Array, ArrayLike, DTypeLike, dtype_of, shape_of
+from lamina_core.numpy._util import (
+    Array,
+    ArrayLike,
+    DTypeLike,
+    dtype_of,
+    rank_promotion,
+    shape_of,
+)
 from lamina_core.transforms import Jitted, vmap
 
 __all__ = [
@@ -168,6 +177,8 @@ def vectorize(
             loop_shapes.append(shape[: len(shape) - len(dims)])
         loop_shape = broadcast_shapes(*loop_shapes)
         checked = func if out_dims is None else _checking_outputs(func, sizes, out_dims, context)
+        if "jax_numpy_rank_promotion" in config.touched and rank_promotion.value != "allow":
+            _check_vectorize_ranks(arrays, in_dims, signature)
 
         # Size-1 loop dimensions are squeezed and left to broadcasting by vmap (in_axes None),
         # instead of materializing broadcast copies of the arguments.
@@ -194,6 +205,27 @@ def vectorize(
         return jnp.expand_dims(result, axis=expand)
 
     return wrapped
+
+
+def _check_vectorize_ranks(
+    arrays: Sequence[Any], in_dims: Sequence[CoreDims], signature: str | None
+) -> None:
+    """JAX's warning or error for `vectorize` arguments of different loop ranks."""
+    ranks = {
+        len(shape_of(a)) - len(dims) for a, dims in zip(arrays, in_dims, strict=True) if shape_of(a)
+    }
+    if len(ranks) < 2:
+        return
+    message = (
+        f"operands with shapes {[shape_of(a) for a in arrays]} require rank promotion for "
+        f"jnp.vectorize function with signature {signature}. Set the jax_numpy_rank_promotion "
+        "config option to 'allow' to disable this message; for more information, see "
+        "https://docs.jax.dev/en/latest/rank_promotion_warning.html."
+    )
+    if rank_promotion.value == "warn":
+        warnings.warn(message, stacklevel=3)
+    else:
+        raise ValueError(message)
 
 
 def apply_along_axis(

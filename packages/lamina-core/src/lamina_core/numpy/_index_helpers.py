@@ -159,21 +159,25 @@ def ravel_multi_index(
     return total
 
 
-def unravel_index(indices: ArrayLike, shape: Sequence[int]) -> tuple[Array, ...]:
+def unravel_index(indices: ArrayLike, shape: Sequence[int] | int) -> tuple[Array, ...]:
     """The coordinates, in an array of `shape`, of the flat `indices` (clipped into range,
     negative ones counted from the end, as JAX's)."""
     (idx,) = ensure_arraylike("unravel_index", indices)
-    dims = tuple(operator.index(d) for d in shape)
-    if not _dtypes.issubdtype(idx.dtype, np.integer):
-        raise TypeError("only int indices permitted")
-    size = int(np.prod(dims, dtype=np.int64))
-    idx = jnp.where(idx < 0, idx + size, idx)
-    idx = jnp.clip(idx, 0, max(size - 1, 0))
-    out = []
-    for d in dims[::-1]:
-        out.append(jnp.mod(idx, d) if d else idx)
-        idx = jnp.floor_divide(idx, d) if d else idx
-    return tuple(out[::-1])
+    dims: list[Any] = [shape] if isinstance(shape, int) or np.ndim(shape) == 0 else list(shape)
+    if any(np.ndim(d) != 0 for d in dims):
+        raise ValueError("unravel_index: shape should be a scalar or 1D sequence.")
+    # JAX's formulation (one `divmod` per axis, the overflow clipped after), which its
+    # staged programs show.
+    out: list[Any] = [0] * len(dims)
+    for i in reversed(range(len(dims))):
+        idx, out[i] = jnp.divmod(idx, dims[i])
+    oob_pos = idx > 0
+    # unsigned indices cannot fall below the range
+    unsigned = _dtypes.issubdtype(idx.dtype, np.unsignedinteger)
+    oob_neg = jnp.asarray(False) if unsigned else idx < -1
+    return tuple(
+        jnp.where(oob_pos, d - 1, jnp.where(oob_neg, 0, i)) for d, i in zip(dims, out, strict=True)
+    )
 
 
 def _window(m: int) -> Any:

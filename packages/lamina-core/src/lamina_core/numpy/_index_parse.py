@@ -290,7 +290,7 @@ class NDIndexer:
                 out.append(idx)
                 continue
             if isinstance(idx.index, Tracer):
-                raise NonConcreteBooleanIndexError(typeof(idx.index).str_short())
+                raise NonConcreteBooleanIndexError(typeof(idx.index).str_short(True))
             if np.ndim(idx.index) == 0:
                 out.append(ParsedIndex(bool(idx.index), idx.typ, ()))
                 continue

@@ -14,13 +14,14 @@ from typing import Any
 
 import numpy as np
 
+from lamina_core.config import config
 from lamina_core.ir import MESHES_SEEN, ShapedArray, broadcast_sharding, dtypes, typed_scalar
 from lamina_core.lax import _convert_element_type, broadcast_in_dim
 from lamina_core.lax import checks as c
 from lamina_core.lax import convert as convert  # one conversion rule for lax's helpers and jnp's
 from lamina_core.lax import promote_dtypes_inexact as promote_dtypes_inexact
 from lamina_core.numpy._util import check_arraylike as check_arraylike
-from lamina_core.numpy._util import dtype_of, shape_of
+from lamina_core.numpy._util import check_rank_promotion, dtype_of, rank_promotion, shape_of
 from lamina_core.trace import Tracer, typeof
 
 
@@ -81,6 +82,8 @@ def promote_shapes(name: str, *args: Any) -> list[Any]:
     ranks = {len(s) for s in shapes if s}
     if len({len(s) for s in shapes}) == 1 or len(ranks) < 2:
         return [asarray(x) for x in args]
+    if "jax_numpy_rank_promotion" in config.touched and rank_promotion.value != "allow":
+        check_rank_promotion(name, shapes)
     rank = len(broadcast_shapes(*shapes))
     out = []
     for x, shape in zip(args, shapes, strict=True):
@@ -96,7 +99,7 @@ def _array_aval(x: Any) -> ShapedArray | None:
     return aval if isinstance(aval, ShapedArray) else None
 
 
-def _fast_binary(x: Any, y: Any) -> list[Any] | None:
+def _fast_binary(name: str, x: Any, y: Any) -> list[Any] | None:
     """The common binary cases, promoted without the general lattice walk (a hot path).
 
     Two arrays of one type need nothing; an array with a Python float (inexact array) or a
@@ -106,7 +109,7 @@ def _fast_binary(x: Any, y: Any) -> list[Any] | None:
     ax, ay = _array_aval(x), _array_aval(y)
     if ax is not None and ay is not None:
         if ax.dtype == ay.dtype and ax.weak_type == ay.weak_type:
-            return [x, y] if ax.shape == ay.shape else promote_shapes("", x, y)
+            return [x, y] if ax.shape == ay.shape else promote_shapes(name, x, y)
         return None
     aval, scalar, scalar_first = (ax, y, False) if ax is not None else (ay, x, True)
     if aval is None:
@@ -130,7 +133,7 @@ def _fast_binary(x: Any, y: Any) -> list[Any] | None:
 
 def promote_args(name: str, *args: Any) -> list[Any]:
     if len(args) == 2:
-        fast = _fast_binary(*args)
+        fast = _fast_binary(name, *args)
         if fast is not None:
             return fast
     check_arraylike(name, *args)

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import functools
+import warnings
 from collections.abc import Sequence
 from typing import Any, Final, TypeAlias
 
 import numpy as np
 
+from lamina_core.config import affects_tracing, config, define_enum
 from lamina_core.ir import dtypes
 from lamina_core.lax import _convert_element_type, broadcast_in_dim
 from lamina_core.trace import Tracer, is_concrete_value, typeof
@@ -70,6 +72,38 @@ def promote_dtypes_inexact(*args: Any) -> list[Any]:
     return [_convert_element_type(x, dtype, weak) for x in args]
 
 
+# What a broadcast between ranks does decides what is staged: part of the tracing key, as JAX's.
+rank_promotion: Final = affects_tracing(
+    define_enum(
+        "jax_numpy_rank_promotion",
+        ("allow", "warn", "raise"),
+        "allow",
+        'Control NumPy-style automatic rank promotion broadcasting ("allow", "warn", or "raise").',
+    )
+)
+_RANK_PROMOTION_PAGE: Final = "https://docs.jax.dev/en/latest/rank_promotion_warning.html"
+
+
+def check_rank_promotion(name: str, shapes: Sequence[tuple[int, ...]]) -> None:
+    """JAX's warning or error for `name` broadcasting arrays of different ranks `shapes`,
+    under `jax_numpy_rank_promotion` "warn" or "raise" (callers check it is not "allow")."""
+    mode = rank_promotion.value
+    listed = " ".join(map(str, shapes))
+    if mode == "warn":
+        warnings.warn(
+            f"Following NumPy automatic rank promotion for {name} on shapes {listed}. Set the "
+            "jax_numpy_rank_promotion config option to 'allow' to disable this warning; for "
+            f"more information, see {_RANK_PROMOTION_PAGE}.",
+            stacklevel=2,
+        )
+    elif mode == "raise":
+        raise ValueError(
+            f"Operands could not be broadcast together for {name} on shapes {listed} and with "
+            "the config option jax_numpy_rank_promotion='raise'. For more information, see "
+            f"{_RANK_PROMOTION_PAGE}."
+        )
+
+
 def promote_shapes(name: str, *args: Any) -> list[Any]:
     """Give non-scalar arguments equal rank by adding leading size-1 dims, as NumPy does."""
     if len(args) < 2:
@@ -79,6 +113,12 @@ def promote_shapes(name: str, *args: Any) -> list[Any]:
     if not nonscalar:
         return list(args)
     rank = max(nonscalar)
+    if (
+        min(nonscalar) != rank
+        and "jax_numpy_rank_promotion" in config.touched
+        and rank_promotion.value != "allow"
+    ):
+        check_rank_promotion(name, shapes)
     out = []
     for x, shape in zip(args, shapes, strict=True):
         if shape and len(shape) < rank:

@@ -18,7 +18,7 @@ import numpy as np
 
 from lamina_core import lax
 from lamina_core import numpy as jnp
-from lamina_core.config import config, enable_x64
+from lamina_core.config import affects_tracing, config, define_enum, enable_x64
 from lamina_core.ir import ShapedArray, dtypes
 from lamina_core.lax import canonical_shape
 from lamina_core.random import _rbg as _rbg  # registers the rbg implementations' key operations
@@ -40,11 +40,33 @@ from lamina_core.trace import typeof
 
 Array = Any
 
-default_prng_impl: Final = config.define(
+default_prng_impl: Final = define_enum(
     "jax_default_prng_impl",
+    ("threefry2x32", "threefry4x32", "rbg", "unsafe_rbg", "philox2x32", "philox4x32"),
     "threefry2x32",
-    str,
-    "The PRNG implementation of new keys: 'threefry2x32', 'rbg' or 'unsafe_rbg'.",
+    "The PRNG implementation of new keys: 'threefry2x32', 'rbg' or 'unsafe_rbg' (JAX's "
+    "'threefry4x32', 'philox2x32' and 'philox4x32' are refused).",
+)
+
+
+def _check_prng_impl(name: str) -> None:
+    if name not in prng_impls:
+        raise NotImplementedError(
+            f"config option jax_default_prng_impl={name!r} is not supported by Lamina: it "
+            f"implements {', '.join(map(repr, prng_impls))}"
+        )
+
+
+default_prng_impl.validator = _check_prng_impl
+
+
+# Staged into every seeding: part of the tracing key, as in JAX.
+random_seed_offset: Final = affects_tracing(
+    config.define_int(
+        "jax_random_seed_offset",
+        0,
+        "Offset to all random seeds (e.g. argument to jax.random.key()).",
+    )
 )
 
 
@@ -125,6 +147,8 @@ def _seed(ctor: str, seed: Any, impl: Any) -> Array:
         )
     # Python ints go through int64 (JAX does so to accept hashes beyond int32 with x64 off).
     seeds = jnp.asarray(np.int64(seed)) if isinstance(seed, int) else jnp.asarray(seed)
+    if "jax_random_seed_offset" in config.touched and random_seed_offset.value:
+        seeds = seeds + random_seed_offset.value
     return random_seed_p.bind(seeds, impl=prng)
 
 

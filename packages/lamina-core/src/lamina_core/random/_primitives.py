@@ -142,7 +142,7 @@ def key_impl_of(dtype: object) -> PRNGImpl | None:
 
 def _key_aval(x: AbstractValue, prim: str) -> ShapedArray:
     if not isinstance(x, ShapedArray) or key_impl_of(x.dtype) is None:
-        raise TypeError(f"{prim} takes key array operand, got {x.str_short()}")
+        raise TypeError(f"{prim} takes key array operand, got {x.str_short(True)}")
     return x
 
 
@@ -176,7 +176,7 @@ threefry2x32_p: Final = Primitive("threefry2x32", multiple_results=True)
 def _seed_abstract_eval(seeds: AbstractValue, *, impl: PRNGImpl) -> ShapedArray:
     aval = checks.array_aval("random_seed", seeds)
     if not dtypes.issubdtype(aval.dtype, np.integer):
-        raise TypeError(f"PRNG key seed must be an integer; got {aval.str_short()}")
+        raise TypeError(f"PRNG key seed must be an integer; got {aval.str_short(True)}")
     return ShapedArray(aval.shape, impl.key_type.dtype)
 
 
@@ -293,7 +293,7 @@ def _clone_impl(keys: np.ndarray) -> np.ndarray:
 def _threefry_abstract_eval(*args: AbstractValue) -> tuple[ShapedArray, ShapedArray]:
     avals = [checks.array_aval("threefry2x32", a) for a in args]
     if any(a.dtype != dtypes.uint32 for a in avals):
-        got = ", ".join(a.str_short() for a in avals)
+        got = ", ".join(a.str_short(True) for a in avals)
         raise TypeError(f"Arguments to threefry2x32 must have uint32 type, got {got}")
     out = ShapedArray(checks.broadcast_shapes("threefry2x32", avals), dtypes.uint32)
     return out, out

@@ -16,7 +16,7 @@ import numpy as np
 from lamina_core import numpy as jnp
 from lamina_core.ir import dtypes
 from lamina_core.lax import canonical_shape
-from lamina_core.numpy import einsum, linalg, promote_dtypes_inexact
+from lamina_core.numpy import einsum, linalg, promote_dtypes_inexact, rank_promotion
 from lamina_core.random._keys import check_prng_key
 from lamina_core.random._samplers import _check_shape, _user_dtype, normal
 from lamina_core.trace import ConcretizationTypeError, Tracer
@@ -80,7 +80,8 @@ def _multivariate_normal(
     else:
         factor = linalg.cholesky(cov)
     samples = normal(key, (*shape, *mean.shape[-1:]), dtype)
-    return mean + einsum("...ij,...j->...i", factor, samples)
+    with rank_promotion("allow"):  # as JAX's: the mean broadcasts over the batch
+        return mean + einsum("...ij,...j->...i", factor, samples)
 
 
 def orthogonal(

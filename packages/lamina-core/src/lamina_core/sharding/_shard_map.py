@@ -378,7 +378,7 @@ def _shard_map(
             if typeof(c).mutable:
                 raise ValueError(
                     f"shard_map can't close over the mutable array reference of type "
-                    f"{typeof(c).str_short()} that {fun_name(f)} uses: pass it as an argument "
+                    f"{typeof(c).str_short(True)} that {fun_name(f)} uses: pass it as an argument "
                     "with an in_specs entry instead"
                 )
         jaxpr = closed.jaxpr

@@ -4,7 +4,8 @@
 (`typeof` and value types), `_evaluate` (the NumPy reference evaluator and `eval_jaxpr`),
 `_vma` (varying manual axes in types), `_typecheck` (the jaxpr type checker),
 `_mutable_checks` (the aliasing rules of mutable values), `_error_types` (`jax.errors` types
-nothing raises yet).
+nothing raises yet), `_user_primitive` (primitives defined through JAX's public `def_impl` /
+`def_abstract_eval` API).
 """
 
 from lamina_core.trace._axis_env import (
@@ -40,6 +41,15 @@ from lamina_core.trace._evaluate import (
 from lamina_core.trace._evaluate import (
     reference_impl as reference_impl,
 )
+from lamina_core.trace._leaks import (
+    check_no_leaks as check_no_leaks,
+)
+from lamina_core.trace._leaks import (
+    check_tracer_leaks as check_tracer_leaks,
+)
+from lamina_core.trace._leaks import (
+    checking_leaks as checking_leaks,
+)
 from lamina_core.trace._mutable_checks import (
     check_no_aliased_args as check_no_aliased_args,
 )
@@ -48,6 +58,15 @@ from lamina_core.trace._mutable_checks import (
 )
 from lamina_core.trace._mutable_checks import (
     check_not_closed_over_and_passed as check_not_closed_over_and_passed,
+)
+from lamina_core.trace._tracebacks import (
+    UnfilteredStackTrace as UnfilteredStackTrace,
+)
+from lamina_core.trace._tracebacks import (
+    api_boundary as api_boundary,
+)
+from lamina_core.trace._tracebacks import (
+    traceback_filtering as traceback_filtering,
 )
 from lamina_core.trace._tracing import (
     EVAL_TRACE as EVAL_TRACE,
@@ -142,6 +161,9 @@ from lamina_core.trace._typecheck import (
 from lamina_core.trace._typecheck import (
     sub_jaxpr_contexts as sub_jaxpr_contexts,
 )
+from lamina_core.trace._user_primitive import (
+    UserPrimitive as UserPrimitive,
+)
 from lamina_core.trace._values import (
     ShapeDtypeStruct as ShapeDtypeStruct,
 )
@@ -165,6 +187,9 @@ from lamina_core.trace._values import (
 )
 from lamina_core.trace._values import (
     register_value_type as register_value_type,
+)
+from lamina_core.trace._values import (
+    shaped_abstractify as shaped_abstractify,
 )
 from lamina_core.trace._values import (
     to_numpy as to_numpy,

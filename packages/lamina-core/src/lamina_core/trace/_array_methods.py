@@ -152,5 +152,9 @@ class ArrayMethods:
             return prop(self)
         method = _methods.get(f"method:{name}")
         if method is None:
-            raise AttributeError(f"{type(self).__name__} has no attribute {name!r}")
+            raise self._no_attribute(name)
         return lambda *args, **kwargs: method(self, *args, **kwargs)
+
+    def _no_attribute(self, name: str) -> AttributeError:
+        """The error for a missing attribute `name` (tracers give JAX's tracers' texts)."""
+        return AttributeError(f"{type(self).__name__} has no attribute {name!r}")

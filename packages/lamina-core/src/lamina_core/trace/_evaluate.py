@@ -24,6 +24,7 @@ from lamina_core.ir import (
     Var,
     abstract_eval_rules,
     impl_rules,
+    python_impl_primitives,
     value_impl_rules,
 )
 from lamina_core.trace._tracing import install_eager_impl
@@ -37,7 +38,7 @@ def _conform(value: Any, aval: AbstractValue, prim: Primitive) -> Any:
     if array.shape != aval.shape:
         raise AssertionError(
             f"NumPy reference rule of '{prim.name}' returned shape {array.shape}, but its "
-            f"abstract evaluation says {aval.str_short()}"
+            f"abstract evaluation says {aval.str_short(True)}"
         )
     return array.astype(aval.dtype, copy=False)
 
@@ -55,6 +56,8 @@ def install_high_impl(impl: HighImpl) -> None:
 
 def reference_impl(prim: Primitive, args: Sequence[Any], params: dict[str, Any]) -> Any:
     """Apply `prim` to concrete values with its NumPy rule; results are NumPy arrays."""
+    if prim in python_impl_primitives:
+        return value_impl_rules[prim](*args, **params)
     in_avals = [typeof(x) for x in args]
     out_aval = abstract_eval_rules[prim](*in_avals, **params)
     on_values = value_impl_rules.get(prim)

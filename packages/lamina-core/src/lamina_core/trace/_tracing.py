@@ -18,9 +18,6 @@ from typing import Any, ClassVar, Final, NoReturn, Protocol, TypeVar, overload
 
 from lamina_core.config import dispatch_context
 from lamina_core.ir import AbstractValue, Primitive, install_current_trace
-
-# `ArrayMethods` and `register_tracer_method` are re-exported: the runtime's arrays and the
-# numpy frontend import them from here.
 from lamina_core.trace._array_methods import ArrayMethods as ArrayMethods
 from lamina_core.trace._array_methods import (
     _immutable_error,
@@ -30,6 +27,10 @@ from lamina_core.trace._array_methods import (
     check_scalar_conversion,
 )
 from lamina_core.trace._array_methods import register_tracer_method as register_tracer_method
+
+# `ArrayMethods` and `register_tracer_method` are re-exported: the runtime's arrays and the
+# numpy frontend import them from here.
+from lamina_core.trace._concrete_only import ConcreteOnlyMethods
 
 
 class Trace:
@@ -334,7 +335,7 @@ class UnexpectedTracerError(JAXTypeError):
     """A tracer escaped the transformation that created it."""
 
 
-class Tracer(ArrayMethods):
+class Tracer(ArrayMethods, ConcreteOnlyMethods):
     """A value being traced: it stands for an array of type `aval` inside a trace."""
 
     __slots__ = ("_trace",)
@@ -476,6 +477,32 @@ class Tracer(ArrayMethods):
         # As JAX's: element i is a unit-stride slice of the leading axis, squeezed.
         item = _method("iter_item")
         return (item(self, i) for i in range(self.shape[0]))
+
+    def _no_attribute(self, name: str) -> AttributeError:
+        # JAX's texts: two methods of concrete arrays and `sharding` are named as such.
+        if name in ("block_until_ready", "copy_to_host_async"):
+            return AttributeError(
+                f"The '{name}' method is not available on {self._error_repr()}.{self._origin_msg()}"
+            )
+        if name == "sharding":
+            return AttributeError(
+                f"The 'sharding' attribute is not available on {self._error_repr()}. To query "
+                "sharding information on tracers, use `jax.typeof(x)`."
+            )
+        return AttributeError(f"{self.jax_name} has no attribute {name}")
+
+    def copy(self) -> Any:
+        """A copy (a `copy` equation), as `jnp.copy`."""
+        return _method("method:copy")(self)
+
+    def __copy__(self) -> Any:
+        return self.copy()
+
+    def __deepcopy__(self, memo: Any) -> Any:
+        return self.copy()
+
+    def __reversed__(self) -> Iterator[Any]:
+        return iter(self[::-1])
 
     def short_repr(self) -> str:
         """What `repr` shows, as JAX 0.10.2's `_short_repr` of the same kind of tracer."""

@@ -84,8 +84,8 @@ def check_jaxpr(jaxpr: Jaxpr | ClosedJaxpr) -> None:
         for var, aval in zip(eqn.outvars, expected, strict=True):
             if not types_match(var.aval, aval):
                 raise _fail(
-                    f"'{eqn.primitive.name}' gives {aval.str_short()}, but the equation "
-                    f"binds {var.aval.str_short()}",
+                    f"'{eqn.primitive.name}' gives {aval.str_short(True)}, but the equation "
+                    f"binds {var.aval.str_short(True)}",
                     eqn,
                 )
             bind(var, eqn)

@@ -8,6 +8,7 @@ later becomes a const arg is not decided here (that is lamina-consts' policy).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -16,30 +17,80 @@ import numpy as np
 
 from lamina_core.ir import (
     AbstractValue,
+    AutoLayout,
+    Format,
+    InvalidValueError,
+    NamedSharding,
+    PartitionSpec,
     ShapedArray,
     TypedComplex,
     TypedFloat,
     TypedInt,
     dtypes,
+    explicit_spec,
+    get_concrete_mesh,
+    is_symbolic_dim,
     typed_scalar,
 )
 from lamina_core.trace._tracing import Tracer
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class ShapeDtypeStruct:
-    """A shape and dtype standing in for an array, as `jax.ShapeDtypeStruct`."""
+    """A shape and dtype standing in for an array, as `jax.ShapeDtypeStruct`.
+
+    Args:
+        shape: the array's shape.
+        dtype: its dtype (as given; the type it stands for has it canonicalized).
+        sharding: a sharding, a `PartitionSpec` (over the mesh in context) or a `Format`.
+        weak_type: whether it is weakly typed (as a Python scalar is).
+    """
 
     shape: tuple[int, ...]
     dtype: np.dtype
-    weak_type: bool = False
-    sharding: Any = None
+    weak_type: bool
+    _sharding: Any
+    _layout: Any
+    """The device-local layout of a `Format` given as sharding (JAX's `_dll`), or None."""
 
-    def __init__(self, shape: Any, dtype: Any, *, weak_type: bool = False, sharding: Any = None):
-        object.__setattr__(self, "shape", tuple(int(d) for d in shape))
-        object.__setattr__(self, "dtype", dtypes.canonicalize_dtype(dtype))
+    def __init__(
+        self, shape: Any, dtype: Any, *, sharding: Any = None, weak_type: bool = False
+    ) -> None:
+        if dtype is None:
+            raise ValueError("ShapeDtypeStruct: dtype must be specified.")
+        # Symbolic dimensions (`lamina.export.symbolic_shape`) are kept as they are.
+        dims = tuple(d if is_symbolic_dim(d) else int(d) for d in shape)
+        object.__setattr__(self, "shape", dims)
+        # Kept as given (float64 stays float64, as JAX's); the type it stands for is canonical.
+        given = np.dtype(dtype) if dtype in _PYTHON_SCALARS else dtypes.dtype(dtype)
+        object.__setattr__(self, "dtype", given)
+        is_format = isinstance(sharding, Format)
+        if is_format and isinstance(sharding.layout, AutoLayout):
+            raise TypeError(
+                "`Layout.AUTO` cannot be used in place of a device-local layout in a "
+                f"`ShapeDtypeStruct`. Got {sharding}"
+            )
+        object.__setattr__(self, "_layout", sharding.layout if is_format else None)
+        object.__setattr__(self, "_sharding", sharding.sharding if is_format else sharding)
         object.__setattr__(self, "weak_type", weak_type)
-        object.__setattr__(self, "sharding", sharding)
+
+    @property
+    def sharding(self) -> Any:
+        """The sharding; a `PartitionSpec` given is read over the mesh in context."""
+        given = self._sharding
+        if isinstance(given, PartitionSpec):
+            mesh = get_concrete_mesh()
+            if mesh.empty:
+                raise TypeError(
+                    "When specifying PartitionSpec to `ShapeDtypeStruct`, the context mesh "
+                    "cannot be empty. Please use `jax.set_mesh` to set the mesh context."
+                )
+            return NamedSharding(mesh, given)
+        return given
+
+    @property
+    def format(self) -> Format:
+        return Format(self._layout, self.sharding)
 
     @property
     def ndim(self) -> int:
@@ -47,11 +98,79 @@ class ShapeDtypeStruct:
 
     @property
     def size(self) -> int:
-        return int(np.prod(self.shape))
+        return math.prod(self.shape)
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    @classmethod
+    def like(cls, x: Any) -> ShapeDtypeStruct:
+        """The `ShapeDtypeStruct` of an array, a scalar, a tracer or anything with `shape` and
+        `dtype`: its shape, dtype, weak type and (if it has one) sharding."""
+        aval = shaped_abstractify(x)
+        if getattr(aval, "mutable", False):
+            raise NotImplementedError(
+                "Ref/AbstractRef support is not implemented. Please file an issue at "
+                "https://github.com/jax-ml/jax/issues"
+            )
+        if aval.is_high or not isinstance(aval, ShapedArray):
+            raise NotImplementedError(
+                "Passing a HiVal to `ShapeDtypeStruct.like` is not implemented."
+            )
+        sharding = None
+        if is_registered_value(x):  # a device array: over a mesh only (one device: uncommitted)
+            placed = x.sharding
+            sharding = placed if isinstance(placed, NamedSharding) else None
+        elif getattr(x, "_committed", True) and not isinstance(x, Tracer):
+            sharding = getattr(x, "sharding", None)
+        return cls(aval.shape, aval.dtype, sharding=sharding, weak_type=aval.weak_type)
+
+    def update(self, **changes: Any) -> ShapeDtypeStruct:
+        """A copy with `shape`, `dtype`, `sharding` or `weak_type` changed."""
+        if "sharding" in changes:
+            sharding = changes.pop("sharding")
+            if self._layout is not None and not isinstance(
+                sharding, (Format, PartitionSpec, type(None))
+            ):
+                raise ValueError(
+                    f"You are updating ShapeDtypeStruct with a {type(sharding)} when the "
+                    f"original ShapeDtypeStruct had a concrete layout {self.format}. This "
+                    "might lead to bugs. If you want to do this, create a new "
+                    "ShapeDtypeStruct via the constructor."
+                )
+        else:
+            sharding = self.format if self._layout is not None else self._sharding
+        return ShapeDtypeStruct(
+            changes.pop("shape", self.shape),
+            changes.pop("dtype", self.dtype),
+            sharding=sharding,
+            weak_type=changes.pop("weak_type", self.weak_type),
+        )
 
     def __repr__(self) -> str:
-        weak = ", weak_type=True" if self.weak_type else ""
-        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak})"
+        sharding = self.sharding
+        sh = f", sharding={sharding}" if sharding is not None else ""
+        layout = f", format={self._layout}" if self._layout is not None else ""
+        weak = f", weak_type={self.weak_type}" if self.weak_type else ""
+        return (
+            f"{type(self).__name__}(shape={self.shape}, dtype={self.dtype.name}{sh}{layout}{weak})"
+        )
+
+    __str__ = __repr__
+
+    @property
+    def aval(self) -> ShapedArray:
+        """The type this struct stands for: over a mesh sharding's Explicit axes, split."""
+        aval = ShapedArray(self.shape, dtypes.canonicalize_dtype(self.dtype), self.weak_type)
+        sharding = self._sharding
+        if isinstance(sharding, PartitionSpec):
+            sharding = self.sharding
+        if isinstance(sharding, NamedSharding) and not sharding.mesh.empty:
+            mesh = sharding.mesh.abstract_mesh
+            return aval.update(mesh=mesh, spec=explicit_spec(mesh, sharding.spec, aval.ndim))
+        return aval
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,7 +236,7 @@ _TYPED_SCALARS = (TypedInt, TypedFloat, TypedComplex)
 
 
 def _invalid(x: object) -> TypeError:
-    return TypeError(f"Value {x!r} of type {type(x)} is not a valid Lamina (JAX) type")
+    return InvalidValueError(x)
 
 
 def _canonical_numpy(x: np.ndarray | np.generic) -> np.ndarray | np.generic:
@@ -172,7 +291,7 @@ def typeof(x: Any) -> AbstractValue:
     if isinstance(x, Tracer):
         return x.aval
     if isinstance(x, ShapeDtypeStruct):
-        return ShapedArray(x.shape, x.dtype, x.weak_type)
+        return x.aval
     if isinstance(x, AbstractValue):
         return x
     kind = type(x)
@@ -186,6 +305,25 @@ def typeof(x: Any) -> AbstractValue:
             aval = _WEAK_SCALAR_AVALS[dtype] = ShapedArray((), dtype, True)
         return aval
     return canonical_value(x)[1]
+
+
+def shaped_abstractify(x: Any) -> AbstractValue:
+    """The type of `x` as tracing a function's arguments reads it (JAX's
+    `shaped_abstractify`): `typeof(x)`, and for other objects with a `dtype` (duck-typed
+    arrays) an array of their `shape` and canonical `dtype`, weakly typed if they say so."""
+    try:
+        return typeof(x)
+    except TypeError:
+        if not hasattr(x, "dtype"):
+            raise TypeError(
+                f"Cannot interpret value of type {type(x)} as an abstract array; it does not "
+                "have a dtype attribute"
+            ) from None
+    sharding = getattr(x, "sharding", None)
+    return ShapeDtypeStruct(
+        np.shape(x), x.dtype, sharding=sharding if isinstance(sharding, NamedSharding) else None,
+        weak_type=bool(getattr(x, "weak_type", False)),
+    ).aval  # fmt: skip
 
 
 _WEAK_SCALAR_AVALS: dict[np.dtype, ShapedArray] = {}
@@ -202,7 +340,7 @@ def to_numpy(x: Any) -> np.ndarray | np.generic:
         return registered.to_numpy(x)
     if kind in _hi_value_types:
         raise TypeError(
-            f"a value of the hi type {_hi_value_types[kind](x).str_short()} is not an array; "
+            f"a value of the hi type {_hi_value_types[kind](x).str_short(True)} is not an array; "
             "only the primitives of its type take it apart"
         )
     val, aval = canonical_value(x)

@@ -24,8 +24,16 @@ from lamina_core.interpreters import (
     trace_to_jaxpr,
     zeros_like_aval,
 )
-from lamina_core.ir import AbstractValue, ClosedJaxpr, DebugInfo, ShapedArray, dtypes
-from lamina_core.trace import Tracer, canonical_value, current_trace, eval_jaxpr, pvary_like, typeof
+from lamina_core.ir import AbstractValue, ClosedJaxpr, DebugInfo, ShapedArray, dtypes, types_match
+from lamina_core.trace import (
+    Tracer,
+    api_boundary,
+    canonical_value,
+    current_trace,
+    eval_jaxpr,
+    pvary_like,
+    typeof,
+)
 from lamina_core.transforms._make_jaxpr import func_src_info
 from lamina_core.tree import tree_util
 
@@ -115,9 +123,7 @@ def jvp(
                     "jvp called with different primal and tangent shapes;Got primal shape "
                     f"{p_aval.shape} and tangent shape as {np.shape(t)}"
                 )
-        tangents_in.append(
-            Zero(p_aval.to_tangent_aval()) if _dtype_of(t) == dtypes.float0 else _canonical(t)
-        )
+        tangents_in.append(Zero(p_aval.to_tangent_aval()) if _is_float0(t) else _canonical(t))
     out_trees: list[Any] = []
     aux: list[Any] = []
     flat = (
@@ -129,6 +135,13 @@ def jvp(
     if has_aux:
         return out_p, out_t, _plain_aux(aux[0])
     return out_p, out_t
+
+
+def _is_float0(t: Any) -> bool:
+    """True for a float0 tangent (a hi type's tangent has no dtype: never)."""
+    return getattr(t, "dtype", None) == dtypes.float0 or (
+        getattr(typeof(t), "dtype", None) == dtypes.float0
+    )
 
 
 def _dtype_of(x: Any) -> Any:
@@ -249,11 +262,8 @@ class VJPFunction:
             if isinstance(c, Zero):
                 continue
             got = typeof(c)
-            expected = aval.to_tangent_aval()
-            if getattr(got, "shape", None) != getattr(expected, "shape", None) or (
-                got.dtype != expected.dtype  # type: ignore[attr-defined]  # arrays
-                and not _dtype_exception(got, expected)
-            ):
+            expected = aval.to_ct_aval()
+            if not _ct_type_ok(got, expected):
                 raise ValueError(
                     "unexpected JAX type (e.g. shape/dtype) for argument to VJP function: got "
                     f"{got.str_short(False)}, but expected {expected.str_short(False)} because "
@@ -269,6 +279,17 @@ class VJPFunction:
         args = [UndefinedPrimal(v.aval) for v in jaxpr.invars]
         in_cts = backward_pass(jaxpr, self.linear.consts, args, nz_cts)
         return tree_util.tree_unflatten(self.in_tree, [instantiate_zeros(c) for c in in_cts])
+
+
+def _ct_type_ok(got: AbstractValue, expected: AbstractValue) -> bool:
+    """A cotangent of type `got` where `expected` is due: arrays by shape and dtype (JAX's
+    exceptions included), other types (hi types) by their own equality."""
+    if getattr(expected, "dtype", None) is None or getattr(got, "dtype", None) is None:
+        return types_match(got, expected)
+    return getattr(got, "shape", None) == getattr(expected, "shape", None) and (
+        got.dtype == expected.dtype  # type: ignore[attr-defined]  # arrays
+        or _dtype_exception(got, expected)
+    )
 
 
 def _dtype_exception(got: AbstractValue, expected: AbstractValue) -> bool:
@@ -382,7 +403,7 @@ def _one_like(x: Any) -> Any:
     aval = typeof(x)
     make = _one_makers.get(type(aval))
     if make is None:
-        raise TypeError(f"no gradient seed can be built for values of type {aval.str_short()}")
+        raise TypeError(f"no gradient seed can be built for values of type {aval.str_short(True)}")
     # JAX's `full_like` seed: in a checked shard_map body varying as `x` does.
     return pvary_like(make(x), x)
 
@@ -421,6 +442,7 @@ def value_and_grad(
     _check_callable(fun)
     nums = _argnums(argnums)
 
+    @api_boundary
     @functools.wraps(fun)
     def value_and_grad_f(*args: Any, **kwargs: Any) -> tuple[Any, Any]:
         wanted = (nums,) if isinstance(nums, int) else nums
@@ -460,6 +482,7 @@ def grad(
     """A function returning the gradient of scalar-valued `fun` with respect to `argnums`."""
     value_and_grad_f = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int, reduce_axes)
 
+    @api_boundary
     @functools.wraps(fun)
     def grad_f(*args: Any, **kwargs: Any) -> Any:
         value, g = value_and_grad_f(*args, **kwargs)
@@ -505,7 +528,7 @@ def linear_transpose(
             if np.shape(c) != a.shape or _dtype_of(c) != a.dtype:  # type: ignore[attr-defined]
                 raise TypeError(
                     "cotangent type does not match function output, expected "
-                    f"{a.str_short()} but got {typeof(c).str_short()}"
+                    f"{a.str_short(True)} but got {typeof(c).str_short(True)}"
                 )
         args = [UndefinedPrimal(a) for a in in_avals]
         in_cts = backward_pass(closed.jaxpr, closed.consts, args, ct_leaves)

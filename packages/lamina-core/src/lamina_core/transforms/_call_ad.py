@@ -31,6 +31,7 @@ from lamina_core.interpreters import (
     is_undefined,
     jvp_rules,
     linearization_rules,
+    linearizing_for_vjp,
     partial_eval_jaxpr_nounits,
     partial_eval_rules,
     prune_residuals,
@@ -185,7 +186,9 @@ def _linearize_body(
     a nonzero tangent, and the tangent jaxpr closed over its residuals (first-use order)."""
     parent = current_trace()
     tangent_trace = TangentTrace(parent, closed.jaxpr.debug_info)
-    trace = LinearizeTrace(parent, tangent_trace)
+    # The body is linearized for what the caller's linearization is for (hi primitives'
+    # rules differ: `vjp_fwd` for grad, `lin` for linearize).
+    trace = LinearizeTrace(parent, tangent_trace, linearizing_for_vjp())
     tangent_args = [
         tangent_trace.new_arg(a.to_tangent_aval())
         for a, nz in zip(closed.in_avals, nonzeros, strict=True)
@@ -233,7 +236,8 @@ def linearize_jaxpr(closed: ClosedJaxpr, nonzeros: tuple[bool, ...]) -> Lineariz
         primal, sources = _forward_residuals(staged, len(closed.out_avals))
         return LinearizedJaxpr(primal, _opened(tangent), out_nz, sources)
 
-    result: LinearizedJaxpr = _cached(_linearize_cache, closed, nonzeros, make)
+    key = (nonzeros, linearizing_for_vjp())
+    result: LinearizedJaxpr = _cached(_linearize_cache, closed, key, make)
     return result
 
 
@@ -296,7 +300,7 @@ def linearize_jaxpr_forwarding(
         tangent, out_nz, fwds = box
         return JaxprLinearization(primal, _opened(tangent), out_nz, fwds)
 
-    key = ("fwd", nonzeros, instantiate, allow_fwds)
+    key = ("fwd", nonzeros, instantiate, allow_fwds, linearizing_for_vjp())
     result: JaxprLinearization = _cached(_linearize_cache, closed, key, make)
     return result
 

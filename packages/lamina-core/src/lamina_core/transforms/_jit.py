@@ -14,17 +14,25 @@ from __future__ import annotations
 import dataclasses
 import functools
 import inspect
+import logging
 import operator
+import time
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from lamina_core.config import config, debug_nans, disable_jit, enable_checks
+from lamina_core.config import (
+    config,
+    debug_nans,
+    disable_jit,
+    enable_checks,
+    log_compiles,
+    no_tracing,
+)
 from lamina_core.interpreters import axis_frame, bound_axis_names, trace_to_jaxpr
 from lamina_core.ir import AbstractValue, ClosedJaxpr, DebugInfo, concrete_context_mesh
 from lamina_core.trace import (
     EVAL_TRACE,
-    NotAnArrayArgument,
     Tracer,
     check_jaxpr,
     check_no_aliased_args,
@@ -32,11 +40,12 @@ from lamina_core.trace import (
     check_not_closed_over_and_passed,
     check_vma_enabled,
     current_trace,
+    shaped_abstractify,
     typeof,
 )
 from lamina_core.transforms._call import UNSPECIFIED, jit_p, jit_params
 from lamina_core.transforms._jit_cache import FunctionCaches, JitCaches, Plan, trace_caches
-from lamina_core.transforms._make_jaxpr import argument_names, func_src_info
+from lamina_core.transforms._make_jaxpr import argument_names, func_src_info, not_an_array
 from lamina_core.tree import tree_util
 
 
@@ -66,6 +75,17 @@ def _names(value: str | Sequence[str] | None) -> tuple[str, ...]:
 _POSITIONAL: Final = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
 _KEYWORD: Final = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
 _NO_DONATION: Final = "no donation"
+_DISPATCH_LOG: Final = logging.getLogger("jax._src.dispatch")
+"""JAX's logger of traces and compilations (`jax_log_compiles`): programs written for JAX
+listen to it (optax's tests count "Finished ... compilation" records)."""
+
+
+def _log_level() -> int:
+    """WARNING under `jax_log_compiles`, else DEBUG (cheap when the option was never set)."""
+    on = "jax_log_compiles" in config.touched and log_compiles.value
+    return logging.WARNING if on else logging.DEBUG
+
+
 """Ends the context of a staged call's key when NaN checks turned its donation off."""
 
 
@@ -319,12 +339,22 @@ class Jitted:
 
     def stage(self, *args: Any, **kwargs: Any) -> tuple[Staged, list[Any], list[Any]]:
         """Trace (or reuse the trace of) this call: the staged callee, captures and flat args."""
+        return self.stage_abstract(args, kwargs, typeof)
+
+    def stage_abstract(
+        self,
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+        abstractify: Callable[[Any], AbstractValue] = shaped_abstractify,
+    ) -> tuple[Staged, list[Any], list[Any]]:
+        """`stage`, reading the arguments' types with `abstractify`: by default as JAX's
+        `trace` and `lower` read them, which take any object with `shape` and `dtype`."""
         dyn_args, dyn_kwargs, static, static_nums, donated = self._split(args, kwargs)
         leaves, in_tree = tree_util.tree_flatten((dyn_args, dyn_kwargs))
         try:
-            in_avals = tuple(typeof(x) for x in leaves)
+            in_avals = tuple([abstractify(x) for x in leaves])
         except TypeError:
-            raise self._not_an_array(args, kwargs, leaves, static_nums) from None
+            raise not_an_array(self.fun, args, kwargs, leaves, static_nums, abstractify) from None
         # Named axes bound by enclosing vmaps are part of JAX's trace context (a collective's
         # trace depends on their sizes, `psum(1, 'i')` being one), and so is whether a checked
         # shard_map body encloses the call (its `psum`s bind `psum_invariant`), and the mesh in
@@ -376,27 +406,6 @@ class Jitted:
             "jit", func_src_info(self.fun), argument_names(self.fun, args, kwargs, static_nums)
         )
 
-    def _not_an_array(
-        self, args: Sequence[Any], kwargs: dict[str, Any], leaves: list[Any], static: set[int]
-    ) -> NotAnArrayArgument:
-        """JAX's error for an argument that is not an array and not marked static."""
-        index, bad = 0, None
-        for index, leaf in enumerate(leaves):  # noqa: B007  (the index is used after the loop)
-            try:
-                typeof(leaf)
-            except TypeError:
-                bad = leaf
-                break
-        names = argument_names(self.fun, args, kwargs, static)
-        path = names[index] if names is not None and index < len(names) else f"flat[{index}]"
-        return NotAnArrayArgument(
-            f"Error interpreting argument to {self.fun!r} as an abstract array. The problematic "
-            f"value is of type {type(bad)} and was passed to the function at path {path}.\n"
-            "This typically means that a jit-wrapped function was called with a non-array "
-            "argument, and this argument was not marked as static using the static_argnums or "
-            "static_argnames parameters of jax.jit."
-        )
-
     def _trace(
         self,
         args: Sequence[Any],
@@ -419,7 +428,19 @@ class Jitted:
             return out_leaves
 
         debug = self._debug(args, kwargs, static_nums)
-        closed = trace_to_jaxpr(flat_fun, in_avals, debug)
+        if "jax_no_tracing" in config.touched and no_tracing.value:
+            raise RuntimeError(
+                f"re-tracing function {debug.func_src_info} for `jit`, but 'no_tracing' is set"
+            )
+        level = _log_level()
+        if _DISPATCH_LOG.isEnabledFor(level) and current_trace() is EVAL_TRACE:
+            start = time.perf_counter()
+            closed = trace_to_jaxpr(flat_fun, in_avals, debug)
+            name = getattr(self.fun, "__name__", "<unnamed function>")
+            elapsed = time.perf_counter() - start
+            _DISPATCH_LOG.log(level, "Finished tracing %s for jit in %.9f sec", name, elapsed)
+        else:
+            closed = trace_to_jaxpr(flat_fun, in_avals, debug)
         inner = closed.jaxpr
         check_no_returned(debug, inner)
         # Tracers closed over become leading inputs; mutable values (Refs) trailing ones, as

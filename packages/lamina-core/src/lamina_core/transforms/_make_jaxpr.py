@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 from collections.abc import Callable, Sequence
@@ -9,7 +10,14 @@ from typing import Any
 
 from lamina_core.interpreters import trace_to_jaxpr
 from lamina_core.ir import AbstractValue, ClosedJaxpr, DebugInfo, ShapedArray
-from lamina_core.trace import ShapeDtypeStruct, typeof
+from lamina_core.trace import (
+    AxisData,
+    NotAnArrayArgument,
+    ShapeDtypeStruct,
+    api_boundary,
+    extend_axis_env,
+    shaped_abstractify,
+)
 from lamina_core.tree import tree_util
 
 
@@ -56,21 +64,62 @@ def _shape_dtype(aval: AbstractValue) -> ShapeDtypeStruct | AbstractValue:
     if aval.is_high:  # a hi type describes itself, as in JAX
         return aval
     if not isinstance(aval, ShapedArray):
-        raise TypeError(f"return_shape needs array outputs, got {aval.str_short()}")
+        raise TypeError(f"return_shape needs array outputs, got {aval.str_short(True)}")
     return ShapeDtypeStruct(aval.shape, aval.dtype, weak_type=aval.weak_type)
+
+
+def not_an_array(
+    fun: Callable[..., Any],
+    args: Sequence[Any],
+    kwargs: dict[str, Any],
+    leaves: Sequence[Any],
+    static: set[int],
+    abstractify: Callable[[Any], AbstractValue] = shaped_abstractify,
+) -> NotAnArrayArgument:
+    """JAX's error for an argument of a staged function that is not an array and not marked
+    static: the first leaf `abstractify` finds no type for, named by its path."""
+    index, bad = 0, None
+    for index, leaf in enumerate(leaves):  # noqa: B007  (the index is used after the loop)
+        try:
+            abstractify(leaf)
+        except TypeError:
+            bad = leaf
+            break
+    names = argument_names(fun, args, kwargs, static)
+    path = names[index] if names is not None and index < len(names) else f"flat[{index}]"
+    return NotAnArrayArgument(
+        f"Error interpreting argument to {fun!r} as an abstract array. The problematic "
+        f"value is of type {type(bad)} and was passed to the function at path {path}.\n"
+        "This typically means that a jit-wrapped function was called with a non-array "
+        "argument, and this argument was not marked as static using the static_argnums or "
+        "static_argnames parameters of jax.jit."
+    )
+
+
+def name_as_jax(wrapper: Callable[..., Any], fun: Callable[..., Any], api: str) -> None:
+    """Name `wrapper` `api(name)` after the function it wraps, as JAX names its wrappers
+    (`make_jaxpr(f)`)."""
+    if hasattr(fun, "__qualname__"):
+        wrapper.__qualname__ = f"{api}({fun.__qualname__})"
+    if hasattr(fun, "__name__"):
+        wrapper.__name__ = f"{api}({fun.__name__})"
 
 
 def make_jaxpr(
     fun: Callable[..., Any],
     static_argnums: int | Sequence[int] = (),
-    static_argnames: str | Sequence[str] = (),
+    axis_env: Sequence[tuple[Any, int]] | None = None,
     return_shape: bool = False,
+    *,
+    static_argnames: str | Sequence[str] = (),
 ) -> Callable[..., Any]:
     """A function that traces `fun` on its arguments' types and returns the `ClosedJaxpr`.
 
-    Arguments may be pytrees of arrays, scalars or `ShapeDtypeStruct`s; static arguments are
-    passed to `fun` as they are. With `return_shape=True` the result is `(jaxpr, shapes)`, the
-    second a pytree of `ShapeDtypeStruct` shaped like `fun`'s output.
+    Arguments may be pytrees of arrays, scalars, `ShapeDtypeStruct`s or any objects with
+    `shape` and `dtype`; static arguments are passed to `fun` as they are. `axis_env` binds
+    named axes (`[("i", 4)]`) for collectives traced outside `vmap` or `shard_map`. With
+    `return_shape=True` the result is `(jaxpr, shapes)`, the second a pytree of
+    `ShapeDtypeStruct` shaped like `fun`'s output.
 
     Example:
         >>> import numpy as np
@@ -79,7 +128,9 @@ def make_jaxpr(
     """
     static_nums = _as_tuple(static_argnums)
     static_names = set(_as_tuple(static_argnames))
+    axes = tuple(AxisData(name, int(size)) for name, size in axis_env or ())
 
+    @api_boundary
     @functools.wraps(fun)
     def make_jaxpr_f(*args: Any, **kwargs: Any) -> Any:
         nums = {i % len(args) if -len(args) <= i < 0 else i for i in static_nums}
@@ -92,7 +143,10 @@ def make_jaxpr(
         dyn_args = tuple(a for i, a in enumerate(args) if i not in nums)
         dyn_kwargs = {k: v for k, v in kwargs.items() if k not in static_names}
         leaves, in_tree = tree_util.tree_flatten((dyn_args, dyn_kwargs))
-        in_avals = [typeof(x) for x in leaves]
+        try:
+            in_avals = [shaped_abstractify(x) for x in leaves]
+        except TypeError:
+            raise not_an_array(fun, args, kwargs, leaves, nums) from None
         out_tree_box: list[Any] = []
 
         def flat_fun(*flat_args: Any) -> list[Any]:
@@ -111,10 +165,14 @@ def make_jaxpr(
             func_src_info(fun),
             lambda: argument_names(fun, args, kwargs, nums),
         )
-        closed: ClosedJaxpr = trace_to_jaxpr(flat_fun, in_avals, debug)
+        with contextlib.ExitStack() as scopes:
+            for axis in axes:
+                scopes.enter_context(extend_axis_env(axis))
+            closed: ClosedJaxpr = trace_to_jaxpr(flat_fun, in_avals, debug)
         if not return_shape:
             return closed
         shapes = [_shape_dtype(a) for a in closed.out_avals]
         return closed, tree_util.tree_unflatten(out_tree_box[0], shapes)
 
+    name_as_jax(make_jaxpr_f, fun, "make_jaxpr")
     return make_jaxpr_f

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from lamina_core.interpreters import AxisData, MappingSpec, SpecMatchError, batch_flat
-from lamina_core.trace import Tracer, canonical_value, typeof
+from lamina_core.trace import Tracer, api_boundary, canonical_value, typeof
 from lamina_core.tree import keystr, tree_util
 
 
@@ -202,6 +202,7 @@ def vmap(
     if spmd_axis_name is not None and not isinstance(spmd_axis_name, tuple):
         spmd_axis_name = (spmd_axis_name,)
 
+    @api_boundary
     @functools.wraps(fun)
     def vmap_f(*args: Any, **kwargs: Any) -> Any:
         if isinstance(in_axes, tuple) and len(in_axes) != len(args):

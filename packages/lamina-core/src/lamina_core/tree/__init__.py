@@ -22,9 +22,18 @@ from lamina_core.tree._levels import (
 from lamina_core.tree._levels import (
     is_tree_node as is_tree_node,
 )
+from lamina_core.tree._prefix_errors import (
+    equality_errors as equality_errors,
+)
+from lamina_core.tree._prefix_errors import (
+    equality_errors_pytreedef as equality_errors_pytreedef,
+)
 from lamina_core.tree._registry import (
     keystr as keystr,
 )
 from lamina_core.tree._treedef_text import (
     PublicTreeDef as PublicTreeDef,
+)
+from lamina_core.tree._treedef_text import (
+    public_treedef as public_treedef,
 )

@@ -12,7 +12,7 @@ import collections
 import difflib
 import textwrap
 from collections.abc import Callable, Iterator
-from typing import Any, TypeAlias
+from typing import Any, Final, TypeAlias
 
 from optree import _C
 
@@ -115,3 +115,80 @@ def _errors(
         return
     for key, p_child, f_child in zip(p_keys, p_children, f_children, strict=True):
         yield from _errors((*path, key), p_child, f_child, is_leaf)
+
+
+# ---- structural equality: every place two trees part, as JAX's `equality_errors` -------------
+
+
+class _Leaf(type):
+    """The stand-in leaf of `equality_errors_pytreedef`: its class prints `pytree leaf`."""
+
+    def __repr__(cls) -> str:
+        return "pytree leaf"
+
+
+_LEAF: Final = _Leaf("Leaf", (), {})()
+
+
+def equality_errors(tree1: Any, tree2: Any) -> Iterator[tuple[KeyPath, str, str, str]]:
+    """Where `tree1` and `tree2` differ in structure: `(path, thing1, thing2, explanation)`
+    for each place, in JAX's words ("their Python types differ", "the lengths do not match",
+    ...); nothing below a place is looked at."""
+    yield from _equality_errors((), tree1, tree2)
+
+
+def equality_errors_pytreedef(tree1: Any, tree2: Any) -> Iterator[tuple[KeyPath, str, str, str]]:
+    """`equality_errors` of two treedefs, their leaves described as `pytree leaf`."""
+    return equality_errors(
+        tree1.unflatten([_LEAF] * tree1.num_leaves), tree2.unflatten([_LEAF] * tree2.num_leaves)
+    )
+
+
+def _is_leaf(x: Any) -> bool:
+    return bool(_C.is_leaf(x, None, False, NAMESPACE))
+
+
+def _children_text(kind: type, n: int) -> str:
+    return f"{kind} with {n} child{'ren' if n > 1 else ''}"
+
+
+def _equality_errors(path: KeyPath, t1: Any, t2: Any) -> Iterator[tuple[KeyPath, str, str, str]]:
+    if _is_leaf(t1) and _is_leaf(t2):
+        return
+    if type(t1) is not type(t2):
+        yield path, str(type(t1)), str(type(t2)), "their Python types differ"
+        return
+    if isinstance(t1, list | tuple) and len(t1) != len(t2):
+        kind = type(t1).__name__
+        yield (
+            path,
+            f"{kind} of length {len(t1)}",
+            f"{kind} of length {len(t2)}",
+            ("the lengths do not match"),
+        )
+        return
+    c1, k1, m1 = _one_level(t1)
+    c2, k2, m2 = _one_level(t2)
+    if len(c1) != len(c2):
+        try:
+            diff = " ".join(repr(getattr(k, "key", k)) for k in set(k1).symmetric_difference(k2))
+        except TypeError:  # unhashable keys: no set difference to show
+            diff = ""
+        shown = f", with the symmetric difference of key sets: {{{diff}}}" if diff else ""
+        yield (
+            path,
+            _children_text(type(t1), len(c1)),
+            _children_text(type(t2), len(c2)),
+            ("the numbers of children do not match" + shown),
+        )
+        return
+    if m1 != m2:
+        yield (
+            path,
+            f"{type(t1)} with pytree metadata {m1}",
+            (f"{type(t2)} with pytree metadata {m2}"),
+            "the pytree node metadata does not match",
+        )
+        return
+    for key, child1, child2 in zip(k1, c1, c2, strict=True):
+        yield from _equality_errors((*path, key), child1, child2)

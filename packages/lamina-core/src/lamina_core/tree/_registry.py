@@ -20,6 +20,10 @@ import optree
 from optree import _C
 from optree.typing import FlattenFunc, UnflattenFunc
 
+from lamina_core.tree._exit_guard import guard_optree_exit
+
+guard_optree_exit()  # optree's exit functions must not break pytrees before the real exit
+
 T = TypeVar("T")
 Typ = TypeVar("Typ", bound=type[Any])
 H = TypeVar("H", bound=Hashable)

@@ -1,0 +1,3 @@
+"""`jax.extend.mlir.dialects.vector`: jaxlib's MLIR bindings of the vector dialect."""
+
+from jaxlib.mlir.dialects.vector import *  # noqa: F403

@@ -1,0 +1,3 @@
+"""`jax.extend.mlir.passmanager`: jaxlib's MLIR pass manager bindings."""
+
+from jaxlib.mlir.passmanager import *  # noqa: F403

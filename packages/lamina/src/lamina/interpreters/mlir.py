@@ -1,0 +1,303 @@
+"""`jax.interpreters.mlir`: lowering rules of primitives, in lamina-mlir's table.
+
+A lowering rule is `rule(ctx, *operands, **params) -> [ir.Value, ...]` in both, run with the
+module's MLIR context, a location and an insertion point active, so rules may build ops with
+jaxlib's dialect bindings (`jax.extend.mlir.dialects.stablehlo`). `lower_fun` lowers a rule
+written as a traceable function. The helpers below make types, attributes and constants in
+the active context. Lamina compiles for the CPU: `register_lowering` for another platform
+only records the rule.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TypeAlias
+
+import numpy as np
+from jaxlib.mlir import ir as ir
+from jaxlib.mlir.dialects import stablehlo as hlo
+
+from lamina_core.interpreters import trace_to_jaxpr
+from lamina_core.ir import AbstractValue, ClosedJaxpr, Jaxpr, Primitive
+from lamina_core.ir import Mesh as Mesh
+from lamina_mlir import ContextCaches, lowering_rules, make_context
+from lamina_mlir import LoweringParameters as LoweringParameters
+from lamina_mlir import LoweringRule as LoweringRule
+from lamina_mlir import LoweringRuleContext as LoweringRuleContext
+from lamina_mlir import ModuleContext as ModuleContext
+from lamina_mlir import TokenSet as TokenSet
+from lamina_mlir import aval_to_ir_type as _aval_to_ir_type
+from lamina_mlir import dtype_to_ir_type as _dtype_to_ir_type
+from lamina_mlir import ir_constant as _ir_constant
+from lamina_mlir import jaxpr_subcomp as _jaxpr_subcomp
+
+Value: TypeAlias = ir.Value
+Token: TypeAlias = ir.Value
+_IrValue: TypeAlias = "ir.Value[Any]"
+MeshAxisName: TypeAlias = Any
+
+DEVICE_TO_DEVICE_TYPE = 1
+SEND_TO_HOST_TYPE = 2
+RECV_FROM_HOST_TYPE = 3
+"""XLA's channel kinds, for send/recv ops' `channel_handle`."""
+
+__all__ = [
+    "DEVICE_TO_DEVICE_TYPE",
+    "RECV_FROM_HOST_TYPE",
+    "SEND_TO_HOST_TYPE",
+    "LoweringParameters",
+    "LoweringRule",
+    "LoweringRuleContext",
+    "Mesh",
+    "MeshAxisName",
+    "ModuleContext",
+    "Token",
+    "TokenSet",
+    "Value",
+    "aval_to_ir_type",
+    "aval_to_ir_types",
+    "core_call_lowering",
+    "dense_int_array",
+    "dense_int_elements",
+    "dtype_to_ir_type",
+    "flatten_ir_types",
+    "flatten_ir_values",
+    "i32_attr",
+    "i64_attr",
+    "ir",
+    "ir_attribute",
+    "ir_constant",
+    "ir_constants",
+    "jaxpr_subcomp",
+    "lower_fun",
+    "make_ir_context",
+    "module_to_bytecode",
+    "module_to_string",
+    "register_lowering",
+    "shape_tensor",
+    "token_type",
+    "unflatten_ir_values_like_types",
+]
+
+_other_platforms: dict[tuple[Primitive, str], LoweringRule] = {}
+"""Rules registered for platforms Lamina does not compile for (kept, never used)."""
+
+
+def register_lowering(
+    prim: Primitive,
+    rule: LoweringRule,
+    platform: str | None = None,
+    inline: bool = True,
+    cacheable: bool = True,
+) -> LoweringRule:
+    """Lower `prim` with `rule` (on every platform, or on `platform` only).
+
+    `inline` and `cacheable` are accepted for JAX's signature: Lamina lowers each equation
+    in place, and caches whole programs, not rules.
+    """
+    del inline, cacheable
+    if platform is None or platform == "cpu":
+        lowering_rules.replace(prim, rule)
+    else:
+        _other_platforms[(prim, platform)] = rule
+    return rule
+
+
+def _caches() -> ContextCaches:
+    # Types and attributes made here are the active context's own: a fresh memo per call.
+    return ContextCaches(ir.Context.current)
+
+
+def aval_to_ir_type(aval: AbstractValue) -> ir.Type:
+    return _aval_to_ir_type(_caches(), aval)
+
+
+def aval_to_ir_types(aval: AbstractValue) -> tuple[ir.Type, ...]:
+    return (aval_to_ir_type(aval),)
+
+
+def dtype_to_ir_type(dtype: Any) -> ir.Type:
+    return _dtype_to_ir_type(_caches(), np.dtype(dtype))
+
+
+def ir_constant(
+    val: Any, *, const_lowering: Any = None, aval: AbstractValue | None = None
+) -> _IrValue:
+    """A `stablehlo.constant` of `val` at the current insertion point."""
+    del const_lowering  # Lamina's rules see theirs as `ctx.const_lowering`
+    return _ir_constant(_caches(), val, aval)
+
+
+def ir_constants(val: Any) -> list[_IrValue]:
+    return [ir_constant(val)]
+
+
+def i32_attr(i: int) -> ir.Attribute:
+    return ir.IntegerAttr.get(ir.IntegerType.get_signless(32), i)
+
+
+def i64_attr(i: int) -> ir.Attribute:
+    return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), i)
+
+
+def dense_int_array(xs: Sequence[int]) -> ir.Attribute:
+    return ir.DenseI64ArrayAttr.get([int(x) for x in xs])
+
+
+def dense_int_elements(xs: Sequence[int]) -> ir.Attribute:
+    return ir.DenseIntElementsAttr.get(np.asarray(xs, np.int64))  # type: ignore[call-overload,no-any-return]  # ndarray is a buffer
+
+
+def ir_attribute(val: Any) -> ir.Attribute:
+    """An MLIR attribute holding a Python or NumPy value."""
+    if isinstance(val, ir.Attribute):
+        return val
+    if isinstance(val, str):
+        return ir.StringAttr.get(val)
+    if isinstance(val, bool | np.bool_):
+        return ir.BoolAttr.get(bool(val))
+    if isinstance(val, int):
+        return i64_attr(val)
+    if isinstance(val, float):
+        return ir.FloatAttr.get(ir.F64Type.get(), val)
+    if isinstance(val, np.ndarray | np.generic):
+        return ir.DenseElementsAttr.get(np.ascontiguousarray(val))  # type: ignore[call-overload,no-any-return]
+    if isinstance(val, list | tuple):
+        return ir.ArrayAttr.get([ir_attribute(v) for v in val])
+    raise TypeError(f"ir_attribute: no MLIR attribute for a value of type {type(val).__name__}")
+
+
+def token_type() -> ir.Type:
+    return hlo.TokenType.get()
+
+
+def flatten_ir_values(xs: Iterable[Any]) -> list[_IrValue]:
+    """Values and sequences of values, as one flat list."""
+    out: list[_IrValue] = []
+    for x in xs:
+        if isinstance(x, ir.Value):
+            out.append(x)
+        else:
+            out.extend(x)
+    return out
+
+
+def flatten_ir_types(xs: Iterable[Any]) -> list[ir.Type]:
+    out: list[ir.Type] = []
+    for x in xs:
+        if isinstance(x, ir.Type):
+            out.append(x)
+        else:
+            out.extend(x)
+    return out
+
+
+def unflatten_ir_values_like_types(xs: Iterable[_IrValue], ys: Sequence[Any]) -> list[Any]:
+    """`xs` grouped as `ys` is: a value per type, a tuple of values per sequence of types."""
+    it = iter(xs)
+    return [next(it) if isinstance(y, ir.Type) else tuple(next(it) for _ in y) for y in ys]
+
+
+def module_to_string(module: ir.Module, enable_debug_info: bool | None = None) -> str:
+    return str(module.operation.get_asm(enable_debug_info=bool(enable_debug_info)))
+
+
+def module_to_bytecode(module: ir.Module) -> bytes:
+    out = io.BytesIO()
+    module.operation.write_bytecode(out)
+    return out.getvalue()
+
+
+def make_ir_context() -> ir.Context:
+    """A new MLIR context with the dialects lowering emits loaded."""
+    return make_context()
+
+
+def shape_tensor(ctx: ModuleContext, sizes: Sequence[int | _IrValue]) -> _IrValue:
+    """A 1-D `i32` tensor of `sizes` (integers, or scalar or 1-element values)."""
+    del ctx
+    i32 = ir.IntegerType.get_signless(32)
+    one = ir.RankedTensorType.get([1], i32)
+    parts = [
+        ir_constant(np.array([s], np.int32))
+        if not isinstance(s, ir.Value)
+        else hlo.reshape(one, hlo.convert(ir.RankedTensorType.get([], i32), s))
+        for s in sizes
+    ]
+    if not parts:
+        return ir_constant(np.zeros((0,), np.int32))
+    if len(parts) == 1:
+        return parts[0]
+    return hlo.concatenate(parts, dimension=0)
+
+
+def jaxpr_subcomp(
+    ctx: ModuleContext,
+    jaxpr: Jaxpr,
+    name_stack: Any,
+    tokens: TokenSet,
+    consts_for_constvars: Sequence[Any],
+    *args: Any,
+    dim_var_values: Sequence[_IrValue] = (),
+    const_lowering: Any = None,
+    outer_traceback: Any = None,
+) -> tuple[list[_IrValue], TokenSet]:
+    """Lower `jaxpr` into the current block: its outputs and the tokens after it."""
+    del dim_var_values, outer_traceback  # Lamina's shapes are static; locations are its own
+    return _jaxpr_subcomp(
+        ctx,
+        jaxpr,
+        str(name_stack or ""),
+        tokens,
+        consts_for_constvars,
+        *args,
+        const_lowering=const_lowering or {},
+    )
+
+
+def _lower_jaxpr_here(
+    ctx: LoweringRuleContext, closed: ClosedJaxpr, args: Sequence[Any]
+) -> list[_IrValue]:
+    consts = [_ir_constant(ctx.caches, c, v.aval) for c, v in zip(
+        closed.consts, closed.jaxpr.constvars, strict=True)]  # fmt: skip
+    outs, tokens = _jaxpr_subcomp(
+        ctx.module_context,
+        closed.jaxpr,
+        ctx.name_stack,
+        ctx.tokens_in,
+        consts,
+        *args,
+        const_lowering=ctx.const_lowering,
+    )
+    if closed.jaxpr.effects:
+        ctx.set_tokens_out(tokens)
+    return outs
+
+
+def lower_fun(fun: Callable[..., Any], multiple_results: bool = True) -> LoweringRule:
+    """A lowering rule that traces `fun(*operands, **params)` on the equation's operand types
+    and lowers what it computes in place (`multiple_results`: `fun` returns a sequence)."""
+
+    def rule(ctx: LoweringRuleContext, *args: Any, **params: Any) -> list[_IrValue]:
+        def flat(*xs: Any) -> list[Any]:
+            out = fun(*xs, **params)
+            return list(out) if multiple_results else [out]
+
+        closed = trace_to_jaxpr(flat, list(ctx.avals_in))
+        return _lower_jaxpr_here(ctx, closed, args)
+
+    return rule
+
+
+def core_call_lowering(
+    ctx: LoweringRuleContext,
+    *args: Any,
+    name: str,
+    backend: Any = None,
+    call_jaxpr: ClosedJaxpr | Jaxpr,
+) -> list[_IrValue]:
+    """Lower a call primitive's `call_jaxpr` on the operands, in place."""
+    del name, backend
+    closed = call_jaxpr if isinstance(call_jaxpr, ClosedJaxpr) else ClosedJaxpr(call_jaxpr, [])
+    return _lower_jaxpr_here(ctx, closed, args)
