@@ -446,8 +446,6 @@ def test_more_errors_are_jaxs() -> None:
     _same_error(lambda: lnl.cond(x[:0]), lambda: jnl.cond(x[:0]))
     with pytest.raises(NotImplementedError):
         ll.eigh(h, subset_by_index=(0, 2))
-    with pytest.raises(NotImplementedError):
-        ll.qr(x, pivoting=True)
 
 
 # --- sweeps -----------------------------------------------------------------------------------

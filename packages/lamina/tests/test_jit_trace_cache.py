@@ -299,7 +299,8 @@ def test_a_new_wrapper_reuses_the_lowering_and_cxx_dispatch_entries(
 
     params = [(np.eye(4, dtype=f32), np.zeros(4, f32))] * 3
     x = lr.device_put(np.ones((2, 4), f32))
-    with caplog.at_level(logging.DEBUG, logger="lamina.jit"):
+    # each compilation is logged as JAX logs it, on JAX's logger
+    with caplog.at_level(logging.DEBUG, logger="jax._src.interpreters.pxla"):
         first = lamina.jit(mlp)
         first(params, x)
         wrappers = [lamina.jit(mlp) for _ in range(3)]

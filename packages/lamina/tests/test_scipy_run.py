@@ -80,7 +80,7 @@ def test_linalg_on_xla() -> None:
 
 def test_namespaces() -> None:
     assert lamina.scipy.stats.norm is lamina.scipy.stats.norm
-    assert set(lamina.scipy.__all__) == {"linalg", "special", "stats"}
+    assert set(lamina.scipy.__all__) == {"fft", "linalg", "signal", "special", "stats"}
     for name in lamina.scipy.special.__all__:
         assert hasattr(jax.scipy.special, name), name
     for dist in lamina.scipy.stats.__all__:

@@ -45,7 +45,12 @@ from lamina_mlir import (  # noqa: E402, F401  (importing the rule modules regis
     _rules_windowed,
     _rules_zeta,
 )
-from lamina_mlir._constants import ir_constant  # noqa: E402
+from lamina_mlir._constants import (  # noqa: E402
+    ConstantHandler,
+    constant_handlers,
+    handled_constant,
+    ir_constant,
+)
 from lamina_mlir._context import (  # noqa: E402
     LoweringParameters,
     LoweringRule,
@@ -55,8 +60,14 @@ from lamina_mlir._context import (  # noqa: E402
     lowering_rules,
     ordered_effect_types,
 )
-from lamina_mlir._ir_types import aval_to_ir_type, dtype_to_ir_type, ir_type_rules  # noqa: E402
+from lamina_mlir._ir_types import (  # noqa: E402
+    IrTypeRule,
+    aval_to_ir_type,
+    dtype_to_ir_type,
+    ir_type_rules,
+)
 from lamina_mlir._lower import jaxpr_subcomp, lower_jaxpr_to_fun  # noqa: E402
+from lamina_mlir._merge import merge_modules  # noqa: E402
 from lamina_mlir._mlir_context import ContextCaches, make_context  # noqa: E402
 from lamina_mlir._module import LoweredModule, lower_jaxpr_to_module, verify  # noqa: E402
 from lamina_mlir._portable import (  # noqa: E402
@@ -68,13 +79,16 @@ from lamina_mlir._portable import (  # noqa: E402
     portable_artifact_text,
     serialize_portable_artifact,
 )
+from lamina_mlir._rules_callbacks import emit_python_callback  # noqa: E402
 from lamina_mlir._tokens import tokens_made_inside  # noqa: E402
 
 __version__ = "0.1.0"
 
 __all__ = [
     "PLATFORM_INDEX_ATTR",
+    "ConstantHandler",
     "ContextCaches",
+    "IrTypeRule",
     "LoweredModule",
     "LoweringParameters",
     "LoweringRule",
@@ -84,8 +98,11 @@ __all__ = [
     "__version__",
     "aval_to_ir_type",
     "call_portable_artifact",
+    "constant_handlers",
     "custom_call_targets",
     "dtype_to_ir_type",
+    "emit_python_callback",
+    "handled_constant",
     "ir_constant",
     "ir_type_rules",
     "jaxpr_subcomp",
@@ -93,6 +110,7 @@ __all__ = [
     "lower_jaxpr_to_module",
     "lowering_rules",
     "make_context",
+    "merge_modules",
     "ordered_effect_types",
     "portable_artifact_mismatch",
     "portable_artifact_module",

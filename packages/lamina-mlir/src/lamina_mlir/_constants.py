@@ -4,14 +4,17 @@
 way `jaxpr_const_args` made it unique); only values that are not const args are emitted into
 the module. Those are scalars, arrays at most `jax_embedded_constants_max_bytes` large,
 constants the lowering itself makes, and, with `hoist_constants_as_args=False`, all of them.
+Values of a type with a handler in `constant_handlers` (or a base class with one) are emitted by
+that handler, which an upper layer or a user registers for their own type.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Final, TypeAlias
 
 import numpy as np
+from jaxlib.mlir import ir
 
 from lamina_core import dtypes
 from lamina_core.ir import AbstractValue, ShapedArray
@@ -36,6 +39,26 @@ def host_array(value: Any, aval: AbstractValue | None) -> np.ndarray:
         data = np.ascontiguousarray(array).reshape(-1).view(ext.physical_dtype)
         return data.reshape(*array.shape, *ext.physical_shape)
     return array
+
+
+ConstantHandler: TypeAlias = Callable[[Any, AbstractValue | None], "IrValue | Sequence[IrValue]"]
+"""`handler(value, aval)`: the IR values of constant `value` (one, or a sequence of them), built
+at the current insertion point; `aval` is the constant's abstract value when it is known."""
+
+constant_handlers: Final[dict[type, ConstantHandler]] = {}
+"""Constant handlers by the Python type of the value; written at import, or by a user for their
+own type (JAX's `register_constant_handler`)."""
+
+
+def handled_constant(value: Any, aval: AbstractValue | None) -> tuple[IrValue, ...] | None:
+    """The IR values the handler registered for `value`'s type (or its nearest base class with
+    one) makes of it, or None when no handler applies."""
+    for cls in type(value).__mro__:
+        handler = constant_handlers.get(cls)
+        if handler is not None:
+            out = handler(value, aval)
+            return (out,) if isinstance(out, ir.Value) else tuple(out)
+    return None
 
 
 def _array_constant(caches: ContextCaches, array: np.ndarray) -> IrValue:
@@ -68,11 +91,20 @@ def ir_constant(
         const_lowering: the current function's const args by `id` of their value.
 
     Returns:
-        The const arg that carries `value`, or a new `stablehlo.constant` (broadcast when the
-        array has zero strides).
+        The const arg that carries `value`, what a registered handler makes of it, or a new
+        `stablehlo.constant` (broadcast when the array has zero strides).
+
+    Raises:
+        ValueError: a registered handler made other than one IR value of `value`.
     """
     if const_lowering:
         found = const_lowering.get(id(value))
         if found is not None:
             return found
+    if constant_handlers:  # empty unless a handler was registered: literals skip the walk
+        handled = handled_constant(value, aval)
+        if handled is not None:
+            if len(handled) != 1:
+                raise ValueError(f"Expected a constant to produce a single ir.Value, got {handled}")
+            return handled[0]
     return _array_constant(caches, host_array(value, aval))

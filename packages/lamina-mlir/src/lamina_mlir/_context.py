@@ -165,6 +165,11 @@ ordered_effect_types: Final[set[type[Effect]]] = set()
 through the functions that have it. Written at import by the layer that defines the effect."""
 
 
+shardable_ordered_effect_types: Final[set[type[Effect]]] = set()
+"""The ordered effect classes a program for more than one device may have (an ordered
+`io_callback`'s): their tokens are replicated over the devices. Written at import, as above."""
+
+
 def ordered_effects(effects: frozenset[Effect]) -> tuple[Effect, ...]:
     """The ordered effects among `effects`, in a deterministic order (by their text)."""
     return tuple(sorted((e for e in effects if type(e) in ordered_effect_types), key=str))

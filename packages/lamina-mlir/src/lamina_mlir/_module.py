@@ -32,7 +32,12 @@ from lamina_core.ir import (
     jaxprs_in_params,
 )
 from lamina_mlir import _hlo, _sharding
-from lamina_mlir._context import LoweringParameters, ModuleContext, ordered_effects
+from lamina_mlir._context import (
+    LoweringParameters,
+    ModuleContext,
+    ordered_effects,
+    shardable_ordered_effect_types,
+)
 from lamina_mlir._lower import lower_jaxpr_to_fun
 from lamina_mlir._mlir_context import context_for_module
 
@@ -299,6 +304,14 @@ def lower_jaxpr_to_module(
         raise ValueError("lower_jaxpr_to_module: shardings were given without a mesh")
     if abstract_mesh is not None:
         num_partitions = abstract_mesh.size
+    if num_partitions > 1:
+        unshardable = [e for e in effects if type(e) not in shardable_ordered_effect_types]
+        if unshardable:
+            # JAX's error, in its words.
+            raise ValueError(
+                f"The following ordered effects are not supported for more than 1 device: "
+                f"{unshardable}"
+            )
     caches = context_for_module()
     symbol = module_symbol_name(module_name)
     with caches.context, ir.Location.unknown():

@@ -25,8 +25,9 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from lamina_core.ir import AbstractValue
 from lamina_mlir import _hlo
 from lamina_mlir._context import LoweringRuleContext
-from lamina_mlir._functions import call, symbol_name
+from lamina_mlir._functions import call
 from lamina_mlir._ir_types import aval_to_ir_type
+from lamina_mlir._merge import merge_modules
 from lamina_mlir._mlir_context import ContextCaches, IrValue, make_context
 from lamina_mlir._module import LoweredModule
 
@@ -227,39 +228,9 @@ def call_portable_artifact(
 def _merge(dst: ir.Module, dst_table: ir.SymbolTable, name: str, data: bytes) -> str:
     """Move the artifact's functions into `dst`, private and renamed apart from `dst`'s
     symbols; return the new name of its `@main`."""
-    src = _deserialize(dst.context, data)
-    src_table = ir.SymbolTable(src.operation)
-    ops = [op.operation for op in src.body.operations]
-    taken: set[str] = set()
-    renames: dict[str, str] = {}
-    for op in ops:
-        if "sym_name" not in op.attributes:
-            continue
-        old = symbol_name(op)
-        if old != "main" and old not in dst_table:
-            continue
-        base = name if old == "main" else old
-        new, i = base, 0
-        # Fresh in both modules and among the names already chosen, so that renaming one
-        # symbol never captures another's uses.
-        while new in src_table or new in dst_table or new in taken:
-            new, i = f"{base}_{i}", i + 1
-        renames[old] = new
-        taken.add(new)
-    for old, new in renames.items():
-        ir.SymbolTable.replace_all_symbol_uses(old, new, src.operation)
-        ir.SymbolTable.set_symbol_name(src_table[old], new)
-    private = ir.StringAttr.get("private", dst.context)
-    for op in ops:
-        if op.name == "func.func":
-            op.attributes["sym_visibility"] = private
-    main = renames["main"]
-    for op in ops:
-        if op.name == "func.func" and symbol_name(op) == main:
-            for attr in _CALLEE_ATTRS:
-                if attr in op.attributes:
-                    del op.attributes[attr]
-        dst.body.append(op)
-        if "sym_name" in op.attributes:
-            dst_table.insert(op)
+    main = merge_modules(dst, name, _deserialize(dst.context, data), dst_table)
+    entry = dst_table[main]
+    for attr in _CALLEE_ATTRS:
+        if attr in entry.attributes:
+            del entry.attributes[attr]
     return main

@@ -4,6 +4,9 @@ Each becomes the CPU FFI `custom_call @xla_ffi_python_cpu_callback`, as JAX 0.10
 its backend config names, by `index`, a Python function in the module context's
 `host_callbacks` list, which the runtime hands to the compiler. The function takes NumPy
 arrays and returns a tuple of them. Effectful callbacks are `has_side_effect`.
+
+Inside a `shard_map` manual over every mesh axis, each device runs the callback on its own
+shard: the call is annotated as replicated over the empty mesh `@empty_mesh`, as JAX does.
 """
 
 from __future__ import annotations
@@ -21,9 +24,11 @@ from lamina_core.callbacks import (
     OrderedDebugEffect,
     OrderedIOEffect,
     call_checked,
+    check_p,
     debug_callback_p,
     debug_effect,
     debug_print_p,
+    functionalization_error,
     io_callback_p,
     io_effect,
     ordered_debug_effect,
@@ -33,14 +38,21 @@ from lamina_core.callbacks import (
 )
 from lamina_core.ir import AbstractValue, Effect, ShapedArray
 from lamina_core.lax import abstract_token
-from lamina_mlir._context import LoweringRuleContext, ordered_effect_types
+from lamina_mlir._context import (
+    LoweringRuleContext,
+    ordered_effect_types,
+    shardable_ordered_effect_types,
+)
 from lamina_mlir._mlir_context import IrValue
+from lamina_mlir._rules_shard_map import spmd_context
 from lamina_mlir._rules_util import register
 
 TARGET = "xla_ffi_python_cpu_callback"
 _MAXIMAL = "maximal_mesh_0"
+_EMPTY = "empty_mesh"
 
 ordered_effect_types.update({OrderedIOEffect, OrderedDebugEffect})
+shardable_ordered_effect_types.add(OrderedIOEffect)
 
 
 def _layout(caches: Any, aval: AbstractValue) -> ir.Attribute:
@@ -53,11 +65,47 @@ def _layout(caches: Any, aval: AbstractValue) -> ir.Attribute:
     return attr
 
 
-def _maximal_sharding(ctx: LoweringRuleContext, count: int) -> ir.Attribute | None:
-    """JAX's annotation of a callback in a program for one device: `count` values on the
-    one-device mesh `@maximal_mesh_0` (declared once, at the top of the module); None in a
-    program for a mesh."""
+def _declare_empty_mesh(ctx: LoweringRuleContext) -> None:
+    """`sdy.mesh @empty_mesh = <[]>`, once, after the module's other meshes."""
     mctx = ctx.module_context
+    if _EMPTY in mctx.functions:
+        return
+    body = mctx.module.body
+    after_meshes = next(op for op in body.operations if op.operation.name != "sdy.mesh")
+    with ir.InsertionPoint(after_meshes):
+        op = sdy.MeshOp(_EMPTY, sdy.MeshAttr.get([]))
+    op.operation.attributes["stablehlo.mesh"] = ir.DictAttr.get({"axes": ir.ArrayAttr.get([])})
+    mctx.functions[_EMPTY] = _EMPTY
+
+
+def _manual_sharding(ctx: LoweringRuleContext, debug: bool) -> ir.Attribute:
+    """Each result (one value when there are none) replicated over `@empty_mesh`."""
+    spmd = spmd_context()
+    assert spmd is not None
+    if spmd.manual_axes != frozenset(spmd.mesh.axis_names):
+        if debug:
+            # JAX gathers the operands and runs the callback on one device only.
+            raise NotImplementedError(
+                "Lamina lowers debug callbacks inside shard_map only when every mesh axis is "
+                "manual (JAX's partial-auto gather is not implemented)."
+            )
+        raise NotImplementedError(
+            "callbacks are only supported in spmd computations when all mesh axes are "
+            "partitioned manually (no partial automatic sharding)."
+        )
+    _declare_empty_mesh(ctx)
+    ranks = [a.ndim if isinstance(a, ShapedArray) else 0 for a in ctx.avals_out] or [0]
+    values = ", ".join(f"<@{_EMPTY}, [{', '.join(['{}'] * n)}]>" for n in ranks)
+    return ir.Attribute.parse(f"#sdy.sharding_per_value<[{values}]>")
+
+
+def _callback_sharding(ctx: LoweringRuleContext, count: int, debug: bool) -> ir.Attribute | None:
+    """JAX's annotation of a callback: inside a manual computation, replicated per device;
+    in a program for one device, `count` values on the one-device mesh `@maximal_mesh_0`
+    (declared once, at the top of the module); None in a program for a mesh."""
+    mctx = ctx.module_context
+    if spmd_context() is not None:
+        return _manual_sharding(ctx, debug)
     if mctx.mesh is not None:
         return None
     if _MAXIMAL not in mctx.functions:
@@ -85,6 +133,7 @@ def emit_python_callback(
     effect: Effect | None = None,
     annotate: bool = True,
     annotated_values: int | None = None,
+    debug: bool = False,
 ) -> list[IrValue]:
     """A `custom_call` of `host` (NumPy arrays in, a tuple of them out) on `operands`; for an
     ordered `effect`, threaded on that effect's token (its first operand and result)."""
@@ -127,7 +176,7 @@ def emit_python_callback(
     )
     if annotate:
         count = max(1, len(ctx.avals_out)) if annotated_values is None else annotated_values
-        sharding = _maximal_sharding(ctx, count)
+        sharding = _callback_sharding(ctx, count, debug)
         if sharding is not None:
             op.operation.attributes["sdy.sharding"] = sharding
     # As JAX's text: the FFI attributes travel as `mhlo.backend_config`.
@@ -187,11 +236,23 @@ def _debug_callback_lowering(
     **params: Any,
 ) -> list[IrValue]:
     host = _no_results(callback)
-    return emit_python_callback(ctx, host, args, has_side_effect=True, effect=effect)
+    return emit_python_callback(ctx, host, args, has_side_effect=True, effect=effect, debug=True)
 
 
 @register(debug_print_p)
 def _debug_print_lowering(ctx: LoweringRuleContext, *args: IrValue, **params: Any) -> list[IrValue]:
     host = _no_results(print_callback(params))
     effect = ordered_debug_effect if params["ordered"] else debug_effect
-    return emit_python_callback(ctx, host, args, has_side_effect=True, effect=effect)
+    return emit_python_callback(ctx, host, args, has_side_effect=True, effect=effect, debug=True)
+
+
+@register(check_p)
+def _check_lowering(
+    ctx: LoweringRuleContext, *args: IrValue, err_tree: Any, debug: bool
+) -> list[IrValue]:
+    """A `checkify.check` left in a compiled program: `checkify` did not functionalize it. A
+    `debug_check` is dropped; any other raises JAX's error, as JAX's CPU lowering does with
+    `jax_experimental_unsafe_xla_runtime_errors` off (Lamina refuses turning it on)."""
+    if debug:
+        return []
+    raise functionalization_error

@@ -1,8 +1,9 @@
 """Lowering of the custom-derivative call primitives: their `call_jaxpr`, inlined.
 
 The user's derivative rules matter only to transformations; compiled code computes the
-function itself, as JAX lowers it. `custom_lin` (forward mode of a custom_vjp function) has
-no lowering: JAX refuses to evaluate it too.
+function itself, as JAX lowers it (`linear_call` and `remat_opt` likewise run their callee).
+`custom_lin` (forward mode of a custom_vjp function) has no lowering: JAX refuses to evaluate
+it too.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from lamina_core.custom_derivatives import (
     custom_lin_p,
     custom_vjp_call_p,
     custom_vmap_p,
+    linear_call_p,
+    remat_opt_p,
 )
 from lamina_core.ir import ClosedJaxpr
 from lamina_core.lax import stop_gradient_p
@@ -48,6 +51,20 @@ def _lower_call_jaxpr(
 
 register(custom_jvp_call_p)(_lower_call_jaxpr)
 register(custom_vjp_call_p)(_lower_call_jaxpr)
+
+
+@register(linear_call_p)
+def _linear_call_lowering(
+    ctx: LoweringRuleContext, *args: IrValue, callee: ClosedJaxpr, **params: Any
+) -> list[IrValue]:
+    return _lower_call_jaxpr(ctx, *args, call_jaxpr=callee)
+
+
+@register(remat_opt_p)
+def _remat_opt_lowering(
+    ctx: LoweringRuleContext, *args: IrValue, fwd_jaxpr: ClosedJaxpr, **params: Any
+) -> list[IrValue]:
+    return _lower_call_jaxpr(ctx, *args, call_jaxpr=fwd_jaxpr)
 
 
 @register(custom_vmap_p)

@@ -1,8 +1,9 @@
 """Lowering of the decomposition primitives of `lax.linalg` to jaxlib's LAPACK FFI kernels,
 as JAX 0.10.2 lowers them on CPU: `eigh` becomes `lapack_?syevd_ffi` (real) or
 `lapack_?heevd_ffi` (complex) computing eigenvectors, each result NaN for a batch element
-whose `info` is not zero; `geqrf` `lapack_?geqrf_ffi`; `householder_product`
-`lapack_?orgqr_ffi` (`?ungqr` for complex); `qr` those two composed (JAX's `lower_fun`), traced
+whose `info` is not zero; `geqrf` `lapack_?geqrf_ffi`; `geqp3` `lapack_?geqp3_ffi`;
+`householder_product` `lapack_?orgqr_ffi` (`?ungqr` for complex); `qr` those composed
+(`geqp3` in place of `geqrf` with `pivoting`, as JAX's `lower_fun`), traced
 as a Lamina function and lowered in place. The custom call itself is built by
 `_rules_linalg_lapack`'s helper. `svd` becomes `lapack_?gesdd_ffi` (mode `A`, `S` or `N`
 for full, reduced or no singular vectors), NaN where `info` is not zero; a matrix with no rows
@@ -20,7 +21,14 @@ from lamina_core import lax
 from lamina_core.interpreters import trace_to_jaxpr
 from lamina_core.ir import ShapedArray
 from lamina_core.lax import _eye_rect, qr_from_factors, svd_shapes
-from lamina_core.lax.linalg import eigh_p, geqrf_p, householder_product_p, qr_p, svd_p
+from lamina_core.lax.linalg import (
+    eigh_p,
+    geqp3_p,
+    geqrf_p,
+    householder_product_p,
+    qr_p,
+    svd_p,
+)
 from lamina_mlir._context import NO_TOKENS, LoweringRuleContext
 from lamina_mlir._lower import jaxpr_subcomp
 from lamina_mlir._mlir_context import IrValue
@@ -78,6 +86,16 @@ def _geqrf_lowering(ctx: LoweringRuleContext, operand: IrValue) -> list[IrValue]
     return _ffi_call(ctx, target, [operand], [aval], avals_out, aliases={0: 0}, attrs={})
 
 
+@register(geqp3_p)
+def _geqp3_lowering(
+    ctx: LoweringRuleContext, a: IrValue, jpvt: IrValue, *, use_magma: Any
+) -> list[IrValue]:
+    avals_in = [array_aval(x) for x in ctx.avals_in]
+    avals_out = [array_aval(x) for x in ctx.avals_out]
+    target = _target("geqp3_ffi", avals_in[0].dtype)
+    return _ffi_call(ctx, target, [a, jpvt], avals_in, avals_out, aliases={0: 0, 1: 1}, attrs={})
+
+
 @register(householder_product_p)
 def _householder_product_lowering(
     ctx: LoweringRuleContext, a: IrValue, taus: IrValue
@@ -98,11 +116,12 @@ def _qr_lowering(
     full_matrices: bool,
     use_magma: Any,
 ) -> list[IrValue]:
-    if pivoting:
-        raise NotImplementedError("Lamina's qr does not support column pivoting yet.")
-    return _lower_traced_many(
-        ctx, lambda a: list(qr_from_factors(a, full_matrices=full_matrices)), [operand]
-    )
+    def factors(a: Any) -> list[Any]:
+        return list(
+            qr_from_factors(a, full_matrices=full_matrices, pivoting=pivoting, use_magma=use_magma)
+        )
+
+    return _lower_traced_many(ctx, factors, [operand])
 
 
 def _lower_traced_many(

@@ -7,7 +7,8 @@ emitted unrolled; the `random_*` primitives emit the threefry algorithms of
 words broadcast against 64-bit flat-index counters (two `ui32` iotas), hashed. Bound with
 `partitionable=False`, `random_bits` and `random_split` lower the other layout's lax ops
 (`lamina_core.random._threefry_original`), traced in place; the rbg and unsafe_rbg keys'
-operations (`lamina_core.random._rbg`, on `rng_bit_generator`) are lowered the same way.
+operations (`lamina_core.random._rbg`, on `rng_bit_generator`) are lowered the same way, and
+so are the functions of implementations users define (`lamina_core.random.user_key_ops`).
 `random_wrap`, `random_unwrap` and `random_clone` are the identity on the data.
 
 Shape primitives whose params name axes (`slice`, `broadcast_in_dim`, `transpose`,
@@ -44,6 +45,7 @@ from lamina_core.random import (
     rbg_prng_impl,
     threefry2x32_p,
     threefry_prng_impl,
+    user_key_ops,
 )
 from lamina_core.random import (
     rbg as _rbg,
@@ -172,6 +174,9 @@ def _key_shape(ctx: LoweringRuleContext, i: int = 0) -> tuple[int, ...]:
 def _random_seed_lowering(ctx: LoweringRuleContext, seeds: IrValue, *, impl: Any) -> list[IrValue]:
     caches = ctx.caches
     aval = array_aval(ctx.avals_in[0])
+    user = user_key_ops(impl)
+    if user is not None:
+        return _lower_traced(ctx, user.seed, [aval], seeds)  # type: ignore[no-any-return]
     shape = aval.shape
     if aval.dtype.itemsize == 8:
         shift = _hlo.full(caches, np.array(32, aval.dtype), shape, aval.dtype)
@@ -217,11 +222,23 @@ def _physical_in(ctx: LoweringRuleContext) -> list[ShapedArray]:
     return [physical_aval(array_aval(ctx.avals_in[0]))]
 
 
+def _user_ops(ctx: LoweringRuleContext) -> Any:
+    """The key operations of a user-defined implementation whose keys the equation takes."""
+    impl = key_impl_of(array_aval(ctx.avals_in[0]).dtype)
+    return None if impl is None else user_key_ops(impl)
+
+
 @register(random_bits_p)
 def _random_bits_lowering(
     ctx: LoweringRuleContext, keys: IrValue, *, bit_width: int, shape: Sequence[int],
     partitionable: bool = True,
 ) -> list[IrValue]:  # fmt: skip
+    user = _user_ops(ctx)
+    if user is not None:
+        fun = partial(
+            user.random_bits, bit_width=bit_width, shape=tuple(shape), partitionable=partitionable
+        )
+        return _lower_traced(ctx, fun, _physical_in(ctx), keys)  # type: ignore[no-any-return]
     if _is_rbg(ctx):
         fun = partial(_rbg.random_bits, bit_width=bit_width, shape=tuple(shape))
         return _lower_traced(ctx, fun, _physical_in(ctx), keys)  # type: ignore[no-any-return]
@@ -245,6 +262,10 @@ def _random_bits_lowering(
 def _random_split_lowering(
     ctx: LoweringRuleContext, keys: IrValue, *, shape: Sequence[int], partitionable: bool = True
 ) -> list[IrValue]:
+    user = _user_ops(ctx)
+    if user is not None:
+        fun = partial(user.split, shape=tuple(shape), partitionable=partitionable)
+        return _lower_traced(ctx, fun, _physical_in(ctx), keys)  # type: ignore[no-any-return]
     if _is_rbg(ctx):
         impl = key_impl_of(array_aval(ctx.avals_in[0]).dtype)
         split = _rbg.rbg_split if impl is rbg_prng_impl else _rbg.unsafe_split
@@ -262,6 +283,10 @@ def _random_split_lowering(
 def _random_fold_in_lowering(
     ctx: LoweringRuleContext, keys: IrValue, msgs: IrValue
 ) -> list[IrValue]:
+    user = _user_ops(ctx)
+    if user is not None:
+        avals = [*_physical_in(ctx), ctx.avals_in[1]]
+        return _lower_traced(ctx, user.fold_in, avals, keys, msgs)  # type: ignore[no-any-return]
     if _is_rbg(ctx):
         impl = key_impl_of(array_aval(ctx.avals_in[0]).dtype)
         fold_in = _rbg.rbg_fold_in if impl is rbg_prng_impl else _rbg.unsafe_fold_in

@@ -7,6 +7,10 @@ The region is isolated from above, so the const args the body uses are passed in
 (replicated). While the body is lowered, the SPMD context (the mesh and its manual axes) is
 current: the collectives read it to build their replica groups. When every newly manual axis
 has size 1 there is nothing to partition: the body is lowered in place, as JAX does.
+
+A body with ordered effects (an ordered `io_callback`, an ordered `debug.print`) threads their
+tokens through the region as JAX does: one token operand and result per effect, ahead of the
+arrays, replicated over the mesh.
 """
 
 from __future__ import annotations
@@ -20,13 +24,14 @@ from typing import Any
 
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import sdy
+from jaxlib.mlir.dialects import stablehlo as hlo
 
 from lamina_consts import jaxpr_const_args
 from lamina_core import dtypes
 from lamina_core.ir import AbstractMesh, AxisType, Jaxpr, Mesh, PartitionSpec, ShapedArray
 from lamina_core.sharding import manual_axes_env, shard_map_p
 from lamina_mlir._constants import ir_constant
-from lamina_mlir._context import LoweringRuleContext
+from lamina_mlir._context import LoweringRuleContext, TokenSet, ordered_effects
 from lamina_mlir._lower import jaxpr_subcomp
 from lamina_mlir._mlir_context import IrValue
 from lamina_mlir._rules_util import register
@@ -118,15 +123,21 @@ def _shard_map_lowering(
     manual = newly_manual_axes | (outer.manual_axes if outer is not None else frozenset())
     inner = SpmdContext(mesh, manual)
     name_stack = f"{ctx.name_stack}/shard_map" if ctx.name_stack else "shard_map"
-    if jaxpr.effects:
-        raise NotImplementedError(
-            "lowering shard_map: effects inside the body are not supported yet"
-        )
+    effects = ordered_effects(jaxpr.effects)
+    tokens = [ctx.tokens_in.get(e) for e in effects]
     if math.prod(mesh.shape[a] for a in newly_manual_axes) == 1:
         with _inside(inner, newly_manual_axes):
-            outs, _ = jaxpr_subcomp(
-                mctx, jaxpr, name_stack, ctx.tokens_in, (), *args, const_lowering=ctx.const_lowering
+            outs, tokens_out = jaxpr_subcomp(
+                mctx,
+                jaxpr,
+                name_stack,
+                TokenSet(tuple(zip(effects, tokens, strict=True))),
+                (),
+                *args,
+                const_lowering=ctx.const_lowering,
             )
+        if effects:
+            ctx.set_tokens_out(ctx.tokens_in.update(dict(tokens_out.tokens)))
         return outs
     consts = list(jaxpr_const_args(jaxpr))
     const_values = [ir_constant(ctx.caches, v, a, ctx.const_lowering) for v, a in consts]
@@ -143,38 +154,51 @@ def _shard_map_lowering(
     def attr(spec: PartitionSpec, aval: Any) -> Any:
         return sharding_attr(spec, _physical_ndim(aval), abstract, open_dims=open_dims)
 
+    token_sharding = sharding_attr(replicated, 0, abstract)
     in_shardings = [
+        *(token_sharding for _ in tokens),
         *(attr(replicated, a) for _, a in consts),
         *(attr(s, a) for s, a in zip(in_specs, ctx.avals_in, strict=True)),
     ]
-    out_shardings = [attr(s, a) for s, a in zip(out_specs, ctx.avals_out, strict=True)]
+    out_shardings = [
+        *(token_sharding for _ in tokens),
+        *(attr(s, a) for s, a in zip(out_specs, ctx.avals_out, strict=True)),
+    ]
     ordered_manual = [n for n in mesh.axis_names if n in newly_manual_axes]
+    token_types = [hlo.TokenType.get() for _ in tokens]
     op = sdy.ManualComputationOp(
-        [mctx.ir_type(a) for a in ctx.avals_out],
-        [*const_values, *args],
+        [*token_types, *(mctx.ir_type(a) for a in ctx.avals_out)],
+        [*tokens, *const_values, *args],
         sdy.TensorShardingPerValueAttr.get(in_shardings),
         sdy.TensorShardingPerValueAttr.get(out_shardings),
         sdy.ManualAxesAttr.get([ir.StringAttr.get(str(n)) for n in ordered_manual]),
     )
     block_types = [
+        *token_types,
         *(mctx.ir_type(a) for _, a in consts),
         *(mctx.ir_type(v.aval) for v in jaxpr.invars),
     ]
     block = op.body.blocks.append(*block_types)
     with ir.InsertionPoint(block), _inside(inner, newly_manual_axes):
-        const_args = list(block.arguments)[: len(consts)]
+        block_args = list(block.arguments)
+        token_args = block_args[: len(tokens)]
+        const_args = block_args[len(tokens) : len(tokens) + len(consts)]
         const_lowering = {id(v): b for (v, _), b in zip(consts, const_args, strict=True)}
-        outs, _ = jaxpr_subcomp(
+        outs, tokens_out = jaxpr_subcomp(
             mctx,
             jaxpr,
             name_stack,
-            ctx.tokens_in,
+            TokenSet(tuple(zip(effects, token_args, strict=True))),
             (),
-            *list(block.arguments)[len(consts) :],
+            *block_args[len(tokens) + len(consts) :],
             const_lowering=const_lowering,
         )
-        sdy.ReturnOp(outs)
-    return list(op.results)
+        sdy.ReturnOp([*(tokens_out.get(e) for e in effects), *outs])
+    results: list[IrValue] = list(op.results)
+    if effects:
+        new_tokens = dict(zip(effects, results[: len(effects)], strict=True))
+        ctx.set_tokens_out(ctx.tokens_in.update(new_tokens))
+    return results[len(effects) :]
 
 
 __all__ = ["SpmdContext", "spmd_context"]

@@ -25,7 +25,19 @@ from lamina_runtime._bridge import (
 from lamina_runtime._bridge_devices import (
     set_real_jax_view as set_real_jax_view,
 )
+from lamina_runtime._bridge_devices import (
+    started_backends as started_backends,
+)
+from lamina_runtime._bridge_executables import (
+    CompileCall as CompileCall,
+)
 from lamina_runtime._bridge_executables import CompileError
+from lamina_runtime._bridge_executables import (
+    CompileInterceptor as CompileInterceptor,
+)
+from lamina_runtime._bridge_executables import (
+    set_compile_interceptor as set_compile_interceptor,
+)
 from lamina_runtime._jit import (
     JitFunction,
     clear_caches,
@@ -34,6 +46,9 @@ from lamina_runtime._jit import (
     jit_function_of,
     toplevel_dispatcher,
     toplevel_jit,
+)
+from lamina_runtime._lru import (
+    register_backend_cache as register_backend_cache,
 )
 from lamina_runtime._pmap import (
     pmap as pmap,
@@ -77,6 +92,34 @@ from lamina_runtime.api import (
     make_array_from_single_device_arrays,
 )
 from lamina_runtime.array import Array
+from lamina_runtime.array import Shard as Shard
+from lamina_runtime.backend_api import (
+    backend_xla_version as backend_xla_version,
+)
+from lamina_runtime.backend_api import (
+    backends as backends,
+)
+from lamina_runtime.backend_api import (
+    clear_backends as clear_backends,
+)
+from lamina_runtime.backend_api import (
+    clear_in_memory_compilation_cache as clear_in_memory_compilation_cache,
+)
+from lamina_runtime.backend_api import (
+    get_backend as get_backend,
+)
+from lamina_runtime.backend_api import (
+    get_compile_options as get_compile_options,
+)
+from lamina_runtime.backend_api import (
+    get_default_device as get_default_device,
+)
+from lamina_runtime.backend_api import (
+    ifrt_proxy as ifrt_proxy,
+)
+from lamina_runtime.backend_api import (
+    register_backend_factory as register_backend_factory,
+)
 from lamina_runtime.cache_key import CacheKey, compilation_key
 from lamina_runtime.compilation_cache import (
     CacheInfo,

@@ -2,13 +2,14 @@
 
 Everything else in Lamina calls the bridge for devices, compilation, transfers, execution
 and serialization. Nothing in it traces, transforms or lowers: the PJRT client runs modules
-that lamina-mlir built. It is five modules, each owning one concern:
+that lamina-mlir built. It is six modules, each owning one concern:
 
   _bridge               the pinned jaxlib version, the self-test, the jax/jaxlib types others name
   _bridge_devices       devices, avals, host-to-device transfers, buffers, shardings
   _bridge_executables   compile options; compiling, running, saving and inspecting executables
   _bridge_dispatch      jaxlib's C++ jit dispatcher, driven by Lamina
   _bridge_distributed   jaxlib's distributed runtime, for multi-process runs
+  _bridge_backends      the backend clients, in JAX's registry of them
 
 Each jax/jaxlib API used is rated where it is imported:
 

@@ -162,6 +162,23 @@ def _backend_started(device: Any) -> None:
     _primed = True
 
 
+def started_backends() -> dict[str, Any]:
+    """The backend clients started so far, by platform, starting none: none until the bridge
+    hands out its first device (JAX starts every backend at once then); after it, the default
+    backend's client and the CPU one. (After `clear_backends` a read starts them anew.) [public]
+    """
+    if not _primed:
+        return {}
+    started = {}
+    for platform in (None, "cpu"):
+        try:
+            client = jax.devices(platform)[0].client
+        except RuntimeError:  # no CPU backend (`jax_platforms` without it)
+            continue
+        started[client.platform] = client
+    return started
+
+
 # ---- transfers ----------------------------------------------------------------------------
 
 

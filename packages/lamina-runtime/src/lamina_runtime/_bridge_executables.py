@@ -12,7 +12,8 @@ import itertools
 import os
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any, Final, NamedTuple
+from dataclasses import dataclass
+from typing import Any, Final, NamedTuple, Protocol
 
 import jaxlib._hlo as _hlo  # [private] HloPrintOptions (JAX's `jax._src.lib.hlo`)
 import jaxlib._jax as _jax  # [private] array_result_handler, JaxRuntimeError
@@ -80,11 +81,66 @@ def _needs_lapack(code: bytes | str) -> None:
         register_lapack_kernels()
 
 
+@dataclass(frozen=True, slots=True)
+class CompileCall:
+    """One XLA compilation the runtime is about to make, as a compile interceptor sees it."""
+
+    code: bytes | str
+    """The StableHLO program: bytecode or text."""
+    devices: tuple[Any, ...]
+    """The devices it is compiled for (one client's)."""
+    options: Any
+    """jaxlib's CompileOptions."""
+    host_callbacks: tuple[Any, ...] = ()
+    """The Python functions its host-callback custom calls name by index."""
+    module: Any = None
+    """The same program as an MLIR module (required with host callbacks)."""
+
+    @property
+    def backend(self) -> Any:
+        """The PJRT client that compiles it (`.platform`: "cpu", "cuda", "tpu"...). [public]"""
+        return self.devices[0].client
+
+    def compile(self) -> Any:
+        """Compile now, past any interceptor: the loaded executable."""
+        return _compile(self.code, self.devices, self.options, self.host_callbacks, self.module)
+
+
+class CompileInterceptor(Protocol):
+    """Called instead of compiling, with the compilation to make; returns the loaded
+    executable, from `call.compile()`, or raises to refuse it."""
+
+    def __call__(self, call: CompileCall, /) -> Any: ...
+
+
+_interceptor: CompileInterceptor | None = None
+
+
+def set_compile_interceptor(interceptor: CompileInterceptor | None) -> None:
+    """Route every compilation through `interceptor` from now on (None: compile directly).
+    Persistent-cache hits and executables loaded from artifacts are not compilations, as in
+    JAX. `lamina.as_jax` installs one, so that libraries wrapping JAX's
+    `backend_compile_and_load` see Lamina's compilations."""
+    global _interceptor
+    _interceptor = interceptor
+
+
 def compile(code: bytes | str, device_list: Sequence[Any], options: Any,
             host_callbacks: Sequence[Any] = (), module: Any = None) -> Any:  # fmt: skip
     """Compile StableHLO (bytecode or text) for `device_list`; `host_callbacks` are the Python
     functions its host-callback custom calls name by index, and `module` the same program as
-    an MLIR module (required with them). [semi]"""
+    an MLIR module (required with them); through the compile interceptor if one is set."""
+    interceptor = _interceptor  # unset: one global read per compilation, measured unchanged
+    if interceptor is None:
+        return _compile(code, device_list, options, host_callbacks, module)
+    return interceptor(
+        CompileCall(code, tuple(device_list), options, tuple(host_callbacks), module)
+    )
+
+
+def _compile(code: bytes | str, device_list: Sequence[Any], options: Any,
+             host_callbacks: Sequence[Any], module: Any) -> Any:  # fmt: skip
+    """`compile` itself. [semi]"""
     _needs_lapack(code)
     client = device_list[0].client
     devices = xc.DeviceList(tuple(device_list))

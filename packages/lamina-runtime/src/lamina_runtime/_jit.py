@@ -51,6 +51,7 @@ from lamina_runtime import (
     special_values,
 )
 from lamina_runtime import sharding as shardings
+from lamina_runtime._lru import clear_registered_caches
 from lamina_runtime.array import Array
 from lamina_runtime.eager import clear_programs
 from lamina_runtime.executable import runtime
@@ -475,6 +476,7 @@ def clear_caches() -> None:
     trace_caches.clear()
     clear_programs()
     runtime().clear()
+    clear_registered_caches()
 
 
 _HOST_KINDS: Final = frozenset({np.ndarray, bool, int, float, complex})

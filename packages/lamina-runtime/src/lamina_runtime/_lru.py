@@ -10,9 +10,10 @@ in-process compilation caches (least recently used entries go first) and
 from __future__ import annotations
 
 import threading
+import weakref
 from collections import OrderedDict
 from collections.abc import Hashable
-from typing import Final, Generic, TypeVar
+from typing import Final, Generic, Protocol, TypeVar
 
 from lamina_core import config
 
@@ -91,3 +92,31 @@ class LRUCache(Generic[K, V]):
     def __contains__(self, key: object) -> bool:
         with self._lock:
             return key in self._data
+
+
+class ClearableCache(Protocol):
+    """A cache `lamina.clear_caches()` empties: `functools.lru_cache`'s results are ones."""
+
+    def cache_clear(self) -> None: ...
+
+
+_registered: weakref.WeakKeyDictionary[ClearableCache, str] = weakref.WeakKeyDictionary()
+"""The caches others asked `clear_caches` to empty, with what each is for; weak, as JAX's: a
+cache dropped by its owner leaves."""
+
+
+def register_backend_cache(cache: ClearableCache, for_what: str) -> None:
+    """Have `lamina.clear_caches()` and `clear_backends()` empty `cache` as well, as
+    `jax.extend.backend.register_backend_cache` does (`for_what` says what it holds).
+
+    Args:
+        cache: any object with `cache_clear()`, e.g. a `functools.lru_cache` function.
+        for_what: what the cache is for, for people reading a debugger.
+    """
+    _registered[cache] = for_what
+
+
+def clear_registered_caches() -> None:
+    """Empty every cache `register_backend_cache` named."""
+    for cache in list(_registered.keys()):
+        cache.cache_clear()

@@ -27,7 +27,7 @@ from lamina_core.ir import (
     physical_aval,
 )
 from lamina_mlir import LoweredModule, tokens_made_inside
-from lamina_runtime import _bridge_devices, _bridge_executables, failures
+from lamina_runtime import _bridge_devices, _bridge_executables, failures, monitoring
 from lamina_runtime import sharding as shardings
 from lamina_runtime._lru import LRUCache
 from lamina_runtime.array import Array, place, to_buffer
@@ -322,9 +322,12 @@ class Runtime:
                             self.persistent_hits += 1
                         return loaded, blob
                     cache.discard(key, f"it holds another program's executable: {wrong}")
-        start = time.perf_counter()
+        start, wall_start = time.perf_counter(), time.time()
         loaded = _bridge_executables.compile(lowered.as_bytecode(), devices, options)
         elapsed = time.perf_counter() - start
+        # JAX names the function (`jit(f)`); the module's symbol (`jit_f`) is what is kept.
+        fun_name = lowered.name.removeprefix("jit_")
+        monitoring.record_compile(f"jit({fun_name})", wall_start, wall_start + elapsed)
         with self._lock:
             self.compilations += 1
         if cache is not None and elapsed >= min_time:

@@ -4,6 +4,8 @@ Submodules that few programs use (`scipy`) are not imported here: `lamina.__geta
 them on first use.
 """
 
+from types import SimpleNamespace as _SimpleNamespace
+
 from lamina import (
     ad_checkpoint,
     aot,
@@ -64,6 +66,7 @@ from lamina_core.config import disable_jit_scope as disable_jit
 from lamina_core.custom_derivatives import closure_convert, custom_gradient
 from lamina_core.interpreters import ensure_compile_time_eval
 from lamina_core.ir import (
+    NamedSharding,
     P,
     PartitionSpec,
     named_call,
@@ -72,6 +75,7 @@ from lamina_core.ir import (
     set_mesh,
 )
 from lamina_core.ir.dtypes import float0
+from lamina_core.lax import MemorySpace as _MemorySpace
 from lamina_core.random import default_prng_impl, threefry_partitionable
 from lamina_core.sharding import shard_map
 from lamina_refs import Ref, empty_ref, free_ref, freeze, new_ref
@@ -104,7 +108,12 @@ from lamina_runtime import (
     process_count,
     process_index,
     process_indices,
+    reshard,
 )
+from lamina_runtime import Shard as Shard
+
+memory = _SimpleNamespace(Space=_MemorySpace)
+"""`jax.memory`: the memory spaces a value can live in (device, host, any)."""
 
 register_internal_path(__file__)
 
@@ -115,9 +124,11 @@ __all__ = [
     *_option_names,
     "Array",
     "Device",
+    "NamedSharding",
     "P",
     "PartitionSpec",
     "Ref",
+    "Shard",
     "ShapeDtypeStruct",
     "__version__",
     "__version_info__",
@@ -182,6 +193,7 @@ __all__ = [
     "make_jaxpr",
     "make_mesh",
     "make_user_context",
+    "memory",
     "named_call",
     "named_scope",
     "new_ref",
@@ -196,6 +208,7 @@ __all__ = [
     "random",
     "ref",
     "remat",
+    "reshard",
     "set_mesh",
     "shard_map",
     "sharding",

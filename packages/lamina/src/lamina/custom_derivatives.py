@@ -11,6 +11,8 @@ from lamina_core.custom_derivatives import (
     custom_vjp,
     custom_vjp_call_p,
     custom_vjp_primal_tree_values,
+    linear_call,
+    remat_opt_p,
     zero_from_primal,
 )
 
@@ -24,5 +26,7 @@ __all__ = [
     "custom_vjp",
     "custom_vjp_call_p",
     "custom_vjp_primal_tree_values",
+    "linear_call",
+    "remat_opt_p",
     "zero_from_primal",
 ]

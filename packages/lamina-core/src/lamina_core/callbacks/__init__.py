@@ -30,6 +30,12 @@ from lamina_core.callbacks._callbacks import (
 from lamina_core.callbacks._callbacks import (
     pure_callback_p as pure_callback_p,
 )
+from lamina_core.callbacks._checks import (
+    check_p as check_p,
+)
+from lamina_core.callbacks._checks import (
+    functionalization_error as functionalization_error,
+)
 from lamina_core.callbacks._debugger import (
     breakpoint as breakpoint,
 )

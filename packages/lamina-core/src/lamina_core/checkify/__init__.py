@@ -8,6 +8,12 @@ it adds (`_rules_lax`), become an `Error` value (`_errors`) flowing through `jit
 imports it (it is the top of lamina-core, loaded on first use).
 """
 
+from lamina_core.callbacks import (
+    check_p as check_p,
+)
+from lamina_core.callbacks import (
+    functionalization_error as functionalization_error,
+)
 from lamina_core.checkify import _rules_control_flow as _rules_control_flow  # registers rules
 from lamina_core.checkify import _rules_custom as _rules_custom  # registers rules
 from lamina_core.checkify import _rules_lax as _rules_lax  # registers rules
@@ -19,9 +25,6 @@ from lamina_core.checkify._check import (
 )
 from lamina_core.checkify._check import (
     debug_check as debug_check,
-)
-from lamina_core.checkify._check import (
-    functionalization_error as functionalization_error,
 )
 from lamina_core.checkify._errors import (
     BatchedError as BatchedError,
@@ -52,9 +55,6 @@ from lamina_core.checkify._errors import (
 )
 from lamina_core.checkify._errors import (
     OOBError as OOBError,
-)
-from lamina_core.checkify._errors import (
-    check_p as check_p,
 )
 from lamina_core.checkify._errors import (
     init_error as init_error,

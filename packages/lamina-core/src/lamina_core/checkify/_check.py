@@ -11,18 +11,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from types import TracebackType
-from typing import Any, Final
+from typing import Any
 
 import numpy as np
 
 from lamina_core import numpy as jnp
+from lamina_core.callbacks import check_p
 from lamina_core.checkify._errors import (
     Error,
     ErrorEffect,
     FailedCheckError,
     JaxRuntimeError,
     assert_func,
-    check_p,
     init_error,
     raise_error,
 )
@@ -32,7 +32,6 @@ from lamina_core.ir import (
     Effects,
     ShapedArray,
     SourceInfo,
-    abstract_eval_rules,
     current_source_info,
     effects_rules,
     evaluated_on_values,
@@ -44,18 +43,6 @@ from lamina_core.ir import (
 from lamina_core.lax import bdim_at_front
 from lamina_core.trace import EVAL_TRACE, Tracer, current_trace, is_registered_value
 from lamina_core.tree import tree_util
-
-functionalization_error: Final = ValueError(
-    "Cannot abstractly evaluate a checkify.check which was not functionalized. This probably "
-    "means you tried to stage (jit/scan/pmap/...) a `check` without functionalizing it through "
-    "`checkify.checkify`."
-)
-"""What compiling a check that `checkify` did not functionalize raises (JAX's own object)."""
-
-
-@abstract_eval_rules.register(check_p)
-def _check_abstract_eval(*args: AbstractValue, err_tree: Any, debug: bool) -> list[AbstractValue]:
-    return []
 
 
 @effects_rules.register(check_p)

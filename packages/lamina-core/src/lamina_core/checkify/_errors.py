@@ -18,7 +18,8 @@ from typing import Any, Final, TypeAlias
 import numpy as np
 
 from lamina_core import numpy as jnp
-from lamina_core.ir import Effect, Primitive, SourceInfo
+from lamina_core.callbacks import check_p
+from lamina_core.ir import Effect, SourceInfo
 from lamina_core.lax import select
 from lamina_core.trace import ShapeDtypeStruct, typeof
 from lamina_core.tree import tree_util
@@ -318,11 +319,6 @@ def update_error(
     else:
         out_payload = payload
     return error._update(effect, out_pred, out_code, metadata, out_payload)
-
-
-check_p: Final = Primitive("check", multiple_results=True)
-"""Raise an error if it happened: `check_p.bind(*error_leaves, err_tree=..., debug=...)`.
-Effectful, no results; `checkify` turns it back into an error value."""
 
 
 def _reduce_any_error(error: Error) -> Error:

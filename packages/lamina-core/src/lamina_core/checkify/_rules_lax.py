@@ -17,13 +17,13 @@ import numpy as np
 
 from lamina_core import lax
 from lamina_core import numpy as jnp
+from lamina_core.callbacks import check_p
 from lamina_core.checkify._errors import (
     DivisionByZeroError,
     Error,
     NaNError,
     OOBError,
     assert_func,
-    check_p,
     init_error,
     update_error,
 )

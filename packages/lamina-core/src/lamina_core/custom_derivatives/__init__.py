@@ -5,6 +5,7 @@ A decorated function binds one call primitive (`custom_jvp_call`, `custom_vjp_ca
 `call_jaxpr` is the function traced for the arguments' types; values it closes over become
 leading operands (`num_consts`). Staging records one equation, evaluation and lowering run
 the jaxpr, and only differentiation looks at the user's rules (`_jvp`, `_vjp`).
+`linear_call` (`_linear_call`) is a call whose transpose is the user's.
 """
 
 from lamina_core.custom_derivatives._common import (
@@ -15,6 +16,15 @@ from lamina_core.custom_derivatives._common import (
     zero_from_primal,
 )
 from lamina_core.custom_derivatives._jvp import custom_jvp, custom_jvp_call_p
+from lamina_core.custom_derivatives._linear_call import (
+    linear_call as linear_call,
+)
+from lamina_core.custom_derivatives._linear_call import (
+    linear_call_p as linear_call_p,
+)
+from lamina_core.custom_derivatives._linear_call import (
+    remat_opt_p as remat_opt_p,
+)
 from lamina_core.custom_derivatives._vjp import custom_lin_p, custom_vjp, custom_vjp_call_p
 
 # Registered at import: the batching rules of both call primitives, and `custom_vmap`.

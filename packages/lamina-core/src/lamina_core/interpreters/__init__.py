@@ -127,6 +127,9 @@ from lamina_core.interpreters.partial_eval import (
     SplitTrace as SplitTrace,
 )
 from lamina_core.interpreters.partial_eval import (
+    known_partial_eval_rules as known_partial_eval_rules,
+)
+from lamina_core.interpreters.partial_eval import (
     partial_eval_jaxpr_nounits as partial_eval_jaxpr_nounits,
 )
 from lamina_core.interpreters.partial_eval import (
@@ -199,6 +202,21 @@ from lamina_core.interpreters.transpose import (
     transpose_preparers as transpose_preparers,
 )
 from lamina_core.interpreters.transpose import transpose_rules
+from lamina_core.interpreters.vmappables import (
+    install_make_iota as install_make_iota,
+)
+from lamina_core.interpreters.vmappables import (
+    is_vmappable as is_vmappable,
+)
+from lamina_core.interpreters.vmappables import (
+    register_vmappable as register_vmappable,
+)
+from lamina_core.interpreters.vmappables import (
+    spec_types as spec_types,
+)
+from lamina_core.interpreters.vmappables import (
+    unregister_vmappable as unregister_vmappable,
+)
 from lamina_core.interpreters.zeros import Zero, add_any_p, instantiate_zeros
 from lamina_core.interpreters.zeros import (
     add_tangents as add_tangents,

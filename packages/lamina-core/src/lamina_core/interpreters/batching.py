@@ -15,9 +15,11 @@ function binds live in `trace._axis_env` (re-exported here).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any, TypeAlias
 
+from lamina_core.interpreters import vmappables
 from lamina_core.ir import AbstractValue, Primitive, RuleTable
 from lamina_core.trace import (
     AxisData,
@@ -235,28 +237,37 @@ def batch_flat(
     Returns the outputs and where their mapped axes are.
     """
     trace = BatchTrace(current_trace(), axis_data)
-    args = [trace.wrap(v, d) for v, d in zip(in_vals, in_dims, strict=True)]
+    get_idx = functools.cache(lambda: trace.wrap(vmappables.make_iota(axis_data.size), 0))
+    args = [
+        vmappables.to_elt(trace.wrap, get_idx, v, d) for v, d in zip(in_vals, in_dims, strict=True)
+    ]
     with set_current_trace(trace), extend_axis_env(axis_data):
         outs = fun(*args)
-        infos = [trace.to_batch_info(o) for o in outs]
         if out_dims is None:
+            infos = [trace.to_batch_info(o) for o in outs]
             results, dests = [v for v, _ in infos], [d for _, d in infos]
         else:
             dests = list(out_dims(len(outs)) if callable(out_dims) else out_dims)
             results = []
-            with running_under(trace.parent or current_trace()):
-                for i, ((v, d), dst) in enumerate(zip(infos, dests, strict=True)):
-                    if d == dst:
-                        results.append(v)
-                        continue
-                    if dst is None or is_mapping_spec(d) or is_mapping_spec(dst):
-                        # A hi type's values move between specs only through its own rules.
-                        raise SpecMatchError(i, d, dst)
-                    results.append(match_axis(axis_data, d, dst, v))
+            for i, (out, dst) in enumerate(zip(outs, dests, strict=True)):
+                match = functools.partial(_match_output, trace, i)
+                results.append(vmappables.from_elt(match, axis_data.size, out, dst))
     if checking_leaks():
-        del args, outs, infos
+        del args, outs
         check_no_leaks(trace, "BatchTrace")
     return results, dests
+
+
+def _match_output(trace: BatchTrace, i: int, size: Any, out: Any, dst: Any) -> Any:
+    """Output `i` of a batched function with its mapped axis moved to `dst`."""
+    v, d = trace.to_batch_info(out)
+    if d == dst:
+        return v
+    if dst is None or is_mapping_spec(d) or is_mapping_spec(dst):
+        # A hi type's values move between specs only through its own rules.
+        raise SpecMatchError(i, d, dst)
+    with running_under(trace.parent or current_trace()):
+        return match_axis(trace.axis_data, d, dst, v)
 
 
 __all__ = [

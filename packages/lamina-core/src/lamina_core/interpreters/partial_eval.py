@@ -51,6 +51,11 @@ Known outputs are values of the parent trace, unknown ones tracers of `trace.tan
 
 partial_eval_rules: RuleTable[PartialEvalRule] = RuleTable("partial evaluation")
 
+known_partial_eval_rules: RuleTable[PartialEvalRule] = RuleTable("partial evaluation (all known)")
+"""Rules also called when every operand is known. JAX's partial evaluator calls a primitive's
+custom rule whatever its operands; most of those rules then just apply the primitive, as
+`SplitTrace` does without a rule, but `scan`'s hoists the loop-invariant work out of the loop."""
+
 _LITERAL_SCALARS = (bool, int, float, complex, TypedInt, TypedFloat, TypedComplex)
 
 
@@ -131,6 +136,9 @@ class SplitTrace(Trace):
     ) -> Any:
         unknown = self.tangent_trace  # `is_unknown` inlined: asked of every operand
         if not any(isinstance(x, StagingTracer) and x._trace is unknown for x in args):
+            known_rule = known_partial_eval_rules.get(prim)
+            if known_rule is not None:
+                return known_rule(self, *args, **params)
             return self.bind_known(prim, args, params)
         rule = partial_eval_rules.get(prim)
         if rule is not None:
@@ -142,6 +150,7 @@ __all__ = [
     "PartialEvalRule",
     "SplitTrace",
     "TangentTrace",
+    "known_partial_eval_rules",
     "partial_eval_jaxpr_nounits",
     "partial_eval_rules",
     "prune_residuals",

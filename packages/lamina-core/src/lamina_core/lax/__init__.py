@@ -250,6 +250,9 @@ from lamina_core.lax._device_put import (
     stage_device_put as stage_device_put,
 )
 from lamina_core.lax._empty import (
+    MemorySpace as MemorySpace,
+)
+from lamina_core.lax._empty import (
     empty2_p as empty2_p,
 )
 from lamina_core.lax._fft import (

@@ -17,12 +17,13 @@ from lamina_core.interpreters import (
     AxisData,
     BatchDim,
     batching_rules,
+    install_make_iota,
     install_match_axis,
     install_sum_axis,
 )
 from lamina_core.ir import NamedSharding, Primitive
 from lamina_core.lax._reductions import reduce_sum
-from lamina_core.lax._shape import canonicalize_axis, expand_dims, transpose
+from lamina_core.lax._shape import canonicalize_axis, expand_dims, iota, transpose
 from lamina_core.lax._structural import broadcast_in_dim_p
 from lamina_core.trace import typeof
 
@@ -83,6 +84,8 @@ def _sum_axis(x: Any, axis: int) -> Any:
 
 install_match_axis(_match_axis)
 install_sum_axis(_sum_axis)
+# The index of each element along a vmapped axis, for vmappable containers (`get_idx`).
+install_make_iota(lambda size: iota(np.int32, size))
 
 
 # --- families ------------------------------------------------------------------------------

@@ -20,12 +20,17 @@ import numpy as np
 from lamina_core import lax
 from lamina_core import numpy as jnp
 from lamina_core.custom_derivatives import custom_jvp
-from lamina_core.ir import ShapedArray, dtypes
+from lamina_core.ir import dtypes
 from lamina_core.lax import ad_full_like as full_like
 from lamina_core.nn._activations import sigmoid
-from lamina_core.numpy import _count, _reduction_dims, canonicalize_axis, dtype_of, shape_of
+from lamina_core.numpy import (
+    _count,
+    _one_hot,
+    _reduction_dims,
+    dtype_of,
+    shape_of,
+)
 from lamina_core.numpy import promotion as p
-from lamina_core.trace import typeof
 from lamina_core.transforms import Jitted
 
 Array = Any
@@ -171,24 +176,6 @@ def glu(x: Any, axis: int = -1) -> Array:
     assert size % 2 == 0, "axis size must be divisible by 2"
     x1, x2 = jnp.split(x_arr, 2, axis)
     return x1 * sigmoid(x2)
-
-
-@partial(Jitted, static_argnames=("num_classes", "dtype", "axis"))
-def _one_hot(x: Any, num_classes: int, *, dtype: Any, axis: int) -> Array:
-    ndim = len(shape_of(x))
-    output_pos_axis = canonicalize_axis(axis, ndim + 1)
-    axis = operator.index(axis)
-    lhs = lax.expand_dims(x, (axis,))
-    rhs_shape = [1] * ndim
-    rhs_shape.insert(output_pos_axis, num_classes)
-    # Laid out over `x`'s mesh, replicated, as JAX's (it prints the sharding when there is one).
-    x_aval = typeof(x)
-    assert isinstance(x_aval, ShapedArray)
-    rhs_sharding = x_aval.update(shape=tuple(rhs_shape)).sharding
-    rhs = lax.broadcasted_iota(
-        dtype_of(x), tuple(rhs_shape), output_pos_axis, out_sharding=rhs_sharding
-    )
-    return (lhs == rhs).astype(dtype)
 
 
 def one_hot(x: Any, num_classes: int, *, dtype: Any = None, axis: int = -1) -> Array:

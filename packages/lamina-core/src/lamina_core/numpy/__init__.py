@@ -23,6 +23,7 @@ from lamina_core.numpy import (
     _nan_reductions,
     _promote,
     _reductions,
+    _repeat,
     _searchsorted,
     _setops,
     _shape,
@@ -94,6 +95,7 @@ from lamina_core.numpy._reductions import (
 from lamina_core.numpy._reductions import (
     ensure_arraylike as ensure_arraylike,
 )
+from lamina_core.numpy._repeat import *  # noqa: F403
 from lamina_core.numpy._roll import *  # noqa: F403
 from lamina_core.numpy._scalar_types import *  # noqa: F403
 from lamina_core.numpy._searchsorted import *  # noqa: F403
@@ -109,6 +111,9 @@ from lamina_core.numpy._shape_more import *  # noqa: F403
 from lamina_core.numpy._signal import *  # noqa: F403
 from lamina_core.numpy._sorting import *  # noqa: F403
 from lamina_core.numpy._statistics import *  # noqa: F403
+from lamina_core.numpy._take_one_hot import (
+    _one_hot as _one_hot,
+)
 from lamina_core.numpy._ufuncs import *  # noqa: F403
 from lamina_core.numpy._ufuncs_composite import *  # noqa: F403
 from lamina_core.numpy._util import Array, ArrayLike, DTypeLike
@@ -249,7 +254,7 @@ _TRACER_METHODS: dict[str, Callable[..., Any]] = {
     "method:ravel": _shape.ravel,
     "method:flatten": _shape.ravel,
     "method:swapaxes": _shape.swapaxes,
-    "method:repeat": _shape.repeat,
+    "method:repeat": _repeat.repeat,
     "method:argpartition": _bits_sorts.argpartition,
     "method:byteswap": _array_methods.byteswap,
     "method:choose": _index_tricks.choose,

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import math
 import operator
 from collections.abc import Sequence
 from functools import partial
@@ -103,25 +104,35 @@ def diagflat(v: ArrayLike, k: int = 0) -> Array:
 def fill_diagonal(
     a: ArrayLike, val: ArrayLike, wrap: bool = False, *, inplace: bool = True
 ) -> Array:
-    """`a` with its main diagonal set to `val` (JAX's functional form: `inplace=False`)."""
+    """`a` with its main diagonal set to `val` (JAX's functional form: `inplace=False`); an
+    array `val` is flattened, then repeated or cut to the diagonal's length.
+
+    Raises:
+        NotImplementedError: `inplace=True`, or `wrap=True`, which JAX 0.10.2 does not
+            implement either (NumPy's restart of the diagonal below a tall matrix's square).
+    """
     if inplace:
-        raise NotImplementedError(
-            "JAX arrays are immutable, so jnp.fill_diagonal cannot perform an in-place update. "
-            "Pass inplace=False to instead return an updated array."
-        )
-    (a,) = ensure_arraylike("fill_diagonal", a)
+        raise NotImplementedError("JAX arrays are immutable, must use inplace=False")
+    if wrap:
+        raise NotImplementedError("wrap=True is not implemented, must use wrap=False")
+    a, val = ensure_arraylike("fill_diagonal", a, val)
     shape = shape_of(a)
     if len(shape) < 2:
         raise ValueError("array must be at least 2-d")
-    if wrap:
-        raise NotImplementedError("jnp.fill_diagonal with wrap=True is not supported yet")
-    if len(shape) != 2 and len(set(shape)) != 1:
+    if len(shape) > 2 and len(set(shape)) != 1:
         raise ValueError("All dimensions of input must be of equal length")
     n = min(shape)
-    idx = np.arange(n)
-    values = jnp.ravel(jnp.asarray(val)).astype(a.dtype)
-    values = jnp.tile(values, n)[:n]  # repeated as needed, as NumPy's
-    return at(a)[(idx,) * len(shape)].set(values)
+    idx = diag_indices(n, len(shape))
+    return at(a)[idx].set(val if not shape_of(val) else _tile_to_size(jnp.ravel(val), n))
+
+
+def _tile_to_size(arr: Array, size: int) -> Array:
+    """The 1-D `arr` repeated until it has at least `size` elements, then cut to `size`."""
+    length = shape_of(arr)[0]
+    if length < size:
+        arr = jnp.tile(arr, math.ceil(size / length))
+        length = shape_of(arr)[0]
+    return arr[:size] if length > size else arr
 
 
 def ravel_multi_index(

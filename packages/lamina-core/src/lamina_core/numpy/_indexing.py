@@ -28,6 +28,7 @@ from lamina_core.numpy._index_parse import (
 )
 from lamina_core.numpy._promote import broadcast_shapes, full_like
 from lamina_core.numpy._shape import ravel
+from lamina_core.numpy._take_one_hot import take_along_axis_one_hot
 from lamina_core.numpy._util import (
     Array,
     ArrayLike,
@@ -306,8 +307,6 @@ def _take_along_axis_body(
     out_shape = broadcast_shapes(idx_shape, tuple(arr_shape))
     if axis_size == 0:
         return _lax.full(out_shape, 0, dtype_of(a))
-    if mode == "one_hot":
-        raise NotImplementedError("take_along_axis: mode='one_hot' is not supported yet")
     if wrap_negative_indices is None:
         # JAX's legacy default: wrap unless the caller promises in-bounds indices.
         wrap_negative_indices = mode != "promise_in_bounds"
@@ -317,6 +316,8 @@ def _take_along_axis_body(
     indices = _lax.convert_element_type(indices, index_dtype)
     if wrap_negative_indices:
         indices = _wrap_index(indices, axis_size)
+    if mode == "one_hot":
+        return take_along_axis_one_hot(a, indices, axis_int)
     index_dims = [i for i, d in enumerate(idx_shape) if i == axis_int or d != 1]
     gather_index_shape = (*(out_shape[i] for i in index_dims), 1)
     gather_indices = _lax.reshape(indices, gather_index_shape)

@@ -5,17 +5,31 @@ static `size=` is given (then results are padded with `fill_value`)."""
 
 from __future__ import annotations
 
+import math
 import operator
-from typing import Any, NamedTuple
+from functools import partial
+from typing import Any, Final, NamedTuple
 
 import numpy as np
 
 import lamina_core.numpy as jnp
+from lamina_core import lax as _lax
 from lamina_core.numpy._index_update import at
 from lamina_core.numpy._promote import promote_dtypes
-from lamina_core.numpy._reductions import ensure_arraylike
-from lamina_core.numpy._util import Array, ArrayLike, shape_of
-from lamina_core.trace import ConcretizationTypeError, Tracer
+from lamina_core.numpy._reductions import canonicalize_axis, ensure_arraylike
+from lamina_core.numpy._shape import _reshape
+from lamina_core.numpy._util import Array, ArrayLike, lax_const, shape_of
+from lamina_core.trace import ConcretizationTypeError, Tracer, concrete_or_error
+from lamina_core.transforms import Jitted
+
+_NONZERO_SIZE: Final = (
+    "The size argument of jnp.nonzero must be statically specified to use jnp.nonzero within "
+    "JAX transformations."
+)
+_UNIQUE_SIZE_HINT: Final = (
+    "To make jnp.unique() compatible with JIT and other transforms, you can specify a concrete "
+    "value for the size argument, which will determine the output size."
+)
 
 
 def _static_count(mask: Any, what: str) -> int:
@@ -45,38 +59,37 @@ def nonzero(
             "Calling nonzero on 0d arrays is not allowed. Use jnp.atleast_1d(scalar).nonzero() "
             "instead."
         )
-    mask = jnp.not_equal(jnp.ravel(arr), jnp.zeros((), arr.dtype))
-    count = jnp.sum(mask, dtype=np.int32)
-    n = _static_count(mask, "nonzero") if size is None else operator.index(size)
-    total = int(np.prod(shape))
-    if total == 0 or n == 0:
-        return tuple(jnp.zeros((n,), np.int32) for _ in shape)
-    # A stable sort of "is zero" flags puts the nonzero positions first, in order.
-    order = jnp.argsort(jnp.logical_not(mask).astype(np.int8), stable=True).astype(np.int32)
-    flat = order[:n] if n <= total else jnp.concatenate([order, jnp.zeros((n - total,), np.int32)])
-    valid = jnp.less(jnp.arange(n, dtype=np.int32), count)
-    flat = jnp.where(valid, flat, jnp.zeros((), np.int32))
-    out = []
-    for axis, stride in enumerate(np.cumprod((1, *shape[::-1][:-1]))[::-1]):
-        index = jnp.remainder(jnp.floor_divide(flat, int(stride)), shape[axis]).astype(np.int32)
-        out.append(index)
+    mask = arr if arr.dtype == bool else jnp.not_equal(arr, 0)
+    if size is None:
+        n = operator.index(concrete_or_error(jnp.sum(mask), _NONZERO_SIZE))
+    else:
+        n = operator.index(concrete_or_error(size, _NONZERO_SIZE))
+    if math.prod(shape) == 0 or n == 0:
+        return tuple(jnp.zeros(n, int) for _ in shape)
+    # The running count of nonzeros, binned, counts the zeros before each nonzero; their
+    # running sum is then each nonzero's flat index.
+    flat_indices = jnp.cumsum(jnp.bincount(jnp.cumsum(mask), length=n))
+    strides = (np.cumprod(shape[::-1])[::-1] // shape).astype(flat_indices.dtype)
+    out = tuple(
+        jnp.remainder(jnp.floor_divide(flat_indices, stride), dim)
+        for stride, dim in zip(strides, shape, strict=True)
+    )
     if fill_value is not None:
         fills = fill_value if isinstance(fill_value, tuple) else (fill_value,) * len(shape)
-        if len(fills) != len(shape):
+        if any(np.shape(f) != () for f in fills):
             raise ValueError(
                 f"fill_value must be a scalar or a tuple of length {len(shape)}; got {fill_value}"
             )
-        out = [
-            jnp.where(valid, o, jnp.asarray(f, np.int32)) for o, f in zip(out, fills, strict=True)
-        ]
-    return tuple(out)
+        fill_mask = jnp.greater_equal(jnp.arange(n), jnp.sum(mask))
+        out = tuple(jnp.where(fill_mask, f, o) for f, o in zip(fills, out, strict=True))
+    return out
 
 
 def flatnonzero(
     a: ArrayLike, *, size: int | None = None, fill_value: ArrayLike | None = None
 ) -> Array:
     """The indices of the nonzero elements of the flattened `a`."""
-    return nonzero(jnp.ravel(jnp.asarray(a)), size=size, fill_value=fill_value)[0]
+    return nonzero(jnp.ravel(a), size=size, fill_value=fill_value)[0]
 
 
 def argwhere(
@@ -84,11 +97,12 @@ def argwhere(
 ) -> Array:
     """The indices of the nonzero elements, one row per element."""
     (arr,) = ensure_arraylike("argwhere", a)
+    found = nonzero(jnp.atleast_1d(arr), size=size, fill_value=fill_value)
+    result = jnp.transpose(jnp.vstack(found))
+    rows = shape_of(result)[0]
     if not shape_of(arr):
-        arr = jnp.reshape(arr, (1,))
-        result = nonzero(arr, size=size, fill_value=fill_value)
-        return jnp.zeros((shape_of(result[0])[0], 0), np.int32)
-    return jnp.stack(nonzero(arr, size=size, fill_value=fill_value), axis=1)
+        return _reshape(result[:0], rows, 0)
+    return _reshape(result, rows, len(shape_of(arr)))
 
 
 class UniqueAllResult(NamedTuple):
@@ -113,52 +127,122 @@ def unique(
     return_counts: bool = False, axis: int | None = None, *, equal_nan: bool = True,
     size: int | None = None, fill_value: ArrayLike | None = None, sorted: bool = True,
 ) -> Any:  # fmt: skip
-    """The sorted unique elements of the flattened `ar`, and optionally where each first
-    occurs, how to rebuild `ar` from them, and how often each occurs. With `size`, results
-    are padded (with `fill_value`, default the smallest element) or truncated."""
-    if axis is not None:
-        raise NotImplementedError("jnp.unique along an axis is not supported yet; flatten")
-    if not sorted:
-        raise NotImplementedError("jnp.unique(sorted=False) is not supported")
+    """The sorted unique elements of `ar` (flattened, or its slices along `axis`), and
+    optionally where each first occurs, how to rebuild `ar` from them, and how often each
+    occurs. With `size`, results are padded (with `fill_value`, default the smallest element)
+    or truncated. `sorted` is unused, as in JAX: results are always sorted."""
     (arr,) = ensure_arraylike("unique", ar)
-    flat = jnp.ravel(arr)
-    total = shape_of(flat)[0]
-    perm = jnp.argsort(flat, stable=True).astype(np.int32)
-    aux = flat[perm] if total else flat
-    if total:
-        differs = jnp.not_equal(aux[1:], aux[:-1])
-        if equal_nan and jnp.issubdtype(aux.dtype, np.inexact):
-            differs = jnp.logical_and(
-                differs, jnp.logical_not(jnp.logical_and(jnp.isnan(aux[1:]), jnp.isnan(aux[:-1])))
-            )
-        mask = jnp.concatenate([jnp.ones((1,), bool), differs])
+    if size is None:
+        arr = concrete_or_error(
+            arr, "The error arose for the first argument of jnp.unique(). " + _UNIQUE_SIZE_HINT
+        )
     else:
-        mask = jnp.zeros((0,), bool)
-    n = _static_count(mask, "unique") if size is None else operator.index(size)
-    (ind,) = nonzero(mask, size=n) if total else (jnp.zeros((n,), np.int32),)
-    values = aux[ind] if total else jnp.zeros((n,), aux.dtype)
-    count = jnp.sum(mask, dtype=np.int32)
-    valid = jnp.less(jnp.arange(n, dtype=np.int32), count)
-    if size is not None and fill_value is not None:
-        values = jnp.where(valid, values, jnp.asarray(fill_value, aux.dtype))
-    results: list[Any] = [values]
-    if return_index:
-        results.append(perm[ind] if total else jnp.zeros((n,), np.int32))
-    if return_inverse:
-        inverse = jnp.zeros((total,), np.int32)
-        if total:
-            inverse = at(inverse)[perm].set(jnp.cumsum(mask, dtype=np.int32) - 1)
-        results.append(jnp.reshape(inverse, shape_of(arr)) if shape_of(arr) else inverse)
-    if return_counts:
-        if total:
-            (starts,) = nonzero(mask, size=n + 1)
-            ends = jnp.where(jnp.less(jnp.arange(n + 1), count), starts, total)
-            counts = jnp.diff(ends)
-            counts = jnp.where(valid, counts, jnp.zeros((), counts.dtype))
+        size = operator.index(
+            concrete_or_error(
+                size, "The error arose for the size argument of jnp.unique(). " + _UNIQUE_SIZE_HINT
+            )
+        )
+    arr_shape = shape_of(arr)
+    if axis is None:
+        axis_int = 0
+        arr = jnp.ravel(arr)
+    else:
+        axis_int = canonicalize_axis(axis, len(arr_shape))
+    result = _unique(
+        arr, axis_int, return_index, return_inverse, return_counts, equal_nan, size, fill_value
+    )
+    if return_inverse and axis is None:
+        i = 2 if return_index else 1
+        result = (*result[:i], _reshape(result[i], arr_shape), *result[i + 1 :])
+    return result
+
+
+@partial(Jitted, static_argnames=("axis", "equal_nan"))
+def _unique_sorted_mask(ar: Array, axis: int, equal_nan: bool) -> tuple[Array, Array, Array]:
+    """The slices of `ar` along `axis` sorted (moved to the front), a mask of the first of
+    each run of equal ones, and the sorting permutation."""
+    aux = jnp.moveaxis(ar, axis, 0)
+    if jnp.issubdtype(aux.dtype, np.complexfloating):
+        # NaNs only in the imaginary part would sort apart from the other NaNs.
+        aux = jnp.where(jnp.isnan(aux), lax_const(aux, np.nan), aux)
+    size, *rest = shape_of(aux)
+    if math.prod(rest) == 0:
+        size = 1
+        perm = jnp.zeros(1, dtype=int)
+    else:
+        perm = jnp.lexsort(jnp.reshape(aux, (size, math.prod(rest))).T[::-1])
+    aux = aux[perm]
+    if aux.size:
+        if jnp.issubdtype(aux.dtype, np.inexact) and equal_nan:
+
+            def neq(x: Array, y: Array) -> Array:
+                return _lax.ne(x, y) & ~(jnp.isnan(x) & jnp.isnan(y))
+
         else:
-            counts = jnp.zeros((n,), np.int32)
-        results.append(counts)
-    return results[0] if len(results) == 1 else tuple(results)
+            neq = _lax.ne
+        first = jnp.ones(size, dtype=bool)  # staged before the comparisons, as in JAX
+        mask = at(first)[1:].set(jnp.any(neq(aux[1:], aux[:-1]), tuple(range(1, aux.ndim))))
+    else:
+        mask = jnp.zeros(size, dtype=bool)
+    return aux, mask, perm
+
+
+def _unique(
+    ar: Array, axis: int, return_index: bool, return_inverse: bool, return_counts: bool,
+    equal_nan: bool, size: int | None, fill_value: ArrayLike | None,
+) -> Any:  # fmt: skip
+    """`unique` of `ar`'s slices along `axis` (the results' arrays, or the one array)."""
+    shape = shape_of(ar)
+    if shape[axis] == 0 and size and fill_value is None:
+        raise ValueError(
+            "jnp.unique: for zero-sized input with nonzero size argument, fill_value must be "
+            "specified"
+        )
+    aux, mask, perm = _unique_sorted_mask(ar, axis, equal_nan)
+    has_elements = math.prod(shape_of(aux)) != 0
+    if size is None:
+        ind = concrete_or_error(mask, "The error arose in jnp.unique(). " + _UNIQUE_SIZE_HINT)
+    else:
+        ind = nonzero(mask, size=size)[0]
+    result = aux[ind] if has_elements else aux
+    if size is not None and fill_value is not None:
+        fill = jnp.astype(_lax.asarray(fill_value), result.dtype)
+        if shape_of(result)[0]:
+            valid = _lax.expand_dims(
+                jnp.less(jnp.arange(size), jnp.sum(mask)), tuple(range(1, result.ndim))
+            )
+            result = jnp.where(valid, result, fill)
+        else:
+            result = jnp.full_like(result, fill, shape=(size, *shape_of(result)[1:]))
+    ret: list[Array] = [jnp.moveaxis(result, 0, axis)]
+    if return_index:
+        ret.append(perm[ind] if has_elements else perm)
+    if return_inverse:
+        if has_elements:
+            running = jnp.subtract(jnp.cumsum(mask), 1)
+            inverse = at(jnp.zeros(shape_of(mask), dtype=int))[perm].set(running)
+        else:
+            inverse = jnp.zeros(shape[axis], dtype=int)
+        ret.append(inverse)
+    if return_counts:
+        ret.append(_unique_counts(mask, size, has_elements, shape[axis]))
+    return ret[0] if len(ret) == 1 else tuple(ret)
+
+
+def _unique_counts(mask: Array, size: int | None, has_elements: bool, length: int) -> Array:
+    """How often each unique slice occurs: the gaps between the starts of the runs."""
+    if has_elements:
+        n = shape_of(mask)[0]
+        if size is None:
+            starts = jnp.append(nonzero(mask)[0], n)
+        else:
+            starts = nonzero(mask, size=size + 1)[0]
+            # Two slices, as JAX stages them; starts past the last run read 0.
+            starts = at(starts)[1:].set(jnp.where(starts[1:], starts[1:], n))
+        return jnp.diff(starts)
+    if length:
+        return jnp.full((1,), length, dtype=int)
+    return jnp.empty(0, dtype=int)
 
 
 def unique_values(

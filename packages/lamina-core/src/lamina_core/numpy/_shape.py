@@ -18,7 +18,7 @@ import numpy as _np
 from lamina_core import lax as _lax
 from lamina_core.lax import asarray as _lax_asarray
 from lamina_core.lax import canonical_shape
-from lamina_core.numpy._creation import _broadcast_shapes, _broadcast_to, array, asarray, full
+from lamina_core.numpy._creation import _broadcast_shapes, _broadcast_to, array, asarray
 from lamina_core.numpy._util import (
     Array,
     ArrayLike,
@@ -396,47 +396,6 @@ def tile(A: ArrayLike, reps: int | Sequence[int]) -> Array:
     return _lax.tile(A, reps_tuple)
 
 
-def repeat(
-    a: ArrayLike,
-    repeats: ArrayLike,
-    axis: int | None = None,
-    *,
-    total_repeat_length: int | None = None,
-) -> Array:
-    """Each element of `a` repeated `repeats` times along `axis` (the flattened `a` if None).
-
-    Scalar `repeats` is supported; per-element repeats need gather and scatter, which come
-    later.
-    """
-    check_arraylike_or_traced_hi("repeat", a)
-    arr = asarray(a)
-    if axis is None:
-        arr = ravel(arr)
-        axis = 0
-    axis = operator.index(axis)
-    static = _np.ndim(repeats) == 0 and not isinstance(repeats, Tracer)
-    if total_repeat_length is None and static and _ndim(arr) != 0:
-        count = operator.index(repeats)
-        shape = list(shape_of(arr))
-        axis = _canonicalize_axis(axis, len(shape), "jnp.repeat")
-        aux = axis + 1
-        expanded = [*shape[:aux], count, *shape[aux:]]
-        arr = _lax.broadcast_in_dim(arr, expanded, [i for i in range(len(expanded)) if i != aux])
-        shape[axis] *= count
-        return _reshape(arr, shape)
-    if isinstance(repeats, Tracer):
-        raise NotImplementedError("jnp.repeat with traced repeats is not supported yet")
-    counts = _np.ravel(_np.asarray(repeats))
-    if total_repeat_length is None:
-        total_repeat_length = int(counts.sum())
-    if _ndim(arr) == 0 and counts.shape == (1,):
-        return full([total_repeat_length], arr)
-    raise NotImplementedError(
-        "jnp.repeat with per-element repeats (or total_repeat_length) needs gather and "
-        "scatter, which Lamina does not have yet"
-    )
-
-
 __all__ = [
     "array_split",
     "atleast_1d",
@@ -454,7 +413,6 @@ __all__ = [
     "hstack",
     "moveaxis",
     "ravel",
-    "repeat",
     "reshape",
     "split",
     "squeeze",

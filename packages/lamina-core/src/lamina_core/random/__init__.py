@@ -12,10 +12,26 @@ Modules: `_threefry` (the hash and key operations in NumPy, the reference), `_pr
 `_samplers_gamma`, `_samplers_poisson`, `_samplers_binomial`, `_samplers_linalg` (the
 distributions),
 `_threefry_original` (threefry's non-partitionable layout), `_rbg` (the rbg implementations'
-key operations). Lowering rules are
+key operations), `_extend` (what `jax.extend.random` adds: seeding with a given
+implementation, the raw threefry hash, user-defined implementations). Lowering rules are
 lamina-mlir's `_rules_random`.
 """
 
+from lamina_core.random._extend import (
+    define_prng_impl as define_prng_impl,
+)
+from lamina_core.random._extend import (
+    random_seed as random_seed,
+)
+from lamina_core.random._extend import (
+    seed_with_impl as seed_with_impl,
+)
+from lamina_core.random._extend import (
+    threefry_2x32 as threefry_2x32,
+)
+from lamina_core.random._extend import (
+    user_key_ops as user_key_ops,
+)
 from lamina_core.random._keys import (
     PRNGKey,
     bits,
@@ -48,6 +64,9 @@ from lamina_core.random._primitives import (
 )
 from lamina_core.random._primitives import (
     threefry_partitionable as threefry_partitionable,
+)
+from lamina_core.random._primitives import (
+    unsafe_rbg_prng_impl as unsafe_rbg_prng_impl,
 )
 from lamina_core.random._samplers import bernoulli, normal, uniform
 from lamina_core.random._samplers_binomial import binomial, multinomial

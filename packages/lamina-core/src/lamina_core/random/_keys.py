@@ -212,12 +212,14 @@ def wrap_key_data(key_bits_array: Any, *, impl: Any = None, dtype: Any = None) -
     return random_wrap(key_bits_array, impl=resolve_prng_impl(impl))
 
 
-def key_impl(keys: Any) -> str:
-    """The name of the implementation of a key array (`'threefry2x32'`)."""
+def key_impl(keys: Any) -> str | PRNGImpl:
+    """The name of the implementation of a key array (`'threefry2x32'`); a user-defined
+    implementation (`define_prng_impl`) has no name to look it up by, so it comes itself
+    (printing as its tag, as JAX's does)."""
     typed, _ = check_prng_key("key_impl", keys, allow_batched=True)
     found = key_impl_of(typeof(typed).dtype)  # type: ignore[attr-defined]  # a ShapedArray
     assert found is not None
-    return found.name
+    return found.name if prng_impls.get(found.name) is found else found
 
 
 def clone(key: Any) -> Array:

@@ -9,15 +9,16 @@ lowered by tracing that algorithm, vmapped over the elements, as JAX lowers it; 
 reference runs it element by element with `map`, as JAX's eager implementation does. The
 other samplers are built on gamma draws in jitted kernels of JAX's names.
 
-Not yet: the derivative of `gamma` (JAX's implicit reparameterization through
-`random_gamma_grad`); differentiating a gamma draw raises.
+The derivative is JAX's implicit reparameterization: the tangent of a draw x is the tangent of
+`a` times dx/da at fixed P(a, x) (`lax.random_gamma_grad`), mapped over the elements with
+`lax.map` as JAX does on the CPU, the one platform Lamina lowers for.
 """
 
 from __future__ import annotations
 
 import math
 import operator
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any, Final
 
@@ -25,7 +26,7 @@ import numpy as np
 
 from lamina_core import lax
 from lamina_core import numpy as jnp
-from lamina_core.interpreters import AxisData, BatchDim, batching_rules, jvp_rules
+from lamina_core.interpreters import AxisData, BatchDim, batching_rules, defjvp2
 from lamina_core.ir import AbstractValue, Primitive, abstract_eval_rules, impl_rules
 from lamina_core.lax import bdim_at_front, canonical_shape
 from lamina_core.numpy import lax_const as _const
@@ -134,14 +135,35 @@ def _random_gamma_batch(
 batching_rules.set(random_gamma_p, _random_gamma_batch)
 
 
-def _random_gamma_jvp(primals: Sequence[Any], tangents: Sequence[Any], **_: Any) -> Any:
-    raise NotImplementedError(
-        "Differentiation of random.gamma (and the samplers built on it) needs the implicit "
-        "reparameterization gradient lax.random_gamma_grad, which Lamina does not have yet."
-    )
+def _log_gamma_grad(alpha: Array, x: Array) -> Array:
+    """d log x / da for a gamma draw x: dx/da over x."""
+    return lax.random_gamma_grad(alpha, x) / x
 
 
-jvp_rules.set(random_gamma_p, _random_gamma_jvp)
+def _gamma_grad(sample: Array, a: Array, *, log_space: bool) -> Array:
+    """dx/da for the draws `sample` of Gamma(a) (their logarithms if `log_space`), element by
+    element."""
+    samples = jnp.reshape(sample, -1)
+    alphas = jnp.reshape(a, -1)
+    one_grad: Callable[[Array, Array], Array] = lax.random_gamma_grad
+    if log_space:
+        # d log x = dx / x; exp(log x) may round to zero, then the smallest normal stands in.
+        samples = lax.exp(samples)
+        zero = _const(sample, 0)
+        dtype = typeof(samples).dtype  # type: ignore[attr-defined]  # an array
+        tiny = lax.full_like(samples, jnp.finfo(dtype).tiny)
+        samples = lax.select(lax.eq(samples, zero), tiny, samples)
+        one_grad = _log_gamma_grad
+    # JAX maps on the CPU and vmaps elsewhere; Lamina lowers for the CPU only.
+    grads = lax.map(lambda args: one_grad(*args), (alphas, samples))
+    return grads.reshape(tuple(typeof(a).shape))  # type: ignore[attr-defined]  # an array
+
+
+defjvp2(
+    random_gamma_p,
+    None,
+    lambda g, ans, key, a, *, log_space: g * _gamma_grad(ans, a, log_space=log_space),
+)
 
 
 def _optional_shape(shape: Sequence[int] | None) -> tuple[int, ...] | None:

@@ -1,9 +1,7 @@
 """`qr_multiply` of `jax.scipy.linalg`: the QR factorization of `a` and the product of its Q
 with a matrix, from LAPACK's Householder reflectors (`geqrf`) applied by `ormqr`, never
-forming Q, staged as JAX 0.10.2 stages it.
-
-Not here: `pivoting=True`, which needs the column-pivoted `geqp3`; it raises
-NotImplementedError.
+forming Q, staged as JAX 0.10.2 stages it. With `pivoting=True` the factorization is the
+column-pivoted `geqp3`, and the permutation is returned too.
 """
 
 from __future__ import annotations
@@ -27,11 +25,11 @@ def qr_multiply(
     overwrite_c: bool = False,
 ) -> tuple[Array, ...]:
     """(Q @ c, r) for `mode='left'` or (c @ Q, r) for 'right', where a = Q r (economic);
-    `conjugate` uses conj(Q). A 1-D `c` is a column ('left') or row ('right') vector.
+    `conjugate` uses conj(Q). A 1-D `c` is a column ('left') or row ('right') vector. With
+    `pivoting`, (result, r, p) for the pivoted a[..., p] = Q r.
 
     Raises:
         ValueError: for a bad `mode`, or a `c` whose size does not fit Q.
-        NotImplementedError: for `pivoting=True`.
     """
     del overwrite_a, overwrite_c
     a, c = promote_dtypes_inexact(jnp.asarray(a), jnp.asarray(c))
@@ -56,15 +54,16 @@ def qr_multiply(
             f"a has shape {tuple(shape_of(a))} so Q has {m} rows, "
             f"but c has {c_shape[-1]} columns (expected {m})."
         )
-    if pivoting:
-        raise NotImplementedError(
-            "qr_multiply(pivoting=True) needs the column-pivoted QR (geqp3), which Lamina "
-            "does not have yet."
-        )
     batch = jnp.broadcast_shapes(shape_of(a)[:-2], c_shape[:-2])
     a = jnp.broadcast_to(a, batch + tuple(shape_of(a)[-2:]))
     c = jnp.broadcast_to(c, batch + tuple(c_shape[-2:]))
-    r, taus = lax_linalg.geqrf(a)
+    pivots: tuple[Array, ...] = ()
+    if pivoting:
+        jpvt = jnp.zeros((*shape_of(a)[:-2], n), dtype=jnp.int32)
+        r, p, taus = lax_linalg.geqp3(a, jpvt)
+        pivots = (p - 1,)  # LAPACK's pivots are 1-based
+    else:
+        r, taus = lax_linalg.geqrf(a)
     if m > n and mode == "left":
         c_shape = shape_of(c)
         zeros = jnp.zeros((*c_shape[:-2], m - k, c_shape[-1]), dtype=dtype_of(c))
@@ -81,4 +80,4 @@ def qr_multiply(
     if onedim:
         cq = jnp.ravel(cq)
     r = jnp.triu(r[..., :k, :])
-    return cq, r
+    return (cq, r, *pivots)

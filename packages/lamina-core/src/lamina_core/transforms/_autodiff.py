@@ -281,6 +281,22 @@ class VJPFunction:
         return tree_util.tree_unflatten(self.in_tree, [instantiate_zeros(c) for c in in_cts])
 
 
+def _flatten_vjp_function(f: VJPFunction) -> tuple[list[Any], tuple[Any, ...]]:
+    # A pytree whose leaves are the residuals, as JAX's `VJP`: a pullback can leave a `jit`
+    # (`jax.fwd_and_bwd`'s forward) and enter another; the rest is static, kept by identity.
+    static = (f.linear.jaxpr, f.nonzeros, f.in_tree, f.out_tree, f.out_avals, f.fun_name)
+    return list(f.linear.consts), static
+
+
+def _unflatten_vjp_function(static: tuple[Any, ...], residuals: Any) -> VJPFunction:
+    jaxpr, nonzeros, in_tree, out_tree, out_avals, fun_name = static
+    linear = ClosedJaxpr(jaxpr, list(residuals))
+    return VJPFunction(linear, nonzeros, in_tree, out_tree, out_avals, fun_name)
+
+
+tree_util.register_pytree_node(VJPFunction, _flatten_vjp_function, _unflatten_vjp_function)
+
+
 def _ct_type_ok(got: AbstractValue, expected: AbstractValue) -> bool:
     """A cotangent of type `got` where `expected` is due: arrays by shape and dtype (JAX's
     exceptions included), other types (hi types) by their own equality."""

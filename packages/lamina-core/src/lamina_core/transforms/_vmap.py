@@ -14,7 +14,14 @@ from typing import Any
 
 import numpy as np
 
-from lamina_core.interpreters import AxisData, MappingSpec, SpecMatchError, batch_flat
+from lamina_core.interpreters import (
+    AxisData,
+    MappingSpec,
+    SpecMatchError,
+    batch_flat,
+    is_vmappable,
+    spec_types,
+)
 from lamina_core.trace import Tracer, api_boundary, canonical_value, typeof
 from lamina_core.tree import keystr, tree_util
 
@@ -26,7 +33,11 @@ def _is_axis_leaf(x: Any) -> bool:
 def _check_axes_leaves(name: str, axes: Any) -> None:
     leaves = tree_util.tree_leaves(axes, is_leaf=_is_axis_leaf)
     if not all(
-        type(leaf) is int or leaf is None or isinstance(leaf, MappingSpec) for leaf in leaves
+        type(leaf) is int
+        or leaf is None
+        or isinstance(leaf, MappingSpec)
+        or type(leaf) in spec_types  # a vmappable container's spec
+        for leaf in leaves
     ):
         raise TypeError(
             f"vmap {name} must be an int, None, or (nested) container with those types as "
@@ -101,13 +112,18 @@ def _mapped_axis_size(
         )
     sizes: list[int | None] = []
     for x, d in zip(vals, dims, strict=True):
-        if d is None or isinstance(d, MappingSpec):
-            sizes.append(None)  # a hi type's spec does not say its size: JAX asks for it
+        if d is None or isinstance(d, MappingSpec) or type(d) is not int:
+            # A hi type's or a vmappable container's spec does not say its size: JAX asks
+            # for it (as `axis_size` or another argument).
+            sizes.append(None)
             continue
         shape = _shape(x)
         try:
             sizes.append(shape[d])
         except IndexError:
+            if is_vmappable(x):  # a container without the axis in its shape
+                sizes.append(None)
+                continue
             min_rank = d + 1 if d >= 0 else -d
             raise ValueError(
                 f"vmap was requested to map its argument along axis {d}, which implies that its "
@@ -191,7 +207,9 @@ def vmap(
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)  # lists and tuples are interchangeable here, as in JAX
     if not (
-        in_axes is None or type(in_axes) in (int, tuple, dict) or isinstance(in_axes, MappingSpec)
+        in_axes is None
+        or type(in_axes) in (int, tuple, dict, *spec_types)
+        or isinstance(in_axes, MappingSpec)
     ):
         raise TypeError(
             "vmap in_axes must be an int, None, or a tuple of entries corresponding to the "
@@ -211,19 +229,20 @@ def vmap(
                 "positional arguments passed to the function, but got "
                 f"len(in_axes)={len(in_axes)}, len(args)={len(args)}"
             )
-        leaves, in_tree = tree_util.tree_flatten((args, kwargs))
+        # Registered vmappable containers are leaves: their own `to_elt` takes them apart.
+        leaves, in_tree = tree_util.tree_flatten((args, kwargs), is_leaf=is_vmappable)
         dims = flatten_axes("vmap in_axes", in_tree, (in_axes, 0), kws=True)
         size = _mapped_axis_size(fun, in_tree, leaves, dims, axis_size)
-        leaves = [_canonical(x) for x in leaves]
+        leaves = [x if is_vmappable(x) else _canonical(x) for x in leaves]
         dims = [
-            d if d is None or isinstance(d, MappingSpec) or d >= 0 else d + len(_shape(x))
+            d if type(d) is not int or d >= 0 or is_vmappable(x) else d + len(_shape(x))
             for x, d in zip(leaves, dims, strict=True)
         ]
         out_trees: list[Any] = []
 
         def flat(*flat_args: Any) -> list[Any]:
             a, k = tree_util.tree_unflatten(in_tree, flat_args)
-            out_leaves, out_tree = tree_util.tree_flatten(fun(*a, **k))
+            out_leaves, out_tree = tree_util.tree_flatten(fun(*a, **k), is_leaf=is_vmappable)
             out_trees.append(out_tree)
             return out_leaves
 

@@ -16,7 +16,12 @@ and its private ones (`jax._src...`) are handled apart:
   `from jax.experimental import multihost_utils` of JAX's `device_put`; a real module not
   loaded yet is loaded with real JAX's public modules put back for the time of that import
   (`_real_view`). An import statement of anyone else that names a private path
-  (`from jax._src import core`) raises `ModuleNotFoundError`.
+  (`from jax._src import core`) raises `ModuleNotFoundError`, except the few in
+  `_private.SERVED`: Lamina's own stand-ins for what widely used libraries reach
+  (`jax._src.compiler`, whose functions Lamina's runtime compiles through while the alias is
+  on, so chex's `restrict_backends` sees each compilation; `jax._src.xla_bridge`, for chex's
+  `_backends`). They are served to the import statement alone, and as the attribute
+  `jax._src` (`lamina._src`, while the alias is on), never under JAX's names in `sys.modules`.
 
 jaxlib's C++ keeps one public module's class in a static (`jax.core.ShapedArray`): the bridge
 has it looked up when the backend starts, in the real view the alias lends it
@@ -41,11 +46,14 @@ from typing import Any, Final
 
 import lamina
 import lamina_runtime
+from lamina.as_jax import _private
 
 ALIAS: Final = "jax"
 TARGET: Final = "lamina"
 _LAMINA_ONLY: Final = frozenset({"as_jax"})
 """Lamina's modules with no JAX counterpart: never served under `jax`."""
+_PRIVATE_ATTRIBUTE: Final = _private.PACKAGE.rpartition(".")[2]
+"""`_src`: `lamina._src` is the stand-ins' package while the alias is on."""
 
 ImportFunction = Callable[..., ModuleType]
 
@@ -76,8 +84,18 @@ def _not_provided(name: str, why: str) -> ModuleNotFoundError:
     )
 
 
-def _private_refused(name: str) -> ModuleNotFoundError:
-    return _not_provided(name, "JAX's private modules are never served")
+def _private_import(name: str, fromlist: Sequence[str]) -> ModuleType:
+    """`__import__`'s answer to a user's import statement naming private path `name`: one of
+    Lamina's stand-ins (`_private.SERVED`) or their package, else a `ModuleNotFoundError`."""
+    if name == _private.PACKAGE:
+        for item in fromlist:
+            if f"{name}.{item}" not in _private.SERVED:
+                raise _private.refused(f"{name}.{item}")
+        return _private if fromlist else lamina
+    module = _private.SERVED.get(name)
+    if module is None:
+        raise _private.refused(name)
+    return module if fromlist else lamina  # `import jax._src.X`: reached through `lamina._src`
 
 
 def lamina_module(name: str) -> ModuleType:
@@ -87,7 +105,7 @@ def lamina_module(name: str) -> ModuleType:
         ModuleNotFoundError: Lamina has no such module (the message names both).
     """
     if not is_public(name):
-        raise _private_refused(name)
+        raise _private.refused(name)
     target = TARGET + name[len(ALIAS) :]
     if _alias_of(target) != name:
         raise _not_provided(name, f"{target} is Lamina's own")
@@ -163,7 +181,7 @@ class _Finder(importlib.abc.MetaPathFinder):
         if not is_public(fullname):
             if runtime:
                 return None  # real JAX's file, found in its real parent's __path__
-            raise _private_refused(fullname)
+            raise _private.refused(fullname)
         if runtime:  # importlib.import_module in real JAX (its lazy submodules): rare
             raise ModuleNotFoundError(
                 f"lamina.as_jax: JAX's runtime imported {fullname} through importlib while "
@@ -205,7 +223,7 @@ def _import(
                 return _real_import(state, target, fromlist or (), level)
         # Anyone else's relative import stays in its own package, which is not real JAX's.
         elif level == 0 and is_alias_name(name) and not is_public(name):
-            raise _private_refused(name)
+            return _private_import(name, fromlist or ())
     return state.original_import(name, globals, locals, fromlist, level)
 
 
@@ -287,6 +305,8 @@ def install() -> None:
         _state = state
         sys.meta_path.insert(0, finder)
         lamina_runtime.set_real_jax_view(lambda: _real_view(state))
+        lamina_runtime.set_compile_interceptor(_private.compiler.compile_through_module)
+        setattr(lamina, _PRIVATE_ATTRIBUTE, _private)  # `jax._src.xla_bridge._backends`, read
         setattr(builtins, "__import__", _import)  # noqa: B010  (typeshed's __import__ is a def)
 
 
@@ -305,6 +325,9 @@ def uninstall() -> None:
             if state.finder in sys.meta_path:
                 sys.meta_path.remove(state.finder)
             lamina_runtime.set_real_jax_view(None)
+            lamina_runtime.set_compile_interceptor(None)
+            if getattr(lamina, _PRIVATE_ATTRIBUTE, None) is _private:
+                delattr(lamina, _PRIVATE_ATTRIBUTE)
             for n in _public_jax_names():
                 del sys.modules[n]
             sys.modules.update(state.real)

@@ -5,6 +5,8 @@ take the same arguments: `rule(axis_data, vals, dims, **params) -> (out, out_dim
 `primitive_batchers[p] = rule` registers a rule without the axis data,
 `rule(vals, dims, **params)`, and `axis_primitive_batchers[p] = rule` one given the axis size
 and name first, `rule(size, name, None, vals, dims, **params)`; as JAX's, both are write-only.
+`register_vmappable` lets `vmap` map over a user's container type with its own `to_elt` and
+`from_elt` (see `lamina_core.interpreters.vmappables`).
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from typing import Any
 
 from lamina_core import lax as _lax
 from lamina_core.interpreters import AxisData, BatchDim, batching_rules
+from lamina_core.interpreters import register_vmappable as register_vmappable
+from lamina_core.interpreters import unregister_vmappable as unregister_vmappable
 from lamina_core.ir import Primitive, RuleMapping
 
 fancy_primitive_batchers: RuleMapping[Any] = RuleMapping(batching_rules)

@@ -6,22 +6,47 @@ jaxlib's dialect bindings (`jax.extend.mlir.dialects.stablehlo`). `lower_fun` lo
 written as a traceable function. The helpers below make types, attributes and constants in
 the active context. Lamina compiles for the CPU: `register_lowering` for another platform
 only records the rule.
+
+Libraries extend lowering through lamina-mlir's tables: `register_constant_handler` (a type's
+constants), `ir_type_handlers` (an aval class's IR type, a view of `lamina_mlir.ir_type_rules`
+whose handlers take the aval alone, as JAX's do). The programs API (`lower_jaxpr_to_fun`,
+`lower_jaxpr_to_module`) and `emit_python_callback` adapt lamina-mlir's to JAX's signatures.
 """
 
 from __future__ import annotations
 
 import io
-from collections.abc import Callable, Iterable, Sequence
-from typing import Any, TypeAlias
+from collections.abc import Callable, Iterable, Iterator, MutableMapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeAlias
 
 import numpy as np
 from jaxlib.mlir import ir as ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
+from lamina.interpreters._ir_tree import IrTreeRegistry
+from lamina.interpreters._mlir_callback import emit_python_callback as emit_python_callback
+from lamina.interpreters._mlir_contexts import AxisContext as AxisContext
+from lamina.interpreters._mlir_contexts import ShapePolyLoweringState as ShapePolyLoweringState
+from lamina.interpreters._mlir_contexts import ShardingContext as ShardingContext
+from lamina.interpreters._mlir_contexts import SPMDAxisContext as SPMDAxisContext
+from lamina.interpreters._mlir_contexts import lowerable_effects as lowerable_effects
+from lamina.interpreters._mlir_programs import LoweringResult as LoweringResult
+from lamina.interpreters._mlir_programs import lower_jaxpr_to_fun as lower_jaxpr_to_fun
+from lamina.interpreters._mlir_programs import lower_jaxpr_to_module as lower_jaxpr_to_module
 from lamina_core.interpreters import trace_to_jaxpr
 from lamina_core.ir import AbstractValue, ClosedJaxpr, Jaxpr, Primitive
 from lamina_core.ir import Mesh as Mesh
-from lamina_mlir import ContextCaches, lowering_rules, make_context
+from lamina_mlir import (
+    ContextCaches,
+    IrTypeRule,
+    constant_handlers,
+    handled_constant,
+    ir_type_rules,
+    lowering_rules,
+    make_context,
+    merge_modules,
+)
 from lamina_mlir import LoweringParameters as LoweringParameters
 from lamina_mlir import LoweringRule as LoweringRule
 from lamina_mlir import LoweringRuleContext as LoweringRuleContext
@@ -46,12 +71,18 @@ __all__ = [
     "DEVICE_TO_DEVICE_TYPE",
     "RECV_FROM_HOST_TYPE",
     "SEND_TO_HOST_TYPE",
+    "AxisContext",
+    "ConstantHandler",
     "LoweringParameters",
+    "LoweringResult",
     "LoweringRule",
     "LoweringRuleContext",
     "Mesh",
     "MeshAxisName",
     "ModuleContext",
+    "SPMDAxisContext",
+    "ShapePolyLoweringState",
+    "ShardingContext",
     "Token",
     "TokenSet",
     "Value",
@@ -61,6 +92,7 @@ __all__ = [
     "dense_int_array",
     "dense_int_elements",
     "dtype_to_ir_type",
+    "emit_python_callback",
     "flatten_ir_types",
     "flatten_ir_values",
     "i32_attr",
@@ -69,11 +101,18 @@ __all__ = [
     "ir_attribute",
     "ir_constant",
     "ir_constants",
+    "ir_tree_registry",
+    "ir_type_handlers",
     "jaxpr_subcomp",
     "lower_fun",
+    "lower_jaxpr_to_fun",
+    "lower_jaxpr_to_module",
+    "lowerable_effects",
     "make_ir_context",
+    "merge_mlir_modules",
     "module_to_bytecode",
     "module_to_string",
+    "register_constant_handler",
     "register_lowering",
     "shape_tensor",
     "token_type",
@@ -109,28 +148,114 @@ def _caches() -> ContextCaches:
     return ContextCaches(ir.Context.current)
 
 
-def aval_to_ir_type(aval: AbstractValue) -> ir.Type:
+def aval_to_ir_type(
+    ctx: ModuleContext | AbstractValue, aval: AbstractValue | None = None
+) -> ir.Type:
+    """The IR type of `aval`'s values: `aval_to_ir_type(ctx, aval)` as JAX, or `(aval)`."""
+    if aval is None:
+        assert isinstance(ctx, AbstractValue)
+        return _aval_to_ir_type(_caches(), ctx)
     return _aval_to_ir_type(_caches(), aval)
 
 
-def aval_to_ir_types(aval: AbstractValue) -> tuple[ir.Type, ...]:
-    return (aval_to_ir_type(aval),)
+def aval_to_ir_types(
+    ctx: ModuleContext | AbstractValue, aval: AbstractValue | None = None
+) -> tuple[ir.Type, ...]:
+    return (aval_to_ir_type(ctx, aval),)
 
 
 def dtype_to_ir_type(dtype: Any) -> ir.Type:
     return _dtype_to_ir_type(_caches(), np.dtype(dtype))
 
 
+class _IrTypeHandler(Protocol):
+    """JAX's IR type handler: `handler(aval)`, the IR type (or a 1-tuple of it) of `aval`."""
+
+    def __call__(self, aval: Any, /) -> ir.Type | Sequence[ir.Type]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class _HandlerRule:
+    """A JAX-style handler as a lamina-mlir IR type rule (which also takes the caches)."""
+
+    handler: _IrTypeHandler
+
+    def __call__(self, caches: ContextCaches, aval: AbstractValue) -> ir.Type:
+        out = self.handler(aval)
+        if isinstance(out, ir.Type):
+            return out
+        types = list(out)
+        if len(types) != 1:
+            raise TypeError(
+                f"lowering: the IR type handler for {type(aval).__name__} gave {len(types)} "
+                "types; Lamina lowers each value to one IR value"
+            )
+        return types[0]
+
+
+@dataclass(frozen=True, slots=True)
+class _RuleHandler:
+    """A lamina-mlir rule seen as a JAX-style handler, in the active MLIR context."""
+
+    rule: IrTypeRule
+
+    def __call__(self, aval: Any, /) -> ir.Type:
+        return self.rule(_caches(), aval)
+
+
+class _IrTypeHandlers(MutableMapping[type[AbstractValue], _IrTypeHandler]):
+    """`lamina_mlir.ir_type_rules` with JAX's handler signature, as `ir_type_handlers`."""
+
+    def __getitem__(self, aval_type: type[AbstractValue]) -> _IrTypeHandler:
+        rule = ir_type_rules[aval_type]
+        return rule.handler if isinstance(rule, _HandlerRule) else _RuleHandler(rule)
+
+    def __setitem__(self, aval_type: type[AbstractValue], handler: _IrTypeHandler) -> None:
+        ir_type_rules[aval_type] = _HandlerRule(handler)
+
+    def __delitem__(self, aval_type: type[AbstractValue]) -> None:
+        del ir_type_rules[aval_type]
+
+    def __iter__(self) -> Iterator[type[AbstractValue]]:
+        return iter(ir_type_rules)
+
+    def __len__(self) -> int:
+        return len(ir_type_rules)
+
+
+ir_type_handlers: MutableMapping[type[AbstractValue], _IrTypeHandler] = _IrTypeHandlers()
+"""IR types by aval class; `ir_type_handlers[MyAval] = lambda aval: ir.RankedTensorType...`."""
+
+
+class ConstantHandler(Protocol):
+    """`handler(val, aval)`: the IR value(s) of constant `val`, built at the insertion point."""
+
+    def __call__(self, val: Any, aval: AbstractValue | None, /) -> Any: ...
+
+
+def register_constant_handler(type_: type, handler_fun: ConstantHandler) -> None:
+    """Lower constants of `type_` (and its subclasses without a handler) with `handler_fun`,
+    wherever a rule or a jaxpr has one."""
+    constant_handlers[type_] = handler_fun
+
+
 def ir_constant(
     val: Any, *, const_lowering: Any = None, aval: AbstractValue | None = None
 ) -> _IrValue:
-    """A `stablehlo.constant` of `val` at the current insertion point."""
+    """The IR value of constant `val` at the current insertion point: what the handler
+    registered for its type makes, or a `stablehlo.constant`."""
     del const_lowering  # Lamina's rules see theirs as `ctx.const_lowering`
     return _ir_constant(_caches(), val, aval)
 
 
-def ir_constants(val: Any) -> list[_IrValue]:
-    return [ir_constant(val)]
+def ir_constants(
+    val: Any, *, const_lowering: Any = None, aval: AbstractValue | None = None
+) -> tuple[_IrValue, ...]:
+    """The IR values of `val`: a registered handler's (any number), else one constant."""
+    handled = handled_constant(val, aval)
+    if handled is not None:
+        return handled
+    return (ir_constant(val, const_lowering=const_lowering, aval=aval),)
 
 
 def i32_attr(i: int) -> ir.Attribute:
@@ -207,6 +332,22 @@ def module_to_bytecode(module: ir.Module) -> bytes:
     out = io.BytesIO()
     module.operation.write_bytecode(out)
     return out.getvalue()
+
+
+ir_tree_registry = IrTreeRegistry()
+"""How rules' nests of IR values and types flatten: tuples and lists (see `_ir_tree`)."""
+ir_tree_registry.register_node(ir.OpResultList, lambda rs: (list(rs), None), lambda _, rs: list(rs))
+
+
+def merge_mlir_modules(
+    dst_module: ir.Module,
+    sym_name: str,
+    src_module: ir.Module,
+    dst_symtab: ir.SymbolTable | None = None,
+) -> str:
+    """Move `src_module`'s functions into `dst_module`, private and renamed apart from its
+    symbols (`@main` after `sym_name`); return `@main`'s new name. `src_module` is consumed."""
+    return merge_modules(dst_module, sym_name, src_module, dst_symtab)
 
 
 def make_ir_context() -> ir.Context:

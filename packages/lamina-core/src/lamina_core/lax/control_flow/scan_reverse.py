@@ -31,6 +31,7 @@ from lamina_core.interpreters import (
     instantiate_zeros,
     is_float0,
     is_undefined,
+    known_partial_eval_rules,
     linearization_rules,
     partial_eval_jaxpr_custom,
     partial_eval_jaxpr_custom_rules,
@@ -41,7 +42,7 @@ from lamina_core.interpreters import (
     transpose_rules,
     zeros_like_aval,
 )
-from lamina_core.ir import AbstractValue, ClosedJaxpr, JaxprEqn, Var
+from lamina_core.ir import AbstractValue, ClosedJaxpr, DropVar, Jaxpr, JaxprEqn, Var
 from lamina_core.lax.control_flow.common import memo, move_binders_to_front
 from lamina_core.lax.control_flow.scan import scan_p
 from lamina_core.trace import current_trace, eval_jaxpr, set_current_trace, typeof
@@ -85,10 +86,26 @@ def hoist_invariants(
     )
     pruned = prune_residuals(jaxpr, new_consts)
     body = pruned.jaxpr.replace(
-        constvars=(), invars=(*pruned.jaxpr.constvars, *pruned.jaxpr.invars)
+        constvars=(),
+        invars=(*pruned.jaxpr.constvars, *pruned.jaxpr.invars),
+        eqns=_drop_unread_outputs(pruned.jaxpr),
     )
     hoisted_vals = [r for r, h in zip(res, hoisted, strict=True) if h]
     return ClosedJaxpr(body, []), list(pruned.consts), hoisted, hoisted_vals
+
+
+def _drop_unread_outputs(jaxpr: Jaxpr) -> list[JaxprEqn]:
+    """`jaxpr`'s equations with the outputs nothing reads made `DropVar`s (printed `_`): JAX
+    builds the hoisted body from its partial evaluator's tracers, and by then those are dead."""
+    read = {v for v in jaxpr.outvars if isinstance(v, Var)}
+    for eqn in jaxpr.eqns:
+        read.update(v for v in eqn.invars if isinstance(v, Var))
+    return [
+        eqn
+        if all(v in read for v in eqn.outvars)
+        else eqn.replace(outvars=tuple(v if v in read else DropVar(v.aval) for v in eqn.outvars))
+        for eqn in jaxpr.eqns
+    ]
 
 
 def _residual_values(
@@ -379,6 +396,9 @@ def _scan_partial_eval(
         unknown, [*(not e for e in extensive), *[True] * n_unknown_in]
     )
     unknown_args = [a for a, uk in zip(args, uks, strict=True) if uk]
+    if not any(out_uk) and not unknown_body.effects:
+        # Every operand known (JAX calls this rule anyway): the known loop, invariants hoisted.
+        return list(known_outs)
     unknown_outs = iter(
         trace.bind_unknown(
             scan_p,
@@ -398,6 +418,7 @@ def _scan_partial_eval(
 
 
 partial_eval_rules.set(scan_p, _scan_partial_eval)
+known_partial_eval_rules.set(scan_p, _scan_partial_eval)
 
 # --- policy partial evaluation (a scan inside a checkpointed function) ---------------------
 

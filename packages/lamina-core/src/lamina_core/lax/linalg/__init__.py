@@ -3,8 +3,8 @@ LU pivots to a permutation, the Hermitian eigendecomposition, QR (with LAPACK's 
 pieces) and the singular value decomposition (primitives, rules and public functions); the
 general eigendecomposition (`eig`), the reductions to Hessenberg, tridiagonal and Schur form,
 tridiagonal solves, the products `symmetric_product`, `cholesky_update` and `ormqr`, the polar
-decomposition `qdwh` and the algorithm enums. `geqrf` is importable but not listed in
-`__all__`, as JAX keeps it out of its public names."""
+decomposition `qdwh` and the algorithm enums. `geqrf` and `geqp3` are importable but not
+listed in `__all__`, as JAX keeps them out of its public names."""
 
 from lamina_core.lax.linalg import _ad as _ad
 from lamina_core.lax.linalg import _batching as _batching
@@ -15,6 +15,8 @@ from lamina_core.lax.linalg._eigh import eigh_p as eigh_p
 from lamina_core.lax.linalg._enums import EighImplementation as EighImplementation
 from lamina_core.lax.linalg._enums import EigImplementation as EigImplementation
 from lamina_core.lax.linalg._enums import SvdAlgorithm as SvdAlgorithm
+from lamina_core.lax.linalg._geqp3 import geqp3 as geqp3
+from lamina_core.lax.linalg._geqp3 import geqp3_p as geqp3_p
 from lamina_core.lax.linalg._primitives import (
     cholesky as cholesky,
 )

@@ -45,7 +45,10 @@ _INEXACT_NAMES: Final = "floating, complexfloating"
 
 def _check_dtypes(name: str, avals: Sequence[ShapedArray], accepted: Sequence[str]) -> None:
     for i, (aval, ok) in enumerate(zip(avals, accepted, strict=True)):
-        good = aval.dtype == _INT32 if ok == "int32" else c.kind_of(aval.dtype) in "fc"
+        if ok == "int32":
+            good = aval.dtype == _INT32
+        else:
+            good = c.kind_of(aval.dtype) in ("iu" if ok == "integer" else "fc")
         if not good:
             raise TypeError(
                 f"{name} does not accept dtype {aval.dtype.name} at position {i}. "

@@ -3,7 +3,8 @@ in the upper triangle, the reflectors below it and their scales `taus`),
 `householder_product_p` (the first columns of the product of those reflectors, LAPACK's
 `orgqr`) and `qr_p` (`x = q @ r`, lowered by composing the two as JAX does), with JAX's checks
 and messages, NumPy references, `qr`'s jvp rule (thin, wide and full-matrix cases, as JAX's)
-and leading-batch-dimension batching. Column pivoting (`pivoting=True`) is not supported.
+and leading-batch-dimension batching. With `pivoting=True`, `qr` also returns the column
+permutation `p` (`x[..., p] = q @ r`), from LAPACK's `geqp3` in place of `geqrf`.
 """
 
 from __future__ import annotations
@@ -13,11 +14,11 @@ from typing import Any, Final
 
 import numpy as np
 
-from lamina_core.interpreters import instantiate_zeros, jvp_rules, not_differentiable
+from lamina_core.interpreters import instantiate_zeros, jvp_rules, not_differentiable, zero_of
 from lamina_core.ir import AbstractValue, Primitive, ShapedArray, abstract_eval_rules, impl_rules
 from lamina_core.lax import _checks as c
 from lamina_core.lax._ad_common import aval_of
-from lamina_core.lax._elementwise import add, eq
+from lamina_core.lax._elementwise import add, eq, sub
 from lamina_core.lax._joining import concatenate, pad
 from lamina_core.lax._shape import broadcasted_iota, expand_dims, iota, reshape
 from lamina_core.lax._sorting import sort_key_val
@@ -25,6 +26,7 @@ from lamina_core.lax._structural import _convert_element_type, broadcast_in_dim,
 from lamina_core.lax._types import Array
 from lamina_core.lax.linalg._ad import _eye
 from lamina_core.lax.linalg._batching import _leading_batcher
+from lamina_core.lax.linalg._geqp3 import _geqp3_impl, geqp3
 from lamina_core.lax.linalg._primitives import (
     _H,
     _INEXACT_NAMES,
@@ -172,23 +174,22 @@ def _qr_abstract_eval(
     return out
 
 
-def _no_pivoting(pivoting: bool) -> None:
-    if pivoting:
-        raise NotImplementedError("Lamina's qr does not support column pivoting yet.")
-
-
 @impl_rules.register(qr_p)
 def _qr_impl(
     x: np.ndarray, *, pivoting: bool, full_matrices: bool, use_magma: Any
 ) -> list[np.ndarray]:
-    _no_pivoting(pivoting)
     x = np.asarray(x)
     *batch, m, n = x.shape
     k = m if full_matrices else min(m, n)
+    pivots = [np.zeros((*batch, n), _INT32)] if pivoting else []
     if m == 0 or n == 0:
         q = np.broadcast_to(np.eye(m, k, dtype=x.dtype), (*batch, m, k)).copy()
-        return [q, np.zeros((*batch, k, n), x.dtype)]
-    r, taus = _geqrf_impl(x)
+        return [q, np.zeros((*batch, k, n), x.dtype), *pivots]
+    if pivoting:
+        r, jpvt, taus = _geqp3_impl(x, pivots[0], use_magma=use_magma)
+        pivots = [jpvt - 1]
+    else:
+        r, taus = _geqrf_impl(x)
     if m < n:
         q = _householder_product_impl(r[..., :m, :m], taus)
     elif full_matrices:
@@ -198,16 +199,21 @@ def _qr_impl(
     else:
         q = _householder_product_impl(r, taus)
         r = r[..., :n, :n]
-    return [q, np.triu(r)]
+    return [q, np.triu(r), *pivots]
 
 
-def qr(x: Array, *, pivoting: bool = False, full_matrices: bool = True) -> tuple[Array, Array]:
+def qr(
+    x: Array, *, pivoting: bool = False, full_matrices: bool = True, use_magma: bool | None = None
+) -> tuple[Array, ...]:
     """The QR decomposition `x = q @ r` of each matrix in `x` (`..., m, n`): `q` unitary
     (`m, m`, or `m, min(m, n)` without `full_matrices`) and `r` upper triangular (`m, n`, or
-    `min(m, n), n`)."""
-    _no_pivoting(pivoting)
-    q, r = qr_p.bind(x, pivoting=pivoting, full_matrices=full_matrices, use_magma=None)
-    return q, r
+    `min(m, n), n`). With `pivoting`, `(q, r, p)`: the columns are taken in the order `p`
+    (`x[..., p] = q @ r`), chosen so that `r`'s diagonal does not increase in magnitude.
+    `use_magma` matters only on GPUs."""
+    out: list[Array] = qr_p.bind(
+        x, pivoting=pivoting, full_matrices=full_matrices, use_magma=use_magma
+    )
+    return tuple(out)
 
 
 def _eye_rect(dtype: np.dtype, m: int, k: int) -> Any:
@@ -215,15 +221,25 @@ def _eye_rect(dtype: np.dtype, m: int, k: int) -> Any:
     return _convert_element_type(eq(rows, broadcasted_iota(_INT32, (m, k), 1)), dtype, False)
 
 
-def qr_from_factors(a: Array, *, full_matrices: bool) -> tuple[Array, Array]:
-    """`q` and `r` from `geqrf` and `householder_product` (JAX's CPU lowering of `qr_p`)."""
+def qr_from_factors(
+    a: Array, *, full_matrices: bool, pivoting: bool = False, use_magma: bool | None = None
+) -> tuple[Array, ...]:
+    """`q` and `r` (and with `pivoting` the permutation `p`) from `geqrf` (`geqp3`) and
+    `householder_product` (JAX's CPU lowering of `qr_p`)."""
     *batch, m, n = a.shape
     if m == 0 or n == 0:
         k = m if full_matrices else min(m, n)
         nb = len(batch)
         q = broadcast_in_dim(_eye_rect(aval_of(a).dtype, m, k), (*batch, m, k), (nb, nb + 1))
-        return q, full((*batch, k, n), 0, dtype=aval_of(a).dtype)
-    r, taus = geqrf(a)
+        r = full((*batch, k, n), 0, dtype=aval_of(a).dtype)
+        return (q, r, full((*batch, n), 0, dtype=_INT32)) if pivoting else (q, r)
+    pivots: tuple[Array, ...] = ()
+    if pivoting:
+        r, jpvt, taus = geqp3(a, full((*batch, n), 0, dtype=_INT32), use_magma=use_magma)
+        # LAPACK's pivots are 1-based.
+        pivots = (sub(jpvt, np.int32(1)),)
+    else:
+        r, taus = geqrf(a)
     if m < n:
         q = householder_product(r[..., :m, :m], taus)
     elif full_matrices:
@@ -232,7 +248,7 @@ def qr_from_factors(a: Array, *, full_matrices: bool) -> tuple[Array, Array]:
     else:
         q = householder_product(r, taus)
         r = r[..., :n, :n]
-    return q, _triu(r)
+    return (q, _triu(r), *pivots)
 
 
 # --- qr's jvp ---------------------------------------------------------------------------------
@@ -305,17 +321,21 @@ def _qr_jvp(
     full_matrices: bool,
     use_magma: Any,
 ) -> tuple[Any, Any]:
-    _no_pivoting(pivoting)
     (x,), (dx,) = primals, tangents
     dx = instantiate_zeros(dx)
-    q, r = qr_p.bind(x, pivoting=pivoting, full_matrices=full_matrices, use_magma=use_magma)
+    q, r, *p = qr_p.bind(x, pivoting=pivoting, full_matrices=full_matrices, use_magma=use_magma)
     *_, m, n = x.shape
+    if pivoting:
+        # x[..., p] = q r: the tangent of the permuted columns (the permutation is constant).
+        dx = dx[..., p[0]]
+    # The permutation's tangent is float0 zeros.
+    dp = [zero_of(p[0])] if pivoting else []
     if m < n:
         # x = q [r1 r2] with square r1: the square rule for r1, then dr2 = dq^H x2 + q^H dx2.
         x2, dx1, dx2, r1 = x[..., :, m:], dx[..., :, :m], dx[..., :, m:], r[..., :, :m]
         dq, dr1 = _thin_qr_jvp(q, r1, dx1)
         dr2 = _H(dq) @ x2 + _H(q) @ dx2
-        return [q, r], [dq, concatenate((dr1, dr2), dr1.ndim - 1)]
+        return [q, r, *p], [dq, concatenate((dr1, dr2), dr1.ndim - 1), *dp]
     q_mn = q[..., :, :n] if full_matrices else q
     r_nn = r[..., :n, :n] if full_matrices else r
     dq, dr = _thin_qr_jvp(q_mn, r_nn, dx)
@@ -323,7 +343,7 @@ def _qr_jvp(
         dq = _full_qr_tangent(q, q_mn, dq, n)
         zeros = full((*dr.shape[:-2], m - n, n), 0, dtype=aval_of(dr).dtype)
         dr = concatenate((dr, zeros), dr.ndim - 2)
-    return [q, r], [dq, dr]
+    return [q, r, *p], [dq, dr, *dp]
 
 
 jvp_rules.set(qr_p, _qr_jvp)

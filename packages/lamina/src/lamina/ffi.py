@@ -1,0 +1,29 @@
+"""`lamina.ffi`: foreign function targets, as `jax.ffi`.
+
+Targets register with the XLA runtime Lamina shares with JAX; `ffi_call`, `ffi_lowering` and
+`build_ffi_lowering_function` raise `NotImplementedError` (no ffi_call primitive in Lamina yet).
+"""
+
+from lamina_runtime.ffi import (
+    build_ffi_lowering_function,
+    ffi_call,
+    ffi_lowering,
+    include_dir,
+    pycapsule,
+    register_ffi_target,
+    register_ffi_target_as_batch_partitionable,
+    register_ffi_type,
+    register_ffi_type_id,
+)
+
+__all__ = [
+    "build_ffi_lowering_function",
+    "ffi_call",
+    "ffi_lowering",
+    "include_dir",
+    "pycapsule",
+    "register_ffi_target",
+    "register_ffi_target_as_batch_partitionable",
+    "register_ffi_type",
+    "register_ffi_type_id",
+]
