@@ -61,6 +61,19 @@ MODULES = (
     "sharding",
     "flatten_util",
     "ad_checkpoint",
+    "scipy.ndimage",
+    "scipy.optimize",
+    "scipy.integrate",
+    "scipy.interpolate",
+    "scipy.cluster",
+    "scipy.sparse",
+    "experimental.jet",
+    "experimental.ode",
+    "experimental.sparse",
+    "experimental.multihost_utils",
+    "experimental.mesh_utils",
+    "experimental.compilation_cache",
+    "experimental.custom_partitioning",
 )
 """Modules below `jax` / `lamina` compared ("" is the top level)."""
 

@@ -102,7 +102,9 @@ def test_capture_report_lists_shape_bytes_uses_and_source() -> None:
     assert (entry.shape, entry.dtype, entry.nbytes, entry.uses) == ((4, 8), np.dtype(f32), 128, 2)
     assert entry.source.startswith(f"{__file__}:{f.__code__.co_firstlineno + 1}:")
     # the function by its qualified name, as JAX's source info names it
-    assert entry.source.endswith("(test_capture_report_lists_shape_bytes_uses_and_source.<locals>.f)")
+    assert entry.source.endswith(
+        "(test_capture_report_lists_shape_bytes_uses_and_source.<locals>.f)"
+    )
     assert "1 captured constants, 128 bytes" in lamina_consts.format_report(report)
 
 

@@ -9,8 +9,10 @@ functionalize raises (a `debug` check is dropped instead), as JAX's lowering doe
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Final
 
+from lamina_core.interpreters import jvp_rules
 from lamina_core.ir import AbstractValue, Primitive, abstract_eval_rules
 
 check_p: Final = Primitive("check", multiple_results=True)
@@ -19,6 +21,15 @@ check_p: Final = Primitive("check", multiple_results=True)
 @abstract_eval_rules.register(check_p)
 def _check_abstract_eval(*args: AbstractValue, err_tree: Any, debug: bool) -> list[AbstractValue]:
     return []  # its effects are checkify's to say
+
+
+@jvp_rules.register(check_p)
+def _check_jvp(
+    primals: Sequence[Any], tangents: Sequence[Any], *, err_tree: Any, debug: bool
+) -> tuple[list[Any], list[Any]]:
+    """The primals are checked; the tangents have nothing to check."""
+    check_p.bind(*primals, err_tree=err_tree, debug=debug)
+    return [], []
 
 
 functionalization_error: Final = ValueError(

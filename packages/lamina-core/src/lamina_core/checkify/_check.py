@@ -26,7 +26,7 @@ from lamina_core.checkify._errors import (
     init_error,
     raise_error,
 )
-from lamina_core.interpreters import AxisData, BatchDim, batching_rules, jvp_rules
+from lamina_core.interpreters import AxisData, BatchDim, batching_rules
 from lamina_core.ir import (
     AbstractValue,
     Effects,
@@ -90,14 +90,6 @@ value_impl_rules.set(check_p, _check_impl)
 evaluated_on_values.add(check_p)  # raising is the host's business, never a compiled program's
 host_effect_types.add(ErrorEffect)
 hide_params(check_p, lambda key, value: key == "err_tree")
-
-
-@jvp_rules.register(check_p)
-def _check_jvp(
-    primals: Sequence[Any], tangents: Sequence[Any], *, err_tree: Any, debug: bool
-) -> tuple[list[Any], list[Any]]:
-    check_p.bind(*primals, err_tree=err_tree, debug=debug)
-    return [], []
 
 
 @batching_rules.register(check_p)

@@ -315,6 +315,8 @@ class ShapedArray(AbstractValue):
             self.weak_type,
             manual,
             vma,
+            # A piece stays split over the Explicit axes the body is not manual over.
+            explicit_spec(manual, self.spec or (), self.ndim),
         )
 
     def unshard(self, mesh: Any, check_vma: bool, spec: Any) -> ShapedArray:

@@ -35,7 +35,6 @@ from lamina_core.ir import (
     effects_rules,
     entry_axes,
     get_abstract_mesh,
-    get_concrete_mesh,
     impl_rules,
     manual_mesh,
     register_open_jaxpr_params,
@@ -48,7 +47,9 @@ from lamina_core.sharding._shard_map_checks import (
     check_out_vma,
     check_outs,
     check_specs,
+    check_specs_match_types,
     fun_name,
+    inferred_spec,
 )
 from lamina_core.trace import (
     check_vma_scope,
@@ -211,7 +212,10 @@ def shard_map(
         out_specs: a pytree prefix of `f`'s result: a `PartitionSpec` per result says how
             the per-device results are concatenated (a mesh axis it does not name promises
             the results are equal along it).
-        in_specs: a pytree prefix of the arguments: how each is split (`None`: static).
+        in_specs: a pytree prefix of the arguments: how each is split (`None`: static). By
+            default (`Infer`, manual axes all Explicit) each argument's spec is the manual
+            axes of its type's; over a mesh all manual and Explicit, given specs must match
+            the arguments' types.
         mesh: the mesh; by default the one in context (`set_mesh`).
         axis_names: the mesh axes `f` is manual over (default: all).
         check_vma: type the body's values with the manual axes they vary over (JAX's
@@ -240,10 +244,12 @@ def _check_mesh(
                 "The context mesh cannot be empty. Use `jax.set_mesh(mesh)` to enter into a "
                 "mesh context"
             )
-
-        concrete = get_concrete_mesh()
-        if not concrete.empty:
-            mesh = concrete
+    elif isinstance(mesh, (Mesh, AbstractMesh)):
+        context = get_abstract_mesh()
+        if not context.empty and mesh.abstract_mesh != context:
+            raise ValueError(
+                f"The context mesh {context} should match the mesh passed to shard_map {mesh}"
+            )
     if not isinstance(mesh, (Mesh, AbstractMesh)):
         raise TypeError(
             "shard_map requires a `jax.sharding.Mesh` or a `jax.sharding.AbstractMesh` instance "
@@ -319,15 +325,17 @@ def _shard_map(
                     "`jax.sharding.PartitionSpec` instances, but it was `None` when "
                     f"axis_names={manual} are of type {types}"
                 )
-            raise NotImplementedError(
-                "shard_map: inferring in_specs from the arguments' types (Explicit mesh axes) "
-                "is not supported yet; pass in_specs"
-            )
-        check_specs("in", in_specs, manual)
+        else:
+            check_specs("in", in_specs, manual)
         check_specs("out", out_specs, manual)
         leaves_with_paths, in_tree = tree_util.tree_flatten_with_path(args)
         leaves = [x for _, x in leaves_with_paths]
-        keyed_specs = broadcast_specs("in", in_specs, in_tree)
+        if in_specs is Infer:
+            # Every argument's type must say how it is split (`.sharding`), as in JAX.
+            arg_types: list[Any] = [typeof(x) for x in leaves]
+            keyed_specs = [("", inferred_spec(manual, t.sharding.spec)) for t in arg_types]
+        else:
+            keyed_specs = broadcast_specs("in", in_specs, in_tree)
         dynamic = [s is not None for _, s in keyed_specs]
         dyn_args = [x for x, d in zip(leaves, dynamic, strict=True) if d]
         dyn_keyed = [k for k, d in zip(keyed_specs, dynamic, strict=True) if d]
@@ -341,6 +349,7 @@ def _shard_map(
             dyn_keyed,
             avals,
         )
+        check_specs_match_types(the_mesh, manual, dyn_specs, avals)
         newly_manual = manual - frozenset(the_mesh.manual_axes)
         body_avals = [
             shard_aval(the_mesh, manual, check_vma, s, a)

@@ -14,7 +14,14 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from lamina_core.ir import AbstractMesh, Mesh, PartitionSpec, entry_axes, spec_axis_names
+from lamina_core.ir import (
+    AbstractMesh,
+    AxisType,
+    Mesh,
+    PartitionSpec,
+    entry_axes,
+    spec_axis_names,
+)
 from lamina_core.tree import keystr, tree_util
 
 
@@ -83,11 +90,14 @@ def check_specs(which: str, specs: Any, manual: frozenset[Any]) -> None:
             + "\n\n".join(wrong)
             + f"\n\nCheck the {which}_specs values passed to shard_map."
         )
+    # In entry order, repeats included, as JAX's; `UNCONSTRAINED` is no manual axis either.
     unknown = [
         f"  {which}_specs{keystr(p)} refers to {n!r}"
         for p, s in paths
         if isinstance(s, PartitionSpec)
-        for n in sorted(spec_axis_names(s) - manual, key=str)
+        for entry in s.partitions
+        for n in (entry if isinstance(entry, tuple) else (entry,))
+        if n is not None and n not in manual
     ]
     if unknown:
         raise ValueError(
@@ -288,12 +298,58 @@ def check_out_vma(
     )
 
 
+def inferred_spec(manual: frozenset[Any], spec: PartitionSpec) -> PartitionSpec:
+    """The in_spec `shard_map` takes, when none is given, from an argument typed as split by
+    `spec`: the manual axes of each entry. An entry whose manual axes do not lead it (a
+    non-manual axis splits the dimension first) cannot be a manual split: JAX's error."""
+    out: list[Any] = []
+    for entry in spec.partitions:
+        if isinstance(entry, tuple):
+            kept = [n if n in manual else None for n in entry]
+            while kept and kept[-1] is None:
+                kept.pop()
+            if None in kept:
+                raise ValueError(f"Invalid spec: {spec}")
+            out.append(tuple(kept) or None)
+        else:
+            out.append(entry if entry in manual else None)
+    return PartitionSpec(*out, unreduced=spec.unreduced, reduced=spec.reduced)
+
+
+def check_specs_match_types(
+    mesh: Mesh | AbstractMesh,
+    manual: frozenset[Any],
+    specs: Sequence[Any],
+    avals: Sequence[Any],
+) -> None:
+    """Over a mesh all manual and Explicit, each argument's type already says how it is split:
+    an in_spec saying otherwise would need a reshard, which JAX refuses to do implicitly."""
+    if manual != frozenset(mesh.axis_names) or any(
+        mesh._name_to_type[n] is not AxisType.Explicit for n in manual
+    ):
+        return
+    for s, a in zip(specs, avals, strict=True):
+        if not isinstance(s, PartitionSpec):
+            continue
+        s = s.update(partitions=(*s.partitions, *[None] * (a.ndim - len(s.partitions))))
+        if a.sharding.spec != s:
+            raise ValueError(
+                f"in_specs passed to shard_map: {s} does not match the specs of the input: "
+                f"{a.sharding.spec} for arg: {a}. `in_specs` is an optional argument so you "
+                "can omit specifying it and shard_map will infer the in_specs from the "
+                "arguments. If you want to reshard your inputs, you can use `jax.reshard` on "
+                "the arguments and then pass those args to shard_map."
+            )
+
+
 __all__ = [
     "broadcast_specs",
     "check_args",
     "check_out_vma",
     "check_outs",
     "check_specs",
+    "check_specs_match_types",
     "fun_name",
+    "inferred_spec",
     "is_spec",
 ]
