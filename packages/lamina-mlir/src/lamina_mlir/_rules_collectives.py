@@ -13,6 +13,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import stablehlo as hlo
+
 from lamina_core import lax
 from lamina_core.ir import Primitive
 from lamina_core.lax import (
@@ -23,8 +26,11 @@ from lamina_core.lax import (
     pmax_p,
     pmin_p,
     ppermute_p,
+    precv_p,
+    psend_p,
     psum_invariant_p,
     psum_p,
+    ragged_all_to_all_p,
     reduce_scatter_p,
 )
 from lamina_core.trace import pvary_p
@@ -158,6 +164,45 @@ def _pbroadcast_rule(
     raise NotImplementedError(
         "MLIR translation rule for primitive 'pbroadcast' not found for platform cpu"
     )
+
+
+@register(psend_p)
+def _psend_rule(ctx: LoweringRuleContext, x: IrValue, *, axis_name: Any, perm: Any) -> NoReturn:
+    # JAX lowers psend (to `stablehlo.send`) on GPUs only: Lamina lowers for the CPU.
+    raise NotImplementedError("psend is currently only implemented on GPU")
+
+
+@register(precv_p)
+def _precv_rule(
+    ctx: LoweringRuleContext, token: IrValue, *, out_shape: Any, axis_name: Any, perm: Any
+) -> NoReturn:
+    raise NotImplementedError("precv is currently only implemented on GPU")
+
+
+@register(ragged_all_to_all_p)
+def _ragged_all_to_all_rule(
+    ctx: LoweringRuleContext, *operands: IrValue, axis_name: Any, axis_index_groups: Any
+) -> list[IrValue]:
+    # JAX's lowering is a `custom_call` XLA expands for the accelerators it supports (not
+    # the CPU): the groups and channel travel in a dictionary `backend_config`.
+    spmd = _spmd_or_refuse(ragged_all_to_all_p, axis_name)
+    groups = spmd_rules.replica_groups(spmd, spmd_rules.names_of(axis_name), axis_index_groups)
+    if any(len(g) != len(groups[0]) for g in groups):
+        raise ValueError("Replica groups must be equally sized")
+    config = {
+        "replica_groups": spmd_rules.groups_attr(groups),
+        "channel_id": ir.IntegerAttr.get(
+            ir.IntegerType.get_signless(64), spmd_rules.COLLECTIVE_CHANNEL_ID
+        ),
+    }
+    op = hlo.CustomCallOp(
+        [operands[1].type],
+        list(operands),
+        call_target_name=ir.StringAttr.get("ragged_all_to_all"),
+        backend_config=ir.DictAttr.get(config),
+        api_version=ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 4),
+    )
+    return [op.result]
 
 
 _psum_rule = _collective_rule(psum_p, lax.reduce_sum_p)

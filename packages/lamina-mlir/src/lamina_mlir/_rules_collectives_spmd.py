@@ -54,7 +54,7 @@ def _i64_elements(array: np.ndarray) -> ir.Attribute:
     return ir.DenseIntElementsAttr.get(data)  # type: ignore[call-overload,no-any-return]
 
 
-def _groups_attr(groups: Sequence[Sequence[int]]) -> ir.Attribute:
+def groups_attr(groups: Sequence[Sequence[int]]) -> ir.Attribute:
     padded = list(itertools.zip_longest(*groups, fillvalue=-1))
     return _i64_elements(np.array(padded, dtype=np.int64).T)
 
@@ -63,7 +63,7 @@ def _spmd_attrs(
     groups: Sequence[Sequence[int]], *, global_ids: bool = True
 ) -> dict[str, ir.Attribute]:
     attrs = {
-        "replica_groups": _groups_attr(groups),
+        "replica_groups": groups_attr(groups),
         "channel_handle": hlo.ChannelHandle.get(COLLECTIVE_CHANNEL_ID, DEVICE_TO_DEVICE),
     }
     if global_ids:
@@ -286,6 +286,7 @@ __all__ = [
     "all_reduce",
     "all_to_all",
     "axis_index",
+    "groups_attr",
     "names_of",
     "ppermute",
     "reduce_scatter",

@@ -22,6 +22,8 @@ finally:
         _gc.enable()
 
 if _typing.TYPE_CHECKING:
+    from lamina import ad as ad
+    from lamina import api_util as api_util
     from lamina import core as core
     from lamina import dlpack as dlpack
     from lamina import example_libraries as example_libraries
@@ -42,6 +44,8 @@ if _typing.TYPE_CHECKING:
 
 _LAZY_SUBMODULES = frozenset(
     {
+        "ad",
+        "api_util",
         "core",
         "dlpack",
         "example_libraries",

@@ -49,6 +49,9 @@ from lamina_core.lax._barrier import *  # noqa: F403
 from lamina_core.lax._bessel import *  # noqa: F403
 from lamina_core.lax._collectives import *  # noqa: F403
 from lamina_core.lax._collectives_layout import *  # noqa: F403
+from lamina_core.lax._collectives_p2p import *  # noqa: F403
+from lamina_core.lax._collectives_p2p import precv_p as precv_p
+from lamina_core.lax._collectives_p2p import psend_p as psend_p
 from lamina_core.lax._collectives_vma import psum_invariant_p as psum_invariant_p
 from lamina_core.lax._composite import *  # noqa: F403
 from lamina_core.lax._conv import *  # noqa: F403
@@ -133,8 +136,10 @@ __all__ = [
     "nextafter_p", "not_p", "optimization_barrier", "optimization_barrier_p", "or_p", "pad",
     "pad_p", "padtype_to_pads", "pbroadcast", "pcast", "platform_dependent", "pmax", "pmax_p",
     "pmean", "pmin", "pmin_p", "polygamma", "polygamma_p", "population_count",
-    "population_count_p", "pow", "pow_p", "ppermute", "ppermute_p", "pshuffle", "psum", "psum_p",
-    "psum_scatter", "pswapaxes", "ragged_dot", "ragged_dot_general", "random_gamma_grad", "real",
+    "population_count_p", "pow", "pow_p", "ppermute", "ppermute_p", "precv", "psend",
+    "pshuffle", "psum", "psum_p",
+    "psum_scatter", "pswapaxes", "ragged_all_to_all", "ragged_all_to_all_p", "ragged_dot",
+    "ragged_dot_general", "random_gamma_grad", "real",
     "real_p", "reciprocal", "reduce", "reduce_and", "reduce_and_p", "reduce_max", "reduce_max_p",
     "reduce_min", "reduce_min_p", "reduce_or", "reduce_or_p", "reduce_p", "reduce_precision",
     "reduce_precision_p", "reduce_prod", "reduce_prod_p", "reduce_sum", "reduce_sum_p",

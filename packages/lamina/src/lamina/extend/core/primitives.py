@@ -120,6 +120,7 @@ _SAME_NAME: Final = tuple(
         "ppermute",
         "psum",
         "qr",
+        "ragged_all_to_all",
         "random_bits",
         "random_fold_in",
         "random_gamma",
