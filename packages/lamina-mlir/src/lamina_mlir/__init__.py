@@ -25,6 +25,7 @@ from lamina_mlir import (  # noqa: E402, F401  (importing the rule modules regis
     _rules_fft,
     _rules_gather_scatter,
     _rules_igamma,
+    _rules_key_compare,
     _rules_linalg,
     _rules_linalg_condensed,
     _rules_linalg_decomp,

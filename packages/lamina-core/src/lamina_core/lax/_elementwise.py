@@ -213,8 +213,12 @@ shift_right_logical_p: Final = n.binary("shift_right_logical", n.INT, _shift("lo
 shift_right_arithmetic_p: Final = n.binary("shift_right_arithmetic", n.INT, _shift("arith"))
 complex_p: Final = n.binary("complex", _COMPLEX_PARTS, _complex, dtype_rule=n.complex_dtype)
 
-eq_p: Final = n.binary("eq", n.ANY, np.equal, dtype_rule=n.bool_result)
-ne_p: Final = n.binary("ne", n.ANY, np.not_equal, dtype_rule=n.bool_result)
+eq_p: Final = n.binary(
+    "eq", n.ANY, n.on_key_data(np.equal, np.all), dtype_rule=n.bool_result, extended_dtypes=True
+)
+ne_p: Final = n.binary(
+    "ne", n.ANY, n.on_key_data(np.not_equal, np.any), dtype_rule=n.bool_result, extended_dtypes=True
+)
 lt_p: Final = n.binary("lt", n.ORDERED, np.less, dtype_rule=n.bool_result)
 le_p: Final = n.binary("le", n.ORDERED, np.less_equal, dtype_rule=n.bool_result)
 gt_p: Final = n.binary("gt", n.ORDERED, np.greater, dtype_rule=n.bool_result)

@@ -156,21 +156,26 @@ def check_unary_dtype(prim: str, aval: ShapedArray, accepted: DTypes) -> None:
         raise _float0_error(prim, None)
     if aval.dtype not in accepted:
         raise TypeError(
-            f"{prim} does not accept dtype {aval.dtype.name}. "
+            f"{prim} does not accept dtype {dtypes.dtype_name(aval.dtype)}. "
             f"Accepted dtypes are subtypes of {accepted}."
         )
 
 
 def check_operand_dtypes(
-    prim: str, avals: Sequence[ShapedArray], accepted: Sequence[DTypes]
+    prim: str,
+    avals: Sequence[ShapedArray],
+    accepted: Sequence[DTypes],
+    extended_dtypes: bool = False,
 ) -> None:
+    """JAX's error for the first operand of a dtype not `accepted` (operands of extended
+    dtypes pass when `extended_dtypes`)."""
     for i, (aval, ok) in enumerate(zip(avals, accepted, strict=True)):
-        if aval.dtype in ok:
+        if aval.dtype in ok or (extended_dtypes and dtypes.extended(aval.dtype) is not None):
             continue
         if aval.dtype == dtypes.float0:
             raise _float0_error(prim, i)
         raise TypeError(
-            f"{prim} does not accept dtype {aval.dtype.name} at position {i}. "
+            f"{prim} does not accept dtype {dtypes.dtype_name(aval.dtype)} at position {i}. "
             f"Accepted dtypes at position {i} are subtypes of {ok}."
         )
 
@@ -271,6 +276,7 @@ def binary(
     dtype_rule: DTypeRule | None = None,
     same_dtypes: bool = True,
     param_names: tuple[str, ...] = (),
+    extended_dtypes: bool = False,
 ) -> Primitive:
     """An elementwise primitive of two broadcasting operands.
 
@@ -281,6 +287,8 @@ def binary(
         dtype_rule: the result dtype (default: the operands' common dtype).
         same_dtypes: the operands must have equal dtypes.
         param_names: the params the reference needs.
+        extended_dtypes: operands of extended dtypes (keys) pass unchecked, as in JAX (whose
+            comparisons of two different ones, or of one and a number, fail only in lowering).
     """
     prim = Primitive(name)
     per_operand = accepted if isinstance(accepted, tuple) else (accepted, accepted)
@@ -292,8 +300,13 @@ def binary(
         # operation of one type, staged for nearly every user operation and its derivative).
         shape = x_aval.shape if x_aval.shape == y_aval.shape else c.broadcast_shapes(name, avals)
         if x_aval.dtype not in per_operand[0] or y_aval.dtype not in per_operand[1]:
-            check_operand_dtypes(name, avals, per_operand)
-        if same_dtypes and x_aval.dtype != y_aval.dtype and params.get("out_dtype") is None:
+            check_operand_dtypes(name, avals, per_operand, extended_dtypes)
+        if (
+            same_dtypes
+            and x_aval.dtype != y_aval.dtype
+            and params.get("out_dtype") is None
+            and not (extended_dtypes and any(dtypes.extended(a.dtype) is not None for a in avals))
+        ):
             check_same_dtypes(name, avals)
         dtype = avals[0].dtype if dtype_rule is None else dtype_rule(*avals, **params)
         weak = avals[0].weak_type and avals[1].weak_type
@@ -329,6 +342,25 @@ def complex_dtype(aval: ShapedArray, *rest: ShapedArray, **params: Any) -> np.dt
     """complex64 for float32 (and complex64), complex128 for float64 (and complex128)."""
     wide = aval.dtype in (np.dtype(np.float64), np.dtype(np.complex128))
     return np.dtype(np.complex128 if wide else np.complex64)
+
+
+def on_key_data(compare: Reference, combine: Any) -> Reference:
+    """`compare`, which on two key arrays (of one extended dtype) compares each key's data
+    and `combine`s the answers over its trailing axes, as JAX compares keys."""
+
+    def reference(x: np.ndarray, y: np.ndarray) -> Any:
+        ext = dtypes.extended(np.result_type(x))
+        if ext is None and dtypes.extended(np.result_type(y)) is None:
+            return compare(x, y)
+        if ext is None or dtypes.extended(np.result_type(y)) is not ext:
+            got = ", ".join(dtypes.dtype_name(np.result_type(a)) for a in (x, y))
+            raise TypeError(f"Keys compare only with keys of the same dtype, got {got}.")
+        # Trailing axes of the data line up under NumPy's broadcasting of the key shapes.
+        bits = compare(np.asarray(x)[ext.name], np.asarray(y)[ext.name])
+        key_axes = tuple(range(bits.ndim - len(ext.physical_shape), bits.ndim))
+        return combine(bits, axis=key_axes)
+
+    return reference
 
 
 def in_float32(reference: Reference) -> Reference:

@@ -137,7 +137,18 @@ def promote_args(name: str, *args: Any) -> list[Any]:
         if fast is not None:
             return fast
     check_arraylike(name, *args)
+    check_for_prngkeys(name, *args)
     return promote_shapes(name, *promote_dtypes(*args))
+
+
+def check_for_prngkeys(name: str, *args: Any) -> None:
+    """JAX's `TypeError` for keys among arguments of different dtypes (keys do not promote)."""
+    arg_dtypes = [dtype_of(x) for x in args]
+    if len(set(arg_dtypes)) < 2:
+        return
+    if any(dtypes.issubdtype(d, dtypes.prng_key) for d in arg_dtypes):
+        got = ", ".join(dtypes.dtype_name(d) for d in arg_dtypes)
+        raise TypeError(f"{name} does not accept dtypes {got}.")
 
 
 def _already_inexact_array(x: Any) -> bool:
