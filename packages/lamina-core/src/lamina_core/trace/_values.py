@@ -302,7 +302,9 @@ def typeof(x: Any) -> AbstractValue:
             return ShapedArray((), dtype, False)
         aval = _WEAK_SCALAR_AVALS.get(dtype)
         if aval is None:
-            aval = _WEAK_SCALAR_AVALS[dtype] = ShapedArray((), dtype, True)
+            aval = ShapedArray((), dtype, True)
+            if aval.mesh is None:  # one made inside a mesh scope carries it: never shared
+                _WEAK_SCALAR_AVALS[dtype] = aval
         return aval
     return canonical_value(x)[1]
 
