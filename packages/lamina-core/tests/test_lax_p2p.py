@@ -114,6 +114,18 @@ def ragged_all_to_all_jvp(ns: Any) -> Any:
     return _printed(ns, tangent_of_operand, args[0], args[1])
 
 
+@case
+def ragged_all_to_all_vmap_of_another_axis(ns: Any) -> Any:
+    def body(*a: Any) -> Any:
+        return ns.vmap(_ragged(ns), in_axes=(0, 0, 0, 0, 1, 0))(*a)
+
+    args = _ragged_args()
+    batched = (args[0].reshape(8, 8, 3), args[1].reshape(8, 8, 3), args[2].reshape(8, 8),
+               args[3].reshape(8, 8), args[4].reshape(8, 8).T, args[5].reshape(8, 8))  # fmt: skip
+    specs = (ns.P(None, "i"),) * 4 + (ns.P("i"), ns.P(None, "i"))
+    return _printed(ns, _sm(ns, body, specs, ns.P(None, "i")), *batched)
+
+
 # --- errors ------------------------------------------------------------------------------
 
 

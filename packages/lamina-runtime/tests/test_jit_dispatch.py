@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given, settings
 
 import lamina_runtime as lr
-from lamina_core import config, make_jaxpr, tree_util
+from lamina_core import config, make_jaxpr, random, tree_util
 from lamina_runtime import Array, _jit
 from lamina_runtime.pipeline import CompiledCall
 
@@ -41,6 +41,21 @@ def test_repeated_calls_do_not_run_python() -> None:
     assert misses(f) == 1
     assert type(again) is Array and again.aval == first.aval
     np.testing.assert_array_equal(np.asarray(again), [1.0, 3.0, 5.0, 7.0])
+
+
+@pytest.mark.parametrize("key_first", [True, False])
+def test_key_arrays_and_their_raw_data_do_not_share_entries(key_first: bool) -> None:
+    # A key array's device array is its raw uint32[..., 2] data: C++ must tell them apart.
+    f = lr.jit(lambda x: {"out": [x]})
+    key = lr.device_put(random.key(7))
+    raw = lr.device_put(random.key_data(key))
+    order = [key, raw] if key_first else [raw, key]
+    for _ in range(3):
+        for x in order:
+            out = f(x)["out"][0]
+            assert out.dtype == x.dtype and out.shape == x.shape
+    assert misses(f) == 2  # one entry each, both repeated by C++
+    np.testing.assert_array_equal(np.asarray(random.key_data(f(key)["out"][0])), np.asarray(raw))
 
 
 def test_host_values_and_keyword_arguments_are_repeated_too() -> None:

@@ -56,14 +56,37 @@ class ResultSlot:
         self.aval = aval
 
 
+class TaggedResultSlot(ResultSlot):
+    """A `ResultSlot` for an output whose array carries a dispatch tag (a PRNG key array)."""
+
+    __slots__ = ()
+
+
+def result_slot(aval: Any, tag: object) -> ResultSlot:
+    """The slot of an output of type `aval` whose arrays carry the dispatch tag `tag`."""
+    return ResultSlot(aval) if tag is None else TaggedResultSlot(aval)
+
+
 def register_array_type(
-    cls: type, field: str, from_result: Callable[[Any, tuple[Any]], Any]
+    cls: type,
+    field: str,
+    tag: str,
+    from_result: Callable[[Any, tuple[Any]], Any],
+    from_tagged_result: Callable[[Any, tuple[Any]], Any],
 ) -> None:
-    """Let C++ dispatch see through `cls` (an array wrapper holding a device array in `field`);
-    C++ makes each output with `from_result(aval, (device_array,))`."""
-    DISPATCH_REGISTRY.register_dataclass_node(cls, [field], [])  # attribute read in C++
+    """Let C++ dispatch see through `cls` (an array wrapper holding a device array in `field`).
+
+    The attribute `tag` is part of the call's signature: arrays whose device arrays are alike
+    but which are not the same kind of value (a PRNG key array and its raw `uint32` data) must
+    not share C++'s entries. C++ makes each output with `from_result(aval, (device_array,))`,
+    or `from_tagged_result` for a `TaggedResultSlot`.
+    """
+    DISPATCH_REGISTRY.register_dataclass_node(cls, [field], [tag])  # attributes read in C++
     DISPATCH_REGISTRY.register_node(
         ResultSlot, lambda slot: ((_RESULT_LEAF,), slot.aval), from_result
+    )
+    DISPATCH_REGISTRY.register_node(
+        TaggedResultSlot, lambda slot: ((_RESULT_LEAF,), slot.aval), from_tagged_result
     )
 
 

@@ -12,7 +12,7 @@ on one device, `place` as a sharding), and as `Array`s for `device_put` (`put`).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 
@@ -64,8 +64,10 @@ class _ArrayMeta(type):
 class Array(ArrayMethods, metaclass=_ArrayMeta):
     """A device array. Identity is intended: it owns (a reference to) one device buffer."""
 
-    __slots__ = ("__weakref__", "_buf", "aval")
+    __slots__ = ("__weakref__", "_buf", "_dispatch_tag", "aval")
     _buf: Any
+    _dispatch_tag: object
+    """What C++ dispatch keys this array on besides its device array (`dispatch_tag`)."""
     aval: ShapedArray
 
     def __init__(self, buf: Any, aval: ShapedArray | None = None) -> None:
@@ -77,12 +79,13 @@ class Array(ArrayMethods, metaclass=_ArrayMeta):
                 f"Use lamina.numpy.asarray or lamina.device_put for host values."
             )
         self._buf = buf
-        self.aval = canonical_aval(
+        self.aval = aval = canonical_aval(
             aval
             or ShapedArray(
                 tuple(buf.shape), np.dtype(buf.dtype), bool(getattr(buf, "weak_type", False))
             )
         )
+        self._dispatch_tag = dispatch_tag(aval)
 
     @classmethod
     def _wrap(cls, buf: Any, aval: ShapedArray) -> Array:
@@ -90,6 +93,7 @@ class Array(ArrayMethods, metaclass=_ArrayMeta):
         array = object.__new__(cls)
         array._buf = buf
         array.aval = aval
+        array._dispatch_tag = dtypes.extended(aval.dtype) if type(aval.dtype) is _VOID else None
         return array
 
     # ---- type -------------------------------------------------------------------------------
@@ -316,16 +320,38 @@ register_value_type(Array, aval=lambda a: a.aval, to_numpy=_host)
 register_value_type(_bridge.DeviceArray, aval=_aval_of_device_array, to_numpy=np.asarray)
 
 
+_VOID: Final = np.dtypes.VoidDType
+"""The type of the NumPy dtypes extended dtypes stand for: a cheap first test."""
+
+
+def dispatch_tag(aval: ShapedArray) -> object:
+    """What C++ dispatch keys an array of type `aval` on besides its device array: its
+    extended dtype (a PRNG key array's device array is its raw `uint32` data, which a `uint32`
+    array may equal in shape), or None."""
+    return dtypes.extended(aval.dtype) if type(aval.dtype) is _VOID else None
+
+
 def _from_result(aval: ShapedArray, children: tuple[Any]) -> Array:
     # Called by C++ jit dispatch for every output: one Python call, no checks.
     array = _new_array(Array)
     array._buf = children[0]
     array.aval = aval
+    array._dispatch_tag = None
+    return array
+
+
+def _from_tagged_result(aval: ShapedArray, children: tuple[Any]) -> Array:
+    array = _new_array(Array)
+    array._buf = children[0]
+    array.aval = aval
+    array._dispatch_tag = dispatch_tag(aval)
     return array
 
 
 _new_array = object.__new__
-_bridge_dispatch.register_array_type(Array, "_buf", _from_result)
+_bridge_dispatch.register_array_type(
+    Array, "_buf", "_dispatch_tag", _from_result, _from_tagged_result
+)
 
 
 # ---- values placed on devices ------------------------------------------------------------

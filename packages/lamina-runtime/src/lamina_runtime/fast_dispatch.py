@@ -17,7 +17,7 @@ from lamina_core import config, tree_util
 from lamina_refs import Ref
 from lamina_runtime import _bridge_devices, _bridge_dispatch, _bridge_executables
 from lamina_runtime import sharding as shardings
-from lamina_runtime.array import Array, to_buffer
+from lamina_runtime.array import Array, dispatch_tag, to_buffer
 from lamina_runtime.pipeline import CompiledCall
 from lamina_runtime.ref_dispatch import ALIASED, RefResults
 
@@ -57,7 +57,7 @@ def fast_path_of(
     """`call` described for C++ dispatch; None if C++ could not build its outputs. A call
     updating Refs (`refs`, one per aliased output) stores their final values in them."""
     executable = call.executable
-    slots = [_bridge_dispatch.ResultSlot(a) for a in executable.out_avals]
+    slots = [_bridge_dispatch.result_slot(a, dispatch_tag(a)) for a in executable.out_avals]
     n_out = len(slots) - len(refs)
     try:
         structure = tree_util.tree_unflatten(call.out_tree, slots[:n_out])

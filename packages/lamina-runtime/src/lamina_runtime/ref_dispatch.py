@@ -18,7 +18,7 @@ from lamina_core import tree_util
 from lamina_core.ir import ShapedArray
 from lamina_refs import Ref
 from lamina_runtime import _bridge_dispatch, _bridge_executables
-from lamina_runtime.array import Array, to_buffer
+from lamina_runtime.array import Array, dispatch_tag, to_buffer
 from lamina_runtime.pipeline import CompiledCall
 
 ALIASED: Final = object()
@@ -156,6 +156,7 @@ def _store(stores: _Stores, children: Sequence[Any]) -> None:
         array = _new_array(Array)
         array._buf = children[i]
         array.aval = aval
+        array._dispatch_tag = dispatch_tag(aval)
         ref = held()
         if ref is not None:
             ref._value = array
