@@ -246,6 +246,60 @@ def test_host_local_to_global_and_back_as_jax(spec: tuple[str | None, ...]) -> N
     np.testing.assert_array_equal(back, back_j)
 
 
+def _conversions(lib: Any, module: Any) -> dict[str, tuple[Callable[..., Any], np.ndarray]]:
+    mesh, P = mesh_of(lib), lib.sharding.PartitionSpec
+    x = np.arange(16.0, dtype=np.float32).reshape(8, 2)
+
+    def to_global(v: Any) -> Any:
+        return module.host_local_array_to_global_array(v, mesh, P("x"))
+
+    def to_local(v: Any) -> Any:
+        return module.global_array_to_host_local_array(v, mesh, P("y"))
+
+    return {
+        "to_global": (to_global, x),
+        "to_local": (to_local, x),
+        "vmap_to_global": (lib.vmap(to_global), x.reshape(2, 4, 2)),
+        "vmap_to_local": (lib.vmap(to_local, in_axes=2), x.reshape(4, 2, 2)),
+        "grad_to_global": (lib.grad(lambda v: (to_global(v) * v).sum()), x),
+        "grad_to_local": (lib.grad(lambda v: lib.numpy.sin(to_local(v)).sum()), x),
+        "jit_round_trip": (lib.jit(lambda v: to_local(to_global(v)) * 2.0), x),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(_conversions(jax, jax_multihost)))
+def test_conversions_are_primitives_as_jax(name: str) -> None:
+    ours, x = _conversions(lamina, multihost_utils)[name]
+    theirs, _ = _conversions(jax, jax_multihost)[name]
+    assert str(lamina.make_jaxpr(ours)(x)) == str(jax.make_jaxpr(theirs)(x))
+    got, want = ours(x), theirs(x)
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)
+    spec_of = lambda a: tuple(getattr(a.sharding, "spec", ()))  # noqa: E731
+    assert (type(got.sharding).__name__, spec_of(got)) == (
+        type(want.sharding).__name__,
+        spec_of(want),
+    )
+
+
+@pytest.mark.parametrize("direction", ["to_global", "to_local"])
+def test_uneven_tiling_is_refused_as_jax(direction: str) -> None:
+    def run(lib: Any, module: Any) -> Any:
+        f, _ = _conversions(lib, module)[direction]
+        return lib.jit(f).trace(np.ones((5, 3), np.float32))
+
+    ours, theirs = (
+        raised(lambda: run(lamina, multihost_utils)),
+        raised(lambda: run(jax, jax_multihost)),
+    )
+    assert ours[0] is theirs[0] is AssertionError
+
+
+def test_conversion_primitives_are_jax_names() -> None:
+    for name in ("host_local_array_to_global_array", "global_array_to_host_local_array"):
+        ours, theirs = getattr(multihost_utils, f"{name}_p"), getattr(jax_multihost, f"{name}_p")
+        assert (ours.name, str(ours)) == (theirs.name, str(theirs))
+
+
 @pytest.mark.parametrize("direction", ["to_global", "to_local"])
 def test_none_pspec_error_as_jax(direction: str) -> None:
     name = f"{'host_local_array_to_global_array' if direction == 'to_global' else 'global_array_to_host_local_array'}"  # noqa: E501

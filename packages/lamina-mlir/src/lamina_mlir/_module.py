@@ -53,9 +53,10 @@ def _mesh_in(value: Any) -> Mesh | AbstractMesh | None:
     return None
 
 
-_RESULT_TYPE_PARAMS: Final = frozenset({"out_sharding", "dst_sharding"})
+_RESULT_TYPE_PARAMS: Final = frozenset({"out_sharding", "dst_sharding", "global_mesh"})
 """Parameters that give a result's type its mesh (with `sharding`, but for a sharding
-constraint's): they place nothing, so they do not say which devices a program runs on."""
+constraint's; and the mesh `multihost_utils`' conversions describe their value by): they
+place nothing, so they do not say which devices a program runs on."""
 
 
 def jaxpr_mesh(jaxpr: Jaxpr) -> Mesh | AbstractMesh | None:

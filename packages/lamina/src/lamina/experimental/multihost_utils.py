@@ -4,20 +4,26 @@ JAX 0.10.2's names, with JAX's single-process semantics: with one process every 
 array is already global, a broadcast or gather has only this process's data, and a barrier has
 no one to wait for. Lamina's runtime does not run collectives across processes yet, so under a
 multi-process `lamina.distributed.initialize` the functions that would exchange data raise
-`NotImplementedError` rather than return one process's view as everyone's. Eager only: the
-conversions between host-local and global arrays are not primitives here, so they do not stage
-into a `jit`. Loaded on first import, never by `import lamina`.
+`NotImplementedError` rather than return one process's view as everyone's. The conversions
+between host-local and global arrays are JAX's two primitives (`host_local_array_to_global_array_p`,
+`global_array_to_host_local_array_p`), defined here through the public extension API as JAX
+defines them: they stage into jaxprs, transpose to themselves, batch and lower to nothing.
+Loaded on first import, never by `import lamina`.
 """
 
 from __future__ import annotations
 
 import contextlib
 import zlib
+from functools import partial
 from typing import Any
 
 import numpy as np
 
-from lamina_core.ir import Mesh, NamedSharding, PartitionSpec
+from lamina.extend.core import Primitive
+from lamina.interpreters import ad, batching, mlir
+from lamina_core.interpreters import AxisData
+from lamina_core.ir import Mesh, NamedSharding, PartitionSpec, ShapedArray
 from lamina_core.ir.dtypes import float0
 from lamina_core.tree import tree_util
 from lamina_runtime import Array, device_put, is_initialized, process_count
@@ -146,25 +152,104 @@ def _host_value(arr: Any) -> Any:
     return arr
 
 
-def _to_global(arr: Any, mesh: Mesh, pspec: Any) -> Any:
+def host_local_array_to_global_array_impl(arr: Any, *, global_mesh: Mesh, pspec: Any) -> Any:
+    """`host_local_array_to_global_array_p` on a value: one process's local data is the whole
+    global array, placed over `global_mesh` by `pspec`."""
     spec = _checked_spec(pspec)
     if isinstance(arr, Array) and not arr.is_fully_addressable:
         return arr
     _single_process("host_local_array_to_global_array")
-    # One process's devices are the whole mesh: its local array is the global one, placed.
-    return device_put(_host_value(arr), NamedSharding(mesh, spec))
+    return device_put(_host_value(arr), NamedSharding(global_mesh, spec))
 
 
-def _to_host_local(arr: Any, mesh: Mesh, pspec: Any) -> Any:
+def global_array_to_host_local_array_impl(arr: Any, *, global_mesh: Mesh, pspec: Any) -> Any:
+    """`global_array_to_host_local_array_p` on a value: this process's part of a global array."""
     spec = _checked_spec(pspec)
     if isinstance(arr, Array) and arr.is_fully_addressable:
         return arr
     _single_process("global_array_to_host_local_array")
-    return device_put(_host_value(arr), NamedSharding(mesh, spec))
+    return device_put(_host_value(arr), NamedSharding(global_mesh, spec))
+
+
+def _tiled_shape(shape: tuple[int, ...], mesh: Mesh, pspec: Any) -> tuple[int, ...]:
+    """Check that each dimension divides evenly over its mesh axes, as JAX's tiling asserts.
+
+    With one process the local mesh is the global one, so tiling by one and untiling by the
+    other gives the shape back: only the divisibility check remains.
+    """
+    sizes = mesh.shape
+    for dim, entry in enumerate(_checked_spec(pspec)):
+        for name in (entry,) if isinstance(entry, str) else entry or ():
+            if shape[dim] % sizes[name]:
+                raise AssertionError(
+                    f"dimension {dim} of size {shape[dim]} does not divide over mesh axis "
+                    f"{name!r} of size {sizes[name]}"
+                )
+    return shape
+
+
+def ltg_abstract_eval(arr: Any, *, global_mesh: Mesh, pspec: Any) -> ShapedArray:
+    """The global type of a host-local value (weak type dropped, as JAX's)."""
+    return ShapedArray(_tiled_shape(arr.shape, global_mesh, pspec), arr.dtype)
+
+
+def gtl_abstract_eval(arr: Any, *, global_mesh: Mesh, pspec: Any) -> ShapedArray:
+    """The host-local type of a global value (see `ltg_abstract_eval`)."""
+    return ShapedArray(_tiled_shape(arr.shape, global_mesh, pspec), arr.dtype)
+
+
+def ltg_batcher(
+    insert_axis: bool,
+    axis_data: AxisData,
+    vals_in: Any,
+    dims_in: Any,
+    global_mesh: Mesh,
+    pspec: PartitionSpec,
+) -> tuple[Any, Any]:
+    """The mapped axis of `host_local_array_to_global_array` gets its own entry in the spec
+    (the SPMD axes of the `vmap`, or none)."""
+    del insert_axis
+    (x,), (d,) = vals_in, dims_in
+    entries = list(pspec)
+    if d is not None:
+        entries.insert(d, axis_data.spmd_name)
+    y = host_local_array_to_global_array_p.bind(
+        x, global_mesh=global_mesh, pspec=PartitionSpec(*entries)
+    )
+    return y, d
+
+
+def _identity_lowering(ctx: Any, x: Any, *, global_mesh: Mesh, pspec: Any) -> list[Any]:
+    del ctx, global_mesh, pspec
+    return [x]
+
+
+host_local_array_to_global_array_p = Primitive("host_local_array_to_global_array")
+host_local_array_to_global_array_p.def_impl(host_local_array_to_global_array_impl)
+host_local_array_to_global_array_p.def_abstract_eval(ltg_abstract_eval)
+# JAX's transpose of each conversion is the conversion itself, not its inverse.
+ad.deflinear2(
+    host_local_array_to_global_array_p,
+    lambda ct, _, **params: (host_local_array_to_global_array_p.bind(ct, **params),),
+)
+batching.fancy_primitive_batchers[host_local_array_to_global_array_p] = partial(ltg_batcher, False)
+mlir.register_lowering(host_local_array_to_global_array_p, _identity_lowering)
+
+global_array_to_host_local_array_p = Primitive("global_array_to_host_local_array")
+global_array_to_host_local_array_p.def_impl(global_array_to_host_local_array_impl)
+global_array_to_host_local_array_p.def_abstract_eval(gtl_abstract_eval)
+ad.deflinear2(
+    global_array_to_host_local_array_p,
+    lambda ct, _, **params: (global_array_to_host_local_array_p.bind(ct, **params),),
+)
+batching.defvectorized(global_array_to_host_local_array_p)
+mlir.register_lowering(global_array_to_host_local_array_p, _identity_lowering)
 
 
 def host_local_array_to_global_array(local_inputs: Any, global_mesh: Mesh, pspecs: Any) -> Any:
     """Each process's local data as one global array sharded over `global_mesh` by `pspecs`.
+
+    Under a trace it stages `host_local_array_to_global_array` equations, as JAX's does.
 
     Args:
         local_inputs: a pytree of host-local arrays.
@@ -179,7 +264,10 @@ def host_local_array_to_global_array(local_inputs: Any, global_mesh: Mesh, pspec
             tree prefix of `local_inputs`.
     """
     leaves, treedef, specs = _flat_pspecs("input pspecs", local_inputs, pspecs)
-    out = [_to_global(x, global_mesh, s) for x, s in zip(leaves, specs, strict=True)]
+    out = [
+        host_local_array_to_global_array_p.bind(x, global_mesh=global_mesh, pspec=s)
+        for x, s in zip(leaves, specs, strict=True)
+    ]
     return tree_util.tree_unflatten(treedef, out)
 
 
@@ -199,7 +287,10 @@ def global_array_to_host_local_array(global_inputs: Any, global_mesh: Mesh, pspe
         ValueError: a spec is None, or `pspecs` is not a tree prefix of `global_inputs`.
     """
     leaves, treedef, specs = _flat_pspecs("output pspecs", global_inputs, pspecs)
-    out = [_to_host_local(x, global_mesh, s) for x, s in zip(leaves, specs, strict=True)]
+    out = [
+        global_array_to_host_local_array_p.bind(x, global_mesh=global_mesh, pspec=s)
+        for x, s in zip(leaves, specs, strict=True)
+    ]
     return tree_util.tree_unflatten(treedef, out)
 
 

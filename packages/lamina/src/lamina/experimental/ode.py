@@ -19,6 +19,7 @@ from typing import Any
 
 import lamina_core.numpy as jnp
 from lamina._options import default_matmul_precision
+from lamina.extend import linear_util as lu
 from lamina.extend.core import valid_jaxtype
 from lamina_core import custom_vjp, lax, vjp, vmap
 from lamina_core.custom_derivatives import closure_convert
@@ -60,14 +61,23 @@ _C_MID = (
 )
 
 
-def ravel_first_arg(f: Callable[..., Any], unravel: Callable[[Any], Any]) -> Callable[..., Any]:
+def ravel_first_arg(
+    f: Callable[..., Any], unravel: Callable[[Any], Any], debug_info: Any = None
+) -> Callable[..., Any]:
     """`f` taking its first argument, and returning its result, as flat vectors."""
+    wrapped: lu.WrappedFun = ravel_first_arg_(lu.wrap_init(f, debug_info=debug_info), unravel)
+    return wrapped.call_wrapped
 
-    def flat_f(y_flat: Any, *args: Any) -> Any:
-        ans_flat, _ = ravel_pytree(f(unravel(y_flat), *args))
-        return ans_flat
 
-    return flat_f
+def _ravel_first(
+    f: Callable[..., Any], unravel: Callable[[Any], Any], y_flat: Any, *args: Any
+) -> Any:
+    ans_flat, _ = ravel_pytree(f(unravel(y_flat), *args))
+    return ans_flat
+
+
+ravel_first_arg_: Callable[..., Any] = lu.transformation2(_ravel_first)
+"""The `linear_util` transformation behind `ravel_first_arg` (JAX's name)."""
 
 
 def interp_fit_dopri(y0: Any, y1: Any, k: Any, dt: Any) -> Any:
@@ -319,5 +329,6 @@ __all__ = [
     "odeint",
     "optimal_step_size",
     "ravel_first_arg",
+    "ravel_first_arg_",
     "runge_kutta_step",
 ]
