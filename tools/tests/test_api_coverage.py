@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 import subprocess
 import sys
@@ -9,7 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from tools.api_coverage import ModuleCoverage, measure, render_markdown, render_text
+from tools.api_coverage import (
+    ONLY_IMPORTED,
+    ModuleCoverage,
+    imported_elsewhere,
+    measure,
+    render_markdown,
+    render_text,
+)
 from tools.workspace import ROOT
 
 pytest.importorskip("jax")
@@ -29,6 +37,15 @@ def test_a_module_lamina_lacks_counts_every_name_missing() -> None:
     assert not m.absent and "sin" not in m.missing
     absent = ModuleCoverage("debug", frozenset({"print"}), ("print",), absent=True)
     assert "(no module yet)" in render_markdown([absent])
+
+
+@pytest.mark.parametrize("module", sorted(ONLY_IMPORTED))
+def test_names_left_uncounted_are_only_imported_by_jax(module: str) -> None:
+    theirs = importlib.import_module(f"jax.{module}")
+    defined_there = [n for n in ONLY_IMPORTED[module] if not imported_elsewhere(theirs, n)]
+    assert not defined_there, f"jax.{module} defines these itself: count them"
+    (m,) = measure((module,))
+    assert not (ONLY_IMPORTED[module] & m.jax_names)
 
 
 def test_docs_page_matches_the_code(tmp_path: Path) -> None:

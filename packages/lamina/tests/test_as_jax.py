@@ -116,8 +116,8 @@ def test_a_module_lamina_lacks_is_an_error_naming_it_never_jax_s() -> None:
 def test_jax_s_private_modules_are_refused_to_user_code() -> None:
     with _installed():
         for source in (
-            "from jax._src import core",
-            "import jax._src.core",
+            "from jax._src import api",
+            "import jax._src.api",
             "from jax._src.sharding_impls import NamedSharding",
         ):
             with pytest.raises(ModuleNotFoundError) as err:

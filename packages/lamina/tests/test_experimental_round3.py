@@ -274,11 +274,11 @@ def test_conversions_are_primitives_as_jax(name: str) -> None:
     assert str(lamina.make_jaxpr(ours)(x)) == str(jax.make_jaxpr(theirs)(x))
     got, want = ours(x), theirs(x)
     np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)
-    spec_of = lambda a: tuple(getattr(a.sharding, "spec", ()))  # noqa: E731
-    assert (type(got.sharding).__name__, spec_of(got)) == (
-        type(want.sharding).__name__,
-        spec_of(want),
-    )
+    assert _placement(got) == _placement(want)
+
+
+def _placement(a: Any) -> tuple[str, tuple[Any, ...]]:
+    return type(a.sharding).__name__, tuple(getattr(a.sharding, "spec", ()))
 
 
 @pytest.mark.parametrize("direction", ["to_global", "to_local"])

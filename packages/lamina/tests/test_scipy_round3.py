@@ -220,7 +220,6 @@ def test_regular_grid_interpolator_values_gradient_vmap() -> None:
     np.testing.assert_allclose(np.asarray(lamina.vmap(f)(batch)), looped)
 
 
-@pytest.mark.xfail(strict=True, reason="Lamina's jnp.searchsorted stages its own bisection")
 def test_regular_grid_interpolator_jaxpr() -> None:
     oracle.assert_same_jaxpr(_interpolations, *GRID, GRID_VALUES, QUERIES)
 

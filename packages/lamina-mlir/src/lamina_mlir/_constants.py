@@ -34,7 +34,7 @@ def host_array(value: Any, aval: AbstractValue | None) -> np.ndarray:
                 array = array.astype(aval.dtype)
     elif array.dtype == dtypes.float0:
         return np.zeros(array.shape, np.bool_)
-    ext = dtypes.extended(array.dtype)
+    ext = dtypes.extended_dtype_of(array.dtype)
     if ext is not None:  # a key array (a structured array): its physical data
         data = np.ascontiguousarray(array).reshape(-1).view(ext.physical_dtype)
         return data.reshape(*array.shape, *ext.physical_shape)

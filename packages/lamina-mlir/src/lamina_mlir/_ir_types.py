@@ -80,7 +80,7 @@ def tensor_type(caches: ContextCaches, shape: tuple[int, ...], dtype: np.dtype) 
     key = (shape, dtype)
     found = caches.types.get(key)
     if found is None:
-        ext = dtypes.extended(dtype)
+        ext = dtypes.extended_dtype_of(dtype)
         if ext is not None:
             found = caches.types[key] = tensor_type(
                 caches, (*shape, *ext.physical_shape), ext.physical_dtype

@@ -90,7 +90,7 @@ def _select_batched(
     aval: Any,
 ) -> IrValue:  # fmt: skip
     # A key array's value is its physical data: the predicate covers its trailing axes too.
-    ext = dtypes.extended(aval.dtype)
+    ext = dtypes.extended_dtype_of(aval.dtype)
     shape = (*aval.shape, *(ext.physical_shape if ext is not None else ()))
     if tuple(shape) != tuple(pred_aval.shape):
         pred_type = ir.RankedTensorType.get(list(shape), ir.IntegerType.get_signless(1))

@@ -28,8 +28,8 @@ def _compare_keys(prim: Primitive, direction: str, reduce_p: Primitive) -> None:
 
     def rule(ctx: LoweringRuleContext, x: IrValue, y: IrValue) -> Any:
         x_aval, y_aval = (array_aval(a) for a in ctx.avals_in)
-        ext = dtypes.extended(x_aval.dtype)
-        if ext is None and dtypes.extended(y_aval.dtype) is None:
+        ext = dtypes.extended_dtype_of(x_aval.dtype)
+        if ext is None and dtypes.extended_dtype_of(y_aval.dtype) is None:
             return numeric(ctx, x, y)
         if x_aval.dtype != y_aval.dtype:
             got = f"{dtypes.dtype_name(x_aval.dtype)}, {dtypes.dtype_name(y_aval.dtype)}"

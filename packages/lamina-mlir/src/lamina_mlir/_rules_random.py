@@ -331,7 +331,7 @@ for _prim in (random_wrap_p, random_unwrap_p, random_clone_p):
 
 def _trailing(aval: Any) -> tuple[int, ...]:
     """The physical axes a key array's data adds (none for numeric arrays)."""
-    ext = dtypes.extended(getattr(aval, "dtype", None))
+    ext = dtypes.extended_dtype_of(getattr(aval, "dtype", None))
     return () if ext is None else ext.physical_shape
 
 

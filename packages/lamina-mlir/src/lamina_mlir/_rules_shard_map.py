@@ -102,7 +102,7 @@ def _inside(context: SpmdContext, newly_manual: frozenset[Any]) -> Iterator[None
 
 def _physical_ndim(aval: Any) -> int:
     if isinstance(aval, ShapedArray):
-        ext = dtypes.extended(aval.dtype)
+        ext = dtypes.extended_dtype_of(aval.dtype)
         return aval.ndim + (len(ext.physical_shape) if ext is not None else 0)
     raise TypeError(f"shard_map lowering expects array operands, got {aval.str_short(True)}")
 

@@ -12,7 +12,7 @@ from lamina_refs import (
     _batching,  # noqa: F401  (registers the batching rules)
     _jaxpr_io,  # noqa: F401  (registers the readers of Ref types and equations)
 )
-from lamina_refs._discharge import discharge_state, has_refs
+from lamina_refs._discharge import check_freezes, discharge_state, has_refs
 from lamina_refs._primitives import (
     REF_PRIMITIVES,
     addupdate_p,
@@ -42,6 +42,7 @@ __all__ = [
     "Ref",
     "__version__",
     "addupdate_p",
+    "check_freezes",
     "discharge_state",
     "empty_ref",
     "empty_ref_p",

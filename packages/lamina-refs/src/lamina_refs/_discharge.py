@@ -18,7 +18,7 @@ from functools import partial
 from typing import Any
 
 from lamina_core.checkpoint import remat_p
-from lamina_core.custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
+from lamina_core.custom_derivatives import custom_jvp_call_p, custom_lin_p, custom_vjp_call_p
 from lamina_core.interpreters import trace_to_jaxpr, zeros_like_aval
 from lamina_core.ir import (
     AbstractValue,
@@ -31,7 +31,13 @@ from lamina_core.ir import (
     Var,
     jaxprs_in_params,
 )
-from lamina_core.lax import cond_p, scan_p, while_p
+from lamina_core.lax import (
+    cond_p,
+    dynamic_index_in_dim,
+    dynamic_update_index_in_dim,
+    scan_p,
+    while_p,
+)
 from lamina_core.sharding import manual_axes_env, shard_map_p
 from lamina_core.trace import typeof
 from lamina_core.transforms import closed_call_p, jit_p
@@ -55,12 +61,14 @@ from lamina_refs._types import AbstractRef, RefEffect
 class Cell:
     """A Ref during discharge: the value it holds now. Identity is intended."""
 
-    __slots__ = ("local", "value")
+    __slots__ = ("dead", "local", "value")
 
     def __init__(self, value: Any, local: bool = False) -> None:
         self.value = value
         self.local = local
         """Created by the jaxpr being discharged (so it may be frozen there)."""
+        self.dead = False
+        """Frozen or freed: using it again is an error."""
 
 
 DischargeRule = Callable[[JaxprEqn, list[Any]], list[Any]]
@@ -173,6 +181,11 @@ def _discharge_eqn(eqn: JaxprEqn, ins: list[Any]) -> list[Any]:
     prim = eqn.primitive
     if prim in _ON_A_REF:
         needed = isinstance(ins[0], Cell)  # a Ref not discharged stays a Ref
+        if needed and ins[0].dead:
+            # JAX's message: its discharge has replaced the Ref by its (final) value.
+            raise ValueError(
+                f"`{prim.name}` must be called on `Ref` types: {typeof(ins[0].value)}."
+            )
     else:
         needed = any(isinstance(x, Cell) for x in ins) or _creates_refs(eqn)
     if needed:
@@ -202,19 +215,34 @@ def _empty_ref(eqn: JaxprEqn, ins: list[Any]) -> list[Any]:
 
 @_rule(free_ref_p)
 def _free_ref(eqn: JaxprEqn, ins: list[Any]) -> list[Any]:
+    ins[0].dead = True
     return []
+
+
+def _frozen_elsewhere(eqn: JaxprEqn) -> ValueError:
+    return ValueError(
+        f"a Ref of type {eqn.invars[0].aval.str_short(short_dtypes=False)} that the "
+        "function did not create was frozen: a Ref can only be frozen in the scope that "
+        f"created it (freeze at {eqn.source_info.summary()})"
+    )
 
 
 @_rule(freeze_p)
 def _freeze(eqn: JaxprEqn, ins: list[Any]) -> list[Any]:
     (cell,) = ins
     if not cell.local:
-        raise ValueError(
-            f"a Ref of type {eqn.invars[0].aval.str_short(short_dtypes=False)} that the "
-            "function did not create was frozen: a Ref can only be frozen in the scope that "
-            f"created it (freeze at {eqn.source_info.summary()})"
-        )
+        raise _frozen_elsewhere(eqn)
+    cell.dead = True
     return [cell.value]
+
+
+def check_freezes(jaxpr: Jaxpr) -> None:
+    """A `freeze` of a Ref the function takes (argument or closed over) is an error, even one
+    whose result nobody reads (which dead-code elimination would drop before discharge)."""
+    taken = {*jaxpr.constvars, *jaxpr.invars}
+    for eqn in jaxpr.eqns:
+        if eqn.primitive is freeze_p and eqn.invars[0] in taken:
+            raise _frozen_elsewhere(eqn)
 
 
 @_rule(get_p)
@@ -248,6 +276,14 @@ def _inline_call(eqn: JaxprEqn, ins: list[Any]) -> list[Any]:
 # to values, before discharge).
 for _call in (jit_p, closed_call_p, remat_p, custom_jvp_call_p, custom_vjp_call_p):
     discharge_rules.set(_call, _inline_call)
+
+
+@_rule(custom_lin_p)
+def _custom_lin(eqn: JaxprEqn, ins: list[Any]) -> list[Any]:
+    """A custom_vjp's linear part given a Ref's tangent (a Ref argument of the function): it
+    only reads it, as the value it holds; bwd's cotangent for it is dropped."""
+    outs = custom_lin_p.bind(*(x.value if isinstance(x, Cell) else x for x in ins), **eqn.params)
+    return list(outs)
 
 
 @_rule(shard_map_p)
@@ -348,5 +384,77 @@ def _restage(
     return trace_to_jaxpr(fun, avals, closed.jaxpr.debug_info)
 
 
-for _call in (scan_p, while_p, cond_p):
+def _scan(eqn: JaxprEqn, ins: list[Any]) -> list[Any]:
+    """A scan over stacked Refs: as JAX does, an iteration counter and the values of all its
+    Refs (closed over or scanned over) become carries; each iteration reads its slice of a
+    scanned Ref's value and writes the slice back. Other scans thread their Refs as loops do."""
+    params = eqn.params
+    n_consts, n_carry = params["num_consts"], params["num_carry"]
+    consts, carry, xs = _split(ins, (n_consts, n_carry))
+    if not any(isinstance(x, Cell) for x in xs) or any(isinstance(x, Cell) for x in carry):
+        return _thread_refs(eqn, ins)
+    length, reverse = params["length"], params["reverse"]
+    closed: ClosedJaxpr = params["jaxpr"]
+    const_cells = _distinct_cells(consts)
+    xs_cells = [x for x in xs if isinstance(x, Cell)]
+    pure_consts = [x for x in consts if not isinstance(x, Cell)]
+    pure_xs = [x for x in xs if not isinstance(x, Cell)]
+    n_pc, n_cc, n_xc = len(pure_consts), len(const_cells), len(xs_cells)
+
+    def body(*args: Any) -> list[Any]:
+        pc, step, rest = args[:n_pc], args[n_pc], args[n_pc + 1 :]
+        cv, cr, xv, px = _split(rest, (n_cc, n_carry, n_xc))
+        i = length - step - 1 if reverse else step
+        local = [Cell(v) for v in cv]
+        slices = [Cell(dynamic_index_in_dim(v, i, 0, False, allow_negative_indices=False))
+                  for v in xv]  # fmt: skip
+        it_pc, it_sl, it_px = iter(pc), iter(slices), iter(px)
+        body_consts = [
+            local[next(k for k, c in enumerate(const_cells) if c is x)]
+            if isinstance(x, Cell) else next(it_pc)
+            for x in consts
+        ]  # fmt: skip
+        body_xs = [next(it_sl) if isinstance(x, Cell) else next(it_px) for x in xs]
+        outs = interpret(closed.jaxpr, [*body_consts, *cr, *body_xs], closed.consts)
+        written = [
+            dynamic_update_index_in_dim(v, c.value, i, 0, allow_negative_indices=False)
+            for v, c in zip(xv, slices, strict=True)
+        ]
+        return [step + 1, *(c.value for c in local), *outs[:n_carry], *written, *outs[n_carry:]]
+
+    in_avals = [
+        *(typeof(x) for x in pure_consts),
+        typeof(0),
+        *(typeof(c.value) for c in const_cells),
+        *(typeof(x) for x in carry),
+        *(typeof(c.value) for c in xs_cells),
+        *(typeof(x).dec_rank(length, typeof(x).leading_axis_spec()) for x in pure_xs),
+    ]
+    new = trace_to_jaxpr(body, in_avals, closed.jaxpr.debug_info)
+    outs = scan_p.bind(
+        *pure_consts, 0, *(c.value for c in const_cells), *carry,
+        *(c.value for c in xs_cells), *pure_xs,
+        reverse=reverse, length=length, jaxpr=new, num_consts=n_pc,
+        num_carry=1 + n_cc + n_carry + n_xc, unroll=params["unroll"],
+    )  # fmt: skip
+    finals = outs[1 : 1 + n_cc]
+    rest = outs[1 + n_cc :]
+    for c, v in zip(const_cells, finals, strict=True):
+        c.value = v
+    for c, v in zip(xs_cells, rest[n_carry : n_carry + n_xc], strict=True):
+        c.value = v
+    return [*rest[:n_carry], *rest[n_carry + n_xc :]]
+
+
+def _split(values: Sequence[Any], sizes: Sequence[int]) -> list[Sequence[Any]]:
+    """`values` cut into pieces of `sizes`, then the rest."""
+    pieces, at = [], 0
+    for n in sizes:
+        pieces.append(values[at : at + n])
+        at += n
+    return [*pieces, values[at:]]
+
+
+discharge_rules.set(scan_p, _scan)
+for _call in (while_p, cond_p):
     discharge_rules.set(_call, _thread_refs)

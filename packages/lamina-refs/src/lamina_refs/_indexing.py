@@ -164,4 +164,23 @@ def transformed_aval(tree: Transforms, inner: AbstractValue) -> AbstractValue:
         raise ValueError(
             f"an indexer for shape {indexer.shape} was applied to a Ref of shape {inner.shape}"
         )
-    return inner.update(shape=indexer.result_shape())
+    if inner.spec is None or all(e is None for e in inner.spec):
+        return inner.update(shape=indexer.result_shape())
+    _check_sharded_index(indexer, inner)
+    return inner.update(shape=indexer.result_shape(), spec=inner.spec)
+
+
+def _check_sharded_index(indexer: NDIndexer, inner: ShapedArray) -> None:
+    """A Ref split over Explicit mesh axes is indexed by slices only, whole along its split
+    axes (its parts keep their layout), as JAX's."""
+    if indexer.int_indexer_shape or not all(isinstance(i, Slice) for i in indexer.indices):
+        raise TypeError("sharded ref (array reference) can only be indexed by slices, not integers")
+    spec = inner.sharding.spec
+    for axis, (dim, i) in enumerate(zip(indexer.shape, indexer.indices, strict=True)):
+        entry = spec[axis] if axis < len(spec) else None
+        if entry is None or (isinstance(i, Slice) and (i.start, i.size, i.stride) == (0, dim, 1)):
+            continue
+        raise ValueError(
+            "sharded ref (array reference) can only be sliced along unsharded axes, but ref "
+            f"of shape {indexer.shape} was sliced on axis {axis}, which is sharded like {entry}"
+        )

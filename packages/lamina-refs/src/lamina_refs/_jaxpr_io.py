@@ -144,7 +144,7 @@ def read_arrow(text: str, source: EqnSource) -> ReadEqn:
         outs: list[tuple[str, AbstractValue | None]] = [_binder(binder, source)]
     else:
         target_text, value_text = lhs, rhs
-        outs = [("_", None)]
+        outs = [("", None)]  # a result nobody reads, not dropped: it prints so again
     target = _Indexed(target_text, source)
     tree, operands = target.read(source)  # in print order: the index, then the value
     value = source.atom(value_text.strip())

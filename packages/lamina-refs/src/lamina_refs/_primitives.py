@@ -13,8 +13,10 @@ from typing import Any, Final
 import numpy as np
 
 from lamina_core import lax
+from lamina_core.interpreters import dce_rules
 from lamina_core.ir import (
     AbstractValue,
+    DropVar,
     Effects,
     JaxprEqn,
     Literal,
@@ -28,6 +30,7 @@ from lamina_core.ir import (
     pp,
     pp_eqn_rules,
     pp_vars,
+    sharding_rules,
 )
 from lamina_core.ir.dtypes import issubdtype
 from lamina_core.numpy import at, getitem
@@ -132,6 +135,30 @@ effects_rules.set(swap_p, _effects(WRITE))
 effects_rules.set(addupdate_p, _effects(ACCUM))
 
 
+def _dce_when_unread(used: list[bool], eqn: JaxprEqn) -> tuple[list[bool], JaxprEqn | None]:
+    """Making a Ref, reading one or freezing one changes nothing another equation observes:
+    nobody reading the result, the equation goes, as in JAX (writes and `free_ref` stay)."""
+    if any(used):
+        return [True] * len(eqn.invars), eqn
+    return [False] * len(eqn.invars), None
+
+
+for _prim in (new_ref_p, empty_ref_p, get_p, freeze_p):
+    dce_rules.set(_prim, _dce_when_unread)
+
+
+def _result_sharding(mesh: Any, in_avals: Any, out: Any, **params: Any) -> Any:
+    """Over Explicit mesh axes a Ref primitive's result is split as its abstract evaluation
+    says (a read as the Ref's value: `transformed_aval` keeps the split)."""
+    if isinstance(out, (list, tuple)):
+        return [getattr(o, "spec", None) for o in out]
+    return getattr(out, "spec", None)
+
+
+for _prim in REF_PRIMITIVES:
+    sharding_rules.set(_prim, _result_sharding)
+
+
 # --- printing: `b:f32[] <- a[1]`, `d:f32[], a[1] <- a[1], c`, `a[...] += b` ----------------
 
 
@@ -184,7 +211,9 @@ def _swap_pp(eqn: JaxprEqn, ctx: PpContext, settings: PpSettings) -> pp.Doc:
     annotation = eqn.source_info.summary() if settings.source_info else None
     target = _ref_doc(eqn, ctx)
     value = pp.text(_atom(eqn, 1, ctx))
-    if ctx.name(eqn.outvars[0]) == "_":
+    out = eqn.outvars[0]
+    # A set is a swap whose result is unread at top level; a dropped result prints in full.
+    if type(out) is not DropVar and ctx.name(out) == "_":
         return pp.concat([target, pp.text(" <- ", annotation), value])
     lhs = pp_vars(eqn.outvars, ctx, print_shapes=settings.print_shapes)
     return pp.concat(

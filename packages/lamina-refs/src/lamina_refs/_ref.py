@@ -95,6 +95,21 @@ class Ref(metaclass=_RefMeta):
     def weak_type(self) -> bool:
         return self._aval.weak_type
 
+    @property
+    def sharding(self) -> Any:
+        """How the value is laid out over devices (the held array's sharding)."""
+        return self.value().sharding
+
+    @property
+    def format(self) -> Any:
+        return self.value().format
+
+    @property
+    def committed(self) -> bool:
+        return True  # as JAX's: a Ref's buffer is placed
+
+    _committed = committed
+
     def value(self) -> Any:
         """The array the Ref holds now (the eager evaluator's own, not a copy)."""
         if self._value is None:
@@ -192,6 +207,7 @@ def _parts(ref: Ref) -> list[Any]:
 
 @value_impl_rules.register(free_ref_p)
 def _free_ref_impl(ref: Ref) -> list[Any]:
+    ref.value()  # a Ref freed or frozen already: an error
     if ref.aval.is_high:
         for part in _parts(ref):
             free_ref_p.bind(part)

@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from lamina_core.ir import AbstractValue, Effect, ShapedArray
+from lamina_core.trace import ShapeDtypeStruct
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +121,9 @@ def ref_aval(value_aval: AbstractValue, kind: str | None = None) -> AbstractRef:
     if not isinstance(value_aval, ShapedArray) and not value_aval.is_high:
         raise TypeError(f"cannot make a Ref of a value of type {value_aval.str_short(True)}")
     return AbstractRef(value_aval, None, kind)
+
+
+ShapeDtypeStruct.ref_aval = AbstractRef  # `ShapeDtypeStruct(..., is_ref=True)`'s type
 
 
 # --- effects ---------------------------------------------------------------------------------

@@ -120,7 +120,7 @@ def single_device_sharding(device: Any) -> Any:
 def jax_aval(shape: tuple[int, ...], dtype: np.dtype, weak_type: bool) -> Any:
     """jax's aval for a shape and dtype: interned, since jaxlib compares them often. An
     extended dtype's (keys') is its physical array's: that is what the device holds."""
-    ext = dtypes.extended(dtype)
+    ext = dtypes.extended_dtype_of(dtype)
     if ext is not None:
         return jax_aval((*shape, *ext.physical_shape), ext.physical_dtype, False)
     return JaxShapedArray(shape, dtype, weak_type)
@@ -190,7 +190,7 @@ def device_put(value: Any, shape: tuple[int, ...], dtype: np.dtype, weak_type: b
     (x64 is then always "on" for the transfer: the dtype is already Lamina's decision).
     """
     device = device or default_device()
-    ext = dtypes.extended(dtype)
+    ext = dtypes.extended_dtype_of(dtype)
     if ext is not None:  # host key arrays are structured arrays over their physical data
         host = np.ascontiguousarray(value, dtype=dtype).view(ext.physical_dtype)
         shape, dtype = (*shape, *ext.physical_shape), ext.physical_dtype

@@ -244,6 +244,8 @@ class JitFunction(Jitted):
             and all(
                 _bridge_devices.is_single_device(x._buf)
                 if type(x) is Array
+                else _bridge_devices.is_single_device(x._value._buf)
+                if type(x) is Ref and type(x._value) is Array
                 else type(x) is not ShapeDtypeStruct or x.sharding is None
                 for x in leaves
             )
@@ -258,8 +260,13 @@ class JitFunction(Jitted):
         named = []
         for i, (x, g) in enumerate(zip(leaves, given, strict=True)):
             s: Any = g
-            if s is None and type(x) is Array and not _bridge_devices.is_single_device(x._buf):
-                s = shardings.of_jax(x._buf.sharding)
+            held = x._value if type(x) is Ref else x  # a Ref is placed as the array it holds
+            if (
+                s is None
+                and type(held) is Array
+                and not _bridge_devices.is_single_device(held._buf)
+            ):
+                s = shardings.of_jax(held._buf.sharding)
             elif s is None and type(x) is ShapeDtypeStruct:  # lowering for a placement
                 s = x.sharding
             placed.append(s if isinstance(s, NamedSharding) else None)

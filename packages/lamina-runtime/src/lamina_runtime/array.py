@@ -93,7 +93,9 @@ class Array(ArrayMethods, metaclass=_ArrayMeta):
         array = object.__new__(cls)
         array._buf = buf
         array.aval = aval
-        array._dispatch_tag = dtypes.extended(aval.dtype) if type(aval.dtype) is _VOID else None
+        array._dispatch_tag = (
+            dtypes.extended_dtype_of(aval.dtype) if type(aval.dtype) is _VOID else None
+        )
         return array
 
     # ---- type -------------------------------------------------------------------------------
@@ -266,12 +268,12 @@ class Array(ArrayMethods, metaclass=_ArrayMeta):
         return format(host[()] if self.ndim == 0 else host, spec)
 
     def __str__(self) -> str:
-        if dtypes.extended(self.dtype) is not None:
+        if dtypes.extended_dtype_of(self.dtype) is not None:
             return repr(self)  # as JAX shows key arrays
         return str(np.asarray(self))
 
     def __repr__(self) -> str:
-        if dtypes.extended(self.dtype) is not None:
+        if dtypes.extended_dtype_of(self.dtype) is not None:
             # A key array shows its type and the data it overlays, as JAX's does.
             name = dtypes.dtype_name(self.dtype)
             return f"Array({self.shape}, dtype={name}) overlaying:\n{np.asarray(self._buf)}"
@@ -307,7 +309,7 @@ def _host(array: Array) -> np.ndarray:
         if deleted is None:
             raise
         raise deleted from deleted.__cause__
-    if dtypes.extended(array.aval.dtype) is None:
+    if dtypes.extended_dtype_of(array.aval.dtype) is None:
         return host
     return np.ascontiguousarray(host).view(array.aval.dtype).reshape(array.aval.shape)
 
@@ -328,7 +330,7 @@ def dispatch_tag(aval: ShapedArray) -> object:
     """What C++ dispatch keys an array of type `aval` on besides its device array: its
     extended dtype (a PRNG key array's device array is its raw `uint32` data, which a `uint32`
     array may equal in shape), or None."""
-    return dtypes.extended(aval.dtype) if type(aval.dtype) is _VOID else None
+    return dtypes.extended_dtype_of(aval.dtype) if type(aval.dtype) is _VOID else None
 
 
 def _from_result(aval: ShapedArray, children: tuple[Any]) -> Array:

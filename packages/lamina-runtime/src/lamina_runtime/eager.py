@@ -45,7 +45,7 @@ from lamina_runtime import sharding as shardings
 from lamina_runtime._lru import LRUCache
 from lamina_runtime.array import Array, to_buffer
 from lamina_runtime.executable import Executable, runtime
-from lamina_runtime.pipeline import CompiledCall, compile_staged
+from lamina_runtime.pipeline import CompiledCall, Placement, compile_staged
 from lamina_runtime.structural_key import holds_jaxprs, params_key
 
 
@@ -142,8 +142,9 @@ class XlaEager:
         slots = [first.setdefault(id(x), i) if type(x) is Ref else i for i, x in enumerate(args)]
         distinct = [x for i, x in enumerate(args) if slots[i] == i]
         avals = tuple(typeof(x) for x in args)
+        placement = _placement_of(prim, distinct)
         try:
-            key: Hashable | None = ("refs", prim, avals, tuple(slots), _key_of(params))
+            key: Hashable | None = ("refs", prim, avals, tuple(slots), _key_of(params), placement)
             call = self._ref_calls.get(key)
         except TypeError:
             key, call = None, None
@@ -158,7 +159,7 @@ class XlaEager:
                 tree_util.tree_structure([0] * len(jaxpr.outvars)),
                 (False,) * len(invars),
             )
-            call = compile_staged(staged, prim.name, keep_unused=True)
+            call = compile_staged(staged, prim.name, keep_unused=True, placement=placement)
             if key is not None:
                 self._ref_calls[key] = call
         outs = call(distinct)
@@ -298,6 +299,31 @@ class XlaEager:
         if not program.multiple_results:
             return wrap(outs[0], executable.out_avals[0])
         return [wrap(o, a) for o, a in zip(outs, executable.out_avals, strict=True)]
+
+
+def _placement_of(prim: Primitive, args: Sequence[Any]) -> Placement | None:
+    """Where a call of `prim` on `args` (some Refs) runs: on the mesh of the arrays placed over
+    several devices among them and the Refs' values (a Ref keeps its value's placement), or
+    None (one device)."""
+    held = [x._value if type(x) is Ref else x for x in args]
+    placed = [
+        shardings.of_jax(h._buf.sharding)
+        if type(h) is Array and not _bridge_devices.is_single_device(h._buf)
+        else None
+        for h in held
+    ]
+    if not any(placed):
+        return None
+    named = [
+        (f"argument {i} of {prim.name}", typeof(h), s)
+        for i, (h, s) in enumerate(zip(held, placed, strict=True))
+    ]
+    mesh = shardings.find_mesh(named)
+    if mesh is None:
+        return None
+    return Placement(
+        mesh, tuple(s if isinstance(s, NamedSharding) and s.mesh == mesh else None for s in placed)
+    )
 
 
 def _has_host_effect(

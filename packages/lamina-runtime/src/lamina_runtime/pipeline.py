@@ -15,11 +15,11 @@ from lamina_consts import EMPTY, ConstArgs, jaxpr_const_args
 from lamina_core import tree_util
 from lamina_core.config import log_compiles, use_simplified_jaxpr_constants
 from lamina_core.interpreters import dce_jaxpr
-from lamina_core.ir import Jaxpr, Mesh, NamedSharding
+from lamina_core.ir import UNCONSTRAINED, Jaxpr, Mesh, NamedSharding
 from lamina_core.transforms import Staged
 from lamina_hijax import HiSignature, expand_per_value, is_high, to_lojax
 from lamina_mlir import LoweredModule, LoweringParameters, lower_jaxpr_to_module
-from lamina_refs import Ref, discharge_state, has_refs
+from lamina_refs import Ref, check_freezes, discharge_state, has_refs
 from lamina_runtime import sharding as shardings
 from lamina_runtime.array import Array
 from lamina_runtime.executable import Executable, runtime
@@ -133,7 +133,10 @@ def _expand_hi(program: _Program) -> None:
 
 
 def _drop_dead(program: _Program) -> None:
-    """Dead equations dropped (DCE), and unused inputs too unless the call keeps them."""
+    """Dead equations dropped (DCE), and unused inputs too unless the call keeps them. A
+    Ref input frozen is an error first, even if the frozen value is dead."""
+    if has_refs(program.jaxpr):
+        check_freezes(program.jaxpr)
     program.jaxpr, used = dce_jaxpr(program.jaxpr, prune_invars=not program.keep_unused)
     if not program.keep_unused and not all(used):
         kept = program.kept = tuple(i for i, u in enumerate(used) if u)
@@ -218,6 +221,19 @@ def _place(
 # ---- lowering ----------------------------------------------------------------------------------
 
 
+def _donations_left_to_xla(layout: _Layout, n_out: int) -> bool:
+    """Whether donated inputs are given to XLA as buffer donors instead of being aliased to
+    an output by the lowering: as JAX, over several devices when some output's sharding is
+    left to XLA (unspecified or unconstrained), which then decides the aliasing."""
+    mesh = layout.mesh
+    if mesh is None or mesh.size <= 1:
+        return False
+    specs = layout.result_specs
+    if specs is None:
+        return True
+    return any(s is None or any(e is UNCONSTRAINED for e in s) for s in specs[:n_out])
+
+
 def _hi_signature(jaxpr: Jaxpr) -> HiSignature | None:
     """How a call taking or returning hi-typed values maps them to the module's arrays; None
     for a call of arrays (hi types inside only, or none)."""
@@ -257,10 +273,13 @@ def lower_staged(
         run(program)
     layout = _place(program, placement, hi, len(staged.jaxpr.in_avals))
     jaxpr, n_out, ref_inputs = program.jaxpr, program.n_out, program.ref_inputs
-    aliases = _aliases(jaxpr.in_avals, jaxpr.out_avals[:n_out], program.donated)
+    if _donations_left_to_xla(layout, n_out):
+        aliases: list[int | None] = [None] * len(jaxpr.in_avals)
+    else:
+        aliases = _aliases(jaxpr.in_avals, jaxpr.out_avals[:n_out], program.donated)
     for k, i in enumerate(ref_inputs):
         aliases[i] = n_out + k  # a Ref's buffer is updated in place: always aliased
-    result_names = None
+    result_names: list[str] | None = [""] * len(jaxpr.outvars)  # with Refs: unnamed, as JAX's
     if not ref_inputs:
         result_names = result_paths(staged.out_tree)
         if hi is not None:  # each array of a hi result is named after the result, as JAX's

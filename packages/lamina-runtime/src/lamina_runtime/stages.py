@@ -140,13 +140,16 @@ def _n_args(staged: Staged) -> int:
     return len(staged.jaxpr.in_avals) - len(staged.mutable_consts)
 
 
-def _args_info(staged: Staged, in_tree: Any) -> Any:
+def _args_info(staged: Staged, in_tree: Any, *, lowered: bool = False) -> Any:
     n = _n_args(staged)
-    return make_args_info(in_tree, staged.jaxpr.in_avals[:n], staged.donated_invars[:n])
+    avals, donated = staged.jaxpr.in_avals[:n], staged.donated_invars[:n]
+    return make_args_info(in_tree, avals, donated, lowered=lowered)
 
 
 class Lowered(Stage):
     """A lowered jitted function: the StableHLO module and the constants it takes."""
+
+    _lowered_types = True
 
     def __init__(self, name: str, staged: Staged, lowered: LoweredCall, in_tree: Any, *,
                  compiler_options: Mapping[str, Any] | None = None) -> None:  # fmt: skip
@@ -161,7 +164,7 @@ class Lowered(Stage):
 
     @property
     def args_info(self) -> Any:
-        return _args_info(self._staged, self._in_tree)
+        return _args_info(self._staged, self._in_tree, lowered=True)
 
     @property
     def out_info(self) -> Any:

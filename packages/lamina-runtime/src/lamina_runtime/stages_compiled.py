@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -52,7 +52,17 @@ class ArgInfo:
         return dtype
 
 
-def make_args_info(in_tree: Any, avals: Sequence[Any], donated: Sequence[bool]) -> Any:
+def make_args_info(
+    in_tree: Any, avals: Sequence[Any], donated: Sequence[bool], *, lowered: bool = False
+) -> Any:
+    """The `ArgInfo` of each argument, in `in_tree`'s structure. Once `lowered`, a program
+    taking hi-typed arguments describes each argument as the list of the arrays it is made
+    of (its `lo_ty()`, a list of one for an array), as JAX's."""
+    if lowered and any(a.is_high for a in avals):
+        expanded = [
+            [ArgInfo(lo, d) for lo in a.lo_ty()] for a, d in zip(avals, donated, strict=True)
+        ]
+        return tree_util.tree_unflatten(in_tree, expanded)
     infos = [ArgInfo(a, d) for a, d in zip(avals, donated, strict=True)]
     return tree_util.tree_unflatten(in_tree, infos)
 
@@ -69,7 +79,11 @@ class Stage:
 
     @property
     def in_tree(self) -> Any:
-        """Tree structure of the pair (positional arguments, keyword arguments)."""
+        """Tree structure of the pair (positional arguments, keyword arguments); once lowered,
+        of `args_info` (hi-typed arguments expanded into lists of arrays), as JAX's."""
+        expanded = tree_util.tree_structure(self.args_info)
+        if expanded.num_leaves != self._in_tree.num_leaves:
+            return public_treedef(expanded)
         return public_treedef(self._in_tree)
 
     @property
@@ -78,8 +92,18 @@ class Stage:
 
     @property
     def in_avals(self) -> Any:
-        """The arguments' types, in the input tree's structure."""
-        return tree_util.tree_map(lambda info: info._aval, self.args_info)
+        """The arguments' types, in the input tree's structure; once lowered, a Ref argument's
+        is the type of its value (what the module takes), as in JAX."""
+        if not self._lowered_types:
+            return tree_util.tree_map(lambda info: info._aval, self.args_info)
+        return tree_util.tree_map(
+            lambda info: (
+                info._aval.inner_aval if getattr(info._aval, "mutable", False) else info._aval
+            ),
+            self.args_info,
+        )
+
+    _lowered_types: ClassVar[bool] = False
 
     @property
     def donate_argnums(self) -> tuple[int, ...]:
@@ -109,6 +133,8 @@ class Compiled(Stage):
     `serialize()` saves it, constants included, as bytes that `lamina.aot.deserialize` loads in
     another process without tracing, lowering or compiling.
     """
+
+    _lowered_types = True
 
     def __init__(self, name: str, executable: Executable, const_bufs: list[Any], in_tree: Any,
                  out_tree: Any, *, arg_avals: Sequence[Any] | None = None,
@@ -142,7 +168,7 @@ class Compiled(Stage):
 
     @property
     def args_info(self) -> Any:
-        return make_args_info(self._in_tree, self._arg_avals, self._donated)
+        return make_args_info(self._in_tree, self._arg_avals, self._donated, lowered=True)
 
     def _kept_args(self) -> list[int]:
         n = len(self._arg_avals)

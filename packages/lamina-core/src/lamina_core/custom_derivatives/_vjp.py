@@ -31,6 +31,7 @@ from lamina_core.custom_derivatives._common import (
     treedef_str,
     type_str,
 )
+from lamina_core.custom_derivatives._vjp_refs import check_aliased_args, check_returned
 from lamina_core.interpreters import (
     Zero,
     is_float0,
@@ -136,6 +137,7 @@ class custom_vjp:
         for i in self.nondiff_argnums:
             if has_tracer(args[i]):
                 raise UnexpectedTracerError(_NONDIFF_TRACER)
+        check_aliased_args(self.fun, self.nondiff_argnums, args)
         fun, dyn = bind_static(self.fun, self.nondiff_argnums, args)
         fwd, _ = bind_static(self.fwd, self.nondiff_argnums, args)
         static = [args[i] for i in self.nondiff_argnums]
@@ -144,7 +146,14 @@ class custom_vjp:
         def bwd(res: Any, ct: Any) -> Any:
             return user_bwd(*static, res, ct)
 
-        traced = trace_callee(fun, dyn, "custom_vjp fun")
+        user_fun = self.fun
+
+        def checked(*xs: Any) -> Any:
+            out = fun(*xs)
+            check_returned(user_fun, "primal", out, tree_util.tree_leaves(xs), 0)
+            return out
+
+        traced = trace_callee(checked, dyn, "custom_vjp fun")
         rules = {
             "fwd": RuleName(self.fwd),
             "bwd": RuleName(self.bwd),
@@ -191,7 +200,7 @@ def _run_fwd(
         )
     p_leaves, p_tree = tree_util.tree_flatten(out[0])
     res, res_tree = tree_util.tree_flatten(out[1])
-    _check_residual_refs(fwd_name, res, vals, single=tree_util.treedef_is_leaf(res_tree))
+    check_returned(params["fwd"].fun, "fwd", out, vals, len(p_leaves))
     first = f"{pair}the output of the custom_vjp-decorated function {primal_name}) {res_words}"
     # JAX checks these only when it traced the function before fwd (under jit); Lamina always.
     p_avals = check_primal_outputs(
@@ -211,22 +220,6 @@ def _run_fwd(
         "bwd_fun": params["bwd_fun"],
     }
     return p_leaves, res, lin
-
-
-def _check_residual_refs(
-    fwd_name: str, res: Sequence[Any], args: Sequence[Any], single: bool
-) -> None:
-    """A fwd rule may return mutable values (Refs) among its residuals only if they are its
-    arguments: that shares them with bwd (JAX's rule and message)."""
-    for k, r in enumerate(res):
-        aval = typeof(r)
-        if aval.mutable and not any(r is a or getattr(a, "value", None) is r for a in args):
-            path = "[1]" if single else f"[1][{k}]"
-            raise ValueError(
-                f"custom_vjp fwd function {fwd_name} returned a mutable array reference of type "
-                f"{aval.str_short(short_dtypes=False)} at output tree path {path} that was not "
-                "an argument."
-            )
 
 
 def _custom_vjp_call_jvp(

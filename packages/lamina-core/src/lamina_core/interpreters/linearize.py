@@ -29,10 +29,14 @@ from lamina_core.interpreters.zeros import Zero, is_float0, zero_of
 from lamina_core.ir import (
     ClosedJaxpr,
     DebugInfo,
+    NameStack,
     Primitive,
     RuleTable,
+    SourceInfo,
     current_source_info,
     fix_source_info,
+    name_stack_var,
+    transform_name_stack,
     unfix_source_info,
 )
 from lamina_core.trace import (
@@ -80,7 +84,7 @@ class LinearizeTracer(PrimalTangentTracer):
 class LinearizeTrace(PrimalTangentTrace):
     """Primal work on `parent`, tangent work staged into `tangent_trace`. Identity intended."""
 
-    __slots__ = ("for_vjp", "tangent_trace")
+    __slots__ = ("_names_base", "for_vjp", "tangent_trace")
     tracer_type = LinearizeTracer
 
     def __init__(self, parent: Trace, tangent_trace: TangentTrace, for_vjp: bool = True) -> None:
@@ -88,6 +92,13 @@ class LinearizeTrace(PrimalTangentTrace):
         self.tangent_trace = tangent_trace
         self.for_vjp = for_vjp
         """False for `linearize`: the tangent jaxpr is run forward, not only transposed."""
+        self._names_base = name_stack_var.get()
+
+    def _tangent_names(self) -> NameStack:
+        """The open name stack less the names open when this trace began: the tangent
+        jaxpr's equations are named relative to it, as JAX's."""
+        stack, base = name_stack_var.get(), self._names_base
+        return stack[len(base) :] if stack[: len(base)] == base else stack
 
     def describe(self) -> str:
         return "LinearizeTrace"
@@ -111,8 +122,12 @@ class LinearizeTrace(PrimalTangentTrace):
                     primal_out, _, residuals, linearized = rule(nonzeros, *primals, **params)
             finally:
                 _for_vjp.set(mode)
-            with running_under(self.tangent_trace):
-                return primal_out, linearized(residuals, *tangents)
+            names = name_stack_var.set(self._tangent_names())
+            try:
+                with running_under(self.tangent_trace):
+                    return primal_out, linearized(residuals, *tangents)
+            finally:
+                name_stack_var.reset(names)
         finally:
             unfix_source_info(token)
 
@@ -123,7 +138,14 @@ class LinearizeTrace(PrimalTangentTrace):
         parent = self.parent
         assert parent is not None
         split = SplitTrace(parent, self.tangent_trace)
+        staged = self.tangent_trace.eqns
+        first = len(staged)
         primal_out, tangent_out = call_under(split, rule, primals, tangents, **params)
+        names = self._tangent_names()
+        if names is not name_stack_var.get():
+            for eqn in staged[first:]:  # just made here: renamed relative to the tangent jaxpr
+                info = eqn.source_info
+                eqn.source_info = SourceInfo(info.code, info.lasti, names)
         outs = primal_out if prim.multiple_results else [primal_out]
         if any(self.is_tangent(p) for p in outs):
             raise ValueError(
@@ -167,7 +189,7 @@ def linearize_flat(
         p if is_float0(t.aval) else LinearizeTracer(trace, p, t)
         for p, t in zip(primals, tangent_args, strict=True)
     ]
-    with set_current_trace(trace):
+    with set_current_trace(trace), transform_name_stack("jvp"):
         outs = fun(*args)
     primals_out, nonzeros, nz_tangents = [], [], []
     for out in outs:

@@ -25,6 +25,7 @@ from lamina_core.ir import (
     PpSettings,
     Primitive,
     ShapedArray,
+    SourceInfo,
     Var,
     abstract_eval_rules,
     common_mesh,
@@ -37,6 +38,7 @@ from lamina_core.ir import (
     no_effects,
     pp,
     pp_eqn,
+    reset_name_stack,
 )
 from lamina_core.trace import (
     CHECKED_SCOPES,
@@ -343,8 +345,10 @@ class StagingTrace(Trace):
                     "finished"
                 )
             outvars = tuple([Var(v.aval) for v in eqn.outvars])
+            names = eqn.source_info.name_stack
+            here = SourceInfo(info.code, info.lasti, info.name_stack + names) if names else info
             eqns.append(
-                JaxprEqn(tuple(atoms), outvars, eqn.primitive, eqn.params, eqn.effects, info)
+                JaxprEqn(tuple(atoms), outvars, eqn.primitive, eqn.params, eqn.effects, here)
             )
             for old, new in zip(eqn.outvars, outvars, strict=True):
                 env[old] = StagingTracer(self, new)
@@ -376,7 +380,8 @@ def trace_to_jaxpr(
     """
     trace = StagingTrace(current_trace(), debug_info)
     args = [trace.new_arg(aval) for aval in in_avals]
-    with set_current_trace(trace):
+    # Names of scopes are relative to the jaxpr: its equations start from an empty stack.
+    with set_current_trace(trace), reset_name_stack():
         outs = fun(*args)
     jaxpr, consts = trace.finish([a.jaxpr_var for a in args], outs)
     if checking_leaks():

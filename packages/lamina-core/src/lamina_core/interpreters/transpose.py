@@ -23,8 +23,10 @@ from lamina_core.ir import (
     Literal,
     Primitive,
     RuleTable,
+    Transform,
     Var,
     fix_source_info,
+    name_stack_var,
     types_match,
     unfix_source_info,
 )
@@ -114,17 +116,20 @@ def backward_pass(
     args: Sequence[Any],
     cts_out: Sequence[Any],
     start_cts: Sequence[Any] | None = None,
+    *,
+    transform_stack: bool = False,
 ) -> list[Any]:
     """The cotangents of the `UndefinedPrimal` inputs of `jaxpr` (in order; `Zero` if none).
 
     `args` holds a value for every other input; `cts_out` one cotangent per output.
     `start_cts`, one per linear input, are what their cotangents accumulate onto (a loop's
-    running sums), `Zero` by default.
+    running sums), `Zero` by default. `transform_stack` (user-level transposition: `vjp`,
+    `linear_transpose`) names the transposed equations `transpose(...)` in their name stacks.
     """
     for prepare in transpose_preparers:
         jaxpr = prepare(jaxpr)
     with replaying_equations():
-        return _backward_pass(jaxpr, consts, args, cts_out, start_cts)
+        return _backward_pass(jaxpr, consts, args, cts_out, start_cts, transform_stack)
 
 
 transpose_preparers: list[Callable[[Jaxpr], Jaxpr]] = []
@@ -138,6 +143,7 @@ def _backward_pass(
     args: Sequence[Any],
     cts_out: Sequence[Any],
     start_cts: Sequence[Any] | None,
+    transform_stack: bool,
 ) -> list[Any]:
     linear_args = [a for a in args if is_undefined(a)]
     starts = iter(start_cts) if start_cts is not None else None
@@ -158,6 +164,7 @@ def _backward_pass(
             env[v] = a
 
     # Each linear equation with its operands: what they read is the same in the reverse sweep.
+    base = name_stack_var.get()
     linear_eqns: list[tuple[JaxprEqn, list[Any]]] = []
     for eqn in jaxpr.eqns:
         ins = [v.val if isinstance(v, Literal) else env[v] for v in eqn.invars]
@@ -166,11 +173,19 @@ def _backward_pass(
                 env[v] = _Accum(v.aval)
             linear_eqns.append((eqn, ins))
             continue
-        out = eqn.primitive.bind(*ins, **eqn.params)
+        names = eqn.source_info.name_stack
+        named = name_stack_var.set(base + names) if names else None
+        try:
+            out = eqn.primitive.bind(*ins, **eqn.params)
+        finally:
+            if named is not None:
+                name_stack_var.reset(named)
         if eqn.primitive.multiple_results:
             env.update(zip(eqn.outvars, out, strict=True))
         else:
             env[eqn.outvars[0]] = out
+    if transform_stack:
+        base = (*base, Transform("transpose"))
     for out, ct in zip(jaxpr.outvars, cts_out, strict=True):
         if isinstance(out, Var):
             target = env.get(out)
@@ -182,17 +197,20 @@ def _backward_pass(
             continue
         undefined = [UndefinedPrimal(x.aval) if type(x) is _Accum else x for x in ins]
         rule = transpose_rule(eqn.primitive)
-        # The transposed equations come from this equation's line of the user's program.
+        # The transposed equations come from this equation's line of the user's program, and
+        # carry its names below the current ones.
         token = fix_source_info(eqn.source_info)
+        names_token = name_stack_var.set(base + eqn.source_info.name_stack)
         try:
             cts = rule(
                 cts_in if eqn.primitive.multiple_results else cts_in[0], *undefined, **eqn.params
             )
+            for x, ct in zip(ins, cts, strict=True):
+                if type(x) is _Accum:
+                    x.add(ct)
         finally:
+            name_stack_var.reset(names_token)
             unfix_source_info(token)
-        for x, ct in zip(ins, cts, strict=True):
-            if type(x) is _Accum:
-                x.add(ct)
     return [acc.val for acc in accums]
 
 

@@ -284,10 +284,31 @@ from lamina_core.ir._mesh import (
     use_mesh as use_mesh,
 )
 from lamina_core.ir._named_scopes import (
+    NameStack as NameStack,
+)
+from lamina_core.ir._named_scopes import (
+    Transform as Transform,
+)
+from lamina_core.ir._named_scopes import (
+    current_name_stack as current_name_stack,
+)
+from lamina_core.ir._named_scopes import (
+    format_name_stack as format_name_stack,
+)
+from lamina_core.ir._named_scopes import (
+    name_stack_var as name_stack_var,
+)
+from lamina_core.ir._named_scopes import (
     named_call as named_call,
 )
 from lamina_core.ir._named_scopes import (
     named_scope as named_scope,
+)
+from lamina_core.ir._named_scopes import (
+    reset_name_stack as reset_name_stack,
+)
+from lamina_core.ir._named_scopes import (
+    transform_name_stack as transform_name_stack,
 )
 from lamina_core.ir._partition_spec import (
     UNCONSTRAINED as UNCONSTRAINED,
@@ -384,6 +405,9 @@ from lamina_core.ir._source_info import (
 )
 from lamina_core.ir._source_info import (
     current_source_info as current_source_info,
+)
+from lamina_core.ir._source_info import (
+    exclude_path as exclude_path,
 )
 from lamina_core.ir._source_info import (
     fix_source_info as fix_source_info,

@@ -275,7 +275,7 @@ class ShapedArray(AbstractValue):
 
     def to_tangent_aval(self) -> ShapedArray:
         # Integers, bools and extended dtypes (keys); ml_dtypes floats also have kind "V".
-        if self.dtype.kind in "biu" or dtypes.extended(self.dtype) is not None:
+        if self.dtype.kind in "biu" or dtypes.extended_dtype_of(self.dtype) is not None:
             return ShapedArray(
                 self.shape, dtypes.float0, self.weak_type, self.mesh, self.vma, self.spec
             )
@@ -440,7 +440,7 @@ def vma_str(vma: frozenset[Any], mesh: AbstractMesh | None = None) -> str:
 def physical_aval(aval: ShapedArray) -> ShapedArray:
     """The array type values of `aval` are stored and lowered as: `aval` itself for numeric
     dtypes; for an extended dtype, its physical element appended (`key<fry>[3]` is `u32[3,2]`)."""
-    ext = dtypes.extended(aval.dtype)
+    ext = dtypes.extended_dtype_of(aval.dtype)
     if ext is None:
         return aval
     spec = None if aval.spec is None else (*aval.spec, *(None,) * len(ext.physical_shape))

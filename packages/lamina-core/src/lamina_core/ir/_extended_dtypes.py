@@ -13,7 +13,12 @@ from typing import Any, Final
 import numpy as np
 
 
-class prng_key(np.generic):  # JAX's name: a NumPy-style abstract scalar type
+class extended(np.generic):  # JAX's name: a NumPy-style abstract scalar type
+    """The scalar type every extended dtype lies under (`issubdtype(key.dtype, extended)`), as
+    `jax.dtypes.extended`. Never instantiated."""
+
+
+class prng_key(extended):  # JAX's name: a NumPy-style abstract scalar type
     """The scalar type of every PRNG key dtype: `issubdtype(key.dtype, prng_key)` holds for
     typed keys (`random.key(0)`), as with `jax.dtypes.prng_key`. Never instantiated."""
 
@@ -42,8 +47,8 @@ class ExtendedDType:
     """The structured NumPy dtype standing for this type."""
     payload: object = None
     """What the defining layer attaches (a PRNG implementation, for keys)."""
-    scalar_type: type[Any] = np.generic
-    """What `issubdtype` places it under (`prng_key` for keys), below `np.generic`."""
+    scalar_type: type[Any] = extended
+    """What `issubdtype` places it under (`prng_key` for keys), below `extended`."""
 
 
 _EXTENDED: Final[dict[np.dtype[Any], ExtendedDType]] = {}
@@ -54,7 +59,7 @@ def register_extended_dtype(
     physical_shape: tuple[int, ...],
     physical_dtype: np.dtype[Any],
     payload: object = None,
-    scalar_type: type[Any] = np.generic,
+    scalar_type: type[Any] = extended,
 ) -> ExtendedDType:
     """Define the extended dtype `name` (once per name; a second call returns the first)."""
     stand_in: np.dtype[Any] = np.dtype([(name, physical_dtype, physical_shape)])
@@ -66,7 +71,7 @@ def register_extended_dtype(
     return ext
 
 
-def extended(dtype: object) -> ExtendedDType | None:
+def extended_dtype_of(dtype: object) -> ExtendedDType | None:
     """The extended dtype `dtype` stands for, or None for numeric dtypes (and non-dtypes)."""
     if not isinstance(dtype, np.dtype) or dtype.kind != "V":
         return None

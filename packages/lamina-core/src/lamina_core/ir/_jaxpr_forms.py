@@ -32,7 +32,8 @@ class ReadEqn(NamedTuple):
     primitive: str
     """The primitive's name (found among the primitives defined, as for any equation)."""
     outvars: list[tuple[str, AbstractValue | None]]
-    """The binders: name and type, or `("_", None)` for a dropped output the primitive types."""
+    """The binders: name and type; `("_", None)` for a dropped output (`DropVar`) the primitive
+    types, or `("", None)` for an output the text does not show (a variable nobody reads)."""
     invars: list[Atom]
     """The operands, from `EqnSource.atom`."""
     params: dict[str, Any]
@@ -173,7 +174,10 @@ def read_custom_eqn(p: EqnReading, scope: dict[str, Var], first: Token, marker: 
         if any(v is None for v in outs):
             raise p.error(f"'{prim.name}' does not type its dropped outputs", first)
         typed = [v.aval for v in outs if v is not None]
-    outvars = [DropVar(t) if v is None else v for v, t in zip(outs, typed, strict=True)]
+    outvars = [
+        v if v is not None else Var(t) if name == "" else DropVar(t)
+        for v, t, (name, _) in zip(outs, typed, read.outvars, strict=True)
+    ]
     if not all(types_match(t, v.aval) for t, v in zip(typed, outvars, strict=True)):
         said = " ".join(v.aval.str_short(True) for v in outvars)
         made = " ".join(a.str_short(True) for a in typed)
@@ -182,7 +186,7 @@ def read_custom_eqn(p: EqnReading, scope: dict[str, Var], first: Token, marker: 
             first,
         )
     for (name, _), v in zip(read.outvars, outvars, strict=True):
-        if name != "_":
+        if name not in ("_", ""):
             if name in scope:
                 raise p.error(f"variable '{name}' is bound twice", first)
             scope[name] = v

@@ -32,6 +32,7 @@ from lamina_core.ir._jaxpr import (
     install_printer,
     jaxprs_in_params,
 )
+from lamina_core.ir._named_scopes import format_name_stack
 from lamina_core.ir._primitive import RuleTable
 
 
@@ -180,8 +181,10 @@ def pp_eqn_with_params(
 
 def name_stack_note(eqn: JaxprEqn, settings: PpSettings) -> str | None:
     """The annotation `pretty_print(name_stack=True)` gives an equation: its name stack in
-    brackets (Lamina records none per equation yet: `[]`)."""
-    return "[]" if settings.name_stack else None
+    brackets."""
+    if not settings.name_stack:
+        return None
+    return f"[{format_name_stack(eqn.source_info.name_stack)}]"
 
 
 def pp_eqn(eqn: JaxprEqn, ctx: PpContext, settings: PpSettings) -> pp.Doc:

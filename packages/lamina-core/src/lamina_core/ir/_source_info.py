@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from types import CodeType, FrameType
 from typing import Final
 
+from lamina_core.ir._named_scopes import NameStack, name_stack_var
+
 _internal_dirs: list[str] = []
 _is_internal: dict[CodeType, bool] = {}
 """Memo per code object; cleared when a package registers (a cache, not state)."""
@@ -24,6 +26,14 @@ def register_internal_path(package_file: str) -> None:
     folder = os.path.dirname(os.path.abspath(package_file)) + os.sep
     if folder not in _internal_dirs:
         _internal_dirs.append(folder)
+        _is_internal.clear()
+
+
+def exclude_path(prefix: str) -> None:
+    """Skip frames whose file name starts with `prefix`, as Lamina's own (a library's request,
+    JAX's `source_info_util.register_exclusion`)."""
+    if prefix not in _internal_dirs:
+        _internal_dirs.append(prefix)
         _is_internal.clear()
 
 
@@ -41,7 +51,8 @@ def _classify(code: CodeType) -> bool:
 
 @dataclass(slots=True, eq=False)
 class SourceInfo:
-    """The user frame an equation was traced from: code object and instruction offset.
+    """The user frame an equation was traced from (code object and instruction offset), and
+    the name stack open when it was staged.
 
     Treated as immutable; not `frozen` because one is made per traced equation and a frozen
     dataclass's constructor costs twice as much (measured).
@@ -49,6 +60,7 @@ class SourceInfo:
 
     code: CodeType | None
     lasti: int = -1
+    name_stack: NameStack = ()
 
     @property
     def function(self) -> str:
@@ -83,7 +95,8 @@ _fixed: ContextVar[SourceInfo | None] = ContextVar("lamina_fixed_source_info", d
 
 
 def fix_source_info(info: SourceInfo | None) -> Token[SourceInfo | None]:
-    """Make `current_source_info` return `info` until `unfix_source_info(token)`.
+    """Make `current_source_info` return `info`'s frame until `unfix_source_info(token)`
+    (with the name stack open when it is called).
 
     Transformations use it so the equations one rule stages all carry the source info of the
     equation (or user line) they come from, without walking the stack for each.
@@ -103,8 +116,11 @@ def unfix_source_info(token: Token[SourceInfo | None]) -> None:
 def current_source_info() -> SourceInfo:
     """The source info of the innermost user frame of the calling thread."""
     fixed = _fixed.get()
+    stack = name_stack_var.get()
     if fixed is not None:
-        return fixed
+        if fixed.name_stack is stack:
+            return fixed
+        return SourceInfo(fixed.code, fixed.lasti, stack)
     # One loop, no helper calls: this runs once per traced equation.
     frame: FrameType | None = sys._getframe(1)
     known = _is_internal
@@ -114,9 +130,9 @@ def current_source_info() -> SourceInfo:
         if internal is None:
             internal = _classify(code)
         if not internal:
-            return SourceInfo(code, frame.f_lasti)
+            return SourceInfo(code, frame.f_lasti, stack)
         frame = frame.f_back
-    return NO_SOURCE_INFO
+    return SourceInfo(None, -1, stack) if stack else NO_SOURCE_INFO
 
 
 register_internal_path(__file__)

@@ -27,7 +27,7 @@ from lamina_core.config import (
 )
 from lamina_core.ir import _extended_dtypes, _promotion
 from lamina_core.ir._extended_dtypes import _EXTENDED as _EXTENDED
-from lamina_core.ir._extended_dtypes import ExtendedDType, extended, prng_key
+from lamina_core.ir._extended_dtypes import ExtendedDType, extended, extended_dtype_of, prng_key
 from lamina_core.ir._promotion import TypePromotionError
 
 __all__ = [
@@ -45,6 +45,7 @@ __all__ = [
     "dtype",
     "dtype_name",
     "extended",
+    "extended_dtype_of",
     "finfo",
     "float0",
     "float4_e2m1fn",
@@ -543,7 +544,7 @@ def _scalar_type(x: DTypeLike | None) -> type[np.generic]:
     if isinstance(x, type) and issubclass(x, np.generic):
         return x
     if isinstance(x, np.dtype):
-        ext = extended(x)
+        ext = extended_dtype_of(x)
         return x.type if ext is None else ext.scalar_type
     if x is None:
         return np.float64  # NumPy's reading of None as a dtype, which JAX keeps here
@@ -560,7 +561,7 @@ def issubdtype(a: DTypeLike | None, b: DTypeLike | None) -> bool:
         >>> issubdtype(bfloat16, np.floating)
         True
     """
-    if extended(b) is not None:  # one extended dtype is under no other (two PRNG impls)
+    if extended_dtype_of(b) is not None:  # one extended dtype is under no other (two PRNG impls)
         return a is b or a == b
     a_type, b_type = _scalar_type(a), _scalar_type(b)
     if a_type in _CUSTOM_FLOAT_TYPES:
@@ -600,7 +601,7 @@ def register_extended_dtype(
     physical_shape: tuple[int, ...],
     physical_dtype: DTypeLike,
     payload: object = None,
-    scalar_type: type[Any] = np.generic,
+    scalar_type: type[Any] = extended,
 ) -> ExtendedDType:
     """Define the extended dtype `name` (once per name; a second call returns the first);
     `scalar_type` is what `issubdtype` places it under (`prng_key` for PRNG keys)."""

@@ -27,6 +27,7 @@ from lamina_core.lax import _joining_ad as _joining_ad
 from lamina_core.lax import _joining_batching as _joining_batching
 from lamina_core.lax import _linalg_ad as _linalg_ad
 from lamina_core.lax import _linalg_batching as _linalg_batching
+from lamina_core.lax import _ragged_ad as _ragged_ad
 from lamina_core.lax import _reductions_ad as _reductions_ad
 from lamina_core.lax import _reshard as _reshard
 from lamina_core.lax import _selection_ad as _selection_ad

@@ -170,7 +170,9 @@ def check_operand_dtypes(
     """JAX's error for the first operand of a dtype not `accepted` (operands of extended
     dtypes pass when `extended_dtypes`)."""
     for i, (aval, ok) in enumerate(zip(avals, accepted, strict=True)):
-        if aval.dtype in ok or (extended_dtypes and dtypes.extended(aval.dtype) is not None):
+        if aval.dtype in ok or (
+            extended_dtypes and dtypes.extended_dtype_of(aval.dtype) is not None
+        ):
             continue
         if aval.dtype == dtypes.float0:
             raise _float0_error(prim, i)
@@ -305,7 +307,10 @@ def binary(
             same_dtypes
             and x_aval.dtype != y_aval.dtype
             and params.get("out_dtype") is None
-            and not (extended_dtypes and any(dtypes.extended(a.dtype) is not None for a in avals))
+            and not (
+                extended_dtypes
+                and any(dtypes.extended_dtype_of(a.dtype) is not None for a in avals)
+            )
         ):
             check_same_dtypes(name, avals)
         dtype = avals[0].dtype if dtype_rule is None else dtype_rule(*avals, **params)
@@ -349,10 +354,10 @@ def on_key_data(compare: Reference, combine: Any) -> Reference:
     and `combine`s the answers over its trailing axes, as JAX compares keys."""
 
     def reference(x: np.ndarray, y: np.ndarray) -> Any:
-        ext = dtypes.extended(np.result_type(x))
-        if ext is None and dtypes.extended(np.result_type(y)) is None:
+        ext = dtypes.extended_dtype_of(np.result_type(x))
+        if ext is None and dtypes.extended_dtype_of(np.result_type(y)) is None:
             return compare(x, y)
-        if ext is None or dtypes.extended(np.result_type(y)) is not ext:
+        if ext is None or dtypes.extended_dtype_of(np.result_type(y)) is not ext:
             got = ", ".join(dtypes.dtype_name(np.result_type(a)) for a in (x, y))
             raise TypeError(f"Keys compare only with keys of the same dtype, got {got}.")
         # Trailing axes of the data line up under NumPy's broadcasting of the key shapes.

@@ -26,56 +26,90 @@ from lamina_core.transforms import Jitted, vmap
 _METHODS = ("compare_all", "scan", "scan_unrolled", "sort")
 
 
+def _canonical_for_sort(x: Any) -> Any:
+    """`x` with `-0.0` made `0.0` and every NaN the same NaN, as sorting compares them."""
+    zeroed = _lax.select(_lax.eq(x, np.zeros((), x.dtype)), _lax.full_like(x, 0), x)
+    return _lax.select(_lax.ne(x, x), _lax.full_like(zeroed, np.nan), zeroed)
+
+
 def _sort_keys(x: Any) -> list[Any]:
-    """`x` as the keys sorting compares, most significant first. (IEEE comparison already
-    makes `-0.0` equal to `0.0`; `_lt` and `_eq` place the NaNs.)"""
+    """`x` as the keys sorting compares, most significant first."""
     if _dtypes.issubdtype(x.dtype, np.complexfloating):
-        return [_lax.real(x), _lax.imag(x)]
+        return [_canonical_for_sort(_lax.real(x)), _canonical_for_sort(_lax.imag(x))]
+    if _dtypes.issubdtype(x.dtype, np.floating):
+        return [_canonical_for_sort(x)]
     return [x]
 
 
-def _lt(x: Any, y: Any) -> Any:
-    if _dtypes.issubdtype(x.dtype, np.floating):
-        nan_x, nan_y = _lax.ne(x, x), _lax.ne(y, y)
-        return _lax.bitwise_or(_lax.lt(x, y), _lax.bitwise_and(_lax.bitwise_not(nan_x), nan_y))
-    return _lax.lt(x, y)
-
-
-def _eq(x: Any, y: Any) -> Any:
-    if _dtypes.issubdtype(x.dtype, np.floating):
-        both_nan = _lax.bitwise_and(_lax.ne(x, x), _lax.ne(y, y))
-        return _lax.bitwise_or(_lax.eq(x, y), both_nan)
-    return _lax.eq(x, y)
-
-
 def _compare(x: Any, y: Any, or_equal: bool) -> Any:
-    """`x < y` (or `x <= y`) in sorting's total order, lexicographic over the keys."""
-    xs, ys = _sort_keys(x), _sort_keys(y)
+    """`x < y` (or `x <= y`) in sorting's total order (NaNs last), lexicographic over the
+    keys: JAX's sort comparators, on its total-order comparison primitives."""
     result = None
-    for xk, yk in zip(xs[::-1], ys[::-1], strict=True):
+    for xk, yk in zip(_sort_keys(x)[::-1], _sort_keys(y)[::-1], strict=True):
         if result is None:
-            lt = _lt(xk, yk)
-            result = _lax.bitwise_or(lt, _eq(xk, yk)) if or_equal else lt
+            result = (_lax.le_to_p if or_equal else _lax.lt_to_p).bind(xk, yk)
         else:
-            result = _lax.bitwise_or(_lt(xk, yk), _lax.bitwise_and(_eq(xk, yk), result))
+            strictly = _lax.lt_to_p.bind(xk, yk)
+            tied = _lax.eq_to_p.bind(xk, yk)
+            result = _lax.bitwise_or(strictly, _lax.bitwise_and(tied, result))
     return result
 
 
-def _search_one(sorted_arr: Any, query: Any, side: str, dtype: Any, unrolled: bool) -> Any:
-    n = shape_of(sorted_arr)[0]
+@partial(Jitted, static_argnames=("side", "dtype", "unrolled"))
+def _searchsorted_scan_impl(
+    sorted_arr: Any, query: Any, side: str, dtype: Any, unrolled: bool
+) -> Any:
+    """Bisection in a `scan` of `ceil(log2(n + 1))` steps, one query at a time (vmapped)."""
+    (n,) = shape_of(sorted_arr)
+    if n == 0:
+        return _lax.full(shape_of(query), 0, dtype)
+    if len(shape_of(query)) > 0:
+        one = partial(_searchsorted_scan_impl, side=side, dtype=dtype, unrolled=unrolled)
+        return vmap(one, in_axes=(None, 0))(sorted_arr, query)
     unsigned = np.uint64 if np.dtype(dtype).itemsize == 8 else np.uint32
     or_equal = side == "left"
 
     def body(state: Any, _: Any) -> Any:
         low, high = state
-        mid = _lax.add(low, _lax.div(_lax.sub(high, low), unsigned(2)))
-        go_left = _compare(query, _lax.dynamic_index_in_dim(sorted_arr, mid, 0, False), or_equal)
+        mid = low + (high - low) // 2  # this form cannot overflow
+        go_left = _compare(query, sorted_arr[mid], or_equal)
         return (_lax.select(go_left, low, mid), _lax.select(go_left, mid, high)), ()
 
     levels = math.ceil(math.log2(n + 1))
     (_, high), _ = scan(body, (unsigned(0), unsigned(n)), (), length=levels,
                         unroll=levels if unrolled else 1)  # fmt: skip
     return _lax.convert_element_type(high, dtype)
+
+
+@partial(Jitted, static_argnames=("side", "dtype"))
+def _searchsorted_sort_impl(sorted_arr: Any, query: Any, side: str, dtype: Any) -> Any:
+    """By sorting the queries together with the sorted array: a query's rank among both,
+    less its rank among the queries."""
+    (n,) = shape_of(sorted_arr)
+    count = math.prod(shape_of(query))
+    working = np.int32 if n + count <= np.iinfo(np.int32).max else np.int64
+
+    def rank(x: Any) -> Any:
+        idx = _lax.iota(working, shape_of(x)[0])
+        return _lax.full_like(idx, 0).at[_lax.sort_key_val(x, idx)[1]].set(idx)
+
+    def flat() -> Any:  # flattened afresh at each use, as JAX's `query.ravel()`
+        return _lax.reshape(query, (count,))
+
+    if side == "left":
+        index = rank(_lax.concatenate([flat(), sorted_arr], 0))[:count]
+    else:
+        index = rank(_lax.concatenate([sorted_arr, flat()], 0))[n:]
+    found = _lax.reshape(_lax.sub(index, rank(flat())), shape_of(query))
+    return _lax.convert_element_type(found, dtype)
+
+
+@partial(Jitted, static_argnames=("side", "dtype"))
+def _searchsorted_compare_all_impl(sorted_arr: Any, query: Any, side: str, dtype: Any) -> Any:
+    """By comparing every query with every element of the sorted array."""
+    or_equal = side != "left"
+    comparisons = vmap(lambda a, q: _compare(a, q, or_equal), in_axes=(0, None))(sorted_arr, query)
+    return comparisons.sum(dtype=dtype, axis=0)
 
 
 @partial(Jitted, static_argnames=("side", "method"))
@@ -105,12 +139,11 @@ def searchsorted(
         a = a[sorter]
     n = shape_of(a)[0]
     dtype = np.dtype(np.int32) if n <= np.iinfo(np.int32).max else np.dtype(np.int64)
-    query_shape = shape_of(v)
-    if n == 0:
-        return _lax.full(query_shape, 0, dtype)
-    flat = _lax.reshape(v, (math.prod(query_shape),))
-    found = vmap(lambda q: _search_one(a, q, side, dtype, method == "scan_unrolled"))(flat)
-    return _lax.reshape(found, query_shape)
+    if method in ("scan", "scan_unrolled"):
+        return _searchsorted_scan_impl(a, v, side, dtype, method == "scan_unrolled")
+    if method == "sort":
+        return _searchsorted_sort_impl(a, v, side, dtype)
+    return _searchsorted_compare_all_impl(a, v, side, dtype)
 
 
 @partial(Jitted, static_argnames=("right", "method"))

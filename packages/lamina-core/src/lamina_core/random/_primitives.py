@@ -135,7 +135,7 @@ def key_ops(impl: PRNGImpl) -> KeyOps:
 
 def key_impl_of(dtype: object) -> PRNGImpl | None:
     """The PRNG implementation whose keys have `dtype`, or None if `dtype` is not a key type."""
-    ext = dtypes.extended(dtype)
+    ext = dtypes.extended_dtype_of(dtype)
     payload = None if ext is None else ext.payload
     return payload if isinstance(payload, PRNGImpl) else None
 

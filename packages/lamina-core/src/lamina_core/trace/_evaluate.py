@@ -24,6 +24,7 @@ from lamina_core.ir import (
     Var,
     abstract_eval_rules,
     impl_rules,
+    name_stack_var,
     python_impl_primitives,
     value_impl_rules,
 )
@@ -101,9 +102,19 @@ def eval_jaxpr(jaxpr: Jaxpr | ClosedJaxpr, consts: Sequence[Any], *args: Any) ->
     def read(atom: Var | Literal) -> Any:
         return atom.val if isinstance(atom, Literal) else env[atom]
 
+    base = name_stack_var.get()
     with replaying_equations():
         for eqn in jaxpr.eqns:
-            out = eqn.primitive.bind(*[read(v) for v in eqn.invars], **eqn.params)
+            ins = [read(v) for v in eqn.invars]
+            names = eqn.source_info.name_stack
+            if names:  # re-run under the names it was staged with, below the current ones
+                token = name_stack_var.set(base + names)
+                try:
+                    out = eqn.primitive.bind(*ins, **eqn.params)
+                finally:
+                    name_stack_var.reset(token)
+            else:
+                out = eqn.primitive.bind(*ins, **eqn.params)
             if eqn.primitive.multiple_results:
                 env.update(zip(eqn.outvars, out, strict=True))
             else:

@@ -28,12 +28,13 @@ def _referent(x: Any) -> int:
 
 
 def check_no_aliased_args(
-    debug: DebugInfo | None, avals: Sequence[AbstractValue], args: Sequence[Any]
+    debug: DebugInfo | None, avals: Sequence[AbstractValue | None], args: Sequence[Any]
 ) -> None:
-    """A mutable value passed as two arguments is an error (JAX's `err2`)."""
+    """A mutable value passed as two arguments is an error (JAX's `err2`). An argument whose
+    aval is None is not checked (`vmap`'s unmapped ones)."""
     seen: dict[int, int] = {}
     for i, (aval, x) in enumerate(zip(avals, args, strict=True)):
-        if not aval.mutable:
+        if aval is None or not aval.mutable:
             continue
         first = seen.setdefault(_referent(x), i)
         if first == i:

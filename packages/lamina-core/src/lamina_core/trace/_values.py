@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -44,6 +44,7 @@ class ShapeDtypeStruct:
         dtype: its dtype (as given; the type it stands for has it canonicalized).
         sharding: a sharding, a `PartitionSpec` (over the mesh in context) or a `Format`.
         weak_type: whether it is weakly typed (as a Python scalar is).
+        is_ref: whether it stands for a Ref holding such an array (its type is a Ref's).
     """
 
     shape: tuple[int, ...]
@@ -52,9 +53,19 @@ class ShapeDtypeStruct:
     _sharding: Any
     _layout: Any
     """The device-local layout of a `Format` given as sharding (JAX's `_dll`), or None."""
+    is_ref: bool
+
+    ref_aval: ClassVar[Callable[[AbstractValue], AbstractValue] | None] = None
+    """The type of a Ref holding a value of a given type (set by lamina-refs)."""
 
     def __init__(
-        self, shape: Any, dtype: Any, *, sharding: Any = None, weak_type: bool = False
+        self,
+        shape: Any,
+        dtype: Any,
+        *,
+        sharding: Any = None,
+        weak_type: bool = False,
+        is_ref: bool = False,
     ) -> None:
         if dtype is None:
             raise ValueError("ShapeDtypeStruct: dtype must be specified.")
@@ -73,6 +84,7 @@ class ShapeDtypeStruct:
         object.__setattr__(self, "_layout", sharding.layout if is_format else None)
         object.__setattr__(self, "_sharding", sharding.sharding if is_format else sharding)
         object.__setattr__(self, "weak_type", weak_type)
+        object.__setattr__(self, "is_ref", is_ref)
 
     @property
     def sharding(self) -> Any:
@@ -147,6 +159,7 @@ class ShapeDtypeStruct:
             changes.pop("dtype", self.dtype),
             sharding=sharding,
             weak_type=changes.pop("weak_type", self.weak_type),
+            is_ref=changes.pop("is_ref", self.is_ref),
         )
 
     def __repr__(self) -> str:
@@ -154,15 +167,29 @@ class ShapeDtypeStruct:
         sh = f", sharding={sharding}" if sharding is not None else ""
         layout = f", format={self._layout}" if self._layout is not None else ""
         weak = f", weak_type={self.weak_type}" if self.weak_type else ""
+        ref = f", is_ref={self.is_ref}" if self.is_ref else ""
         return (
-            f"{type(self).__name__}(shape={self.shape}, dtype={self.dtype.name}{sh}{layout}{weak})"
+            f"{type(self).__name__}(shape={self.shape}, "
+            f"dtype={self.dtype.name}{sh}{layout}{weak}{ref})"
         )
 
     __str__ = __repr__
 
     @property
-    def aval(self) -> ShapedArray:
-        """The type this struct stands for: over a mesh sharding's Explicit axes, split."""
+    def aval(self) -> AbstractValue:
+        """The type this struct stands for: over a mesh sharding's Explicit axes, split; a
+        Ref's type if `is_ref`."""
+        aval = self.array_aval
+        if not self.is_ref:
+            return aval
+        make = ShapeDtypeStruct.ref_aval
+        if make is None:
+            raise TypeError("a ShapeDtypeStruct with is_ref=True needs lamina-refs imported")
+        return make(aval)
+
+    @property
+    def array_aval(self) -> ShapedArray:
+        """The array type this struct stands for (a Ref's value type if `is_ref`)."""
         aval = ShapedArray(self.shape, dtypes.canonicalize_dtype(self.dtype), self.weak_type)
         sharding = self._sharding
         if isinstance(sharding, PartitionSpec):

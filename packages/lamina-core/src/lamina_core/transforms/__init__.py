@@ -134,6 +134,18 @@ from lamina_core.transforms._stop_gradient import (
 from lamina_core.transforms._stop_gradient import (
     stop_gradient_p as stop_gradient_p,
 )
+from lamina_core.transforms._vjp_refs import (
+    DidntWant as DidntWant,
+)
+from lamina_core.transforms._vjp_refs import (
+    DontWant as DontWant,
+)
+from lamina_core.transforms._vjp_refs import (
+    GradRef as GradRef,
+)
+from lamina_core.transforms._vjp_refs import (
+    GradValue as GradValue,
+)
 from lamina_core.transforms._vmap import (
     flatten_axes as flatten_axes,
 )

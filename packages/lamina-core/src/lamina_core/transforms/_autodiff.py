@@ -24,7 +24,15 @@ from lamina_core.interpreters import (
     trace_to_jaxpr,
     zeros_like_aval,
 )
-from lamina_core.ir import AbstractValue, ClosedJaxpr, DebugInfo, ShapedArray, dtypes, types_match
+from lamina_core.ir import (
+    AbstractValue,
+    ClosedJaxpr,
+    DebugInfo,
+    ShapedArray,
+    dtypes,
+    transform_name_stack,
+    types_match,
+)
 from lamina_core.trace import (
     Tracer,
     api_boundary,
@@ -35,6 +43,7 @@ from lamina_core.trace import (
     typeof,
 )
 from lamina_core.transforms._make_jaxpr import func_src_info
+from lamina_core.transforms._vjp_refs import pullback_with_refs
 from lamina_core.tree import tree_util
 
 
@@ -129,7 +138,8 @@ def jvp(
     flat = (
         _flat_fun_aux(fun, p_tree, out_trees, aux) if has_aux else _flat_fun(fun, p_tree, out_trees)
     )
-    primals_out, tangents_out = jvp_flat(flat, p_leaves, tangents_in)
+    with transform_name_stack("jvp"):
+        primals_out, tangents_out = jvp_flat(flat, p_leaves, tangents_in)
     out_p = tree_util.tree_unflatten(out_trees[0], primals_out)
     out_t = tree_util.tree_unflatten(out_trees[0], tangents_out)
     if has_aux:
@@ -277,8 +287,13 @@ class VJPFunction:
         ]
         jaxpr = self.linear.jaxpr
         args = [UndefinedPrimal(v.aval) for v in jaxpr.invars]
-        in_cts = backward_pass(jaxpr, self.linear.consts, args, nz_cts)
+        in_cts = backward_pass(jaxpr, self.linear.consts, args, nz_cts, transform_stack=True)
         return tree_util.tree_unflatten(self.in_tree, [instantiate_zeros(c) for c in in_cts])
+
+    def with_refs(self, *maybe_ct_refs: Any) -> Callable[[Any], Any]:
+        """This pullback delivering each input's cotangent as asked: `GradValue()`,
+        `DontWant()`, or a Ref to add it into (see `_vjp_refs`)."""
+        return pullback_with_refs(self, self.in_tree, maybe_ct_refs)
 
 
 def _flatten_vjp_function(f: VJPFunction) -> tuple[list[Any], tuple[Any, ...]]:
@@ -547,7 +562,7 @@ def linear_transpose(
                     f"{a.str_short(True)} but got {typeof(c).str_short(True)}"
                 )
         args = [UndefinedPrimal(a) for a in in_avals]
-        in_cts = backward_pass(closed.jaxpr, closed.consts, args, ct_leaves)
+        in_cts = backward_pass(closed.jaxpr, closed.consts, args, ct_leaves, transform_stack=True)
         return tree_util.tree_unflatten(in_tree, [instantiate_zeros(c) for c in in_cts])
 
     return transposed

@@ -39,7 +39,7 @@ from lamina_core.interpreters import (
     transpose_rules,
     zero_of,
 )
-from lamina_core.ir import AbstractValue, ClosedJaxpr, JaxprEqn, Var
+from lamina_core.ir import AbstractValue, ClosedJaxpr, JaxprEqn, Var, reset_name_stack
 from lamina_core.trace import current_trace, eval_jaxpr, set_current_trace, typeof
 from lamina_core.transforms._call import closed_call_p, jit_p, jit_params
 
@@ -199,7 +199,7 @@ def _linearize_body(
         LinearizeTracer(trace, p, next(it)) if nz else p
         for p, nz in zip(primals, nonzeros, strict=True)
     ]
-    with set_current_trace(trace):
+    with set_current_trace(trace), reset_name_stack():
         outs = eval_jaxpr(closed, (), *ins)
         pairs = [trace.pair(o) for o in outs]
         if instantiate is not None:

@@ -22,7 +22,16 @@ from lamina_core.interpreters import (
     is_vmappable,
     spec_types,
 )
-from lamina_core.trace import Tracer, api_boundary, canonical_value, typeof
+from lamina_core.ir import DebugInfo, transform_name_stack
+from lamina_core.trace import (
+    Tracer,
+    api_boundary,
+    by_reference_types,
+    canonical_value,
+    check_no_aliased_args,
+    typeof,
+)
+from lamina_core.transforms._make_jaxpr import argument_names, func_src_info
 from lamina_core.tree import keystr, tree_util
 
 
@@ -193,6 +202,27 @@ def _inconsistent_sizes(
     return "".join(lines)[:-2]
 
 
+def _check_no_aliased_refs(
+    fun: Callable[..., Any],
+    args: Sequence[Any],
+    kwargs: dict[str, Any],
+    leaves: Sequence[Any],
+    dims: Sequence[Any],
+) -> None:
+    """One Ref mapped at two arguments is an error, as under `jit` (unmapped ones are not
+    checked, as in JAX)."""
+    avals = [
+        typeof(x)
+        if d is not None and (type(x) in by_reference_types or isinstance(x, Tracer))
+        else None
+        for x, d in zip(leaves, dims, strict=True)
+    ]
+    if sum(a is not None and a.mutable for a in avals) < 2:
+        return
+    debug = DebugInfo("vmap", func_src_info(fun), argument_names(fun, args, kwargs, set()))
+    check_no_aliased_args(debug, avals, leaves)
+
+
 def vmap(
     fun: Callable[..., Any],
     in_axes: Any = 0,
@@ -232,6 +262,7 @@ def vmap(
         # Registered vmappable containers are leaves: their own `to_elt` takes them apart.
         leaves, in_tree = tree_util.tree_flatten((args, kwargs), is_leaf=is_vmappable)
         dims = flatten_axes("vmap in_axes", in_tree, (in_axes, 0), kws=True)
+        _check_no_aliased_refs(fun, args, kwargs, leaves, dims)
         size = _mapped_axis_size(fun, in_tree, leaves, dims, axis_size)
         leaves = [x if is_vmappable(x) else _canonical(x) for x in leaves]
         dims = [
@@ -251,7 +282,8 @@ def vmap(
 
         axis_data = AxisData(axis_name, size, spmd_axis_name)
         try:
-            outs, _ = batch_flat(flat, axis_data, leaves, dims, out_dims)
+            with transform_name_stack("vmap"):
+                outs, _ = batch_flat(flat, axis_data, leaves, dims, out_dims)
         except SpecMatchError as e:
             if axis_name is not None:
                 raise ValueError(

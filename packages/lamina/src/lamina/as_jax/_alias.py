@@ -16,7 +16,7 @@ and its private ones (`jax._src...`) are handled apart:
   `from jax.experimental import multihost_utils` of JAX's `device_put`; a real module not
   loaded yet is loaded with real JAX's public modules put back for the time of that import
   (`_real_view`). An import statement of anyone else that names a private path
-  (`from jax._src import core`) raises `ModuleNotFoundError`, except the few in
+  (`from jax._src import api`) raises `ModuleNotFoundError`, except the few in
   `_private.SERVED`: Lamina's own stand-ins for what widely used libraries reach
   (`jax._src.compiler`, whose functions Lamina's runtime compiles through while the alias is
   on, so chex's `restrict_backends` sees each compilation; `jax._src.xla_bridge`, for chex's
@@ -54,6 +54,10 @@ _LAMINA_ONLY: Final = frozenset({"as_jax"})
 """Lamina's modules with no JAX counterpart: never served under `jax`."""
 _PRIVATE_ATTRIBUTE: Final = _private.PACKAGE.rpartition(".")[2]
 """`_src`: `lamina._src` is the stand-ins' package while the alias is on."""
+JAX_VERSION: Final = "0.10.2"
+"""The JAX release whose API Lamina implements: `jax.__version__` (and `jax.version`'s) while
+the alias is on, since libraries compare it with JAX's releases to choose which API to call."""
+_VERSION_NAMES: Final = ("__version__", "__version_info__")
 
 ImportFunction = Callable[..., ModuleType]
 
@@ -127,6 +131,8 @@ class _Alias:
     those loaded for the runtime since."""
     original_import: ImportFunction
     finder: _Finder
+    lamina_versions: dict[str, Any] = field(default_factory=dict)
+    """Lamina's own `__version__` and `__version_info__`, put back by `uninstall()`."""
     loading_real: int = 0
     lock: threading.RLock = field(default_factory=threading.RLock)
 
@@ -282,8 +288,16 @@ def _public_jax_names() -> list[str]:
     return [n for n in sys.modules if is_alias_name(n) and is_public(n)]
 
 
+def _set_version(version: str, version_info: tuple[int, ...]) -> None:
+    """`lamina.__version__` and `lamina.version.__version__` (and `__version_info__`)."""
+    for module in (lamina, lamina.version):
+        setattr(module, "__version__", version)  # noqa: B010  (a module's own, not a declared one)
+        setattr(module, "__version_info__", version_info)  # noqa: B010
+
+
 def install() -> None:
-    """From now on `import jax` is `import lamina`, and `import jax.X` is `import lamina.X`.
+    """From now on `import jax` is `import lamina`, and `import jax.X` is `import lamina.X`;
+    `jax.__version__` is the JAX release whose API Lamina implements (`JAX_VERSION`).
 
     A `jax.X` Lamina lacks raises `ModuleNotFoundError` naming it. Lamina's runtime keeps using
     real JAX's (imported with Lamina, before the alias). Modules imported while the alias is on
@@ -307,6 +321,8 @@ def install() -> None:
         lamina_runtime.set_real_jax_view(lambda: _real_view(state))
         lamina_runtime.set_compile_interceptor(_private.compiler.compile_through_module)
         setattr(lamina, _PRIVATE_ATTRIBUTE, _private)  # `jax._src.xla_bridge._backends`, read
+        state.lamina_versions = {n: getattr(lamina, n) for n in _VERSION_NAMES}
+        _set_version(JAX_VERSION, tuple(int(p) for p in JAX_VERSION.split(".")))
         setattr(builtins, "__import__", _import)  # noqa: B010  (typeshed's __import__ is a def)
 
 
@@ -328,6 +344,8 @@ def uninstall() -> None:
             lamina_runtime.set_compile_interceptor(None)
             if getattr(lamina, _PRIVATE_ATTRIBUTE, None) is _private:
                 delattr(lamina, _PRIVATE_ATTRIBUTE)
+            if state.lamina_versions:
+                _set_version(*(state.lamina_versions[n] for n in _VERSION_NAMES))
             for n in _public_jax_names():
                 del sys.modules[n]
             sys.modules.update(state.real)

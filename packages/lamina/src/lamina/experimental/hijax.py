@@ -4,6 +4,12 @@ Everything JAX 0.10.2 exports here that Lamina implements, and `MappingSpec`, wh
 imports from here (JAX exports it from 0.11 on).
 """
 
+from lamina.experimental._hijax_mutable import (
+    MutableHiType,
+    aval_method,
+    aval_property,
+    control_flow_allowed_effects,
+)
 from lamina_core.interpreters import Zero, instantiate_zeros
 from lamina_core.interpreters import is_undefined as is_undefined_primal
 from lamina_core.ir import AbstractValue, ShapedArray
@@ -27,10 +33,14 @@ __all__ = [
     "HiPspec",
     "HiType",
     "MappingSpec",
+    "MutableHiType",
     "NullAccum",
     "ShapedArray",
     "VJPHiPrimitive",
     "Zero",
+    "aval_method",
+    "aval_property",
+    "control_flow_allowed_effects",
     "instantiate_zeros",
     "is_undefined_primal",
     "register_hitype",

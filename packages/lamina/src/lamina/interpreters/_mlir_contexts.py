@@ -8,13 +8,13 @@ it defines and does not consult the set. Nothing here knows MLIR.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Final, TypeAlias
 
+from lamina._effect_types import EffectTypeSet as EffectTypeSet
 from lamina_core.callbacks import debug_effect, io_effect, ordered_debug_effect, ordered_io_effect
 from lamina_core.checkify import ErrorEffect
-from lamina_core.ir import AbstractMesh, Effect, Mesh
+from lamina_core.ir import AbstractMesh, Mesh
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,28 +64,6 @@ class ShapePolyLoweringState:
             dim_vars = ("_platform_index", *dim_vars)
         self.uses_dim_vars = len(dim_vars) > 0
         self.dim_vars = tuple(dim_vars)
-
-
-class EffectTypeSet:
-    """A set of effect classes; an effect is in it when it is an instance of one of them."""
-
-    def __init__(self) -> None:
-        self._effect_types: set[type[Effect]] = set()
-
-    def __repr__(self) -> str:
-        return f"EffectTypeSet({self._effect_types})"
-
-    def add_type(self, effect_type: type[Effect]) -> None:
-        self._effect_types.add(effect_type)
-
-    def contains(self, eff: Effect) -> bool:
-        return any(isinstance(eff, t) for t in self._effect_types)
-
-    def filter_in(self, effects: Iterable[Effect]) -> list[Effect]:
-        return [e for e in effects if self.contains(e)]
-
-    def filter_not_in(self, effects: Iterable[Effect]) -> list[Effect]:
-        return [e for e in effects if not self.contains(e)]
 
 
 lowerable_effects: Final = EffectTypeSet()

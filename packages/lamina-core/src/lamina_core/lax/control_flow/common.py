@@ -28,7 +28,14 @@ from lamina_core.ir import (
     types_match,
 )
 from lamina_core.lax._shape import asarray
-from lamina_core.trace import Tracer, check_no_aliased_args, check_no_returned, eager_value, typeof
+from lamina_core.trace import (
+    Tracer,
+    check_no_aliased_args,
+    check_no_returned,
+    check_not_closed_over_and_passed,
+    eager_value,
+    typeof,
+)
 from lamina_core.transforms import argument_names, func_src_info
 from lamina_core.tree import tree_util
 
@@ -117,6 +124,13 @@ def trace_body(
     if not any(isinstance(c, Tracer) for c in closed.consts):
         entries[key] = traced
     return traced
+
+
+def check_closure_aliasing(traced: Traced, consts: Sequence[Any], args: Sequence[Any]) -> None:
+    """A mutable value both closed over by a body (`consts`) and passed to it (`args`, flat) is
+    JAX's error, named after `traced`'s function."""
+    if any(typeof(c).mutable for c in consts):
+        check_not_closed_over_and_passed(traced.jaxpr.jaxpr.debug_info, consts, args)
 
 
 # --- jaxpr surgery (memoized per jaxpr object, identity kept when nothing changes) ---------
@@ -449,6 +463,7 @@ __all__ = [
     "avals_short",
     "capitalize",
     "check_carry_type",
+    "check_closure_aliasing",
     "forwarded_value",
     "forwarding",
     "keystr",

@@ -30,6 +30,7 @@ from lamina_core.lax.control_flow.common import (
     PytreeLeaf,
     avals_short,
     capitalize,
+    check_closure_aliasing,
     forwarded_value,
     forwarding,
     keystr,
@@ -210,6 +211,8 @@ def _apply_branches(
     leaves, in_tree = tree_util.tree_flatten(operands)
     avals = [typeof(x) for x in leaves]
     traced = [trace_body(api, f, in_tree, avals, operands) for f in funs]
+    jaxprs, consts = merge_common_consts([t.jaxpr for t in traced], [t.consts for t in traced])
+    check_closure_aliasing(traced[0], consts, leaves)
     for i in range(1, len(traced)):
         err = _branch_outputs_error(
             api, names[0], names[i], funs[0], funs[i],
@@ -217,7 +220,6 @@ def _apply_branches(
         )  # fmt: skip
         if err is not None:
             raise err
-    jaxprs, consts = merge_common_consts([t.jaxpr for t in traced], [t.consts for t in traced])
     fwds = [forwarding(j.jaxpr) for j in jaxprs]
     in_fwd = [f[0] if len(set(f)) == 1 else None for f in zip(*fwds, strict=True)]
     keep = [f is None for f in in_fwd]
@@ -291,15 +293,16 @@ def _cond_true_first(
     avals = [typeof(x) for x in leaves]
     t_true = trace_body("cond", true_fun, in_tree, avals, operands)
     t_false = trace_body("cond", false_fun, in_tree, avals, operands)
+    (true_j, false_j), consts = merge_common_consts(
+        [t_true.jaxpr, t_false.jaxpr], [t_true.consts, t_false.consts]
+    )
+    check_closure_aliasing(t_true, consts, leaves)
     err = _branch_outputs_error(
         "cond", "true_fun", "false_fun", true_fun, false_fun,
         t_true.out_tree, t_true.out_avals, t_false.out_tree, t_false.out_avals,
     )  # fmt: skip
     if err is not None:
         raise err
-    (true_j, false_j), consts = merge_common_consts(
-        [t_true.jaxpr, t_false.jaxpr], [t_true.consts, t_false.consts]
-    )
     tf, ff = forwarding(true_j.jaxpr), forwarding(false_j.jaxpr)
     in_fwd = [i if i == j else None for i, j in zip(tf, ff, strict=True)]
     keep = [f is None for f in in_fwd]

@@ -30,6 +30,7 @@ from lamina_core.lax._structural import convert_element_type
 from lamina_core.lax.control_flow.common import (
     avals_short,
     check_carry_type,
+    check_closure_aliasing,
     forwarded_value,
     forwarding,
     move_binders_to_front,
@@ -262,6 +263,7 @@ def scan(
         return traced, carry_tree, n_carry
 
     traced, carry_tree, n_carry = make(init_avals)
+    check_closure_aliasing(traced, traced.consts, [*init_leaves, *xs_leaves])
     carry_out = traced.out_avals[:n_carry]
     if n_carry != len(init_avals):
         check_carry_type("scan body", f, init_tree, init_avals, carry_tree, carry_out)

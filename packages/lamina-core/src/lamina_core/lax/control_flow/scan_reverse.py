@@ -42,7 +42,15 @@ from lamina_core.interpreters import (
     transpose_rules,
     zeros_like_aval,
 )
-from lamina_core.ir import AbstractValue, ClosedJaxpr, DropVar, Jaxpr, JaxprEqn, Var
+from lamina_core.ir import (
+    AbstractValue,
+    ClosedJaxpr,
+    DropVar,
+    Jaxpr,
+    JaxprEqn,
+    Var,
+    reset_name_stack,
+)
 from lamina_core.lax.control_flow.common import memo, move_binders_to_front
 from lamina_core.lax.control_flow.scan import scan_p
 from lamina_core.trace import current_trace, eval_jaxpr, set_current_trace, typeof
@@ -73,15 +81,20 @@ def hoist_invariants(
     """
     parent = current_trace()
     staged = TangentTrace(parent, closed.jaxpr.debug_info)
+    # A mutable const (a Ref) stays in the loop: what is read from it may change every step.
+    refs = [c for c in consts if typeof(c).mutable]
+    ref_args = [staged.new_arg(typeof(c)) for c in refs]
+    it_ref = iter(ref_args)
+    const_args = [next(it_ref) if typeof(c).mutable else c for c in consts]
     others = [staged.new_arg(a) for a in closed.in_avals[len(consts) :]]
     split = SplitTrace(parent, staged)
-    with set_current_trace(split):
-        outs = eval_jaxpr(closed, (), *consts, *others)
+    with set_current_trace(split), reset_name_stack():
+        outs = eval_jaxpr(closed, (), *const_args, *others)
     n_out = len(outs) - num_res
     res = outs[n_out:]
     hoisted = [not split.is_unknown(r) for r in res]
     jaxpr, new_consts = staged.finish(
-        [a.jaxpr_var for a in others],
+        [a.jaxpr_var for a in (*ref_args, *others)],
         [*outs[:n_out], *(r for r, h in zip(res, hoisted, strict=True) if not h)],
     )
     pruned = prune_residuals(jaxpr, new_consts)
@@ -91,7 +104,7 @@ def hoist_invariants(
         eqns=_drop_unread_outputs(pruned.jaxpr),
     )
     hoisted_vals = [r for r, h in zip(res, hoisted, strict=True) if h]
-    return ClosedJaxpr(body, []), list(pruned.consts), hoisted, hoisted_vals
+    return ClosedJaxpr(body, []), [*pruned.consts, *refs], hoisted, hoisted_vals
 
 
 def _drop_unread_outputs(jaxpr: Jaxpr) -> list[JaxprEqn]:

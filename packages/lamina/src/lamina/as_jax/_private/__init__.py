@@ -5,10 +5,10 @@ is not the runtime's; no other private path is served (docs/as-jax.md, "Private 
 They are Lamina's modules, not JAX's: each holds only what those libraries reach and maps it
 onto Lamina (chex's `restrict_backends` wraps `compiler.backend_compile_and_load`; chex's
 `set_n_cpu_devices` reads `xla_bridge._backends`; equinox imports `traceback_util`, `dispatch`
-and `dtypes`, flax `traceback_util`). `jax._src.dtypes` is `lamina.dtypes` itself
-(`TypePromotionError` is what equinox takes from it). They never enter `sys.modules` under
-JAX's names, which stay real JAX's for the runtime. This package must not know the alias's
-machinery.
+and `dtypes`; flax `traceback_util`, `dtypes`, `core`, `checkify`, `state.types` and
+`tree_util`; numpyro `core`). They never enter `sys.modules` under JAX's names, which stay real
+JAX's for the runtime. A served path's parent packages are not served (`jax._src.state` is
+refused; `state` here only holds `types`). This package must not know the alias's machinery.
 """
 
 from __future__ import annotations
@@ -16,14 +16,27 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Final, NoReturn
 
-from lamina import dtypes
-from lamina.as_jax._private import compiler, dispatch, traceback_util, xla_bridge
+from lamina.as_jax._private import (
+    checkify,
+    compiler,
+    core,
+    dispatch,
+    dtypes,
+    traceback_util,
+    tree_util,
+    xla_bridge,
+)
+from lamina.as_jax._private.state import types as state_types
 
 SERVED: Final[dict[str, ModuleType]] = {
+    "jax._src.checkify": checkify,
     "jax._src.compiler": compiler,
+    "jax._src.core": core,
     "jax._src.dispatch": dispatch,
     "jax._src.dtypes": dtypes,
+    "jax._src.state.types": state_types,
     "jax._src.traceback_util": traceback_util,
+    "jax._src.tree_util": tree_util,
     "jax._src.xla_bridge": xla_bridge,
 }
 """Each private path served, and Lamina's module for it."""
