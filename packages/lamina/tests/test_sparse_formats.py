@@ -388,3 +388,13 @@ def test_vmap_of_coo_primitive_refused_as_jax() -> None:
         return api.vmap(lambda x: mod.COO.fromdense(x, nse=3).todense())(np.stack([M, M]))
 
     assert _error(partial(run, lamina), lcoo) == _error(partial(run, jax), jcoo)
+
+
+def test_every_sparse_primitive_has_a_lowering_rule() -> None:
+    import lamina_core.sparse as core_sparse
+    from lamina_core.ir import Primitive
+    from lamina_mlir import lowering_rules
+
+    prims = {v for v in vars(core_sparse).values() if isinstance(v, Primitive)}
+    assert len(prims) >= 20
+    assert sorted(p.name for p in prims if p not in lowering_rules) == []
