@@ -424,12 +424,6 @@ def test_interpolant_jaxprs_as_jax() -> None:
     same_jaxpr(ode.abs2, jax_ode.abs2, np.array([1 + 2j], np.complex64))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="lamina.numpy.array under a trace is a NumPy constant, not a tracer of the trace, "
-    "so the Butcher tableau stays a literal inside fori_loop's body where JAX passes it in as "
-    "a scan const (num_consts)",
-)
 def test_runge_kutta_step_jaxpr_as_jax() -> None:
     def step(lib_ode: Any) -> Callable[..., Any]:
         return lambda y0, t0, dt: lib_ode.runge_kutta_step(lambda y, t: -y, y0, -y0, t0, dt)

@@ -88,9 +88,10 @@ class StagingTracer(Tracer):
     def short_repr(self) -> str:
         return f"JitTracer({self.aval})"
 
-    def __init__(self, trace: StagingTrace, var: Var) -> None:
+    def __init__(self, trace: StagingTrace, var: Var | Literal) -> None:
         self._trace = trace
         self.jaxpr_var = var
+        """Its variable; a `Literal` for a constant lifted by `stage_value` (no equation)."""
 
     @property
     def aval(self) -> AbstractValue:
@@ -98,7 +99,7 @@ class StagingTracer(Tracer):
 
     def where_created(self) -> str:
         trace = self._trace
-        if isinstance(trace, StagingTrace):
+        if isinstance(trace, StagingTrace) and isinstance(self.jaxpr_var, Var):
             eqn = trace.defining_eqn(self.jaxpr_var)
             if eqn is not None:
                 return eqn.source_info.summary()
@@ -113,7 +114,10 @@ class StagingTracer(Tracer):
             f"The error occurred while tracing the function {info.func_src_info} for "
             f"{info.traced_for}. "
         )
-        positions = trace.argument_positions(self.jaxpr_var)
+        var = self.jaxpr_var
+        if not isinstance(var, Var):  # a constant lifted into the trace
+            return "\n" + origin
+        positions = trace.argument_positions(var)
         if positions:
             names = info.arg_names
             arg_names = [
@@ -131,7 +135,7 @@ class StagingTracer(Tracer):
                 f"value{plural} of {which}."
             )
         else:
-            origin += _progenitors_text(trace.progenitor_eqns(self.jaxpr_var))
+            origin += _progenitors_text(trace.progenitor_eqns(var))
         return "\n" + origin
 
 
@@ -248,6 +252,11 @@ class StagingTrace(Trace):
             self._constants[key] = (x, val, aval)
         return Literal(val, aval)
 
+    def stage_value(self, value: Any) -> Any:
+        if isinstance(value, StagingTracer) and value._trace is self:
+            return value
+        return StagingTracer(self, self.to_atom(value))
+
     def _capture(self, tracer: Tracer) -> Var:
         if not self._open or not self.encloses(tracer._trace) or tracer._trace is self:
             raise_escaped_tracer(tracer)
@@ -359,13 +368,19 @@ class StagingTrace(Trace):
             self._defined_by = {v: e for e in self.eqns for v in e.outvars}
         return self._defined_by.get(var)
 
-    def finish(self, invars: Sequence[Var], outs: Sequence[Any]) -> tuple[Jaxpr, list[Any]]:
-        """The jaxpr of this trace with outputs `outs`, and the values of its constvars."""
+    def finish(
+        self, invars: Sequence[Var | Literal], outs: Sequence[Any]
+    ) -> tuple[Jaxpr, list[Any]]:
+        """The jaxpr of this trace with inputs `invars` (the variables of tracers `new_arg`
+        made) and outputs `outs`, and the values of its constvars."""
+        binders = [v for v in invars if isinstance(v, Var)]
+        if len(binders) != len(invars):
+            raise TypeError("a jaxpr's inputs are variables, not constants lifted into it")
         outvars = [self.to_atom(x) for x in outs]
         self._open = False
         self._constants.clear()
         effects = frozenset().union(*(e.effects for e in self.eqns)) if self.eqns else no_effects
-        jaxpr = Jaxpr(self.constvars, invars, outvars, self.eqns, effects, self.debug_info)
+        jaxpr = Jaxpr(self.constvars, binders, outvars, self.eqns, effects, self.debug_info)
         return jaxpr, list(self.consts)
 
 

@@ -41,7 +41,7 @@ from lamina_core.lax import _nary as n
 from lamina_core.lax._batching_common import defbroadcasting, defvectorized
 from lamina_core.lax._shape import asarray, shape_of
 from lamina_core.lax._structural import broadcast_in_dim
-from lamina_core.trace import Tracer, typeof
+from lamina_core.trace import Tracer, current_trace, typeof
 from lamina_core.tree import tree_util
 
 # --- mulhi ------------------------------------------------------------------------------------
@@ -174,13 +174,15 @@ def array_copy(x: Any) -> Any:
 
 
 def stage(x: Any, /) -> Any:
-    """`x` lifted into the active trace: the identity on traced values; a constant becomes an
-    array (outside any trace, a device array), a Python scalar a weakly typed one."""
-    if isinstance(x, Tracer):
-        return x
+    """`x` lifted into the active trace (`Trace.stage_value`), as JAX's: a tracer of the trace
+    as it is; a constant becomes an array (a Python scalar a weakly typed one) and, under a
+    trace, a tracer of it standing for that constant, with no equation; outside any trace, a
+    device array."""
     if isinstance(x, (bool, int, float, complex, np.generic, np.ndarray)):
-        return asarray(x)
-    return x
+        x = asarray(x)
+    elif not isinstance(x, Tracer):
+        return x
+    return current_trace().stage_value(x)
 
 
 # --- dce_sink ---------------------------------------------------------------------------------

@@ -34,7 +34,6 @@ from lamina_core.numpy._util import (
 )
 from lamina_core.trace import (
     Tracer,
-    eager_value,
     is_registered_value,
     pvary_like,
     typeof,
@@ -140,7 +139,7 @@ def array(
         if isinstance(object, Tracer):
             return array_copy(object) if copy else object
         if isinstance(object, (_np.ndarray, _np.number)):
-            return eager_value(object)
+            return _lax.stage(object)  # under a trace, a tracer standing for the constant
         if not copy and is_registered_value(object):
             return object  # a device array is its own `asarray`: no host round trip
     if dtype is not None:
@@ -180,6 +179,10 @@ def array(
     rank = len(shape_of(result))
     if ndmin > rank:
         result = _lax.expand_dims(result, range(ndmin - rank))
+    if isinstance(result, _np.ndarray) and result.ndim:
+        # An array built from host data, under a trace a tracer standing for it (JAX's
+        # constant-folded conversion is one): indexing it with tracers stages the indexing.
+        return _lax.stage(result)
     return result
 
 

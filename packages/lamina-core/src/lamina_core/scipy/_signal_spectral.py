@@ -123,10 +123,6 @@ def triage_segments(
             )
             length = input_length
         win = jnp.array(get_window(window, length), dtype=dtype)
-        if window == "hann" and length == 1:
-            # JAX's one-point window is a device array, which its `jnp.array` copies (a staged
-            # `copy`); Lamina's is NumPy under a trace.
-            win = lax.array_copy(win)
         return win, length
     win = jnp.asarray(window, dtype=dtype)
     size = int(np.prod(shape_of(win)))

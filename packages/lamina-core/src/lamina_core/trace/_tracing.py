@@ -63,6 +63,14 @@ class Trace:
     def describe(self) -> str:
         return type(self).__name__
 
+    def stage_value(self, value: Any) -> Any:
+        """`value` (a constant, or a tracer of this or an enclosing trace) lifted into this
+        trace, as an identity primitive would return it but without an equation (JAX's
+        `stage_value`). A trace that records nothing lets the one it was opened in lift it."""
+        if isinstance(value, Tracer) and (value._trace is self or self.stands_for(value._trace)):
+            return value
+        return value if self.parent is None else self.parent.stage_value(value)
+
 
 class EagerImpl(Protocol):
     def __call__(self, prim: Primitive, args: Sequence[Any], params: dict[str, Any]) -> Any: ...
@@ -80,6 +88,11 @@ class EvalTrace(Trace):
             if isinstance(arg, Tracer):
                 raise_escaped_tracer(arg, prim)
         return _eager_impl(prim, args, params)
+
+    def stage_value(self, value: Any) -> Any:
+        if isinstance(value, Tracer):
+            raise_escaped_tracer(value)
+        return _materialize(value)
 
 
 def _missing_eager_impl(prim: Primitive, args: Sequence[Any], params: dict[str, Any]) -> Any:
