@@ -103,6 +103,10 @@ def make_tuples(api: Any, hijax: Any) -> dict[str, Any]:
         def vspace_add(self, x: Any, y: Any) -> Any:
             return make_tup(*(get(x, i) + get(y, i) for i in range(len(self.tys))))
 
+        # What tracers of the type have (JAX's `aval_property`/`aval_method`).
+        first = hijax.aval_property(lambda tup: get(tup, 0))
+        element = hijax.aval_method(lambda tup, i: get(tup, i))
+
     hijax.register_hitype(HiTup, lambda t: TupTy(tuple(map(typeof, t.elts))))
 
     def zeros(ty: Any) -> Any:
@@ -265,6 +269,10 @@ def _programs(api: Any, d: dict[str, Any]) -> dict[str, tuple[Any, tuple[Any, ..
         return api.freeze(api.empty_ref(api.typeof(mt(a, a))))
 
     return {
+        "tracer_property_and_method": (
+            api.jit(lambda t: jnp.sum(t.first * 2.0) + jnp.sum(t.element(1))),
+            (t,),
+        ),
         "tuple": (lambda a, b: get(mt(a, b), 1), (x, y)),
         "tuple_of_scalars": (lambda: get(mt(1.0, 2.0), 1), ()),
         "grad_wrt_tuple": (api.grad(loss), (t,)),

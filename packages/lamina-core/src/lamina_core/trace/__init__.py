@@ -8,6 +8,12 @@ nothing raises yet), `_user_primitive` (primitives defined through JAX's public 
 `def_abstract_eval` API).
 """
 
+from lamina_core.trace._array_methods import (
+    aval_method as aval_method,
+)
+from lamina_core.trace._array_methods import (
+    aval_property as aval_property,
+)
 from lamina_core.trace._axis_env import (
     AxisData as AxisData,
 )

@@ -7,10 +7,24 @@ same thing on a tracer and on a concrete array. This module knows no trace and n
 
 from __future__ import annotations
 
+import types
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 _methods: dict[str, Callable[..., Any]] = {}
+
+
+class aval_property(NamedTuple):  # JAX's name
+    """On a type (a hi type's class), a property its values' tracers have: `x.name` on a
+    tracer of the type is `fget(x)`."""
+
+    fget: Callable[[Any], Any]
+
+
+class aval_method(NamedTuple):  # JAX's name
+    """On a type, a method its values' tracers have: `x.name(*args)` is `fun(x, *args)`."""
+
+    fun: Callable[..., Any]
 
 
 def register_tracer_method(name: str, method: Callable[..., Any]) -> None:
@@ -152,6 +166,12 @@ class ArrayMethods:
             return prop(self)
         method = _methods.get(f"method:{name}")
         if method is None:
+            # What the value's type gives its tracers (JAX's `aval_property`/`aval_method`).
+            attr = getattr(getattr(self, "aval", None), name, None)
+            if type(attr) is aval_property:
+                return attr.fget(self)
+            if type(attr) is aval_method:
+                return types.MethodType(attr.fun, self)
             raise self._no_attribute(name)
         return lambda *args, **kwargs: method(self, *args, **kwargs)
 

@@ -5,34 +5,19 @@ name when a value of such a type is traced.
 
 - `MutableHiType`: the base class of mutable hi types (JAX's quasi-dynamic data); tracing a
   value of a subclass raises `NotImplementedError` naming it.
-- `aval_method`, `aval_property`: JAX's markers for a method or property of an abstract value
-  that its tracers expose; Lamina's tracers do not read them.
 - `control_flow_allowed_effects`: the effect types allowed inside control flow. Lamina's
   control flow refuses no effect, so the set only records what libraries add.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, ClassVar, NamedTuple, NoReturn
+from typing import ClassVar, NoReturn
 
 from lamina._effect_types import EffectTypeSet
 from lamina_hijax import HiType
 
 control_flow_allowed_effects: EffectTypeSet = EffectTypeSet()
 """Effect types allowed in `cond`, `while_loop` and `scan` bodies (all are, in Lamina)."""
-
-
-class aval_method(NamedTuple):  # JAX's name
-    """A method of an abstract value that JAX's tracers of it expose (`x.method()`)."""
-
-    fun: Callable[..., Any]
-
-
-class aval_property(NamedTuple):  # JAX's name
-    """A property of an abstract value that JAX's tracers of it expose (`x.prop`)."""
-
-    fget: Callable[[Any], Any]
 
 
 class MutableHiType(HiType):

@@ -4,15 +4,11 @@ Everything JAX 0.10.2 exports here that Lamina implements, and `MappingSpec`, wh
 imports from here (JAX exports it from 0.11 on).
 """
 
-from lamina.experimental._hijax_mutable import (
-    MutableHiType,
-    aval_method,
-    aval_property,
-    control_flow_allowed_effects,
-)
+from lamina.experimental._hijax_mutable import MutableHiType, control_flow_allowed_effects
 from lamina_core.interpreters import Zero, instantiate_zeros
 from lamina_core.interpreters import is_undefined as is_undefined_primal
 from lamina_core.ir import AbstractValue, ShapedArray
+from lamina_core.trace import aval_method, aval_property
 from lamina_hijax import (
     GradAccum,
     HiPrimitive,
