@@ -52,6 +52,14 @@ MAX_DELAY = 0.3
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process")
 
 
+def _default_sigint() -> None:
+    """In the child before it starts Python: SIGINT handled and unblocked. An ignored or blocked
+    signal is inherited through `exec`, and the test process may have either (CI's run of this
+    file after the rest of the suite lost every interrupt: the child never received them)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
 class Child:
     """`interrupt_child.py` running, its output lines read by a thread (so waits time out)."""
 
@@ -63,6 +71,7 @@ class Child:
             stderr=log,
             text=True,
             env=env,
+            preexec_fn=_default_sigint,
         )
         self.lines: queue.Queue[str | None] = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()

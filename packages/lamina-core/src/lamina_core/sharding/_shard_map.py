@@ -262,7 +262,9 @@ def _check_mesh(
             "`axis_names` argument of shard_map should be of type `frozenset` or `set`. Got "
             f"type: {type(axis_names)}"
         )
-    names = frozenset(axis_names) or frozenset(mesh.axis_names)
+    # All axes by default, built as JAX builds them (a set difference, which re-inserts the
+    # names): a set prints its names in table order, which depends on how it was built.
+    names = frozenset(axis_names) or frozenset(mesh.axis_names) - frozenset()
     if not names <= frozenset(mesh.axis_names):
         raise ValueError(
             f"jax.shard_map requires axis_names={names} to be a subset of "
