@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -63,6 +64,47 @@ def _with_scan(api: Any) -> Callable[[Any], Any]:
     return h
 
 
+def _rematted(api: Any) -> Callable[[Any], Any]:
+    def f(x: Any) -> Any:
+        with api.named_scope("outer"):
+            y = api.checkpoint(lambda a: api.numpy.sin(a) * 2)(x)
+
+            def g(a: Any) -> Any:
+                with api.named_scope("inner"):
+                    return api.numpy.cos(a)
+
+            return api.checkpoint(g)(y).sum()
+
+    return f
+
+
+def _custom_rules(api: Any) -> Callable[[Any], Any]:
+    cj = api.custom_jvp(api.numpy.sin)
+
+    def rule(p: Any, t: Any) -> Any:
+        with api.named_scope("rule"):
+            return cj(p[0]), 2 * t[0] * p[0]
+
+    cj.defjvp(rule)
+
+    cv = api.custom_vjp(api.numpy.sin)
+    cv.defvjp(lambda x: (api.numpy.sin(x), x), lambda r, g: (g * r,))
+
+    def f(x: Any) -> Any:
+        with api.named_scope("outer"):
+            return cj(x).sum() + cv(x).sum()
+
+    return f
+
+
+def _under_scope(api: Any, transform: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    def f(x: Any) -> Any:
+        with api.named_scope("top"):
+            return transform(x)
+
+    return f
+
+
 PROGRAMS: dict[str, Callable[[Any], Any]] = {
     "scopes": lambda api: api.make_jaxpr(_scoped(api))(X),
     "grad": lambda api: api.make_jaxpr(api.grad(lambda x: _scoped(api)(x).sum()))(X),
@@ -75,6 +117,28 @@ PROGRAMS: dict[str, Callable[[Any], Any]] = {
     "scan_grad": lambda api: api.make_jaxpr(api.grad(_with_scan(api)))(X),
     "scan_vmap_grad": lambda api: api.make_jaxpr(api.vmap(api.grad(_with_scan(api))))(XS),
     "linearize": lambda api: api.make_jaxpr(lambda x: api.linearize(_with_scan(api), x)[1](x))(X),
+    # JAX's remat names its recomputation `rematted_computation` and, under linearization,
+    # its equation (as the tangent equations of a custom_jvp rule) twice over: see
+    # `tangents_named_under_whole_stack`.
+    "remat_grad": lambda api: api.make_jaxpr(api.grad(_rematted(api)))(X),
+    "remat_vmap_grad": lambda api: api.make_jaxpr(api.vmap(api.grad(_rematted(api))))(XS),
+    "remat_linearize": lambda api: api.make_jaxpr(lambda x: api.linearize(_rematted(api), x)[1](x))(
+        X
+    ),
+    "remat_grad_in_scope": lambda api: api.make_jaxpr(_under_scope(api, api.grad(_rematted(api))))(
+        X
+    ),
+    "remat_grad_grad": lambda api: api.make_jaxpr(api.grad(api.grad(_rematted(api))))(
+        np.float32(1.0)
+    ),
+    "custom_grad": lambda api: api.make_jaxpr(api.grad(_custom_rules(api)))(X),
+    "custom_vmap_grad": lambda api: api.make_jaxpr(api.vmap(api.grad(_custom_rules(api))))(XS),
+    "custom_linearize": lambda api: api.make_jaxpr(
+        lambda x: api.linearize(_custom_rules(api), x)[1](x)
+    )(X),
+    "custom_grad_in_scope": lambda api: api.make_jaxpr(
+        _under_scope(api, api.grad(_custom_rules(api)))
+    )(X),
     "linear_transpose": lambda api: api.make_jaxpr(
         api.linear_transpose(lambda t: api.named_call(api.numpy.negative, name="nn")(t) + t, X)
     )(X),
@@ -109,7 +173,29 @@ def _effectful(api: Any) -> list[Any]:
         y = api.experimental.io_callback(lambda a: a, out, x, ordered=True)
         return api.jit(lambda a: api.experimental.io_callback(np.sin, out, a, ordered=True))(y)
 
-    return [api.make_jaxpr(printing)(X), api.make_jaxpr(calling_back)(X)]
+    def one_branch_prints(p: Any, x: Any) -> Any:
+        def loud(a: Any) -> Any:
+            api.debug.print("a={}", a)
+            return a + 1
+
+        return api.lax.cond(p, loud, lambda a: a * 2, x)
+
+    def one_of_three_calls_back(i: Any, x: Any) -> Any:
+        out = api.ShapeDtypeStruct((3,), np.float32)
+        branches = [
+            lambda a: a,
+            lambda a: api.experimental.io_callback(np.sin, out, a, ordered=True),
+            lambda a: api.numpy.cos(a),
+        ]
+        return api.lax.switch(i, branches, x)
+
+    return [
+        api.make_jaxpr(printing)(X),
+        api.make_jaxpr(calling_back)(X),
+        # Every branch is typed with the effects of all (an effect-free one included).
+        api.make_jaxpr(one_branch_prints)(True, X),
+        api.make_jaxpr(one_of_three_calls_back)(1, X),
+    ]
 
 
 def test_effects_print_in_color_as_jax() -> None:
@@ -285,3 +371,34 @@ def test_ragged_all_to_all_transposes_as_jax() -> None:
     ours = str(_ragged_transposed(lamina))
     assert ours == str(_ragged_transposed(jax))
     assert ours.count("ragged_all_to_all[") == 1 and "cumsum" in ours
+
+
+def _scoped_locations(api: Any, fun: Callable[[Any], Any], x: Any) -> set[str]:
+    text = api.jit(fun).lower(x).as_text(debug_info=True)
+    return {n for n in re.findall(r'loc\("([^"]*)"\(#', text) if "outer" in n}
+
+
+@pytest.mark.parametrize("transform", ["none", "grad", "vmap_grad", "grad_checkpoint"])
+def test_op_locations_carry_name_stacks_as_jax(transform: str) -> None:
+    """Each op's location names the scopes and transformations its equation was traced under
+    (`jit(f)/transpose(jvp(outer))/mul`), as JAX's; control-flow bodies nest below them."""
+
+    def program(api: Any) -> tuple[Callable[[Any], Any], Any]:
+        def f(x: Any) -> Any:
+            with api.named_scope("outer"):
+                y = api.numpy.sin(x)
+                with api.named_scope("inner"):
+                    z = y * 2
+                z = api.lax.cond(z.sum() > 0, api.numpy.cos, lambda a: a, z)
+            return (z + 1).sum()
+
+        return {
+            "none": (f, X),
+            "grad": (api.grad(f), X),
+            "vmap_grad": (api.vmap(api.grad(f)), XS),
+            "grad_checkpoint": (api.grad(api.checkpoint(f)), X),
+        }[transform]
+
+    theirs, ours = (_scoped_locations(api, *program(api)) for api in (jax, lamina))
+    assert ours == theirs
+    assert theirs  # the program has scoped ops

@@ -1,7 +1,9 @@
-"""Op locations: the primitive's name under the function's name stack, at the user's line.
+"""Op locations: the primitive's name under the name stack, at the user's line.
 
-An equation traced at `f.py:9` inside `def f` and lowered in `jit(f)` gets
-`loc("jit(f)/sin"("f"("f.py":9:6 to :16)))`, the form JAX prints for one user frame, so
+The name stack is the function's (`jit(f)`, control-flow bodies below it) followed by the
+scopes and transformations the equation was traced under. An equation traced at `f.py:9`
+inside `def f`, in `named_scope("outer")`, and lowered in `jit(f)` gets
+`loc("jit(f)/outer/sin"("f"("f.py":9:6 to :16)))`, the form JAX prints for one user frame, so
 compiler errors and profiles point at user code. Lamina records only the innermost user frame
 (core's `SourceInfo`), so there is no call-site chain. Locations are made once per module for
 each distinct (name stack, primitive, code position).

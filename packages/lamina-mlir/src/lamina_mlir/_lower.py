@@ -25,6 +25,7 @@ from lamina_core.ir import (
     Literal,
     ShapedArray,
     Var,
+    format_name_stack,
 )
 from lamina_mlir import _hlo
 from lamina_mlir._constants import ir_constant
@@ -80,9 +81,13 @@ def jaxpr_subcomp(
             for a in invars
         ]
         source = eqn.source_info
-        location = locations.get((name_stack, prim.name, source.code, source.lasti))
+        eqn_stack = name_stack
+        if source.name_stack:  # the scopes the equation was traced under, below the function's
+            scopes = format_name_stack(source.name_stack)
+            eqn_stack = f"{name_stack}/{scopes}" if name_stack else scopes
+        location = locations.get((eqn_stack, prim.name, source.code, source.lasti))
         if location is None:
-            location = eqn_location(mctx, name_stack, prim.name, source)
+            location = eqn_location(mctx, eqn_stack, prim.name, source)
         single_op = None if explicit else single_op_for(prim)
         if single_op is not None:
             with location:
@@ -108,7 +113,7 @@ def jaxpr_subcomp(
             avals_out=[v.aval for v in eqn.outvars],
             tokens_in=tokens,
             const_lowering=const_lowering,
-            name_stack=name_stack,
+            name_stack=eqn_stack,
             source_info=source,
         )
         try:

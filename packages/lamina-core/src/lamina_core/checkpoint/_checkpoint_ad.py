@@ -50,7 +50,16 @@ from lamina_core.interpreters import (
     trace_to_jaxpr,
     transpose_rules,
 )
-from lamina_core.ir import AbstractValue, ClosedJaxpr, Jaxpr, JaxprEqn, ShapedArray, Var, dtypes
+from lamina_core.ir import (
+    AbstractValue,
+    ClosedJaxpr,
+    Jaxpr,
+    JaxprEqn,
+    ShapedArray,
+    Var,
+    dtypes,
+    named_scope,
+)
 from lamina_core.lax import reduce_precision_p
 from lamina_core.trace import eval_jaxpr, running_under
 from lamina_core.transforms import jit_p, jit_params
@@ -182,7 +191,9 @@ def _remat_partial_eval(
         "differentiated": True,
         "policy": policy,
     }
-    staged_outs = iter(trace.bind_unknown(remat_p, [*residuals, *staged_args], params))
+    staged_outs = iter(
+        trace.bind_unknown(remat_p, [*residuals, *staged_args], params, absolute_names=True)
+    )
     known_iter = iter(known_outs)
     return [next(staged_outs) if u else next(known_iter) for u in split.out_unknowns]
 
@@ -277,7 +288,8 @@ def _transpose_jaxpr(
             known, lin, out_unknowns, res_avals = partial_eval_jaxpr_nounits(
                 closed, in_lin, instantiate=False
             )
-            values = eval_jaxpr(known, (), *ins)
+            with named_scope("rematted_computation"):  # JAX names the recomputation so
+                values = eval_jaxpr(known, (), *ins)
             residuals = values[len(values) - len(res_avals) :]
             out_cts = [
                 Zero(a.to_tangent_aval()) if zero else next(out_cts_nz)

@@ -36,6 +36,7 @@ from lamina_core.interpreters import (
     is_undefined,
     jvp_rules,
     partial_eval_rules,
+    tangents_named_under_whole_stack,
     transpose_rules,
     zero_of,
 )
@@ -201,6 +202,7 @@ def _check_tangent_types(p_avals: list[Any], t_leaves: list[Any]) -> None:
 
 
 jvp_rules.set(custom_jvp_call_p, _custom_jvp_call_jvp)
+tangents_named_under_whole_stack.add(custom_jvp_call_p)
 
 
 def _custom_jvp_call_partial_eval(trace: SplitTrace, *args: Any, **params: Any) -> list[Any]:

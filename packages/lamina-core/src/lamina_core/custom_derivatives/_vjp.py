@@ -38,6 +38,7 @@ from lamina_core.interpreters import (
     jvp_rules,
     linearization_rules,
     not_differentiable,
+    tangents_named_under_whole_stack,
     transpose_rules,
 )
 from lamina_core.ir import (
@@ -247,6 +248,7 @@ def _custom_vjp_call_linearize(nonzeros: Sequence[bool], *primals: Any, **params
 
 
 linearization_rules.set(custom_vjp_call_p, _custom_vjp_call_linearize)
+tangents_named_under_whole_stack.add(custom_vjp_call_p)
 
 
 # --- transposition: bwd ----------------------------------------------------------------------

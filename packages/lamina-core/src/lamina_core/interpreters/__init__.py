@@ -123,6 +123,9 @@ from lamina_core.interpreters.linearize import (
 from lamina_core.interpreters.linearize import (
     prune_residuals as prune_residuals,
 )
+from lamina_core.interpreters.linearize import (
+    tangents_named_under_whole_stack as tangents_named_under_whole_stack,
+)
 from lamina_core.interpreters.partial_eval import (
     SplitTrace as SplitTrace,
 )

@@ -60,6 +60,12 @@ Runs under the parent trace; `linearized` then runs under the tangent trace.
 
 linearization_rules: RuleTable[LinearizationRule] = RuleTable("linearization")
 
+tangents_named_under_whole_stack: set[Primitive] = set()
+"""Primitives whose tangent equations are named under the whole open name stack, not relative
+to the linearization, as JAX's `process_custom_jvp_call` and `process_custom_vjp_call` stage
+them. Through a jvp rule (custom_jvp's) the equations' own names follow the whole stack too,
+so JAX's jaxprs name them `jvp(outer)/jvp(outer)/...`; Lamina prints what JAX prints."""
+
 _for_vjp: ContextVar[bool] = ContextVar("lamina_linearizing_for_vjp", default=True)
 
 
@@ -122,6 +128,9 @@ class LinearizeTrace(PrimalTangentTrace):
                     primal_out, _, residuals, linearized = rule(nonzeros, *primals, **params)
             finally:
                 _for_vjp.set(mode)
+            if prim in tangents_named_under_whole_stack:
+                with running_under(self.tangent_trace):
+                    return primal_out, linearized(residuals, *tangents)
             names = name_stack_var.set(self._tangent_names())
             try:
                 with running_under(self.tangent_trace):
@@ -141,11 +150,24 @@ class LinearizeTrace(PrimalTangentTrace):
         staged = self.tangent_trace.eqns
         first = len(staged)
         primal_out, tangent_out = call_under(split, rule, primals, tangents, **params)
+        if prim in tangents_named_under_whole_stack:
+            whole = name_stack_var.get()
+            for eqn in staged[first:]:
+                info = eqn.source_info
+                eqn.source_info = SourceInfo(info.code, info.lasti, whole + info.name_stack)
+            return self._checked_outputs(prim, primal_out, tangent_out)
         names = self._tangent_names()
-        if names is not name_stack_var.get():
+        absolute = split.named_absolutely
+        if names is not name_stack_var.get() or absolute:
             for eqn in staged[first:]:  # just made here: renamed relative to the tangent jaxpr
                 info = eqn.source_info
-                eqn.source_info = SourceInfo(info.code, info.lasti, names)
+                stack = names + info.name_stack if any(e is eqn for e in absolute) else names
+                eqn.source_info = SourceInfo(info.code, info.lasti, stack)
+        return self._checked_outputs(prim, primal_out, tangent_out)
+
+    def _checked_outputs(
+        self, prim: Primitive, primal_out: Any, tangent_out: Any
+    ) -> tuple[Any, Any]:
         outs = primal_out if prim.multiple_results else [primal_out]
         if any(self.is_tangent(p) for p in outs):
             raise ValueError(

@@ -23,6 +23,7 @@ from lamina_core.ir import (
     ClosedJaxpr,
     DebugInfo,
     Jaxpr,
+    JaxprEqn,
     Literal,
     Primitive,
     RuleTable,
@@ -109,11 +110,13 @@ def prune_residuals(jaxpr: Jaxpr, consts: Sequence[Any]) -> ClosedJaxpr:
 class SplitTrace(Trace):
     """Known work on the parent, work touching an unknown value staged. Identity intended."""
 
-    __slots__ = ("tangent_trace",)
+    __slots__ = ("named_absolutely", "tangent_trace")
 
     def __init__(self, parent: Trace, tangent_trace: StagingTrace) -> None:
         super().__init__(parent)
         self.tangent_trace = tangent_trace
+        self.named_absolutely: list[JaxprEqn] = []
+        """Equations staged with `absolute_names`: see `bind_unknown`."""
 
     def note_computed(self, value: Any) -> None:
         note = getattr(self.tangent_trace, "note_computed", None)
@@ -128,8 +131,24 @@ class SplitTrace(Trace):
         assert parent is not None
         return bind_with_trace(parent, prim, args, params)
 
-    def bind_unknown(self, prim: Primitive, args: Sequence[Any], params: dict[str, Any]) -> Any:
-        return bind_with_trace(self.tangent_trace, prim, args, params)
+    def bind_unknown(
+        self,
+        prim: Primitive,
+        args: Sequence[Any],
+        params: dict[str, Any],
+        *,
+        absolute_names: bool = False,
+    ) -> Any:
+        """Stage `prim`. A linearization names the equations it stages relative to the name
+        stack open when it began; with `absolute_names` the equation keeps the whole stack
+        below that, as JAX's rules that stage with `source_info_util.current()` (remat's)."""
+        if not absolute_names:
+            return bind_with_trace(self.tangent_trace, prim, args, params)
+        staged = self.tangent_trace.eqns
+        first = len(staged)
+        out = bind_with_trace(self.tangent_trace, prim, args, params)
+        self.named_absolutely.extend(staged[first:])
+        return out
 
     def process_primitive(
         self, prim: Primitive, args: Sequence[Any], params: dict[str, Any]

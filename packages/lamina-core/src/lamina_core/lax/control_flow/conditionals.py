@@ -223,11 +223,21 @@ def _apply_branches(
     fwds = [forwarding(j.jaxpr) for j in jaxprs]
     in_fwd = [f[0] if len(set(f)) == 1 else None for f in zip(*fwds, strict=True)]
     keep = [f is None for f in in_fwd]
-    branches = tuple(prune_outputs(j, keep) for j in jaxprs)
+    branches = _with_joined_effects(tuple(prune_outputs(j, keep) for j in jaxprs))
     all_ins = [*consts, *leaves]
     outs = iter(bind_cond(index, all_ins, branches))
     flat = [next(outs) if f is None else forwarded_value(all_ins[f]) for f in in_fwd]
     return tree_util.tree_unflatten(traced[0].out_tree, flat)
+
+
+def _with_joined_effects(branches: tuple[ClosedJaxpr, ...]) -> tuple[ClosedJaxpr, ...]:
+    """Each branch typed with the effects of all of them, as JAX's `cond`/`switch` type them:
+    whichever branch runs, the equation has every branch's effects."""
+    joined = frozenset().union(*(b.effects for b in branches))
+    return tuple(
+        b if b.effects == joined else ClosedJaxpr(b.jaxpr.replace(effects=joined), b.consts)
+        for b in branches
+    )
 
 
 def _index_dtype(x: Any) -> np.dtype[Any]:
@@ -306,7 +316,7 @@ def _cond_true_first(
     tf, ff = forwarding(true_j.jaxpr), forwarding(false_j.jaxpr)
     in_fwd = [i if i == j else None for i, j in zip(tf, ff, strict=True)]
     keep = [f is None for f in in_fwd]
-    branches = (prune_outputs(false_j, keep), prune_outputs(true_j, keep))
+    branches = _with_joined_effects((prune_outputs(false_j, keep), prune_outputs(true_j, keep)))
     all_ins = [*consts, *leaves]
     outs = iter(bind_cond(index, all_ins, branches))
     flat = [next(outs) if f is None else forwarded_value(all_ins[f]) for f in in_fwd]
