@@ -299,6 +299,38 @@ def test_jet_rules_is_a_table_users_assign_into() -> None:
     _assert_same(got, JAX.jet.jet(lambda x: jjnp.sin(x) / jjnp.cos(x), (X,), _series(X, 3)))
 
 
+def test_jet_of_a_closed_call_jets_its_jaxpr_and_consults_call_param_updaters() -> None:
+    """`closed_call` (which partial evaluation of a scan stages) is rebound on its jetted
+    jaxpr; JAX's `call_param_updaters` (empty, as JAX's) updates its other params."""
+    from lamina_core.transforms import closed_call_p
+
+    def inner(x: Any) -> Any:
+        return ljnp.sin(x) * x
+
+    called = closed_call_p
+    callee = lamina.make_jaxpr(inner)(X)
+
+    def f(x: Any) -> Any:
+        return called.bind(x, call_jaxpr=callee)[0]
+
+    assert lamina_jet.call_param_updaters == {}
+    seen: list[tuple[dict[str, Any], int]] = []
+
+    def update(params: dict[str, Any], num_args: int) -> dict[str, Any]:
+        seen.append((params, num_args))
+        return params
+
+    lamina_jet.call_param_updaters[called] = update
+    try:
+        got = lamina_jet.jet(f, (X,), _series(X, 3))
+        jaxpr = str(lamina.make_jaxpr(lambda x: lamina_jet.jet(f, (x,), _series(X, 3)))(X))
+    finally:
+        del lamina_jet.call_param_updaters[called]
+    assert seen == [({}, 4), ({}, 4)]  # one primal and three terms
+    assert "closed_call" in jaxpr
+    _assert_same(got, JAX.jet.jet(lambda x: jjnp.sin(x) * x, (X,), _series(X, 3)))
+
+
 def _derivatives_by_jvp(f: Callable[[Any], Any], x: Any, v: Any, order: int) -> list[Any]:
     """d^k/dt^k f(x + t v) at t = 0 for k = 1..order, by nesting `lamina.jvp`."""
 

@@ -16,6 +16,7 @@ from lamina_core.jet._helpers import defzero as defzero
 from lamina_core.jet._helpers import deriv_prop as deriv_prop
 from lamina_core.jet._helpers import linear_prop as linear_prop
 from lamina_core.jet._helpers import zero_prop as zero_prop
+from lamina_core.jet._rules_calls import call_param_updaters as call_param_updaters
 from lamina_core.jet._trace import JetRule as JetRule
 from lamina_core.jet._trace import JetTrace as JetTrace
 from lamina_core.jet._trace import JetTracer as JetTracer
