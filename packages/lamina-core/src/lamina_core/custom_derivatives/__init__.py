@@ -11,6 +11,7 @@ the jaxpr, and only differentiation looks at the user's rules (`_jvp`, `_vjp`).
 from lamina_core.custom_derivatives._common import (
     CustomVJPException,
     CustomVJPPrimal,
+    RuleName,
     SymbolicZero,
     custom_vjp_primal_tree_values,
     zero_from_primal,
@@ -52,6 +53,7 @@ from lamina_core.custom_derivatives._custom_batching import (
 __all__ = [
     "CustomVJPException",
     "CustomVJPPrimal",
+    "RuleName",
     "SymbolicZero",
     "custom_jvp",
     "custom_jvp_call_p",

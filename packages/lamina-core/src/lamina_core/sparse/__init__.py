@@ -7,6 +7,7 @@ lamina-mlir's tables; lamina-core knows only the primitives' Python implementati
 """
 
 from lamina_core.sparse import _bcoo_methods as _bcoo_methods  # installs BCOO's operators
+from lamina_core.sparse import _transform_bcsr as _transform_bcsr  # registers the rules
 from lamina_core.sparse import _transform_calls as _transform_calls  # registers the rules
 from lamina_core.sparse._ad import grad as grad
 from lamina_core.sparse._ad import jacfwd as jacfwd
@@ -122,11 +123,15 @@ from lamina_core.sparse._csr import csr_todense_impl as csr_todense_impl
 from lamina_core.sparse._csr import csr_todense_p as csr_todense_p
 from lamina_core.sparse._linalg import spsolve as spsolve
 from lamina_core.sparse._linalg import spsolve_p as spsolve_p
+from lamina_core.sparse._lobpcg import lobpcg_standard as lobpcg_standard
 from lamina_core.sparse._random import random_bcoo as random_bcoo
 from lamina_core.sparse._transform import SparsifyEnv as SparsifyEnv
 from lamina_core.sparse._transform import SparsifyValue as SparsifyValue
 from lamina_core.sparse._transform import sparse_rules_bcoo as sparse_rules_bcoo
-from lamina_core.sparse._transform import sparsify as sparsify
+from lamina_core.sparse._transform import sparse_rules_bcsr as sparse_rules_bcsr
+from lamina_core.sparse._transform_tracer import SparseTrace as SparseTrace
+from lamina_core.sparse._transform_tracer import SparseTracer as SparseTracer
+from lamina_core.sparse._transform_tracer import sparsify as sparsify
 from lamina_core.sparse._util import Shape as Shape
 from lamina_core.sparse._util import SparseInfo as SparseInfo
 from lamina_core.sparse._util import broadcasting_vmap as broadcasting_vmap

@@ -15,11 +15,8 @@ from lamina_core.sparse._bcoo import BCOO, bcoo_transpose
 from lamina_core.sparse._bcoo_layout import validate_bcoo
 from lamina_core.sparse._bcoo_layout_update import bcoo_update_layout
 from lamina_core.sparse._bcoo_shape import bcoo_dynamic_slice, bcoo_reshape, bcoo_squeeze
-from lamina_core.sparse._transform import (
-    _standard_sparse_rule,
-    sparse_rules_bcoo,
-    sparsify,
-)
+from lamina_core.sparse._transform import _standard_sparse_rule, sparse_rules_bcoo
+from lamina_core.sparse._transform_tracer import sparsify
 from lamina_core.transforms import vmap
 
 Array = Any

@@ -10,7 +10,7 @@ from typing import Any
 from lamina_core import numpy as jnp
 from lamina_core.sparse._bcoo import BCOO
 from lamina_core.sparse._bcoo_layout_update import bcoo_update_layout
-from lamina_core.sparse._transform import sparsify
+from lamina_core.sparse._transform_tracer import sparsify
 
 
 def _swap_args(f: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:

@@ -1,6 +1,7 @@
 """`sparsify` (`jax.experimental.sparse.transform`): run a function written for dense arrays
-on BCOO arguments, by tracing it to a jaxpr and evaluating that jaxpr with a sparse rule per
-primitive (`sparse_rules_bcoo`) wherever an operand is sparse.
+on BCOO and BCSR arguments, by tracing it to a jaxpr and evaluating that jaxpr with a sparse
+rule per primitive (`sparse_rules_bcsr` where an operand is BCSR, else `sparse_rules_bcoo`
+where one is BCOO). `_transform_tracer` holds the other way, a `SparseTrace`, and `sparsify`.
 
 Values live in a `SparsifyEnv` (a list of buffers); a `SparsifyValue` points at a dense
 array's buffer, or at a sparse array's data and indices buffers, so results of zero-preserving
@@ -36,6 +37,7 @@ from lamina_core.sparse._bcoo_shape import (
     bcoo_slice,
     bcoo_squeeze,
 )
+from lamina_core.sparse._bcsr import BCSR
 from lamina_core.trace import typeof
 from lamina_core.tree.tree_util import tree_flatten, tree_map, tree_unflatten
 
@@ -44,8 +46,12 @@ SparseRule = Callable[..., Sequence["SparsifyValue"]]
 
 sparse_rules_bcoo: dict[Primitive, SparseRule] = {}
 """The sparse rule of each primitive: `rule(spenv, *spvalues, **params) -> spvalues`."""
+sparse_rules_bcsr: dict[Primitive, SparseRule] = {}
+"""The rules used where an operand is BCSR (JAX has far fewer of them than BCOO rules)."""
 
-_zero_preserving_linear_unary = [lax.conj_p, lax.copy_p, lax.imag_p, lax.neg_p, lax.real_p]
+_zero_preserving_linear_unary = [
+    lax.conj_p, lax.copy_p, lax.imag_p, lax.neg_p, lax.real_p, lax.stage_p,
+]  # fmt: skip
 _zero_preserving_unary = [
     lax.abs_p, lax.asin_p, lax.asinh_p, lax.atan_p, lax.atanh_p, lax.bessel_i1e_p, lax.expm1_p,
     lax.log1p_p, lax.sign_p, lax.sin_p, lax.sinh_p, lax.sqrt_p, lax.square_p, lax.tan_p,
@@ -114,6 +120,11 @@ class SparsifyEnv:
             raise RuntimeError("Internal: requested indices from spvalue with indices_ref=None")
         return self._buffers[spvalue.indices_ref]
 
+    def indptr(self, spvalue: SparsifyValue) -> Array:
+        if spvalue.indptr_ref is None:
+            raise RuntimeError("Internal: requested indices from spvalue with indptr_ref=None")
+        return self._buffers[spvalue.indptr_ref]
+
     def dense(self, data: Array) -> SparsifyValue:
         """A new dense value."""
         return SparsifyValue(tuple(np.shape(data)), self._push(data))
@@ -123,9 +134,11 @@ class SparsifyEnv:
         shape: Sequence[int],
         data: Array | None = None,
         indices: Array | None = None,
+        indptr: Array | None = None,
         *,
         data_ref: int | None = None,
         indices_ref: int | None = None,
+        indptr_ref: int | None = None,
         indices_sorted: bool = False,
         unique_indices: bool = False,
     ) -> SparsifyValue:
@@ -140,18 +153,23 @@ class SparsifyEnv:
             indices_ref = self._push(indices)
         else:
             assert indices_ref is not None and indices_ref < len(self._buffers)
+        if indptr is not None:
+            assert indptr_ref is None
+            indptr_ref = self._push(indptr)
+        elif indptr_ref is not None:
+            assert indptr_ref < len(self._buffers)
         return SparsifyValue(
             tuple(shape),
             data_ref,
             indices_ref,
-            None,
+            indptr_ref,
             indices_sorted=indices_sorted,
             unique_indices=unique_indices,
         )
 
 
 def _is_sparse_obj(arg: Any) -> bool:
-    return isinstance(arg, BCOO)
+    return isinstance(arg, (BCOO, BCSR))
 
 
 def _is_spvalue(arg: Any) -> bool:
@@ -170,6 +188,15 @@ def arrays_to_spvalues(spenv: SparsifyEnv, args: Any) -> Any:
                 indices_sorted=arg.indices_sorted,
                 unique_indices=arg.unique_indices,
             )
+        if isinstance(arg, BCSR):
+            return spenv.sparse(
+                arg.shape,
+                arg.data,
+                arg.indices,
+                arg.indptr,
+                indices_sorted=arg.indices_sorted,
+                unique_indices=arg.unique_indices,
+            )
         return spenv.dense(arg)
 
     return tree_map(to_spvalue, args, is_leaf=_is_sparse_obj)
@@ -182,6 +209,13 @@ def spvalues_to_arrays(spenv: SparsifyEnv, spvalues: Any) -> Any:
         if spvalue.is_bcoo():
             return BCOO(
                 (spenv.data(spvalue), spenv.indices(spvalue)),
+                shape=spvalue.shape,
+                indices_sorted=bool(spvalue.indices_sorted),
+                unique_indices=bool(spvalue.unique_indices),
+            )
+        if spvalue.is_bcsr():
+            return BCSR(
+                (spenv.data(spvalue), spenv.indices(spvalue), spenv.indptr(spvalue)),
                 shape=spvalue.shape,
                 indices_sorted=bool(spvalue.indices_sorted),
                 unique_indices=bool(spvalue.unique_indices),
@@ -227,7 +261,11 @@ def eval_sparse(
         prim = eqn.primitive
         invals = [read(v) for v in eqn.invars]
         out: Sequence[SparsifyValue | None]
-        if any(val.is_bcoo() for val in invals):
+        if any(val.is_bcsr() for val in invals):
+            if prim not in sparse_rules_bcsr:
+                _raise_unimplemented_primitive(prim)
+            out = sparse_rules_bcsr[prim](spenv, *invals, **eqn.params)
+        elif any(val.is_bcoo() for val in invals):
             if prim not in sparse_rules_bcoo:
                 _raise_unimplemented_primitive(prim)
             out = sparse_rules_bcoo[prim](spenv, *invals, **eqn.params)
@@ -271,18 +309,8 @@ def sparsify_raw(f: Callable[..., Any]) -> Callable[..., tuple[list[SparsifyValu
     return wrapped
 
 
-def sparsify(f: Callable[..., Any], use_tracer: bool = False) -> Callable[..., Any]:
-    """Experimental sparsification transform: `f`, written for dense arrays, made to accept
-    BCOO arrays, as long as each primitive it applies to a sparse operand has a sparse rule.
-
-    Example:
-        >>> from lamina.experimental import sparse
-        >>> @sparse.sparsify
-        ... def f(M, v):
-        ...     return 2 * M.T @ v
-    """
-    if use_tracer:
-        raise NotImplementedError("sparsify(use_tracer=True) is not implemented in Lamina")
+def sparsify_with_interpreter(f: Callable[..., Any]) -> Callable[..., Any]:
+    """`sparsify(f)`: `f` traced to a jaxpr, which `eval_sparse` evaluates."""
     f_raw = sparsify_raw(f)
 
     @functools.wraps(f)
@@ -317,6 +345,7 @@ def _zero_preserving_unary_op(prim: Primitive, linear: bool) -> SparseRule:
                 spvalue.shape,
                 buf_out,
                 indices_ref=spvalue.indices_ref,
+                indptr_ref=spvalue.indptr_ref,
                 indices_sorted=bool(spvalue.indices_sorted),
                 unique_indices=bool(spvalue.unique_indices),
             )
@@ -326,9 +355,9 @@ def _zero_preserving_unary_op(prim: Primitive, linear: bool) -> SparseRule:
 
 
 for _p in _zero_preserving_unary:
-    sparse_rules_bcoo[_p] = _zero_preserving_unary_op(_p, linear=False)
+    sparse_rules_bcoo[_p] = sparse_rules_bcsr[_p] = _zero_preserving_unary_op(_p, linear=False)
 for _p in _zero_preserving_linear_unary:
-    sparse_rules_bcoo[_p] = _zero_preserving_unary_op(_p, linear=True)
+    sparse_rules_bcoo[_p] = sparse_rules_bcsr[_p] = _zero_preserving_unary_op(_p, linear=True)
 
 
 def _standard_sparse_rule(prim: Primitive, sparse_op: Callable[..., Any]) -> SparseRule:
@@ -368,7 +397,7 @@ def _integer_pow_sparse(spenv: SparsifyEnv, *spvalues: SparsifyValue, y: int) ->
     return _zero_preserving_unary_op(lax.integer_pow_p, False)(spenv, *spvalues, y=y)
 
 
-sparse_rules_bcoo[lax.integer_pow_p] = _integer_pow_sparse
+sparse_rules_bcoo[lax.integer_pow_p] = sparse_rules_bcsr[lax.integer_pow_p] = _integer_pow_sparse
 
 
 def _transpose_sparse(
@@ -537,7 +566,7 @@ def _todense_sparse_rule(spenv: SparsifyEnv, spvalue: SparsifyValue, *, tree: An
     return [spenv.dense(spvalues_to_arrays(spenv, spvalue).todense())]
 
 
-sparse_rules_bcoo[todense_p] = _todense_sparse_rule
+sparse_rules_bcoo[todense_p] = sparse_rules_bcsr[todense_p] = _todense_sparse_rule
 
 
 __all__ = [
@@ -546,8 +575,9 @@ __all__ = [
     "arrays_to_spvalues",
     "eval_sparse",
     "sparse_rules_bcoo",
-    "sparsify",
+    "sparse_rules_bcsr",
     "sparsify_raw",
+    "sparsify_with_interpreter",
     "spvalues_to_arrays",
     "spvalues_to_avals",
 ]

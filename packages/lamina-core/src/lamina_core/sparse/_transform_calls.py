@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from lamina_core import lax
-from lamina_core.custom_derivatives import custom_jvp_call_p
+from lamina_core.custom_derivatives import RuleName, custom_jvp_call_p
 from lamina_core.interpreters import trace_to_jaxpr
 from lamina_core.ir import ClosedJaxpr
 from lamina_core.sparse._transform import (
@@ -15,11 +15,12 @@ from lamina_core.sparse._transform import (
     arrays_to_spvalues,
     eval_sparse,
     sparse_rules_bcoo,
+    sparse_rules_bcsr,
     spvalues_to_arrays,
 )
-from lamina_core.trace import typeof
-from lamina_core.transforms import UNSPECIFIED, jit_p
-from lamina_core.tree.tree_util import tree_flatten, tree_unflatten
+from lamina_core.trace import jaxpr_as_fun, typeof
+from lamina_core.transforms import UNSPECIFIED, jit_p, jvp
+from lamina_core.tree.tree_util import tree_flatten, tree_structure, tree_unflatten
 
 
 def _sparsify_jaxpr(
@@ -144,14 +145,35 @@ sparse_rules_bcoo[lax.scan_p] = _scan_sparse
 
 
 def _custom_jvp_sparse(spenv: SparsifyEnv, *spvalues: SparsifyValue, **params: Any) -> Any:
-    # The function itself, evaluated sparsely: under differentiation of the sparsified
-    # function its primitives' own rules apply, where JAX keeps the custom rule.
-    call_jaxpr: ClosedJaxpr = params["call_jaxpr"]
-    num_consts: int = params["num_consts"]
-    del num_consts  # the constants are the leading operands, as the jaxpr's invars
-    return eval_sparse(call_jaxpr.jaxpr, call_jaxpr.consts, spvalues, spenv)
+    # As JAX's: the call stays, on the sparsified function (its operands and results the
+    # sparse arrays' buffers). JAX cannot differentiate that call (its rule expects the dense
+    # operands); here differentiating it differentiates the sparsified function itself, as
+    # JAX's tracer-based sparsify does (which inlines the call).
+    sp_jaxpr, out_tree = _sparsify_jaxpr(spenv, params["call_jaxpr"], *spvalues)
+    args_flat, _ = tree_flatten(spvalues_to_arrays(spenv, spvalues))
+
+    def rule(primals: Any, tangents: Any) -> Any:
+        outs, out_tangents = jvp(jaxpr_as_fun(sp_jaxpr), list(primals), list(tangents))
+        return list(outs), list(out_tangents)
+
+    rule.__name__ = repr(params["jvp"])
+    n_out = len(sp_jaxpr.out_avals)
+    out_flat = custom_jvp_call_p.bind(
+        *args_flat,
+        call_jaxpr=sp_jaxpr,
+        jvp=RuleName(rule),
+        num_consts=0,
+        symbolic_zeros=params["symbolic_zeros"],
+        in_tree=tree_structure(tuple(args_flat)),
+        out_tree=tree_structure([0] * n_out),
+        fun_name=params["fun_name"],
+    )
+    return arrays_to_spvalues(spenv, tree_unflatten(out_tree, out_flat))
 
 
-sparse_rules_bcoo[custom_jvp_call_p] = _custom_jvp_sparse
+sparse_rules_bcoo[custom_jvp_call_p] = sparse_rules_bcsr[custom_jvp_call_p] = _custom_jvp_sparse
 
-__all__: list[str] = []
+call_primitives = frozenset({jit_p, lax.cond_p, lax.while_p, lax.scan_p})
+"""The primitives whose BCOO rule above sparsifies their jaxprs whatever the sparse format."""
+
+__all__ = ["call_primitives"]

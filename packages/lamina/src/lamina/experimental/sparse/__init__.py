@@ -193,6 +193,9 @@ from lamina.experimental.sparse.random import (
     random_bcoo as random_bcoo,
 )
 from lamina.experimental.sparse.transform import (
+    SparseTracer as SparseTracer,
+)
+from lamina.experimental.sparse.transform import (
     sparsify as sparsify,
 )
 from lamina.experimental.sparse.util import (

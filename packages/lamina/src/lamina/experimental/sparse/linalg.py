@@ -1,10 +1,10 @@
-"""`jax.experimental.sparse.linalg`: `spsolve`, lowered on the CPU as JAX lowers it, to a host
-callback of `scipy.sparse.linalg.spsolve`. (`lobpcg_standard` is not implemented.)"""
+"""`jax.experimental.sparse.linalg`: `lobpcg_standard`, and `spsolve`, lowered on the CPU as
+JAX lowers it, to a host callback of `scipy.sparse.linalg.spsolve`."""
 
 from typing import Any
 
 from lamina.interpreters import mlir
-from lamina_core.sparse import spsolve, spsolve_p
+from lamina_core.sparse import lobpcg_standard, spsolve, spsolve_p
 
 
 def _spsolve_cpu_lowering(
@@ -33,4 +33,4 @@ def _spsolve_cpu_lowering(
 
 mlir.register_lowering(spsolve_p, _spsolve_cpu_lowering, platform="cpu")
 
-__all__ = ["spsolve"]
+__all__ = ["lobpcg_standard", "spsolve"]
