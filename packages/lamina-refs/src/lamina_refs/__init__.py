@@ -1,8 +1,9 @@
 """lamina-refs: Refs (mutable arrays, seed 004) and their discharge to functional form.
 
 `new_ref`, `freeze`, `ref_get`/`ref_set`/`ref_swap`/`ref_addupdate` and NumPy-style indexing
-of `Ref`s; the primitives register their rules into core's tables (abstract evaluation,
-printing, effects, evaluation, differentiation, batching); `discharge_state` turns a jaxpr
+of `Ref`s and of views of them (`ref.at[idx]`: `TransformedRef`); the primitives register
+their rules into core's tables (abstract evaluation, printing, effects, evaluation,
+differentiation, batching); `discharge_state` turns a jaxpr
 using Refs into a functional one, which the runtime lowers with the Refs' buffers aliased.
 Printed Ref types and Ref equations read back with `lamina_core.ir.parse` (`_jaxpr_io`).
 """
@@ -33,6 +34,7 @@ from lamina_refs._primitives import (
 )
 from lamina_refs._ref import Ref
 from lamina_refs._types import AbstractRef
+from lamina_refs._views import RefIndexer, TransformedRef, TransformedRefAvalError
 
 __version__ = "0.1.0"
 
@@ -40,6 +42,9 @@ __all__ = [
     "REF_PRIMITIVES",
     "AbstractRef",
     "Ref",
+    "RefIndexer",
+    "TransformedRef",
+    "TransformedRefAvalError",
     "__version__",
     "addupdate_p",
     "check_freezes",

@@ -37,6 +37,7 @@ def _with_batch_axis(tree: Transforms, dim: int, size: int) -> tuple[Transforms,
     if not tree:
         return (), dim
     (indexer,) = tree
+    assert isinstance(indexer, NDIndexer)  # `_direct` checked
     indices = list(indexer.indices)
     indices.insert(dim, Slice(0, size, 1))
     shape = list(indexer.shape)
@@ -54,6 +55,17 @@ def _with_batch_axis(tree: Transforms, dim: int, size: int) -> tuple[Transforms,
     if not contiguous or positions[0] < dim:
         return (batched,), slices_before + ndim_int
     return (batched,), slices_before
+
+
+def _direct(tree: Transforms, idx_dims: Sequence[BatchDim]) -> bool:
+    """Whether a batched Ref is read or written in place by its index with a full slice of
+    the batch axis added (one indexer, its operands unbatched); otherwise the whole value is
+    read, viewed by the batched functional rule, and written back. A chain of views is not
+    batched, as in JAX."""
+    if len(tree) > 1:
+        raise NotImplementedError("Batching with multiple indexers not supported.")
+    plain = not tree or isinstance(tree[0], NDIndexer)
+    return plain and all(i is None for i in idx_dims)
 
 
 def _unbatched_ref_error(ref: Any) -> Exception:
@@ -101,7 +113,7 @@ def _get_batched(
 ) -> tuple[Any, BatchDim]:
     ref, *idx = vals
     d, *idx_dims = dims
-    if all(i is None for i in idx_dims):
+    if _direct(tree, idx_dims):
         if d is None:  # pragma: no cover  (unbatched: never batched)
             return get_p.bind(ref, *idx, tree=tree), None
         batched, out_dim = _with_batch_axis(tree, d, axis.size)
@@ -120,7 +132,7 @@ def _swap_batched(
     d, xd, *idx_dims = dims
     if d is None:
         raise _unbatched_ref_error(ref)
-    if all(i is None for i in idx_dims):
+    if _direct(tree, idx_dims):
         batched, out_dim = _with_batch_axis(tree, d, axis.size)
         x = bdim_to(x, xd, out_dim, axis.size)
         return swap_p.bind(ref, x, *idx, tree=batched), out_dim
@@ -142,7 +154,7 @@ def _addupdate_batched(
     d, xd, *idx_dims = dims
     if d is None:
         raise _unbatched_ref_error(ref)
-    if all(i is None for i in idx_dims):
+    if _direct(tree, idx_dims):
         batched, out_dim = _with_batch_axis(tree, d, axis.size)
         addupdate_p.bind(ref, bdim_to(x, xd, out_dim, axis.size), *idx, tree=batched)
         return [], []

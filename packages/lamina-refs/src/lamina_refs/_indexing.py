@@ -8,11 +8,12 @@ hashable, printed inside the equation as JAX prints it (`a[0,:3]`, `e[a,b]`).
 
 from __future__ import annotations
 
+import math
 import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
 from types import EllipsisType
-from typing import Any
+from typing import Any, assert_never
 
 import numpy as np
 
@@ -72,8 +73,40 @@ class NDIndexer:
         )
 
 
-Transforms = tuple[NDIndexer, ...]
-"""The `tree` param of the Ref primitives: no indexer (the whole value) or one."""
+@dataclass(frozen=True, slots=True)
+class ReshapeTransform:
+    """A view of a Ref's value reshaped to `shape` (`view.reshape(...)`), as JAX's."""
+
+    shape: tuple[int, ...]
+
+    def pp(self) -> str:
+        return f"{{reshape({list(self.shape)})}}"
+
+
+@dataclass(frozen=True, slots=True)
+class TransposeTransform:
+    """A view of a Ref's value with its axes permuted (`view.transpose(...)`, `view.T`)."""
+
+    permutation: tuple[int, ...]
+
+    def pp(self) -> str:
+        return f"{{transpose({list(self.permutation)})}}"
+
+
+@dataclass(frozen=True, slots=True)
+class BitcastTransform:
+    """A view of a Ref's value reinterpreted as `dtype` (`view.bitcast(dtype)`)."""
+
+    dtype: np.dtype
+
+    def pp(self) -> str:
+        return f"{{bitcast({self.dtype})}}"
+
+
+Transform = NDIndexer | ReshapeTransform | TransposeTransform | BitcastTransform
+Transforms = tuple[Transform, ...]
+"""The `tree` param of the Ref primitives: the views of the Ref's value read or written, in
+order (none: the whole value). Integer indexers of all of them number the operands in turn."""
 
 
 def _normalize(idx: Any, shape: tuple[int, ...]) -> tuple[Any, ...]:
@@ -122,10 +155,18 @@ def _int_operand(i: Any, axis: int) -> Any:
     return i
 
 
-def make_indexer(idx: Any, shape: tuple[int, ...]) -> tuple[Transforms, list[Any]]:
-    """The `tree` param and index operands for `ref[idx]` on a Ref of shape `shape`."""
+def make_indexer(idx: Any, shape: tuple[int, ...], first: int = 0) -> tuple[Transforms, list[Any]]:
+    """The `tree` param and index operands for `ref[idx]` on a Ref of shape `shape` (the
+    integer indexers numbered from operand `first`)."""
     if idx is None or idx is Ellipsis or (isinstance(idx, tuple) and not idx):
         return (), []
+    return make_nd_indexer(idx, shape, first)
+
+
+def make_nd_indexer(
+    idx: Any, shape: tuple[int, ...], first: int = 0
+) -> tuple[tuple[NDIndexer], list[Any]]:
+    """As `make_indexer`, an indexer even of the whole value (`ref.at[...]` prints `a[:,:]`)."""
     full = _normalize(idx, shape)
     indices: list[Slice | IntIndex] = []
     operands: list[Any] = []
@@ -137,7 +178,7 @@ def make_indexer(idx: Any, shape: tuple[int, ...]) -> tuple[Transforms, list[Any
         elif isinstance(i, EllipsisType):  # pragma: no cover  (expanded by _normalize)
             raise IndexError("an index can only have a single ellipsis ('...')")
         else:
-            indices.append(IntIndex(len(operands)))
+            indices.append(IntIndex(first + len(operands)))
             operands.append(_int_operand(i, axis))
     shapes = [tuple(typeof(o).shape) for o in operands]  # type: ignore[attr-defined]  # arrays
     try:
@@ -155,9 +196,15 @@ def make_indexer(idx: Any, shape: tuple[int, ...]) -> tuple[Transforms, list[Any
 
 def transformed_aval(tree: Transforms, inner: AbstractValue) -> AbstractValue:
     """The type of the indexed part of a Ref holding `inner`."""
-    if not tree:
-        return inner
-    (indexer,) = tree
+    for transform in tree:
+        inner = _transform_aval(transform, inner)
+    return inner
+
+
+def _transform_aval(transform: Transform, inner: AbstractValue) -> AbstractValue:
+    if not isinstance(transform, NDIndexer):
+        return _view_aval(transform, inner)
+    indexer = transform
     if not isinstance(inner, ShapedArray):
         raise TypeError(f"Cannot index non-shaped array {inner.str_short(True)} with indices")
     if indexer.shape != inner.shape:
@@ -184,3 +231,45 @@ def _check_sharded_index(indexer: NDIndexer, inner: ShapedArray) -> None:
             "sharded ref (array reference) can only be sliced along unsharded axes, but ref "
             f"of shape {indexer.shape} was sliced on axis {axis}, which is sharded like {entry}"
         )
+
+
+def _view_aval(
+    transform: ReshapeTransform | TransposeTransform | BitcastTransform, inner: AbstractValue
+) -> AbstractValue:
+    if not isinstance(inner, ShapedArray):
+        raise TypeError(f"Cannot transform {inner.str_short(True)} with {transform}")
+    if inner.spec is not None and any(e is not None for e in inner.spec):
+        raise NotImplementedError
+    match transform:
+        case ReshapeTransform(shape):
+            if math.prod(shape) != math.prod(inner.shape):
+                raise ValueError(f"cannot reshape ref of shape {inner.shape} into shape {shape}")
+            return inner.update(shape=shape)
+        case TransposeTransform(perm):
+            if len(perm) != len(inner.shape):
+                raise ValueError(
+                    f"Permutation {perm} does not match the rank of the type ({len(inner.shape)})"
+                )
+            return inner.update(shape=tuple(inner.shape[p] for p in perm))
+        case BitcastTransform(dtype):
+            return inner.update(shape=bitcast_shape(inner.shape, inner.dtype, dtype), dtype=dtype)
+        case _:  # pragma: no cover
+            assert_never(transform)
+
+
+def bitcast_shape(shape: tuple[int, ...], old: np.dtype, new: np.dtype) -> tuple[int, ...]:
+    """The shape of a value of `shape` and `old` bitcast to `new`: the second-minor dimension
+    scales with the ratio of the widths, as JAX's (which needs one, even for equal widths)."""
+    out = list(shape)
+    if old.itemsize != new.itemsize:
+        if len(out) < 2:
+            raise NotImplementedError("Bitcast 1D ref with bitwidth change is not supported.")
+        if out[-2] * old.itemsize % new.itemsize:
+            raise ValueError(
+                "Expected input and output shapes are the same after multiplying the "
+                "second-minor dimension by the bitwidths."
+            )
+    if len(out) < 2:
+        raise IndexError("list index out of range")
+    out[-2] = out[-2] * old.itemsize // new.itemsize
+    return tuple(out)

@@ -8,6 +8,9 @@ equation forms registered for their markers:
 - `b[0,:] <- d` — `swap` whose result is dropped; `c:f32[4], b[1,:] <- b[1,:], d` — kept;
 - `b[...] += d` — `addupdate`.
 
+A Ref viewed through a chain (`ref.at[...]`) prints each view in turn: `b[1:,:][0,:]`,
+`b[0,:]{reshape([2, 2])}[1,:]`, `b{transpose([1, 0])}`, `b[1:,:]{bitcast(int32)}`.
+
 An index lists one entry per dimension: a static slice (`1:3`, `::2`, `:`), or an integer
 operand printed without its type (a variable, `1`, or `[...]`, the next elided constant).
 Integer literals read as int32, as `ref[1]` makes them (int64 beyond its range). Elided
@@ -35,14 +38,25 @@ from lamina_core.ir import (
     register_printed_operands,
     register_type_reader,
 )
-from lamina_refs._indexing import IntIndex, NDIndexer, Slice, Transforms
+from lamina_refs._indexing import (
+    BitcastTransform,
+    IntIndex,
+    NDIndexer,
+    ReshapeTransform,
+    Slice,
+    Transform,
+    Transforms,
+    TransposeTransform,
+    transformed_aval,
+)
 from lamina_refs._primitives import addupdate_p, new_ref, swap_p
 from lamina_refs._ref import Ref
 from lamina_refs._types import AbstractRef
 
 _REF: Final = re.compile(r"Ref(?:<(?P<space>[^>]*)>)?\{(?P<inner>.+)\}\Z")
 _BINDER: Final = re.compile(r"(?P<name>\w+):(?P<type>\S+)\Z")
-_INDEXED: Final = re.compile(r"(?P<ref>\w+)\[(?P<index>.*)\]\Z")
+_INDEXED: Final = re.compile(r"(?P<ref>\w+)(?P<views>[\[{].*)\Z")
+_VIEW: Final = re.compile(r"\{(?P<kind>reshape|transpose|bitcast)\((?P<arg>[^)]*)\)\}")
 _INT32: Final = np.iinfo(np.int32)
 _ELIDED: Final = re.compile(r"(?<!\w)\[\.\.\.\]")
 
@@ -86,39 +100,87 @@ def _int_operand(text: str, source: EqnSource) -> Atom:
 
 
 class _Indexed:
-    """`ref[index]` as printed: the Ref, and its index once its shape is known."""
+    """`ref[index]` as printed, or a chain of views `ref[1:,:]{reshape([2, 4])}[0,:]`: the
+    Ref, and its transforms once its shape is known."""
 
     def __init__(self, text: str, source: EqnSource) -> None:
         m = _INDEXED.match(text.strip())
         if m is None:
             raise ValueError(f"expected a Ref and its index, as a[1,:], found {text.strip()!r}")
         self.ref = source.atom(m["ref"])
-        self.index = m["index"]
+        self.views = _views(m["views"])
         if not isinstance(self.ref.aval, AbstractRef):
             raise TypeError(
                 f"'{m['ref']}' is not a Ref: its type is {self.ref.aval.str_short(True)}"
             )
 
     def read(self, source: EqnSource) -> tuple[Transforms, list[Atom]]:
-        if self.index == "...":
+        if self.views == ["[...]"]:
             return (), []
-        shape: tuple[int, ...] = self.ref.aval.shape  # type: ignore[attr-defined]  # a Ref
-        parts = self.index.split(",")
+        tree: list[Transform] = []
+        operands: list[Atom] = []
+        aval = self.ref.aval.inner_aval  # type: ignore[attr-defined]  # a Ref
+        for view in self.views:
+            if view.startswith("["):
+                transform: Transform = self._indexer(view[1:-1], aval.shape, operands, source)
+            else:
+                transform = _view(view)
+            tree.append(transform)
+            aval = transformed_aval((transform,), aval)
+        return tuple(tree), operands
+
+    @staticmethod
+    def _indexer(
+        index: str, shape: tuple[int, ...], operands: list[Atom], source: EqnSource
+    ) -> NDIndexer:
+        parts = index.split(",")
         if len(parts) != len(shape):
             raise ValueError(
                 f"an index of a Ref of shape {shape} has {len(shape)} entries, got {len(parts)}"
             )
         indices: list[Slice | IntIndex] = []
-        operands: list[Atom] = []
+        mine: list[Atom] = []
         for part, dim in zip(parts, shape, strict=True):
             if ":" in part:
                 indices.append(_slice(part, dim))
             else:
-                indices.append(IntIndex(len(operands)))
-                operands.append(_int_operand(part, source))
-        shapes = [a.aval.shape for a in operands]  # type: ignore[attr-defined]  # arrays
+                indices.append(IntIndex(len(operands) + len(mine)))
+                mine.append(_int_operand(part, source))
+        operands.extend(mine)
+        shapes = [a.aval.shape for a in mine]  # type: ignore[attr-defined]  # arrays
         common = tuple(np.broadcast_shapes(*shapes)) if shapes else ()
-        return (NDIndexer(tuple(indices), shape, common),), operands
+        return NDIndexer(tuple(indices), shape, common)
+
+
+def _views(text: str) -> list[str]:
+    """`[1:,:]{reshape([2, 4])}[0,:]` split into its views (an index may hold `[...]`)."""
+    views, k = [], 0
+    while k < len(text):
+        close = {"[": "]", "{": "}"}.get(text[k])
+        if close is None:
+            raise ValueError(f"expected an index [...] or a view {{...}}, found {text[k:]!r}")
+        depth, end = 0, k
+        for end in range(k, len(text)):
+            depth += text[end] == text[k]
+            depth -= text[end] == close
+            if depth == 0:
+                break
+        if depth:
+            raise ValueError(f"unbalanced {text[k]!r} in {text!r}")
+        views.append(text[k : end + 1])
+        k = end + 1
+    return views
+
+
+def _view(text: str) -> Transform:
+    m = _VIEW.fullmatch(text)
+    if m is None:
+        raise ValueError(f"expected a view {{reshape([...])}}, {{transpose([...])}} or "
+                         f"{{bitcast(dtype)}}, found {text!r}")  # fmt: skip
+    if m["kind"] == "bitcast":
+        return BitcastTransform(np.dtype(m["arg"]))
+    dims = tuple(int(d) for d in m["arg"].strip("[]").split(",") if d.strip())
+    return ReshapeTransform(dims) if m["kind"] == "reshape" else TransposeTransform(dims)
 
 
 def _binder(text: str, source: EqnSource) -> tuple[str, AbstractValue]:

@@ -8,6 +8,7 @@ binds and what `lamina_refs._ref` applies to the value an eager `Ref` holds. The
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Final
 
 import numpy as np
@@ -16,6 +17,7 @@ from lamina_core import lax
 from lamina_core.interpreters import dce_rules
 from lamina_core.ir import (
     AbstractValue,
+    Atom,
     DropVar,
     Effects,
     JaxprEqn,
@@ -34,9 +36,20 @@ from lamina_core.ir import (
 )
 from lamina_core.ir.dtypes import issubdtype
 from lamina_core.numpy import at, getitem
-from lamina_core.trace import typeof
-from lamina_refs._indexing import Slice, Transforms, make_indexer, transformed_aval
+from lamina_core.trace import aval_method, typeof
+from lamina_refs._indexing import (
+    BitcastTransform,
+    NDIndexer,
+    ReshapeTransform,
+    Slice,
+    Transform,
+    Transforms,
+    bitcast_shape,
+    make_indexer,
+    transformed_aval,
+)
 from lamina_refs._types import ACCUM, INTERNAL, READ, WRITE, AbstractRef, ref_aval
+from lamina_refs._views import TransformedRef
 
 new_ref_p: Final = Primitive("new_ref")
 freeze_p: Final = Primitive("freeze")
@@ -169,14 +182,7 @@ def _pp_slice(s: Slice, dim: int) -> str:
     return f"{start}:{stop}" if s.stride == 1 else f"{start}:{stop}:{s.stride}"
 
 
-def _pp_indexed(eqn: JaxprEqn, ref_at: int, ctx: PpContext) -> str:
-    ref = eqn.invars[ref_at]
-    name = ctx.name(ref) if not isinstance(ref, Literal) else literal_text(ref)
-    tree: Transforms = eqn.params["tree"]
-    if not tree:
-        return f"{name}[...]"
-    (indexer,) = tree
-    operands = eqn.invars[ref_at + (1 if eqn.primitive is get_p else 2) :]
+def _pp_indexer(indexer: NDIndexer, operands: Sequence[Atom], ctx: PpContext) -> str:
     parts = []
     for i, dim in zip(indexer.indices, indexer.shape, strict=True):
         if isinstance(i, Slice):
@@ -188,7 +194,19 @@ def _pp_indexed(eqn: JaxprEqn, ref_at: int, ctx: PpContext) -> str:
                 if isinstance(atom, Literal)
                 else ctx.name(atom)
             )
-    return f"{name}[{','.join(parts)}]"
+    return f"[{','.join(parts)}]"
+
+
+def _pp_indexed(eqn: JaxprEqn, ref_at: int, ctx: PpContext) -> str:
+    ref = eqn.invars[ref_at]
+    name = ctx.name(ref) if not isinstance(ref, Literal) else literal_text(ref)
+    tree: Transforms = eqn.params["tree"]
+    if not tree:
+        return f"{name}[...]"
+    operands = eqn.invars[ref_at + (1 if eqn.primitive is get_p else 2) :]
+    return name + "".join(
+        _pp_indexer(t, operands, ctx) if isinstance(t, NDIndexer) else t.pp() for t in tree
+    )
 
 
 def _atom(eqn: JaxprEqn, k: int, ctx: PpContext) -> str:
@@ -242,36 +260,77 @@ pp_eqn_rules.set(addupdate_p, _addupdate_pp)
 
 def get_value(value: Any, idx: tuple[Any, ...], tree: Transforms) -> Any:
     """`value[index]`: what `get` reads from a Ref holding `value`."""
-    if not tree:
-        return value
-    return getitem(value, tree[0].numpy_index(idx))
+    for t in tree:
+        value = _read_view(value, idx, t)
+    return value
+
+
+def _read_view(value: Any, idx: tuple[Any, ...], t: Transform) -> Any:
+    match t:
+        case NDIndexer():
+            return getitem(value, t.numpy_index(idx))
+        case ReshapeTransform(shape):
+            return lax.reshape(value, shape)
+        case BitcastTransform(dtype):
+            return _bitcast(value, dtype)
+        case _:
+            raise NotImplementedError(f"Unsupported transform: {t}")
+
+
+def _bitcast(x: Any, dtype: np.dtype) -> Any:
+    """`x` reinterpreted as `dtype`, the second-minor dimension scaled, as JAX's."""
+    aval: ShapedArray = typeof(x)  # type: ignore[assignment]  # a Ref holds arrays
+    old, shape = aval.dtype.itemsize, bitcast_shape(aval.shape, aval.dtype, dtype)
+    if old < dtype.itemsize:
+        ratio = dtype.itemsize // old
+        x = lax.reshape(x, (*x.shape[:-2], x.shape[-2] // ratio, ratio, x.shape[-1]))
+        x = lax.transpose(x, (*range(x.ndim - 2), x.ndim - 1, x.ndim - 2))
+    y = lax.bitcast_convert_type(x, dtype)
+    if old > dtype.itemsize:
+        y = lax.reshape(
+            lax.transpose(y, (*range(y.ndim - 3), y.ndim - 3, y.ndim - 1, y.ndim - 2)), shape
+        )
+    return y
 
 
 def swap_value(value: Any, val: Any, idx: tuple[Any, ...], tree: Transforms) -> tuple[Any, Any]:
     """The Ref's new value and the old value at the index, for `swap`."""
     if not tree:
         return val, value
-    index = tree[0].numpy_index(idx)
+    t, rest = tree[0], tree[1:]
+    if isinstance(t, ReshapeTransform):
+        new, old = swap_value(lax.reshape(value, t.shape), val, idx, rest)
+        return lax.reshape(new, value.shape), old
+    if not isinstance(t, NDIndexer):
+        raise NotImplementedError(f"Unsupported transform: {t}")
+    index = t.numpy_index(idx)
     # A write through integer arrays names distinct elements (a Ref is written in place; which
     # of two writes to one element wins is unspecified, as in JAX), so its scatter has unique
     # indices, which also makes it transposable.
-    return at(value)[index].set(val, unique_indices=True), getitem(value, index)
+    if not rest:
+        return at(value)[index].set(val, unique_indices=True), getitem(value, index)
+    new, old = swap_value(getitem(value, index), val, idx, rest)
+    return at(value)[index].set(new, unique_indices=True), old
 
 
 def addupdate_value(value: Any, val: Any, idx: tuple[Any, ...], tree: Transforms) -> Any:
     if not tree:
         return lax.add(value, val)
-    return at(value)[tree[0].numpy_index(idx)].add(val)
+    if len(tree) == 1 and isinstance(tree[0], NDIndexer):
+        return at(value)[tree[0].numpy_index(idx)].add(val)
+    # Through a chain of views: a read, an add and a write of the viewed part.
+    new, _ = swap_value(value, lax.add(get_value(value, idx, tree), val), idx, tree)
+    return new
 
 
 # --- the user functions ----------------------------------------------------------------------
 
 
-def new_ref(init: Any, *, memory_space: Any = None, kind: str | None = None) -> Any:
-    """A new Ref holding (a copy of) `init`: `jax.new_ref`."""
+def new_ref(init_val: Any, *, memory_space: Any = None, kind: str | None = None) -> Any:
+    """A new Ref holding (a copy of) `init_val`: `jax.new_ref`."""
     if kind not in (None, "no_grad_no_remat"):
         raise ValueError(f"new_ref: kind must be None or 'no_grad_no_remat', got {kind!r}")
-    return new_ref_p.bind(init, kind=kind, memory_space=memory_space)
+    return new_ref_p.bind(init_val, kind=kind, memory_space=memory_space)
 
 
 def empty_ref(ty: Any, memory_space: Any = None) -> Any:
@@ -294,24 +353,35 @@ def freeze(ref: Any) -> Any:
     return freeze_p.bind(ref)
 
 
-def _ref_and_indexer(ref: Any, idx: Any, what: str) -> tuple[Transforms, list[Any]]:
-    aval = typeof(ref)
+def _ref_and_indexer(ref: Any, idx: Any, what: str) -> tuple[Any, Transforms, list[Any]]:
+    """The Ref `ref` (a Ref or a view of one) views, and the `tree` and index operands of
+    `ref[idx]`."""
+    if isinstance(ref, TransformedRef):
+        base, tree, operands = ref.ref, ref.transforms, list(ref.operands)
+    else:
+        base, tree, operands = ref, (), []
+    aval = typeof(base)
     if not isinstance(aval, AbstractRef):
-        raise ValueError(f"Can only call `{what}` on a `Ref`: {ref}.")
+        raise ValueError(f"Can only call `{what}` on a `Ref`: {base}.")
+    empty = idx is None or idx is Ellipsis or (isinstance(idx, tuple) and not idx)
     if aval.inner_aval.is_high:  # a hi value is read and written whole
-        if idx is None or idx is Ellipsis or (isinstance(idx, tuple) and not idx):
-            return (), []
+        if empty and not tree:
+            return base, (), []
         raise ValueError(
             f"Cannot index a Ref of the hi type {aval.inner_aval.str_short()} with {idx!r}: "
             "a Ref of a hi value is read and written whole, with `ref[...]`"
         )
-    return make_indexer(idx, aval.shape)
+    if empty:
+        return base, tree, operands
+    shape = ref.shape if tree else aval.shape
+    more, more_operands = make_indexer(idx, shape, len(operands))
+    return base, (*tree, *more), [*operands, *more_operands]
 
 
 def ref_get(ref: Any, idx: Any = None) -> Any:
     """`ref[idx]`: the indexed part of the Ref's value, as a new array."""
-    tree, operands = _ref_and_indexer(ref, idx, "ref_get")
-    return get_p.bind(ref, *operands, tree=tree)
+    base, tree, operands = _ref_and_indexer(ref, idx, "ref_get")
+    return get_p.bind(base, *operands, tree=tree)
 
 
 def _implicit_cast(dtype: Any, value: Any) -> Any:
@@ -328,11 +398,11 @@ def _implicit_cast(dtype: Any, value: Any) -> Any:
 
 def ref_swap(ref: Any, idx: Any, value: Any, _function_name: str = "ref_swap") -> Any:
     """Write `value` at `ref[idx]` and return what was there."""
-    tree, operands = _ref_and_indexer(ref, idx, _function_name)
-    inner = typeof(ref).inner_aval  # type: ignore[attr-defined]  # a Ref
+    base, tree, operands = _ref_and_indexer(ref, idx, _function_name)
+    inner = typeof(base).inner_aval  # type: ignore[attr-defined]  # a Ref
     if not inner.is_high:
-        value = _implicit_cast(inner.dtype, value)
-    return swap_p.bind(ref, value, *operands, tree=tree)
+        value = _implicit_cast(ref.dtype if tree else inner.dtype, value)
+    return swap_p.bind(base, value, *operands, tree=tree)
 
 
 def ref_set(ref: Any, idx: Any, value: Any) -> None:
@@ -342,15 +412,24 @@ def ref_set(ref: Any, idx: Any, value: Any) -> None:
 
 def ref_addupdate(ref: Any, idx: Any, value: Any) -> None:
     """`ref[idx] += value` as one accumulation (what reverse mode emits)."""
-    tree, operands = _ref_and_indexer(ref, idx, "ref_addupdate")
-    inner = typeof(ref).inner_aval  # type: ignore[attr-defined]  # a Ref
+    base, tree, operands = _ref_and_indexer(ref, idx, "ref_addupdate")
+    inner = typeof(base).inner_aval  # type: ignore[attr-defined]  # a Ref
     if not inner.is_high:
-        value = _implicit_cast(inner.dtype, value)
-    addupdate_p.bind(ref, value, *operands, tree=tree)
+        viewed: ShapedArray = transformed_aval(tree, inner)  # type: ignore[assignment]  # arrays
+        value = _implicit_cast(viewed.dtype, value)
+    addupdate_p.bind(base, value, *operands, tree=tree)
 
 
 AbstractRef.tracer_getitem = staticmethod(ref_get)
 AbstractRef.tracer_setitem = staticmethod(ref_set)
+# A traced Ref's methods, as JAX's (`r.get()`, `r.set(v, idx)`, `r.swap(v)`, `r.addupdate(v)`).
+AbstractRef.get = aval_method(lambda ref, idx=(): ref_get(ref, idx))
+AbstractRef.set = aval_method(lambda ref, value, idx=(): ref_set(ref, idx, value))
+AbstractRef.swap = aval_method(lambda ref, value, idx=(): ref_swap(ref, idx, value))
+AbstractRef.addupdate = aval_method(lambda ref, value, idx=(): ref_addupdate(ref, idx, value))
+TransformedRef.getter = staticmethod(ref_get)
+TransformedRef.setter = staticmethod(ref_set)
+TransformedRef.swapper = staticmethod(ref_swap)
 
 __all__ = [
     "REF_PRIMITIVES",

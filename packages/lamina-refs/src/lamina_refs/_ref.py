@@ -36,6 +36,7 @@ from lamina_refs._primitives import (
     swap_value,
 )
 from lamina_refs._types import AbstractRef, ref_aval
+from lamina_refs._views import RefIndexer, TransformedRef
 
 
 class _RefMeta(type):
@@ -142,6 +143,25 @@ class Ref(metaclass=_RefMeta):
 
     def swap(self, value: Any, idx: Any = None) -> Any:
         return ref_swap(self, idx, value)
+
+    @property
+    def at(self) -> RefIndexer:
+        """`ref.at[idx]`: a view of `ref[idx]` (`TransformedRef`); JAX 0.10.2 has views of
+        traced Refs only."""
+        return RefIndexer(self)
+
+    def bitcast(self, dtype: Any) -> TransformedRef:
+        return TransformedRef(self, ()).bitcast(dtype)
+
+    def reshape(self, *shape: Any) -> TransformedRef:
+        return TransformedRef(self, ()).reshape(*shape)
+
+    def transpose(self, permutation: Any) -> TransformedRef:
+        return TransformedRef(self, ()).transpose(permutation)
+
+    @property
+    def T(self) -> TransformedRef:
+        return TransformedRef(self, ()).T
 
     def unsafe_buffer_pointer(self) -> int:
         """The address of the device buffer holding the value (stable across in-place updates)."""

@@ -31,6 +31,16 @@ class AbstractRef(AbstractValue):
     tracer_getitem: ClassVar[Any] = None  # set by `lamina_refs._primitives`
     tracer_setitem: ClassVar[Any] = None
     ref_type: ClassVar[Any] = None
+    # What a traced Ref has: views (`r.at[0]`, `r.reshape(...)`), set by `lamina_refs._views`.
+    at: ClassVar[Any] = None
+    bitcast: ClassVar[Any] = None
+    reshape: ClassVar[Any] = None
+    transpose: ClassVar[Any] = None
+    T: ClassVar[Any] = None
+    get: ClassVar[Any] = None  # and reads and writes by method (set by `_primitives`)
+    set: ClassVar[Any] = None
+    swap: ClassVar[Any] = None
+    addupdate: ClassVar[Any] = None
     """The eager `Ref` class (set by `lamina_refs._ref`), which `raise_val` makes."""
 
     # A Ref of a hi value is high as its value is (core's ClassVar, per instance here).

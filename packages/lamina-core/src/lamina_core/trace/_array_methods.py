@@ -119,6 +119,9 @@ class ArrayMethods:
 
     @property
     def T(self) -> Any:
+        own = getattr(getattr(self, "aval", None), "T", None)  # a traced Ref's (a view)
+        if type(own) is aval_property:
+            return own.fget(self)
         return _method("transpose")(self)
 
     def __getitem__(self, index: Any) -> Any:
@@ -160,18 +163,19 @@ class ArrayMethods:
         return out if ndigits is not None else _method("method:astype")(out, int)
 
     def __getattr__(self, name: str) -> Any:
-        # Array properties (`x.real`) and methods (`x.sum()`) come from the frontend's registry.
+        # What the value's type gives its tracers first (JAX's `aval_property`/`aval_method`:
+        # a traced Ref's `reshape` is its own), then array properties (`x.real`) and methods
+        # (`x.sum()`) from the frontend's registry.
+        attr = getattr(getattr(self, "aval", None), name, None)
+        if type(attr) is aval_property:
+            return attr.fget(self)
+        if type(attr) is aval_method:
+            return types.MethodType(attr.fun, self)
         prop = _methods.get(f"property:{name}")
         if prop is not None:
             return prop(self)
         method = _methods.get(f"method:{name}")
         if method is None:
-            # What the value's type gives its tracers (JAX's `aval_property`/`aval_method`).
-            attr = getattr(getattr(self, "aval", None), name, None)
-            if type(attr) is aval_property:
-                return attr.fget(self)
-            if type(attr) is aval_method:
-                return types.MethodType(attr.fun, self)
             raise self._no_attribute(name)
         return lambda *args, **kwargs: method(self, *args, **kwargs)
 

@@ -4,7 +4,12 @@ Everything JAX 0.10.2 exports here that Lamina implements, and `MappingSpec`, wh
 imports from here (JAX exports it from 0.11 on).
 """
 
-from lamina.experimental._hijax_mutable import MutableHiType, control_flow_allowed_effects
+from lamina.experimental._hijax_mutable import (
+    AvalMutableQDD,
+    AvalQDD,
+    MutableHiType,
+    control_flow_allowed_effects,
+)
 from lamina_core.interpreters import Zero, instantiate_zeros
 from lamina_core.interpreters import is_undefined as is_undefined_primal
 from lamina_core.ir import AbstractValue, ShapedArray
@@ -19,11 +24,13 @@ from lamina_hijax import (
     VJPHiPrimitive,
     register_hitype,
 )
-from lamina_refs import AbstractRef
+from lamina_refs import AbstractRef, TransformedRef
 
 __all__ = [
     "AbstractRef",
     "AbstractValue",
+    "AvalMutableQDD",
+    "AvalQDD",
     "GradAccum",
     "HiPrimitive",
     "HiPspec",
@@ -32,6 +39,7 @@ __all__ = [
     "MutableHiType",
     "NullAccum",
     "ShapedArray",
+    "TransformedRef",
     "VJPHiPrimitive",
     "Zero",
     "aval_method",
