@@ -81,6 +81,7 @@ def tests(session: nox.Session, dist: str) -> None:
     """
     closure = local_closure(dist)
     top = dist == UMBRELLA
+    many = dist in MANY_TESTS
     session.install(*editable(closure), *groups("test", *(("oracle",) if top else ())))
     session.env["LAMINA_CACHE_DIR"] = str(ROOT / ".nox" / "lamina-cache")
     if top:
@@ -93,9 +94,14 @@ def tests(session: nox.Session, dist: str) -> None:
         markers,
         "-p",
         "no:cacheprovider",
-        *(PARALLEL if top else ()),
+        *(PARALLEL if top or many else ()),
         *session.posargs,
     )
+
+
+MANY_TESTS = {"lamina-core", "lamina-mlir", "lamina-runtime"}
+"""Packages whose tests alone take minutes: their sessions run them in parallel too (the
+smaller ones would spend longer starting workers than they save)."""
 
 
 @nox.session(python=PY, tags=["ci"])
@@ -117,7 +123,8 @@ def tests_all(session: nox.Session) -> None:
 @nox.session(python=PY, tags=["ci"])
 def xla(session: nox.Session) -> None:
     """lamina-core's oracle corpus with Lamina's numbers computed on XLA (jitted by the runtime),
-    without the tests marked `slow` (as every CI session)."""
+    without the tests marked `slow` (as every CI session). Only the tests that take the
+    `oracle` fixture run (see lamina-core's conftest): the others are `tests_all`'s."""
     install_all(session, "test", "oracle")
     session.run(
         "pytest", "packages/lamina-core/tests", "-m", f"oracle and {DEFAULT_MARKERS}",
