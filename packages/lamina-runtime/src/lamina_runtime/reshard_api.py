@@ -7,7 +7,7 @@ from typing import Any
 from lamina_core import tree_util
 from lamina_core.ir import Mesh, NamedSharding, PartitionSpec, get_concrete_mesh
 from lamina_core.lax import reshard_sharding, reshard_traced
-from lamina_core.trace import Tracer, typeof
+from lamina_core.trace import EVAL_TRACE, Tracer, current_trace, typeof
 from lamina_runtime.api import device_put
 
 
@@ -31,7 +31,8 @@ def reshard(xs: Any, out_shardings: Any) -> Any:
     leaves, tree = tree_util.tree_flatten(xs)
     out = []
     for x, s in zip(leaves, _per_leaf(xs, len(leaves), out_shardings), strict=True):
-        if isinstance(x, Tracer):
+        if isinstance(x, Tracer) or current_trace() is not EVAL_TRACE:
+            # Under a trace a constant is staged too (JAX binds `reshard` on it).
             out.append(reshard_traced(x, s))
             continue
         dst = reshard_sharding(s, len(getattr(typeof(x), "shape", ())))

@@ -120,8 +120,10 @@ def _auto_axes(fun: Callable[..., Any], axes: Any, out_sharding: Any) -> Callabl
         if change is None or set(change.previous.auto_axes) == set(change.axes):
             return fun(*args, **kwargs)
         with use_abstract_mesh(change.new):
-            specs = tree_util.tree_map(lambda a: _explicit_only(_spec_of(a), change.new), args)
-            args = reshard(args, specs)
+            # Leaf by leaf: an argument without leaves (None weights) has no spec to give.
+            leaves, tree = tree_util.tree_flatten(args)
+            specs = [_explicit_only(_spec_of(a), change.new) for a in leaves]
+            args = tree_util.tree_unflatten(tree, reshard(leaves, specs))
             out = fun(*args, **kwargs)
         return reshard(out, target)
 

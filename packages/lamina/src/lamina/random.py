@@ -55,6 +55,9 @@ from lamina_core.random import (
     wrap_key_data,
 )
 
+# Samplers' `out_sharding` draws under `auto_axes`, which this installs into lamina-core.
+from lamina import _auto_axes_hook as _auto_axes_hook  # isort: skip
+
 __all__ = [
     "PRNGKey",
     "ball",

@@ -228,12 +228,15 @@ def batch_flat(
     in_vals: Sequence[Any],
     in_dims: Sequence[BatchDim],
     out_dims: Sequence[Any] | Callable[[int], Sequence[Any]] | None = None,
+    *,
+    sum_match: bool = False,
 ) -> tuple[list[Any], list[BatchDim]]:
     """Run `fun` (flat in, flat out) once per element of the mapped axis, as one program.
 
     `in_dims[i]` is where argument i's mapped axis is (`None`: not mapped). `out_dims` says
     where each output's mapped axis must end up (`None`: unmapped, an error for a mapped
     output); `None` keeps whatever the rules produced. A callable gets the number of outputs.
+    With `sum_match`, a mapped output asked to be unmapped is summed over its mapped axis.
     Returns the outputs and where their mapped axes are.
     """
     trace = BatchTrace(current_trace(), axis_data)
@@ -250,7 +253,7 @@ def batch_flat(
             dests = list(out_dims(len(outs)) if callable(out_dims) else out_dims)
             results = []
             for i, (out, dst) in enumerate(zip(outs, dests, strict=True)):
-                match = functools.partial(_match_output, trace, i)
+                match = functools.partial(_match_output, trace, i, sum_match)
                 results.append(vmappables.from_elt(match, axis_data.size, out, dst))
     if checking_leaks():
         del args, outs
@@ -258,11 +261,15 @@ def batch_flat(
     return results, dests
 
 
-def _match_output(trace: BatchTrace, i: int, size: Any, out: Any, dst: Any) -> Any:
-    """Output `i` of a batched function with its mapped axis moved to `dst`."""
+def _match_output(trace: BatchTrace, i: int, sum_match: bool, size: Any, out: Any, dst: Any) -> Any:
+    """Output `i` of a batched function with its mapped axis moved to `dst` (summed away when
+    `dst` is None and `sum_match`)."""
     v, d = trace.to_batch_info(out)
     if d == dst:
         return v
+    if dst is None and sum_match and type(d) is int:
+        with running_under(trace.parent or current_trace()):
+            return sum_axis(v, d)
     if dst is None or is_mapping_spec(d) or is_mapping_spec(dst):
         # A hi type's values move between specs only through its own rules.
         raise SpecMatchError(i, d, dst)

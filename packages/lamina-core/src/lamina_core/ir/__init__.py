@@ -248,6 +248,9 @@ from lamina_core.ir._mesh import (
     aval_mesh as aval_mesh,
 )
 from lamina_core.ir._mesh import (
+    canonicalize_sharding as canonicalize_sharding,
+)
+from lamina_core.ir._mesh import (
     concrete_context_mesh as concrete_context_mesh,
 )
 from lamina_core.ir._mesh import (

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextvars
 from collections.abc import Callable
 from types import TracebackType
+from typing import Any
 
 from lamina_core.ir._mesh_types import (
     EMPTY_ABSTRACT_MESH,
@@ -26,6 +27,7 @@ from lamina_core.ir._mesh_types import (
     spec_axis_names,
 )
 from lamina_core.ir._partition_spec import PartitionSpec
+from lamina_core.ir._source_info import current_source_info
 
 # --- the mesh in context -----------------------------------------------------------------------
 
@@ -190,6 +192,63 @@ def named_in_context(spec: PartitionSpec) -> NamedSharding:
     return NamedSharding(mesh, spec)
 
 
+def canonicalize_sharding(sharding: Any, api_name: str) -> NamedSharding | None:
+    """A user's `out_sharding=` as JAX's `canonicalize_sharding` makes it: None for none (or a
+    sharding over the empty mesh); a bare spec over the abstract mesh in context; a concrete
+    mesh's sharding over its abstract mesh.
+
+    Raises:
+        TypeError: `sharding` is neither a `NamedSharding` nor a `PartitionSpec`.
+        ValueError: a bare spec with no mesh in context, a mesh that is not the context's, or
+            a spec naming an Auto or Manual axis.
+    """
+    if sharding is None:
+        return None
+    if isinstance(sharding, NamedSharding) and sharding.mesh.empty:
+        return None
+    if not isinstance(sharding, (NamedSharding, PartitionSpec)):
+        raise TypeError(
+            f"`out_sharding` argument of {api_name} only supports instances of"
+            f" `NamedSharding` or `PartitionSpec`. Got {sharding} of type:"
+            f" {type(sharding)}"
+        )
+    context = get_abstract_mesh()
+    if isinstance(sharding, PartitionSpec):
+        named = named_in_context(sharding)
+    else:
+        mesh = sharding.mesh.abstract_mesh
+        all_auto = not (mesh.explicit_axes or mesh.manual_axes)
+        context_auto = not (context.explicit_axes or context.manual_axes)
+        if not (all_auto and context_auto) and not context.empty and mesh != context:
+            raise ValueError(
+                f"Context mesh {context} should match the mesh of sharding {mesh} passed to "
+                f"{api_name}. This error occurs at source:  "
+                f"{current_source_info().summary()}"
+            )
+        named = NamedSharding(mesh, sharding.spec)
+    spec = named.spec
+    types = named.mesh._name_to_type
+    for name in (*sorted(spec_axis_names(spec), key=_spec_order(spec)), *spec.unreduced,
+                 *spec.reduced):  # fmt: skip
+        if types[name] in (AxisType.Auto, AxisType.Manual):
+            raise ValueError(
+                f"PartitionSpec passed to {api_name} cannot contain axis names that are of "
+                f"type Auto or Manual. Got PartitionSpec: {spec} with axis name: {name} of "
+                f"type: {types[name]}. This error occurs at source:  "
+                f"{current_source_info().summary()}"
+            )
+    return named
+
+
+def _spec_order(spec: PartitionSpec) -> Callable[[Any], int]:
+    """Axis names in the order the spec writes them (JAX reports the first offending one)."""
+    order: dict[Any, int] = {}
+    for entry in spec.partitions:
+        for name in entry if isinstance(entry, tuple) else (entry,):
+            order.setdefault(name, len(order))
+    return lambda name: order.get(name, len(order))
+
+
 __all__ = [
     "EMPTY_ABSTRACT_MESH",
     "EMPTY_MESH",
@@ -198,6 +257,7 @@ __all__ = [
     "Mesh",
     "NamedSharding",
     "aval_mesh",
+    "canonicalize_sharding",
     "concrete_context_mesh",
     "context_mesh",
     "get_abstract_mesh",

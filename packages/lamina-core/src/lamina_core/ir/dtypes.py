@@ -551,8 +551,8 @@ def _scalar_type(x: DTypeLike | None) -> type[np.generic]:
     return _as_dtype(x, "issubdtype").type
 
 
-def issubdtype(a: DTypeLike | None, b: DTypeLike | None) -> bool:
-    """Whether `a` is `b` or lies under it in numpy's type hierarchy, counting the ml_dtypes.
+def issubdtype(arg1: DTypeLike | None, arg2: DTypeLike | None) -> bool:
+    """Whether `arg1` is `arg2` or lies under it in numpy's type hierarchy, counting the ml_dtypes.
 
     Unlike `numpy.issubdtype`, bfloat16 and the float8/6/4 types are `np.floating`, and the
     sub-byte integers are `np.signedinteger` or `np.unsignedinteger`.
@@ -561,6 +561,7 @@ def issubdtype(a: DTypeLike | None, b: DTypeLike | None) -> bool:
         >>> issubdtype(bfloat16, np.floating)
         True
     """
+    a, b = arg1, arg2
     if extended_dtype_of(b) is not None:  # one extended dtype is under no other (two PRNG impls)
         return a is b or a == b
     a_type, b_type = _scalar_type(a), _scalar_type(b)

@@ -180,6 +180,12 @@ from lamina_core.lax._array_helpers import (
 from lamina_core.lax._array_helpers import (
     where_body as where_body,
 )
+from lamina_core.lax._auto_axes import (
+    install_auto_axes as install_auto_axes,
+)
+from lamina_core.lax._auto_axes import (
+    under_auto_axes as under_auto_axes,
+)
 from lamina_core.lax._barrier import (
     optimization_barrier_p as optimization_barrier_p,
 )
@@ -247,7 +253,13 @@ from lamina_core.lax._composite import (
     AttributeTree as AttributeTree,
 )
 from lamina_core.lax._composite import (
+    HashableArray as HashableArray,
+)
+from lamina_core.lax._composite import (
     composite_p as composite_p,
+)
+from lamina_core.lax._device_put import (
+    copy_semantics_of as copy_semantics_of,
 )
 from lamina_core.lax._device_put import (
     device_put_p as device_put_p,

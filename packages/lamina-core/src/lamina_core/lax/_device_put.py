@@ -91,15 +91,43 @@ transpose_rules.set(device_put_p, _device_put_transpose)
 batching_rules.set(device_put_p, _device_put_batch)
 
 
-def stage_device_put(leaves: Sequence[Any], device: Any = None) -> list[Any]:
-    """`device_put` of traced `leaves`: one equation, each leaf to `device`, reusing inputs."""
+def copy_semantics_of(donate: Any, may_alias: Any) -> ArrayCopySemantics:
+    """The copy semantics one leaf's `donate` and `may_alias` flags ask for (JAX's rule:
+    aliasing is allowed by default unless donating).
+
+    Raises:
+        ValueError: both flags are true.
+    """
+    if may_alias and donate:
+        raise ValueError("may_alias and donate cannot be True at the same time.")
+    if may_alias is None:
+        may_alias = not donate
+    if may_alias:
+        return ArrayCopySemantics.REUSE_INPUT
+    return ArrayCopySemantics.DONATE_INPUT if donate else ArrayCopySemantics.ALWAYS_COPY
+
+
+def stage_device_put(
+    leaves: Sequence[Any],
+    device: Any = None,
+    *,
+    srcs: Sequence[Any] | None = None,
+    copy_semantics: Sequence[ArrayCopySemantics] | None = None,
+) -> list[Any]:
+    """`device_put` of traced `leaves`: one equation, each leaf to `device` (one target, or one
+    per leaf), from `srcs` (default: unknown), reusing inputs unless `copy_semantics` says."""
     count = len(leaves)
+    devices = tuple(device) if isinstance(device, list) else (device,) * count
     return list(
         device_put_p.bind(
             *leaves,
-            devices=(device,) * count,
-            srcs=(None,) * count,
-            copy_semantics=(ArrayCopySemantics.REUSE_INPUT,) * count,
+            devices=devices,
+            srcs=(None,) * count if srcs is None else tuple(srcs),
+            copy_semantics=(
+                (ArrayCopySemantics.REUSE_INPUT,) * count
+                if copy_semantics is None
+                else tuple(copy_semantics)
+            ),
         )
     )
 

@@ -32,6 +32,7 @@ from lamina_core.ir import (
     ShapedArray,
     abstract_eval_rules,
     context_mesh,
+    explicit_spec,
     get_abstract_mesh,
     impl_rules,
     named_in_context,
@@ -53,6 +54,9 @@ def _abstract_eval(
     if not isinstance(x, ShapedArray):
         raise TypeError(f"reshard: expected an array, got {x.str_short(True)}")
     mesh = None if dst_sharding.mesh.empty else dst_sharding.mesh.abstract_mesh
+    if mesh is not None and mesh.explicit_axes and x.mesh != mesh:
+        # Onto Explicit axes from another mesh (out of `auto_axes`): the target types it.
+        return x.update(mesh=mesh, spec=explicit_spec(mesh, dst_sharding.spec, len(x.shape)))
     return x if x.mesh == mesh else x.update(mesh=mesh)
 
 

@@ -163,7 +163,7 @@ def _convert_element_type(
 ) -> Array:
     """Convert `x` to `new_dtype` (canonicalized) with the given weak type; no-op if equal."""
     dtype = dtypes.canonicalize_dtype(new_dtype)
-    if _is_host_constant(x) and np.ndim(x) == 0:
+    if _is_host_constant(x) and np.ndim(x) == 0 and sharding is None:
         # Scalar constants convert on the host, as in JAX; arrays are staged (below), so an
         # array constant keeps its identity and becomes one literal however often it is used.
         if weak_type and (dtypes.is_weakly_typed(x) and not isinstance(x, np.ndarray)):
@@ -181,8 +181,11 @@ def _convert_element_type(
             converted = np.asarray(value).astype(dtype)
         return eager_value(converted)
     aval = typeof(x)
-    if getattr(aval, "dtype", None) == dtype and getattr(aval, "weak_type", False) == weak_type:
+    same = getattr(aval, "dtype", None) == dtype and getattr(aval, "weak_type", False) == weak_type
+    if same and sharding is None:
         return eager_value(x)
+    if same and not _is_host_constant(x) and getattr(aval, "sharding", None) == sharding:
+        return eager_value(x)  # JAX: an array already split as asked is its own conversion
     return convert_element_type_p.bind(x, new_dtype=dtype, weak_type=weak_type, sharding=sharding)
 
 

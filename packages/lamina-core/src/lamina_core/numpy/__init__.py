@@ -116,6 +116,7 @@ from lamina_core.numpy._take_one_hot import (
 )
 from lamina_core.numpy._ufuncs import *  # noqa: F403
 from lamina_core.numpy._ufuncs_composite import *  # noqa: F403
+from lamina_core.numpy._ufuncs_outwhere import *  # noqa: F403
 from lamina_core.numpy._util import Array, ArrayLike, DTypeLike
 from lamina_core.numpy._util import (
     dtype_of as dtype_of,

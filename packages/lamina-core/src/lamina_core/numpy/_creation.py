@@ -18,7 +18,7 @@ from typing import Any
 import numpy as _np
 
 from lamina_core import lax as _lax
-from lamina_core.ir import ShapedArray
+from lamina_core.ir import ShapedArray, canonicalize_sharding
 from lamina_core.ir import dtypes as _dtypes
 from lamina_core.lax import _convert_element_type, array_copy, canonical_shape, kind_of
 from lamina_core.lax import asarray as _lax_asarray
@@ -59,13 +59,16 @@ def _user_dtype(dtype: DTypeLike | None, default: Any = float) -> _np.dtype:
     return _dtypes.canonicalize_dtype(default if dtype is None else dtype)
 
 
-def _broadcast_to(arr: Any, shape: Any) -> Array:
-    """`jnp.broadcast_to` without the argument check (shared with the shape functions)."""
+def _broadcast_to(arr: Any, shape: Any, sharding: Any = None) -> Array:
+    """`jnp.broadcast_to` without the argument check (shared with the shape functions), split
+    as `sharding` (a canonical `out_sharding`) if given."""
     if not isinstance(shape, tuple) and _np.ndim(shape) == 0:
         shape = (shape,)
     shape = canonical_shape(shape)
     arr_shape = shape_of(arr)
-    if arr_shape == shape:
+    if arr_shape == shape and (
+        sharding is None or getattr(typeof(arr), "sharding", None) == sharding
+    ):
         return _lax_asarray(arr)
     if len(shape) < len(arr_shape):
         raise ValueError(f"Cannot broadcast to shape with fewer dimensions: {arr_shape=} {shape=}")
@@ -76,7 +79,8 @@ def _broadcast_to(arr: Any, shape: Any) -> Array:
         raise ValueError(
             f"Incompatible types for broadcasting: input type={aval} and requested type={requested}"
         )
-    return _lax.broadcast_in_dim(arr, shape, tuple(range(nlead, len(shape))))
+    dims = tuple(range(nlead, len(shape)))
+    return _lax.broadcast_in_dim(arr, shape, dims, out_sharding=sharding)
 
 
 # --- array and asarray -----------------------------------------------------------------------
@@ -127,15 +131,16 @@ def array(
     copy: bool = True,
     order: str | None = "K",
     ndmin: int = 0,
+    out_sharding: Any = None,
 ) -> Array:
     """`object` (an array, scalar, or nested lists of them) as an array of `dtype`.
 
     Lists holding tracers are stacked with `expand_dims` and `concatenate`, as in JAX;
-    `ndmin` adds leading size-1 axes.
+    `ndmin` adds leading size-1 axes; `out_sharding` splits the result (its conversion).
     """
     if order is not None and order != "K":
         raise NotImplementedError("Only implemented for order='K'")
-    if dtype is None and ndmin == 0:
+    if dtype is None and ndmin == 0 and out_sharding is None:
         if isinstance(object, Tracer):
             return array_copy(object) if copy else object
         if isinstance(object, (_np.ndarray, _np.number)):
@@ -145,6 +150,10 @@ def array(
     if dtype is not None:
         dtype = _user_dtype(dtype)
     weak = dtype is None and _dtypes.is_weakly_typed(object)
+    sharding = canonicalize_sharding(out_sharding, "jnp.array")
+    no_copy = not copy and isinstance(object, _np.ndarray) and dtype in (None, object.dtype)
+    if sharding is not None and no_copy and ndmin <= _np.ndim(object):
+        return _lax.stage(object)  # JAX's no-copy `device_put`: `out_sharding` unused
     if isinstance(object, (bool, int, float, complex)):
         _coerce_scalar(object, dtype)
     leaves = _tree_util.tree_leaves(object, is_leaf=lambda x: not isinstance(x, (list, tuple)))
@@ -175,7 +184,7 @@ def array(
         out = _lax.concatenate(rows, 0)
     else:
         raise TypeError(f"Unexpected input type for array: {type(object)}")
-    result = _convert_element_type(out, dtype, weak)
+    result = _convert_element_type(out, dtype, weak, sharding=sharding)
     rank = len(shape_of(result))
     if ndmin > rank:
         result = _lax.expand_dims(result, range(ndmin - rank))
@@ -187,9 +196,16 @@ def array(
 
 
 def asarray(
-    a: Any, dtype: DTypeLike | None = None, order: str | None = None, *, copy: bool | None = None
+    a: Any,
+    dtype: DTypeLike | None = None,
+    order: str | None = None,
+    *,
+    copy: bool | None = None,
+    out_sharding: Any = None,
 ) -> Array:
     """`a` as an array; arrays of the right dtype come back as they are."""
+    if out_sharding is not None:
+        return array(a, dtype, copy=bool(copy), order=order, out_sharding=out_sharding)
     if dtype is None and isinstance(a, (bool, int, float, complex)):
         # A Python scalar stays weakly typed and becomes a host scalar of its default dtype.
         _coerce_scalar(a, None)
@@ -202,35 +218,45 @@ def asarray(
 # --- filled arrays ----------------------------------------------------------------------------
 
 
-def full(shape: Any, fill_value: ArrayLike, dtype: DTypeLike | None = None) -> Array:
-    """An array of `shape` filled with `fill_value` (broadcast if it is an array)."""
+def full(
+    shape: Any,
+    fill_value: ArrayLike,
+    dtype: DTypeLike | None = None,
+    *,
+    out_sharding: Any = None,
+) -> Array:
+    """An array of `shape` filled with `fill_value` (broadcast if it is an array), split as
+    `out_sharding` (a `NamedSharding`, or a spec over the mesh in context) if given."""
     if dtype is not None:
         dtype = _user_dtype(dtype)
     check_arraylike_or_traced_hi("full", fill_value)
+    sharding = canonicalize_sharding(out_sharding, "full")
     if not _np.shape(fill_value):
-        return _lax.full(_shape_arg("full", shape, None), fill_value, dtype)
-    return _broadcast_to(asarray(fill_value, dtype), shape)
+        return _lax.full(_shape_arg("full", shape, None), fill_value, dtype, sharding=sharding)
+    return _broadcast_to(asarray(fill_value, dtype), shape, sharding)
 
 
-def zeros(shape: Any, dtype: DTypeLike | None = None) -> Array:
+def zeros(shape: Any, dtype: DTypeLike | None = None, *, out_sharding: Any = None) -> Array:
     """An array of `shape` filled with zeros (float32 unless `dtype` is given)."""
     shape = _shape_arg("zeros", shape, dtype)
-    return _lax.full(shape, 0, _user_dtype(dtype))
+    dtype = _user_dtype(dtype)
+    return _lax.full(shape, 0, dtype, sharding=canonicalize_sharding(out_sharding, "jnp.zeros"))
 
 
-def ones(shape: Any, dtype: DTypeLike | None = None) -> Array:
+def ones(shape: Any, dtype: DTypeLike | None = None, *, out_sharding: Any = None) -> Array:
     """An array of `shape` filled with ones (float32 unless `dtype` is given)."""
     shape = _shape_arg("ones", shape, dtype)
-    return _lax.full(shape, 1, _user_dtype(dtype))
+    dtype = _user_dtype(dtype)
+    return _lax.full(shape, 1, dtype, sharding=canonicalize_sharding(out_sharding, "jnp.ones"))
 
 
-def empty(shape: Any, dtype: DTypeLike | None = None) -> Array:
+def empty(shape: Any, dtype: DTypeLike | None = None, *, out_sharding: Any = None) -> Array:
     """As `zeros`: XLA arrays are never uninitialized, so JAX fills them with zeros."""
     shape = _shape_arg("empty", shape, dtype)
-    return zeros(shape, dtype)
+    return zeros(shape, dtype, out_sharding=out_sharding)
 
 
-def _full_like(x: Any, fill_value: Any, dtype: Any, shape: Any) -> Array:
+def _full_like(x: Any, fill_value: Any, dtype: Any, shape: Any, sharding: Any = None) -> Array:
     # lax.full_like: the fill keeps `x`'s weak type when no dtype is asked for.
     if type(x) is int:
         x = 0  # only its type counts: an int past the default integer's range is still one
@@ -243,6 +269,8 @@ def _full_like(x: Any, fill_value: Any, dtype: Any, shape: Any) -> Array:
             f"{shape_of(fill_value)}."
         )
     fill = _convert_element_type(fill_value, dtype, weak)
+    if sharding is not None:
+        return pvary_like(_lax.broadcast(fill, fill_shape, out_sharding=sharding), x)
     aval = typeof(x)
     mesh = getattr(aval, "mesh", None)
     if shape is None and isinstance(x, Tracer) and mesh is not None and mesh.has_explicit:
@@ -257,16 +285,22 @@ def _like_arg(name: str, a: Any) -> None:
         check_arraylike_or_traced_hi(name, a)
 
 
-def zeros_like(a: ArrayLike, dtype: DTypeLike | None = None, shape: Any = None) -> Array:
+def zeros_like(
+    a: ArrayLike, dtype: DTypeLike | None = None, shape: Any = None, *, out_sharding: Any = None
+) -> Array:
     """Zeros with the shape and dtype (and weak type) of `a`, unless given."""
     _like_arg("zeros_like", a)
-    return _full_like(a, 0, dtype, shape)
+    sharding = canonicalize_sharding(out_sharding, "jnp.zeros_like")
+    return _full_like(a, 0, dtype, shape, sharding)
 
 
-def ones_like(a: ArrayLike, dtype: DTypeLike | None = None, shape: Any = None) -> Array:
+def ones_like(
+    a: ArrayLike, dtype: DTypeLike | None = None, shape: Any = None, *, out_sharding: Any = None
+) -> Array:
     """Ones with the shape and dtype (and weak type) of `a`, unless given."""
     _like_arg("ones_like", a)
-    return _full_like(a, 1, dtype, shape)
+    sharding = canonicalize_sharding(out_sharding, "jnp.ones_like")
+    return _full_like(a, 1, dtype, shape, sharding)
 
 
 def empty_like(prototype: ArrayLike, dtype: DTypeLike | None = None, shape: Any = None) -> Array:
@@ -276,7 +310,12 @@ def empty_like(prototype: ArrayLike, dtype: DTypeLike | None = None, shape: Any 
 
 
 def full_like(
-    a: ArrayLike, fill_value: ArrayLike, dtype: DTypeLike | None = None, shape: Any = None
+    a: ArrayLike,
+    fill_value: ArrayLike,
+    dtype: DTypeLike | None = None,
+    shape: Any = None,
+    *,
+    out_sharding: Any = None,
 ) -> Array:
     """`fill_value` broadcast to the shape of `a`, in the dtype of `a`, unless given."""
     if hasattr(a, "dtype") and hasattr(a, "shape"):
@@ -285,11 +324,12 @@ def full_like(
         check_arraylike_or_traced_hi("full_like", a, fill_value)
     if shape is not None:
         shape = canonical_shape(shape)
+    sharding = canonicalize_sharding(out_sharding, "full_like")
     if not shape_of(fill_value):
-        return _full_like(a, fill_value, dtype, shape)
+        return _full_like(a, fill_value, dtype, shape, sharding)
     out_shape = shape_of(a) if shape is None else shape
     out_dtype = _dtypes.result_type(a) if dtype is None else dtype
-    return _broadcast_to(asarray(fill_value, dtype=out_dtype), out_shape)
+    return _broadcast_to(asarray(fill_value, dtype=out_dtype), out_shape, sharding)
 
 
 # --- ranges ----------------------------------------------------------------------------------
@@ -306,6 +346,8 @@ def arange(
     stop: ArrayLike | None = None,
     step: ArrayLike | None = None,
     dtype: DTypeLike | None = None,
+    *,
+    out_sharding: Any = None,
 ) -> Array:
     """Evenly spaced values in `[start, stop)`, as `numpy.arange`; the bounds must be static.
 
@@ -313,6 +355,7 @@ def arange(
         ConcretizationTypeError: a bound is traced (the length would not be static).
         ValueError: a bound is not a scalar, or is complex.
     """
+    sharding = canonicalize_sharding(out_sharding, "jnp.arange")
     if dtype is not None:
         dtype = _user_dtype(dtype)
     for arg in (start, stop, step):
@@ -340,16 +383,20 @@ def arange(
         working = _dtypes.float32 if narrow else dtype
         size = max(0, int(_np.ceil((stop - start) / step)))
         counted = _lax.mul(
-            _lax.convert_element_type(step, working), _lax.broadcasted_iota(working, (size,), 0)
+            _lax.convert_element_type(step, working),
+            _lax.broadcasted_iota(working, (size,), 0, out_sharding=sharding),
         )
         return _lax.convert_element_type(
             _lax.add(_lax.convert_element_type(start, working), counted), dtype
         )
     if start == 0:
-        return _lax.broadcasted_iota(dtype, (max(0, int(_np.ceil(stop))),), 0)
+        return _lax.broadcasted_iota(
+            dtype, (max(0, int(_np.ceil(stop))),), 0, out_sharding=sharding
+        )
     size = max(0, int(_np.ceil(stop - start)))
     return _lax.add(
-        _lax.convert_element_type(start, dtype), _lax.broadcasted_iota(dtype, (size,), 0)
+        _lax.convert_element_type(start, dtype),
+        _lax.broadcasted_iota(dtype, (size,), 0, out_sharding=sharding),
     )
 
 

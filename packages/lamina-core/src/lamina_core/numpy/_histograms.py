@@ -17,7 +17,9 @@ import numpy as np
 
 import lamina_core.numpy as jnp
 from lamina_core import lax as _lax
+from lamina_core.ir import NamedSharding, ShardingTypeError, canonicalize_sharding
 from lamina_core.ir import dtypes as _dtypes
+from lamina_core.lax import under_auto_axes
 from lamina_core.numpy._index_update import at
 from lamina_core.numpy._indexing import rewriting_take
 from lamina_core.numpy._promote import promote_dtypes_inexact
@@ -48,10 +50,12 @@ def bincount(
     minlength: int = 0,
     *,
     length: int | None = None,
+    out_sharding: Any = None,
 ) -> Array:
     """How many times each non-negative integer occurs in the 1-D `x` (or the sum of their
     `weights`), as `jnp.bincount`. Negative values count in bin 0; values from `length` on
     are dropped. Without a static `length`, `x` must be concrete (the length is `max(x) + 1`).
+    `out_sharding` must be fully replicated (or unreduced over every mesh axis), as JAX's.
     """
     (x,) = ensure_arraylike("bincount", x)
     if dtype_of(x) == np.bool_:
@@ -83,8 +87,28 @@ def bincount(
             f"type of weights must match type of x. Got typeof(x)={_type_text(x)} and "
             f"typeof(weights)={_type_text(weights)}"
         )
+    sharding = canonicalize_sharding(out_sharding, "jnp.bincount")
+    if sharding is not None and not _replicated_or_unreduced(sharding):
+        raise ShardingTypeError(
+            "out_sharding passed to `jnp.bincount` can only be fully replicated"
+            " or fully unreduced along all mesh axes"
+        )
     counts = jnp.zeros(length, _dtypes.dtype(weights, canonicalize=True))
-    return at(counts)[jnp.clip(x, 0)].add(weights, mode="drop")
+    bins = jnp.clip(x, 0)
+    if sharding is None:
+        return at(counts)[bins].add(weights, mode="drop")
+    # JAX's indexed update given an `out_sharding`: the scatter under `auto_axes`, its
+    # operand, updates and index as arguments.
+    weights = jnp.asarray(weights)
+    scatter = lambda c, w, i: at(c)[i].add(w, mode="drop")  # noqa: E731
+    return under_auto_axes(scatter, sharding)(counts, weights, bins)
+
+
+def _replicated_or_unreduced(sharding: NamedSharding) -> bool:
+    spec = sharding.spec
+    if spec.partitions or spec.reduced:
+        return False
+    return not spec.unreduced or set(spec.unreduced) == set(sharding.mesh.axis_names)
 
 
 def histogram_bin_edges(

@@ -21,6 +21,7 @@ from lamina_core.numpy._index_update import at
 from lamina_core.numpy._promote import promote_args_inexact, promote_dtypes, promote_dtypes_inexact
 from lamina_core.numpy._reductions import ensure_arraylike
 from lamina_core.numpy._util import Array, ArrayLike, DTypeLike, shape_of
+from lamina_core.trace import concrete_or_error
 from lamina_core.transforms import Jitted
 
 
@@ -137,36 +138,65 @@ def _tile_to_size(arr: Array, size: int) -> Array:
 
 def ravel_multi_index(
     multi_index: Sequence[ArrayLike], dims: Sequence[int], mode: str = "raise",
-    order: str = "C",
+    order: str = "C", *, dtype: DTypeLike | None = None,
 ) -> Array:  # fmt: skip
     """Flat indices of the coordinates `multi_index` in an array of shape `dims` (`mode`
-    `clip` or `wrap`; `raise` checks concrete indices)."""
-    dims = tuple(operator.index(d) for d in dims)
-    if len(multi_index) != len(dims):
-        raise ValueError(f"parameter multi_index must be a sequence of length {len(dims)}")
-    if order not in ("C", "F"):
-        raise ValueError("only 'C' or 'F' order is permitted")
-    coords = [jnp.asarray(i) for i in multi_index]
+    `clip`, `wrap` or `ignore`; `raise` checks concrete indices), in `dtype` (default: the
+    indices' integer type).
+
+    Raises:
+        ValueError: `dtype` is not an integer type or too small for `dims`, an index is out
+            of range under `raise`, or `mode`/`order` is unknown.
+        TypeError: an index is not an integer array.
+    """
+    assert len(multi_index) == len(dims), (
+        f"len(multi_index)={len(multi_index)} != len(dims)={len(dims)}"
+    )
+    dims = tuple(
+        operator.index(concrete_or_error(d, "in `dims` argument of ravel_multi_index()."))
+        for d in dims
+    )
+    coords = list(ensure_arraylike("ravel_multi_index", *multi_index))
+    if dtype is None:
+        out_dtype = _dtypes.result_type(int, *coords)
+    else:
+        out_dtype = _dtypes.canonicalize_dtype(dtype)
+    if not _dtypes.issubdtype(out_dtype, np.integer):
+        raise ValueError(f"dtype={out_dtype!r} is not an integer type.")
+    if math.prod(dims) - 1 > _dtypes.iinfo(out_dtype).max:
+        raise ValueError(
+            f"jnp.ravel_multi_index: dtype={out_dtype!r} not large enough to hold flattened"
+            f" index for dims={dims}. Use the dtype argument to pass a suitable"
+            " dtype (e.g. dtype=np.min_scalar_type(prod(dims)))."
+        )
     for c in coords:
-        if not _dtypes.issubdtype(c.dtype, np.integer):
+        if mode == "raise":
+            concrete_or_error(
+                c,
+                "The error occurred because ravel_multi_index was jit-compiled"
+                " with mode='raise'. Use mode='wrap' or mode='clip' instead.",
+            )
+        if not _dtypes.issubdtype(jnp.asarray(c).dtype, np.integer):
             raise TypeError("only int indices permitted")
     if mode == "raise":
         for c, d in zip(coords, dims, strict=True):
-            concrete = np.asarray(c)
-            if np.any((concrete < 0) | (concrete >= d)):
+            if np.any((np.asarray(c) < 0) | (np.asarray(c) >= d)):
                 raise ValueError("invalid entry in coordinates array")
     elif mode == "clip":
         coords = [jnp.clip(c, 0, d - 1) for c, d in zip(coords, dims, strict=True)]
     elif mode == "wrap":
         coords = [jnp.mod(c, d) for c, d in zip(coords, dims, strict=True)]
+    elif mode != "ignore":
+        raise ValueError(f"invalid mode={mode!r}. Expected 'raise', 'wrap', 'clip', or 'ignore'.")
+    if order == "F":
+        strides = np.cumprod((1, *dims[:-1]))
+    elif order == "C":
+        strides = np.cumprod((1, *dims[1:][::-1]))[::-1]
     else:
-        raise ValueError(f"invalid mode={mode!r}. Expected 'raise', 'wrap', or 'clip'")
-    order_dims = dims if order == "C" else dims[::-1]
-    order_coords = coords if order == "C" else coords[::-1]
-    strides = np.cumprod((1, *order_dims[::-1][:-1]))[::-1]
-    total = jnp.zeros((), coords[0].dtype) if coords else jnp.zeros((), np.int32)
-    for c, s in zip(order_coords, strides, strict=True):
-        total = jnp.add(total, jnp.multiply(c, int(s)))
+        raise ValueError(f"invalid order={order!r}. Expected 'C' or 'F'")
+    total = jnp.array(0, dtype=out_dtype)
+    for c, st in zip(coords, strides, strict=True):
+        total = total + jnp.asarray(c).astype(out_dtype) * int(st)
     return total
 
 

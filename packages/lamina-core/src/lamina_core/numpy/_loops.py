@@ -12,6 +12,7 @@ import numpy as np
 from lamina_core import lax as _lax
 from lamina_core.ir import dtypes
 from lamina_core.lax import full_like, scan, while_loop
+from lamina_core.numpy import _promote
 from lamina_core.numpy import _promote as p
 from lamina_core.numpy import _reductions as r
 from lamina_core.numpy import _ufuncs as u
@@ -60,12 +61,12 @@ def lcm(x1: ArrayLike, x2: ArrayLike) -> Array:
 
 
 @partial(Jitted, static_argnames="unroll")
-def polyval(p_: ArrayLike, x: ArrayLike, *, unroll: int = 16) -> Array:
-    """The polynomial with coefficients `p_` (highest degree first) at `x`, by Horner's rule
+def polyval(p: ArrayLike, x: ArrayLike, *, unroll: int = 16) -> Array:
+    """The polynomial with coefficients `p` (highest degree first) at `x`, by Horner's rule
     as a `scan` over the coefficients (`unroll` steps per loop trip)."""
-    p.check_arraylike("polyval", p_, x)
-    coeffs, xs = p.promote_dtypes(p_, x)
-    shape = p.broadcast_shapes(shape_of(coeffs)[1:], shape_of(xs))
+    _promote.check_arraylike("polyval", p, x)
+    coeffs, xs = _promote.promote_dtypes(p, x)
+    shape = _promote.broadcast_shapes(shape_of(coeffs)[1:], shape_of(xs))
     y = full_like(xs, 0, shape=shape, dtype=dtype_of(xs))
     y, _ = scan(lambda acc, c: (acc * xs + c, None), y, coeffs, unroll=unroll)
     return y

@@ -15,6 +15,8 @@ from typing import Any
 import numpy as _np
 
 from lamina_core import lax as _lax
+from lamina_core.ir import canonicalize_sharding
+from lamina_core.lax import under_auto_axes
 from lamina_core.numpy._creation import array, asarray, full, zeros
 from lamina_core.numpy._cumulative import cumsum
 from lamina_core.numpy._index_update import at
@@ -46,6 +48,7 @@ def repeat(
     axis: int | None = None,
     *,
     total_repeat_length: int | None = None,
+    out_sharding: Any = None,
 ) -> Array:
     """Each element of `a` repeated `repeats` times along `axis` (the flattened `a` if None).
 
@@ -54,6 +57,8 @@ def repeat(
             `total_repeat_length`.
         total_repeat_length: the static output length along `axis`: past `sum(repeats)` the
             last element repeats, short of it the output is cut.
+
+        out_sharding: the result's sharding; the repeat runs under `auto_axes` (as JAX's).
 
     Raises:
         ConcretizationTypeError: traced `repeats` without `total_repeat_length`.
@@ -66,6 +71,16 @@ def repeat(
     if axis is None:
         arr = ravel(arr)
         axis = 0
+    if out_sharding is None:
+        return _repeat(repeats, arr, axis, total_repeat_length)
+    sharding = canonicalize_sharding(out_sharding, "repeat")
+    if total_repeat_length is None:
+        return under_auto_axes(lambda x: _repeat(repeats, x, axis, None), sharding)(arr)
+    total = total_repeat_length
+    return under_auto_axes(lambda r, x: _repeat(r, x, axis, total), sharding)(repeats, arr)
+
+
+def _repeat(repeats: Any, arr: Array, axis: int, total_repeat_length: int | None) -> Array:
     axis = operator.index(axis)
     if total_repeat_length is None:
         repeats = concrete_or_error(repeats, _TRACED_TOTAL)

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as _np
 
 from lamina_core import lax as _lax
+from lamina_core.ir import NamedSharding, PartitionSpec, canonicalize_sharding
 from lamina_core.lax import asarray as _lax_asarray
 from lamina_core.lax import canonical_shape
 from lamina_core.numpy._creation import _broadcast_shapes, _broadcast_to, array, asarray
@@ -82,38 +83,58 @@ def _new_shape(a: Any, newshape: Any) -> tuple[int, ...]:
     return sizes
 
 
-def _reshape(a: Array, *args: Any, order: str = "C") -> Array:
+def _reshape(a: Array, *args: Any, order: str = "C", out_sharding: Any = None) -> Array:
     """The `.reshape` method of arrays: `x.reshape(2, 3)` or `x.reshape((2, 3))`."""
     newshape = _new_shape(a, args[0] if len(args) == 1 else args)
     if order == "C":
-        return _lax.reshape(a, newshape, None)
+        sharding = canonicalize_sharding(out_sharding, "reshape")
+        return _lax.reshape(a, newshape, None, out_sharding=sharding)
     if order == "F":
         reversed_axes = list(range(_ndim(a)))[::-1]
-        return transpose(_lax.reshape(a, newshape[::-1], reversed_axes))
+        sharding = canonicalize_sharding(out_sharding, "jnp.reshape")
+        if sharding is not None:  # the reshape before the transpose splits reversed axes
+            spec = PartitionSpec(
+                *sharding.spec.partitions[::-1],
+                unreduced=sharding.spec.unreduced,
+                reduced=sharding.spec.reduced,
+            )
+            sharding = NamedSharding(sharding.mesh, spec)
+        staged = _lax.reshape(a, newshape[::-1], reversed_axes, out_sharding=sharding)
+        return transpose(staged)
     if order == "A":
         raise NotImplementedError("np.reshape order=A is not implemented.")
     raise ValueError(f"Unexpected value for 'order' argument: {order}.")
 
 
-def reshape(a: ArrayLike, shape: Any, order: str = "C", *, copy: bool | None = None) -> Array:
-    """`a` with a new shape of the same size; one dimension may be `-1` (inferred).
+def reshape(
+    a: ArrayLike,
+    shape: Any,
+    order: str = "C",
+    *,
+    copy: bool | None = None,
+    out_sharding: Any = None,
+) -> Array:
+    """`a` with a new shape of the same size; one dimension may be `-1` (inferred); split as
+    `out_sharding` if given.
 
     Raises:
         TypeError: the sizes do not match, or more than one dimension is `-1`.
     """
     check_arraylike_or_traced_hi("reshape", a)
     if isinstance(a, (_np.ndarray, _np.generic)):
-        # jnp.reshape forwards to the argument's own method, so NumPy arrays stay NumPy.
-        return a.reshape(shape, order=order)  # type: ignore[call-overload]  # NumPy's overloads
-    return _reshape(a, shape, order=order)
+        if out_sharding is None:
+            # jnp.reshape forwards to the argument's own method, so NumPy arrays stay NumPy.
+            return a.reshape(shape, order=order)  # type: ignore[call-overload]  # NumPy's overloads
+        a = _lax_asarray(a)
+    return _reshape(a, shape, order=order, out_sharding=out_sharding)
 
 
-def ravel(a: ArrayLike, order: str = "C") -> Array:
-    """`a` flattened to one dimension."""
+def ravel(a: ArrayLike, order: str = "C", *, out_sharding: Any = None) -> Array:
+    """`a` flattened to one dimension (split as `out_sharding` if given)."""
     check_arraylike_or_traced_hi("ravel", a)
     if order == "K":
         raise NotImplementedError("Ravel not implemented for order='K'.")
-    return _reshape(a, (int(_np.prod(shape_of(a))),), order=order)
+    return _reshape(a, (int(_np.prod(shape_of(a))),), order=order, out_sharding=out_sharding)
 
 
 def squeeze(a: ArrayLike, axis: int | Sequence[int] | None = None) -> Array:
@@ -362,14 +383,15 @@ def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
     return _broadcast_shapes(*shapes)
 
 
-def broadcast_to(array: ArrayLike, shape: Any) -> Array:
-    """`array` broadcast to `shape` as NumPy does (leading axes added, size-1 axes stretched).
+def broadcast_to(array: ArrayLike, shape: Any, *, out_sharding: Any = None) -> Array:
+    """`array` broadcast to `shape` as NumPy does (leading axes added, size-1 axes stretched),
+    split as `out_sharding` if given.
 
     Raises:
         ValueError: `shape` has fewer dimensions or incompatible sizes.
     """
     check_arraylike_or_traced_hi("broadcast_to", array)
-    return _broadcast_to(array, shape)
+    return _broadcast_to(array, shape, canonicalize_sharding(out_sharding, "jnp.broadcast_to"))
 
 
 def broadcast_arrays(*args: ArrayLike) -> list[Array]:

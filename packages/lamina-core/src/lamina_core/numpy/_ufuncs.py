@@ -71,10 +71,22 @@ arcsinh = _inexact_unary(_lax.asinh, "arcsinh")
 arctanh = _inexact_unary(_lax.atanh, "arctanh")
 asin, acos, atan, asinh, atanh = arcsin, arccos, arctan, arcsinh, arctanh
 
-arctan2 = _inexact_binary(_lax.atan2, "arctan2")
 float_power = _inexact_binary(_lax.pow, "float_power")
 nextafter = _inexact_binary(_lax.nextafter, "nextafter")
-true_divide = _inexact_binary(_lax.div, "true_divide")
+
+
+@dispatched_at_top_level
+def arctan2(x1: ArrayLike, x2: ArrayLike, /) -> Array:
+    """Elementwise `arctan2` of floats, with promotion and broadcasting."""
+    return _lax.atan2(*p.promote_args_inexact("arctan2", x1, x2))
+
+
+@dispatched_at_top_level
+def true_divide(x1: ArrayLike, x2: ArrayLike, /) -> Array:
+    """Elementwise `true_divide` of floats, with promotion and broadcasting."""
+    return _lax.div(*p.promote_args_inexact("true_divide", x1, x2))
+
+
 divide = true_divide
 
 subtract = _binary(_lax.sub, "subtract")
@@ -132,9 +144,9 @@ def left_shift(x: ArrayLike, y: ArrayLike, /) -> Array:
 
 
 @dispatched_at_top_level
-def right_shift(x: ArrayLike, y: ArrayLike, /) -> Array:
+def right_shift(x1: ArrayLike, x2: ArrayLike, /) -> Array:
     """Arithmetic shift for signed integers, logical for unsigned ones."""
-    x, y = p.promote_args_numeric("right_shift", x, y)
+    x, y = p.promote_args_numeric("right_shift", x1, x2)
     if p.kind(x) == "u":
         return _lax.shift_right_logical(x, y)
     return _lax.shift_right_arithmetic(x, y)
@@ -322,13 +334,31 @@ def _isposneginf(infinity: float, x: ArrayLike, name: str) -> Array:
 
 
 @dispatched_at_top_level
-def isposinf(x: ArrayLike, /) -> Array:
+def _isposinf(x: ArrayLike, /) -> Array:
     return _isposneginf(np.inf, x, "isposinf")
 
 
 @dispatched_at_top_level
-def isneginf(x: ArrayLike, /) -> Array:
+def _isneginf(x: ArrayLike, /) -> Array:
     return _isposneginf(-np.inf, x, "isneginf")
+
+
+def _no_out(name: str, x: ArrayLike, out: None) -> None:
+    p.check_arraylike(name, x)
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to isneginf/isposinf is not supported.")
+
+
+def isposinf(x: ArrayLike, /, out: None = None) -> Array:
+    """Whether each element is +inf (False for integers; complex values are refused)."""
+    _no_out("isposinf", x, out)
+    return _isposinf(x)
+
+
+def isneginf(x: ArrayLike, /, out: None = None) -> Array:
+    """Whether each element is -inf (False for integers; complex values are refused)."""
+    _no_out("isneginf", x, out)
+    return _isneginf(x)
 
 
 def astype(x: ArrayLike, dtype: DTypeLike | None, /, *, copy: bool = False) -> Array:

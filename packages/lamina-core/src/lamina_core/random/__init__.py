@@ -8,9 +8,9 @@ Values are JAX 0.10.2's bit for bit (threefry with either `jax_threefry_partitio
 
 Modules: `_threefry` (the hash and key operations in NumPy, the reference), `_primitives`
 (the primitives and their core rules; the key dtype), `_keys` (making and deriving keys),
-`_samplers`, `_samplers_more`, `_samplers_discrete`, `_samplers_transformed`,
-`_samplers_gamma`, `_samplers_poisson`, `_samplers_binomial`, `_samplers_linalg` (the
-distributions),
+`_sharded` (samplers' `out_sharding`), `_samplers`, `_samplers_more`, `_samplers_discrete`,
+`_samplers_transformed`, `_samplers_gamma`, `_samplers_poisson`, `_samplers_binomial`,
+`_samplers_linalg` (the distributions),
 `_threefry_original` (threefry's non-partitionable layout), `_rbg` (the rbg implementations'
 key operations), `_extend` (what `jax.extend.random` adds: seeding with a given
 implementation, the raw threefry hash, user-defined implementations). Lowering rules are

@@ -36,6 +36,7 @@ from lamina_core.random._primitives import (
     random_unwrap_p,
     random_wrap_p,
 )
+from lamina_core.random._sharded import sampled, sampler_sharding
 from lamina_core.trace import typeof
 
 Array = Any
@@ -90,9 +91,9 @@ def resolve_prng_impl(impl: Any) -> PRNGImpl:
     raise TypeError(f"unrecognized type {type(impl)} for specifying PRNG implementation.")
 
 
-def key_dtype(impl: Any = None) -> np.dtype:
-    """The dtype of keys of the implementation `impl` (`key<fry>`)."""
-    return resolve_prng_impl(impl).key_type.dtype
+def key_dtype(impl_spec: Any = None) -> np.dtype:
+    """The dtype of keys of the implementation `impl_spec` (`key<fry>`)."""
+    return resolve_prng_impl(impl_spec).key_type.dtype
 
 
 def is_key(x: Any) -> bool:
@@ -227,7 +228,9 @@ def clone(key: Any) -> Array:
     return random_clone_p.bind(key)
 
 
-def bits(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Array:
+def bits(
+    key: Any, shape: Sequence[int] = (), dtype: Any = None, *, out_sharding: Any = None
+) -> Array:
     """Random unsigned integers of `shape` (default dtype uint32, uint64 with x64)."""
     typed, _ = check_prng_key("bits", key)
     if dtype is None:
@@ -237,7 +240,9 @@ def bits(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Array:
     if not dtypes.issubdtype(dtype, np.unsignedinteger):
         raise ValueError(f"dtype argument to `bits` must be an unsigned int dtype, got {dtype}")
     shape = canonical_shape(shape)
-    return random_bits_p.bind(typed, bit_width=dtype.itemsize * 8, shape=shape, **layout_params())
+    sharding = sampler_sharding(out_sharding, "bits", shape)
+    width = dtype.itemsize * 8
+    return sampled(sharding, lambda k: random_bits(k, width, shape), typed)
 
 
 def random_bits(key: Array, bit_width: int, shape: tuple[int, ...]) -> Array:

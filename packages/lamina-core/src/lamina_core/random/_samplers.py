@@ -14,9 +14,10 @@ from typing import Any, Final
 import numpy as np
 
 from lamina_core import lax
-from lamina_core.ir import dtypes
+from lamina_core.ir import canonicalize_sharding, dtypes
 from lamina_core.lax import canonical_shape
 from lamina_core.random._keys import check_prng_key, random_bits, split_typed, unstack
+from lamina_core.random._sharded import sampled, sampler_sharding
 from lamina_core.trace import typeof
 from lamina_core.transforms import Jitted
 
@@ -53,16 +54,24 @@ def _broadcast_to_rank(x: Array, rank: int) -> Array:
 
 
 def uniform(
-    key: Any, shape: Sequence[int] = (), dtype: Any = None, minval: Any = 0.0, maxval: Any = 1.0
+    key: Any,
+    shape: Sequence[int] = (),
+    dtype: Any = None,
+    minval: Any = 0.0,
+    maxval: Any = 1.0,
+    *,
+    out_sharding: Any = None,
 ) -> Array:
     """Uniform values in `[minval, maxval)` of `shape` and a float `dtype` (default float32,
     float64 with x64)."""
     typed, _ = check_prng_key("uniform", key)
     dt = _user_dtype(dtype, float)
     shp = canonical_shape(shape)
+    sharding = sampler_sharding(out_sharding, "uniform", shp)
     if not dtypes.issubdtype(dt, np.floating):
         raise ValueError(f"dtype argument to `uniform` must be a float dtype, got {dt}")
-    return _uniform(typed, minval, maxval, shp, dt)
+    draw = lambda k, lo, hi: _uniform(k, lo, hi, shp, dt)  # noqa: E731
+    return sampled(sharding, draw, typed, minval, maxval)
 
 
 @partial(Jitted, static_argnums=(3, 4))
@@ -92,14 +101,17 @@ def _uniform(key: Array, minval: Any, maxval: Any, shape: tuple[int, ...], dtype
 # --- normal --------------------------------------------------------------------------------
 
 
-def normal(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Array:
+def normal(
+    key: Any, shape: Sequence[int] = (), dtype: Any = None, *, out_sharding: Any = None
+) -> Array:
     """Standard normal values of `shape` and a float (or complex) `dtype`."""
     typed, _ = check_prng_key("normal", key)
     shp = canonical_shape(shape)
+    sharding = sampler_sharding(out_sharding, "normal", shp)
     dt = _user_dtype(dtype, float)
     if not dtypes.issubdtype(dt, np.inexact):
         raise ValueError(f"dtype argument to `normal` must be a float or complex dtype, got {dt}")
-    return _normal(typed, shp, dt)
+    return sampled(sharding, lambda k: _normal(k, shp, dt), typed)
 
 
 @partial(Jitted, static_argnums=(1, 2))
@@ -127,18 +139,25 @@ def _normal_real(key: Array, shape: tuple[int, ...], dtype: Any) -> Array:
 
 
 def bernoulli(
-    key: Any, p: Any = 0.5, shape: Sequence[int] | None = None, mode: str = "low"
+    key: Any,
+    p: Any = 0.5,
+    shape: Sequence[int] | None = None,
+    mode: str = "low",
+    *,
+    out_sharding: Any = None,
 ) -> Array:
     """Booleans that are True with probability `p`, of `shape` (default `p`'s shape)."""
     shp = None if shape is None else canonical_shape(shape)
     if mode not in ("high", "low"):
         raise ValueError(f"got mode={mode!r}, expected 'high' or 'low'")
     typed, _ = check_prng_key("bernoulli", key)
+    sharding = canonicalize_sharding(out_sharding, "bernoulli")
     dtype = dtypes.dtype(p, canonicalize=True)
     if not dtypes.issubdtype(dtype, np.floating):
         raise TypeError(f"bernoulli probability `p` must have a floating dtype, got {dtype}.")
     p = lax.convert_element_type(p, dtype)
-    return _bernoulli(typed, p, shape=shp, mode=mode)
+    draw = lambda k, p_: _bernoulli(k, p_, shape=shp, mode=mode)  # noqa: E731
+    return sampled(sharding, draw, typed, p)
 
 
 @partial(Jitted, static_argnames=("shape", "mode"))

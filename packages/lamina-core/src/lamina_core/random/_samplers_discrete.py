@@ -14,11 +14,13 @@ import numpy as np
 
 from lamina_core import lax
 from lamina_core import numpy as jnp
+from lamina_core.ir import canonicalize_sharding
 from lamina_core.lax import canonical_shape, canonicalize_axis
 from lamina_core.numpy import promote_dtypes_inexact
 from lamina_core.random._keys import check_prng_key, random_bits, split_typed, unstack
 from lamina_core.random._samplers import _check_shape, uniform
 from lamina_core.random._samplers_more import gumbel, randint
+from lamina_core.random._sharded import sampled
 from lamina_core.trace import ConcretizationTypeError, typeof
 from lamina_core.transforms import Jitted
 
@@ -36,6 +38,8 @@ def categorical(
     shape: Sequence[int] | None = None,
     replace: bool = True,
     mode: str | None = None,
+    *,
+    out_sharding: Any = None,
 ) -> Array:
     """Indices drawn from the categorical distributions `softmax(logits, axis)`.
 
@@ -51,7 +55,9 @@ def categorical(
     else:
         out_shape = canonical_shape(shape)
         _check_shape("categorical", out_shape, batch_shape)
-    return _categorical(typed, logits_arr, out_shape, batch_shape, axis, replace, mode)
+    sharding = canonicalize_sharding(out_sharding, "categorical")
+    draw = lambda k, lg: _categorical(k, lg, out_shape, batch_shape, axis, replace, mode)  # noqa: E731
+    return sampled(sharding, draw, typed, logits_arr)
 
 
 def _categorical(
@@ -155,18 +161,26 @@ def _concrete_int(a: Any) -> int:
         ) from None
 
 
-def permutation(key: Any, x: Any, axis: int = 0, independent: bool = False) -> Array:
+def permutation(
+    key: Any, x: Any, axis: int = 0, independent: bool = False, *, out_sharding: Any = None
+) -> Array:
     """A random permutation of `range(x)` (an int), or of `x` along `axis`."""
     typed, _ = check_prng_key("permutation", key)
     ndim = int(np.ndim(x))
     axis = canonicalize_axis(axis, ndim or 1, "permutation")
+    sharding = canonicalize_sharding(out_sharding, "permutation")
     if not ndim:
         if not np.issubdtype(np.asarray(x).dtype, np.integer):
             raise TypeError("x must be an integer or at least 1-dimensional")
-        return _shuffle(typed, jnp.arange(int(x)), axis)
-    if independent or ndim == 1:
-        return _shuffle(typed, x, axis)
-    ind = _shuffle(typed, jnp.arange(np.shape(x)[axis]), 0)
+        r = int(x)
+        return sampled(sharding, lambda k: _shuffle(k, jnp.arange(r), axis), typed)
+    return sampled(sharding, lambda k, x_: _permute(k, x_, axis, independent), typed, x)
+
+
+def _permute(key: Array, x: Any, axis: int, independent: bool) -> Array:
+    if independent or np.ndim(x) == 1:
+        return _shuffle(key, x, axis)
+    ind = _shuffle(key, jnp.arange(np.shape(x)[axis]), 0)
     return jnp.take(x, ind, axis, unique_indices=True)
 
 

@@ -27,13 +27,20 @@ import numpy as np
 from lamina_core import lax
 from lamina_core import numpy as jnp
 from lamina_core.interpreters import AxisData, BatchDim, batching_rules, defjvp2
-from lamina_core.ir import AbstractValue, Primitive, abstract_eval_rules, impl_rules
+from lamina_core.ir import (
+    AbstractValue,
+    Primitive,
+    abstract_eval_rules,
+    canonicalize_sharding,
+    impl_rules,
+)
 from lamina_core.lax import bdim_at_front, canonical_shape
 from lamina_core.numpy import lax_const as _const
 from lamina_core.random._keys import check_prng_key, split, split_typed, unstack
 from lamina_core.random._samplers import _check_shape, _user_dtype, normal, uniform
 from lamina_core.random._samplers_more import _float_dtype, exponential
 from lamina_core.random._samplers_transformed import _broadcast_shape, rademacher
+from lamina_core.random._sharded import sampled, sampler_sharding
 from lamina_core.trace import typeof
 from lamina_core.transforms import Jitted, vmap
 
@@ -173,18 +180,37 @@ def _optional_shape(shape: Sequence[int] | None) -> tuple[int, ...] | None:
 # --- gamma and loggamma --------------------------------------------------------------------
 
 
-def gamma(key: Any, a: Any, shape: Sequence[int] | None = None, dtype: Any = None) -> Array:
+def gamma(
+    key: Any,
+    a: Any,
+    shape: Sequence[int] | None = None,
+    dtype: Any = None,
+    *,
+    out_sharding: Any = None,
+) -> Array:
     """Gamma variates with shape parameter `a` (unit scale), of `shape` (default `a`'s)."""
     typed, _ = check_prng_key("gamma", key)
     dt = _float_dtype("gamma", dtype)
-    return _gamma(typed, a, _optional_shape(shape), dt)
+    shp = _optional_shape(shape)
+    sharding = sampler_sharding(out_sharding, "gamma", shp or ())
+    return sampled(sharding, lambda k, a_: _gamma(k, a_, shp, dt), typed, a)
 
 
-def loggamma(key: Any, a: Any, shape: Sequence[int] | None = None, dtype: Any = None) -> Array:
+def loggamma(
+    key: Any,
+    a: Any,
+    shape: Sequence[int] | None = None,
+    dtype: Any = None,
+    *,
+    out_sharding: Any = None,
+) -> Array:
     """Logarithms of gamma variates, computed in log space (precise for small `a`)."""
     typed, _ = check_prng_key("loggamma", key)
     dt = _float_dtype("gamma", dtype)  # JAX names `gamma` in loggamma's message
-    return _gamma(typed, a, _optional_shape(shape), dt, log_space=True)
+    shp = _optional_shape(shape)
+    sharding = canonicalize_sharding(out_sharding, "loggamma")
+    draw = lambda k, a_: _gamma(k, a_, shp, dt, log_space=True)  # noqa: E731
+    return sampled(sharding, draw, typed, a)
 
 
 @partial(Jitted, static_argnames=("shape", "dtype", "log_space"))
@@ -204,11 +230,21 @@ def _gamma(
 # --- beta and dirichlet --------------------------------------------------------------------
 
 
-def beta(key: Any, a: Any, b: Any, shape: Sequence[int] | None = None, dtype: Any = None) -> Array:
+def beta(
+    key: Any,
+    a: Any,
+    b: Any,
+    shape: Sequence[int] | None = None,
+    dtype: Any = None,
+    *,
+    out_sharding: Any = None,
+) -> Array:
     """Beta variates: the ratio of two gamma draws, computed from their logarithms."""
     typed, _ = check_prng_key("beta", key)
     dt = _float_dtype("beta", dtype)
-    return _beta(typed, a, b, _broadcast_shape("beta", shape, a, b), dt)
+    shp = _broadcast_shape("beta", shape, a, b)
+    sharding = sampler_sharding(out_sharding, "beta", shp)
+    return sampled(sharding, lambda k, a_, b_: _beta(k, a_, b_, shp, dt), typed, a, b)
 
 
 @partial(Jitted, static_argnums=(3, 4))
@@ -227,11 +263,20 @@ def _beta(key: Array, a: Any, b: Any, shape: tuple[int, ...], dtype: Any) -> Arr
     return gamma_a_scaled / (gamma_a_scaled + gamma_b_scaled)
 
 
-def dirichlet(key: Any, alpha: Any, shape: Sequence[int] | None = None, dtype: Any = None) -> Array:
+def dirichlet(
+    key: Any,
+    alpha: Any,
+    shape: Sequence[int] | None = None,
+    dtype: Any = None,
+    *,
+    out_sharding: Any = None,
+) -> Array:
     """Dirichlet variates over `alpha`'s last axis: normalized gamma draws (in log space)."""
     typed, _ = check_prng_key("dirichlet", key)
     dt = _float_dtype("dirichlet", dtype)
-    return _dirichlet(typed, alpha, _optional_shape(shape), dt)
+    shp = _optional_shape(shape)
+    sharding = sampler_sharding(out_sharding, "dirichlet", shp or ())
+    return sampled(sharding, lambda k, al: _dirichlet(k, al, shp, dt), typed, alpha)
 
 
 def _softmax_last_axis(x: Array) -> Array:
@@ -259,11 +304,20 @@ def _dirichlet(key: Array, alpha: Any, shape: tuple[int, ...] | None, dtype: Any
 # --- chisquare, f and t --------------------------------------------------------------------
 
 
-def chisquare(key: Any, df: Any, shape: Sequence[int] | None = None, dtype: Any = None) -> Array:
+def chisquare(
+    key: Any,
+    df: Any,
+    shape: Sequence[int] | None = None,
+    dtype: Any = None,
+    *,
+    out_sharding: Any = None,
+) -> Array:
     """Chi-square variates with `df` degrees of freedom: twice a gamma(df / 2) draw."""
     typed, _ = check_prng_key("chisquare", key)
     dt = _float_dtype("chisquare", dtype)
-    return _chisquare(typed, df, _broadcast_shape("chisquare", shape, df), dt, None)
+    shp = _broadcast_shape("chisquare", shape, df)
+    sharding = sampler_sharding(out_sharding, "chisquare", shp)
+    return _chisquare(typed, df, shp, dt, sharding)
 
 
 @partial(Jitted, static_argnums=(2, 3, 4))
@@ -271,17 +325,25 @@ def _chisquare(key: Array, df: Any, shape: tuple[int, ...], dtype: Any, out_shar
     df = lax.convert_element_type(df, dtype)
     two = _const(df, 2)
     half_df = lax.div(df, two)
-    log_g = loggamma(key, half_df, shape, dtype)
+    log_g = loggamma(key, half_df, shape, dtype, out_sharding=out_sharding)
     return lax.mul(jnp.exp(log_g), two)
 
 
 def f(
-    key: Any, dfnum: Any, dfden: Any, shape: Sequence[int] | None = None, dtype: Any = None
+    key: Any,
+    dfnum: Any,
+    dfden: Any,
+    shape: Sequence[int] | None = None,
+    dtype: Any = None,
+    *,
+    out_sharding: Any = None,
 ) -> Array:
     """F variates: the ratio of two chi-square draws, each over its degrees of freedom."""
     typed, _ = check_prng_key("f", key)
     dt = _float_dtype("f", dtype)
-    return _f(typed, dfnum, dfden, _broadcast_shape("f", shape, dfnum, dfden), dt, None)
+    shp = _broadcast_shape("f", shape, dfnum, dfden)
+    sharding = sampler_sharding(out_sharding, "f", shp)
+    return _f(typed, dfnum, dfden, shp, dt, sharding)
 
 
 @partial(Jitted, static_argnums=(3, 4, 5))
@@ -291,18 +353,27 @@ def _f(
     dfden = lax.convert_element_type(dfden, dtype)
     dfnum = lax.convert_element_type(dfnum, dtype)
     key_dfd, key_dfn = _split(key)
-    chi2_dfn = chisquare(key_dfn, dfnum, shape, dtype)
-    chi2_dfd = chisquare(key_dfd, dfden, shape, dtype)
+    chi2_dfn = chisquare(key_dfn, dfnum, shape, dtype, out_sharding=out_sharding)
+    chi2_dfd = chisquare(key_dfd, dfden, shape, dtype, out_sharding=out_sharding)
     num = lax.div(chi2_dfn, dfnum)
     den = lax.div(chi2_dfd, dfden)
     return lax.div(num, den)
 
 
-def t(key: Any, df: Any, shape: Sequence[int] | None = None, dtype: Any = None) -> Array:
+def t(
+    key: Any,
+    df: Any,
+    shape: Sequence[int] | None = None,
+    dtype: Any = None,
+    *,
+    out_sharding: Any = None,
+) -> Array:
     """Student's t variates: a normal draw over the root of a scaled gamma draw."""
     typed, _ = check_prng_key("t", key)
     dt = _float_dtype("t", dtype)
-    return _t(typed, df, _broadcast_shape("t", shape, df), dt)
+    shp = _broadcast_shape("t", shape, df)
+    sharding = sampler_sharding(out_sharding, "t", shp)
+    return sampled(sharding, lambda k, df_: _t(k, df_, shp, dt), typed, df)
 
 
 @partial(Jitted, static_argnums=(2, 3))
@@ -319,12 +390,16 @@ def _t(key: Array, df: Any, shape: tuple[int, ...], dtype: Any) -> Array:
 # --- generalized_normal and ball ---------------------------------------------------------
 
 
-def generalized_normal(key: Any, p: float, shape: Sequence[int] = (), dtype: Any = None) -> Array:
+def generalized_normal(
+    key: Any, p: float, shape: Sequence[int] = (), dtype: Any = None, *, out_sharding: Any = None
+) -> Array:
     """Generalized normal variates (density proportional to exp(-|x|**p)): a signed gamma
     draw raised to 1 / p."""
     shp = canonical_shape(shape)
     typed, _ = check_prng_key("generalized_normal", key)
-    return _generalized_normal(typed, p, shp, _user_dtype(dtype, float))
+    dt = _user_dtype(dtype, float)
+    sharding = sampler_sharding(out_sharding, "generalized_normal", shp)
+    return sampled(sharding, lambda k, p_: _generalized_normal(k, p_, shp, dt), typed, p)
 
 
 @partial(Jitted, static_argnums=(2, 3))
@@ -335,11 +410,21 @@ def _generalized_normal(key: Array, p: Any, shape: tuple[int, ...], dtype: Any) 
     return r * g ** (1 / p)
 
 
-def ball(key: Any, d: int, p: float = 2, shape: Sequence[int] = (), dtype: Any = None) -> Array:
+def ball(
+    key: Any,
+    d: int,
+    p: float = 2,
+    shape: Sequence[int] = (),
+    dtype: Any = None,
+    *,
+    out_sharding: Any = None,
+) -> Array:
     """Points uniform in the unit `p`-norm ball of dimension `d`, of shape `(*shape, d)`."""
     shp = canonical_shape(shape)
     typed, _ = check_prng_key("ball", key)
-    return _ball(typed, p, operator.index(d), shp, _user_dtype(dtype, float))
+    dt, dim = _user_dtype(dtype, float), operator.index(d)
+    sharding = canonicalize_sharding(out_sharding, "ball")
+    return sampled(sharding, lambda k, p_: _ball(k, p_, dim, shp, dt), typed, p)
 
 
 @partial(Jitted, static_argnums=(2, 3, 4))

@@ -19,6 +19,7 @@ from lamina_core.lax import canonical_shape
 from lamina_core.numpy import einsum, linalg, promote_dtypes_inexact, rank_promotion
 from lamina_core.random._keys import check_prng_key
 from lamina_core.random._samplers import _check_shape, _user_dtype, normal
+from lamina_core.random._sharded import sampled, sampler_sharding
 from lamina_core.trace import ConcretizationTypeError, Tracer
 from lamina_core.transforms import Jitted
 
@@ -34,6 +35,8 @@ def multivariate_normal(
     shape: Sequence[int] | None = None,
     dtype: Any = None,
     method: str = "cholesky",
+    *,
+    out_sharding: Any = None,
 ) -> Array:
     """Normal vectors of mean `mean` (`(..., n)`) and covariance `cov` (`(..., n, n)`), of batch
     shape `shape` (default: the broadcast batch shape of `mean` and `cov`); the covariance's
@@ -46,7 +49,11 @@ def multivariate_normal(
     if not dtypes.issubdtype(dt, np.floating):
         raise ValueError(f"dtype argument to `multivariate_normal` must be a float dtype, got {dt}")
     shp = None if shape is None else canonical_shape(shape)
-    return _multivariate_normal(typed, mean, cov, shape=shp, dtype=dt, method=method)
+    sharding = sampler_sharding(out_sharding, "multivariate_normal", shp or ())
+    draw = lambda k, mu, sigma: _multivariate_normal(  # noqa: E731
+        k, mu, sigma, shape=shp, dtype=dt, method=method
+    )
+    return sampled(sharding, draw, typed, mean, cov)
 
 
 @partial(Jitted, static_argnums=(3, 4, 5))
@@ -85,7 +92,13 @@ def _multivariate_normal(
 
 
 def orthogonal(
-    key: Any, n: int, shape: Sequence[int] = (), dtype: Any = None, m: int | None = None
+    key: Any,
+    n: int,
+    shape: Sequence[int] = (),
+    dtype: Any = None,
+    m: int | None = None,
+    *,
+    out_sharding: Any = None,
 ) -> Array:
     """A Haar-random `(*shape, n, m)` matrix (`m` defaults to `n`) with orthonormal rows
     (n <= m) or columns (m <= n); unitary for a complex `dtype`."""
@@ -95,7 +108,9 @@ def orthogonal(
     dt = _user_dtype(dtype, float)
     _check_shape("orthogonal", shp)
     n_, m_ = _concrete_index(n), _concrete_index(m_)
-    return _orthogonal(typed, n=n_, _m=m_, shape=shp, dtype=dt)
+    sharding = sampler_sharding(out_sharding, "orthogonal", shp)
+    draw = lambda k: _orthogonal(k, n=n_, _m=m_, shape=shp, dtype=dt)  # noqa: E731
+    return sampled(sharding, draw, typed)
 
 
 def _concrete_index(v: Any) -> int:

@@ -15,7 +15,7 @@ import numpy as np
 
 from lamina_core import lax
 from lamina_core import numpy as jnp
-from lamina_core.ir import dtypes
+from lamina_core.ir import canonicalize_sharding, dtypes
 from lamina_core.lax import canonical_shape
 from lamina_core.numpy import lax_const as _const
 from lamina_core.random._keys import check_prng_key, random_bits, split_typed, unstack
@@ -27,6 +27,7 @@ from lamina_core.random._samplers import (
     _user_dtype,
     uniform,
 )
+from lamina_core.random._sharded import sampled, sampler_sharding
 from lamina_core.trace import typeof
 from lamina_core.transforms import Jitted
 
@@ -56,11 +57,20 @@ def _convert_and_clip_integer(val: Array, dtype: np.dtype) -> Array:
     return lax.convert_element_type(jnp.clip(val, lo, hi), dtype)
 
 
-def randint(key: Any, shape: Sequence[int], minval: Any, maxval: Any, dtype: Any = None) -> Array:
+def randint(
+    key: Any,
+    shape: Sequence[int],
+    minval: Any,
+    maxval: Any,
+    dtype: Any = None,
+    *,
+    out_sharding: Any = None,
+) -> Array:
     """Integers in `[minval, maxval)` of `shape` and an integer `dtype` (default int32)."""
     typed, _ = check_prng_key("randint", key)
     dt = _user_dtype(dtype, int)
     shp = canonical_shape(shape)
+    sharding = sampler_sharding(out_sharding, "randint", shp)
     if not dtypes.issubdtype(dt, np.integer):
         raise TypeError(f"randint only accepts integer dtypes, got {dt}")
     info = dtypes.iinfo(dt)
@@ -72,7 +82,8 @@ def randint(key: Any, shape: Sequence[int], minval: Any, maxval: Any, dtype: Any
         # `x.clip(lo, hi)` in JAX: the bounds reach the jitted clip as keywords.
         minval = jnp.clip(jnp.astype(jnp.asarray(minval), "int32"), min=low, max=high)
         maxval = jnp.clip(jnp.astype(jnp.asarray(maxval), "int32"), min=low, max=high + 1)
-    return jnp.astype(_randint(typed, minval, maxval, shp, sampling), dt)
+    draw = lambda k, lo, hi: _randint(k, lo, hi, shp, sampling)  # noqa: E731
+    return jnp.astype(sampled(sharding, draw, typed, minval, maxval), dt)
 
 
 @partial(Jitted, static_argnums=(3, 4))
@@ -112,12 +123,21 @@ def _randint(key: Array, minval: Any, maxval: Any, shape: tuple[int, ...], dtype
 
 
 def truncated_normal(
-    key: Any, lower: Any, upper: Any, shape: Sequence[int] | None = None, dtype: Any = None
+    key: Any,
+    lower: Any,
+    upper: Any,
+    shape: Sequence[int] | None = None,
+    dtype: Any = None,
+    *,
+    out_sharding: Any = None,
 ) -> Array:
     """Standard normal values conditioned on `(lower, upper)`."""
     shp = None if shape is None else canonical_shape(shape)
     typed, _ = check_prng_key("truncated_normal", key)
-    return _truncated_normal(typed, lower, upper, shp, _float_dtype("truncated_normal", dtype))
+    sharding = canonicalize_sharding(out_sharding, "truncated_normal")
+    dt = _float_dtype("truncated_normal", dtype)
+    draw = lambda k, lo, hi: _truncated_normal(k, lo, hi, shp, dt)  # noqa: E731
+    return sampled(sharding, draw, typed, lower, upper)
 
 
 @partial(Jitted, static_argnums=(3, 4))
@@ -146,11 +166,15 @@ def _truncated_normal(
 # --- transforms of one uniform draw --------------------------------------------------------
 
 
-def exponential(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Array:
+def exponential(
+    key: Any, shape: Sequence[int] = (), dtype: Any = None, *, out_sharding: Any = None
+) -> Array:
     """Exponential values (rate 1)."""
     typed, _ = check_prng_key("exponential", key)
     dt = _float_dtype("exponential", dtype)
-    return _exponential(typed, canonical_shape(shape), dt)
+    shp = canonical_shape(shape)
+    sharding = sampler_sharding(out_sharding, "exponential", shp)
+    return sampled(sharding, lambda k: _exponential(k, shp, dt), typed)
 
 
 @partial(Jitted, static_argnums=(1, 2))
@@ -160,11 +184,15 @@ def _exponential(key: Array, shape: tuple[int, ...], dtype: Any) -> Array:
     return lax.neg(lax.log1p(lax.neg(u)))  # log of 1 - u, in (0, 1]
 
 
-def laplace(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Array:
+def laplace(
+    key: Any, shape: Sequence[int] = (), dtype: Any = None, *, out_sharding: Any = None
+) -> Array:
     """Laplace values (location 0, scale 1)."""
     typed, _ = check_prng_key("laplace", key)
     dt = _float_dtype("laplace", dtype)
-    return _laplace(typed, canonical_shape(shape), dt)
+    shp = canonical_shape(shape)
+    sharding = sampler_sharding(out_sharding, "laplace", shp)
+    return sampled(sharding, lambda k: _laplace(k, shp, dt), typed)
 
 
 @partial(Jitted, static_argnums=(1, 2))
@@ -174,11 +202,15 @@ def _laplace(key: Array, shape: tuple[int, ...], dtype: Any) -> Array:
     return lax.mul(lax.sign(u), lax.log1p(lax.neg(lax.abs(u))))
 
 
-def logistic(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Array:
+def logistic(
+    key: Any, shape: Sequence[int] = (), dtype: Any = None, *, out_sharding: Any = None
+) -> Array:
     """Logistic values."""
     typed, _ = check_prng_key("logistic", key)
     dt = _float_dtype("logistic", dtype)
-    return _logistic(typed, canonical_shape(shape), dt)
+    shp = canonical_shape(shape)
+    sharding = sampler_sharding(out_sharding, "logistic", shp)
+    return sampled(sharding, lambda k: _logistic(k, shp, dt), typed)
 
 
 @partial(Jitted, static_argnums=(1, 2))
@@ -188,11 +220,15 @@ def _logistic(key: Array, shape: tuple[int, ...], dtype: Any) -> Array:
     return lax.sub(lax.log(x), lax.log1p(lax.neg(x)))
 
 
-def cauchy(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Array:
+def cauchy(
+    key: Any, shape: Sequence[int] = (), dtype: Any = None, *, out_sharding: Any = None
+) -> Array:
     """Cauchy values."""
     typed, _ = check_prng_key("cauchy", key)
     dt = _float_dtype("cauchy", dtype)
-    return _cauchy(typed, canonical_shape(shape), dt)
+    shp = canonical_shape(shape)
+    sharding = sampler_sharding(out_sharding, "cauchy", shp)
+    return sampled(sharding, lambda k: _cauchy(k, shp, dt), typed)
 
 
 @partial(Jitted, static_argnums=(1, 2))
@@ -204,7 +240,12 @@ def _cauchy(key: Array, shape: tuple[int, ...], dtype: Any) -> Array:
 
 
 def gumbel(
-    key: Any, shape: Sequence[int] = (), dtype: Any = None, mode: str | None = None
+    key: Any,
+    shape: Sequence[int] = (),
+    dtype: Any = None,
+    mode: str | None = None,
+    *,
+    out_sharding: Any = None,
 ) -> Array:
     """Gumbel values; `mode="high"` spends twice the bits for accuracy near 1 (the default,
     None, is "low", as JAX's `jax_use_high_dynamic_range_gumbel=False`)."""
@@ -214,7 +255,9 @@ def gumbel(
     if mode not in ("high", "low"):
         # JAX's "highest" (float32 only) needs count-leading-zeros; not in Lamina yet.
         raise ValueError(f"Must provide valid mode for gumbel got: {mode}")
-    return _gumbel(typed, canonical_shape(shape), dt, mode)
+    shp = canonical_shape(shape)
+    sharding = sampler_sharding(out_sharding, "gumbel", shp)
+    return sampled(sharding, lambda k: _gumbel(k, shp, dt, mode), typed)
 
 
 @partial(Jitted, static_argnums=(1, 2, 3))

@@ -17,13 +17,21 @@ from lamina_core.lax import canonical_shape
 from lamina_core.random._keys import check_prng_key, split_typed, unstack
 from lamina_core.random._primitives import key_impl_of, threefry_prng_impl
 from lamina_core.random._samplers import _user_dtype, uniform
+from lamina_core.random._sharded import sampled, sampler_sharding
 from lamina_core.trace import typeof
 from lamina_core.transforms import Jitted
 
 Array = Any
 
 
-def poisson(key: Any, lam: Any, shape: Sequence[int] | None = None, dtype: Any = None) -> Array:
+def poisson(
+    key: Any,
+    lam: Any,
+    shape: Sequence[int] | None = None,
+    dtype: Any = None,
+    *,
+    out_sharding: Any = None,
+) -> Array:
     """Poisson variates with rate `lam`, of an integer `dtype` (default int32)."""
     typed, _ = check_prng_key("poisson", key)
     dt = _user_dtype(dtype, int)
@@ -33,9 +41,10 @@ def poisson(key: Any, lam: Any, shape: Sequence[int] | None = None, dtype: Any =
             f"`poisson` is only implemented for the threefry2x32 RNG, not {impl}"
         )
     shp = canonical_shape(shape) if shape is not None else tuple(np.shape(lam))
+    sharding = sampler_sharding(out_sharding, "poisson", shp)
     lam = jnp.broadcast_to(lam, shp)
     lam = lax.convert_element_type(lam, np.float32)
-    return _poisson(typed, lam, shp, dt)
+    return sampled(sharding, lambda k, la: _poisson(k, la, shp, dt), typed, lam)
 
 
 @partial(Jitted, static_argnums=(2, 3, 4))

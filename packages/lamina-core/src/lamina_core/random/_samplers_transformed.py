@@ -18,7 +18,7 @@ import numpy as np
 
 from lamina_core import lax
 from lamina_core import numpy as jnp
-from lamina_core.ir import dtypes
+from lamina_core.ir import NamedSharding, PartitionSpec, canonicalize_sharding, dtypes
 from lamina_core.lax import canonical_shape
 from lamina_core.numpy import lax_const as _const
 from lamina_core.numpy import linalg, promote_dtypes_inexact
@@ -26,6 +26,7 @@ from lamina_core.random._inline import inline_kernel
 from lamina_core.random._keys import check_prng_key, split_typed, unstack
 from lamina_core.random._samplers import _check_shape, _user_dtype, bernoulli, normal, uniform
 from lamina_core.random._samplers_more import _float_dtype, exponential
+from lamina_core.random._sharded import sampled, sampler_sharding
 from lamina_core.transforms import Jitted
 
 Array = Any
@@ -40,15 +41,20 @@ def _broadcast_shape(name: str, shape: Sequence[int] | None, *args: Any) -> tupl
     return shp
 
 
-def rademacher(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Array:
+def rademacher(
+    key: Any, shape: Sequence[int] = (), dtype: Any = None, *, out_sharding: Any = None
+) -> Array:
     """-1 or +1 with equal probability, of an integer `dtype` (default int32)."""
     typed, _ = check_prng_key("rademacher", key)
-    return _rademacher(typed, canonical_shape(shape), _user_dtype(dtype, int), None)
+    dt = _user_dtype(dtype, int)
+    shp = canonical_shape(shape)
+    sharding = sampler_sharding(out_sharding, "rademacher", shp)
+    return _rademacher(typed, shp, dt, sharding)
 
 
 @partial(Jitted, static_argnums=(1, 2, 3))
 def _rademacher(key: Array, shape: tuple[int, ...], dtype: Any, out_sharding: Any) -> Array:
-    samples = jnp.astype(bernoulli(key, 0.5, shape), dtype)
+    samples = jnp.astype(bernoulli(key, 0.5, shape, out_sharding=out_sharding), dtype)
     return jnp.astype(2 * samples - 1, dtype)
 
 
@@ -69,11 +75,20 @@ def _weibull_min(
     return jnp.power(-jnp.log1p(-u), 1.0 / concentration) * scale
 
 
-def rayleigh(key: Any, scale: Any, shape: Sequence[int] | None = None, dtype: Any = None) -> Array:
+def rayleigh(
+    key: Any,
+    scale: Any,
+    shape: Sequence[int] | None = None,
+    dtype: Any = None,
+    *,
+    out_sharding: Any = None,
+) -> Array:
     """Rayleigh values of `scale`."""
     typed, _ = check_prng_key("rayleigh", key)
     dt = _float_dtype("rayleigh", dtype)
-    return _rayleigh(typed, scale, _broadcast_shape("rayleigh", shape, scale), dt)
+    shp = _broadcast_shape("rayleigh", shape, scale)
+    sharding = sampler_sharding(out_sharding, "rayleigh", shp)
+    return sampled(sharding, lambda k, v: _rayleigh(k, v, shp, dt), typed, scale)
 
 
 @partial(Jitted, static_argnums=(2, 3))
@@ -85,11 +100,20 @@ def _rayleigh(key: Array, scale: Any, shape: tuple[int, ...], dtype: Any) -> Arr
     return lax.mul(scale, sqrt_u)
 
 
-def pareto(key: Any, b: Any, shape: Sequence[int] | None = None, dtype: Any = None) -> Array:
+def pareto(
+    key: Any,
+    b: Any,
+    shape: Sequence[int] | None = None,
+    dtype: Any = None,
+    *,
+    out_sharding: Any = None,
+) -> Array:
     """Pareto values of shape parameter `b`."""
     typed, _ = check_prng_key("pareto", key)
     dt = _float_dtype("pareto", dtype)
-    return _pareto(typed, b, _broadcast_shape("pareto", shape, b), dt)
+    shp = _broadcast_shape("pareto", shape, b)
+    sharding = sampler_sharding(out_sharding, "pareto", shp)
+    return sampled(sharding, lambda k, v: _pareto(k, v, shp, dt), typed, b)
 
 
 @partial(Jitted, static_argnums=(2, 3))
@@ -104,7 +128,12 @@ _ONE: Final = np.float32(1)
 
 
 def lognormal(
-    key: Any, sigma: Any = _ONE, shape: Sequence[int] | None = None, dtype: Any = None
+    key: Any,
+    sigma: Any = _ONE,
+    shape: Sequence[int] | None = None,
+    dtype: Any = None,
+    *,
+    out_sharding: Any = None,
 ) -> Array:
     """exp of normal values scaled by `sigma`."""
     typed, _ = check_prng_key("lognormal", key)
@@ -113,7 +142,9 @@ def lognormal(
         raise ValueError(
             f"dtype argument to `lognormal` must be a float or complex dtype, got {dt}"
         )
-    return _lognormal(typed, sigma, _broadcast_shape("lognormal", shape, sigma), dt)
+    shp = _broadcast_shape("lognormal", shape, sigma)
+    sharding = canonicalize_sharding(out_sharding, "lognormal")
+    return sampled(sharding, lambda k, s: _lognormal(k, s, shp, dt), typed, sigma)
 
 
 @inline_kernel(2, 3)
@@ -124,13 +155,15 @@ def _lognormal(key: Array, sigma: Any, shape: tuple[int, ...], dtype: Any) -> Ar
 
 def triangular(
     key: Any, left: Any, mode: Any, right: Any, shape: Sequence[int] | None = None,
-    dtype: Any = None,
+    dtype: Any = None, *, out_sharding: Any = None,
 ) -> Array:  # fmt: skip
     """Triangular values on `[left, right]` peaking at `mode`."""
     typed, _ = check_prng_key("triangular", key)
     dt = _float_dtype("triangular", dtype)
     shp = _broadcast_shape("triangular", shape, left, mode, right)
-    return _triangular(typed, left, mode, right, shp, dt)
+    sharding = sampler_sharding(out_sharding, "triangular", shp)
+    draw = lambda k, lo, mo, hi: _triangular(k, lo, mo, hi, shp, dt)  # noqa: E731
+    return sampled(sharding, draw, typed, left, mode, right)
 
 
 @inline_kernel(4, 5)
@@ -147,11 +180,20 @@ def _triangular(
     return lax.select(u < fc, out1, out2)
 
 
-def wald(key: Any, mean: Any, shape: Sequence[int] | None = None, dtype: Any = None) -> Array:
+def wald(
+    key: Any,
+    mean: Any,
+    shape: Sequence[int] | None = None,
+    dtype: Any = None,
+    *,
+    out_sharding: Any = None,
+) -> Array:
     """Wald (inverse Gaussian) values of `mean`."""
     typed, _ = check_prng_key("wald", key)
     dt = _float_dtype("wald", dtype)
-    return _wald(typed, mean, _broadcast_shape("wald", shape, mean), dt)
+    shp = _broadcast_shape("wald", shape, mean)
+    sharding = canonicalize_sharding(out_sharding, "wald")
+    return sampled(sharding, lambda k, v: _wald(k, v, shp, dt), typed, mean)
 
 
 @partial(Jitted, static_argnums=(2, 3))
@@ -168,23 +210,32 @@ def _wald(key: Array, mean: Any, shape: tuple[int, ...], dtype: Any) -> Array:
     return lax.select(lax.le(z, mean / (mean + x)), x, mean_sq / x)
 
 
-def geometric(key: Any, p: Any, shape: Sequence[int] | None = None, dtype: Any = None) -> Array:
+def geometric(
+    key: Any,
+    p: Any,
+    shape: Sequence[int] | None = None,
+    dtype: Any = None,
+    *,
+    out_sharding: Any = None,
+) -> Array:
     """The number of Bernoulli(`p`) trials to the first success, of an integer `dtype`."""
     typed, _ = check_prng_key("geometric", key)
     dt = _user_dtype(dtype, int)
     if not dtypes.issubdtype(dt, np.integer):
         raise ValueError(f"dtype argument to `geometric` must be an int dtype, got {dt}")
-    return _geometric(typed, p, _broadcast_shape("geometric", shape, p), dt, None)
+    shp = _broadcast_shape("geometric", shape, p)
+    sharding = sampler_sharding(out_sharding, "geometric", shp)
+    return _geometric(typed, p, shp, dt, sharding)
 
 
 @partial(Jitted, static_argnums=(2, 3, 4))
 def _geometric(key: Array, p: Any, shape: tuple[int, ...], dtype: Any, out_sharding: Any) -> Array:
     (p,) = promote_dtypes_inexact(p)
-    u = uniform(key, shape, p.dtype)
+    u = uniform(key, shape, p.dtype, out_sharding=out_sharding)
     # u == 0 maps to 1, avoiding log(0) without changing other samples (as JAX does).
     u = jnp.where(u == 0, 1, u)
     log_u = lax.log(u)
-    log_one_minus_p = jnp.broadcast_to(lax.log1p(-p), shape)
+    log_one_minus_p = jnp.broadcast_to(lax.log1p(-p), shape, out_sharding=out_sharding)
     g = lax.floor(lax.div(log_u, log_one_minus_p)) + 1
     return jnp.astype(g, dtype)
 
@@ -192,16 +243,23 @@ def _geometric(key: Array, p: Any, shape: tuple[int, ...], dtype: Any, out_shard
 # --- maxwell and double_sided_maxwell -------------------------------------------------------
 
 
-def maxwell(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Array:
+def maxwell(
+    key: Any, shape: Sequence[int] = (), dtype: Any = None, *, out_sharding: Any = None
+) -> Array:
     """Maxwell variates: the length of a standard normal 3-vector."""
     typed, _ = check_prng_key("maxwell", key)
     dt = _float_dtype("maxwell", dtype)
-    return _maxwell(typed, canonical_shape(shape), dt, None)
+    shp = canonical_shape(shape)
+    return _maxwell(typed, shp, dt, sampler_sharding(out_sharding, "maxwell", shp))
 
 
 @partial(Jitted, static_argnums=(1, 2, 3))
 def _maxwell(key: Array, shape: tuple[int, ...], dtype: Any, out_sharding: Any) -> Array:
-    norm_rvs = normal(key, (*shape, 3), dtype)
+    if out_sharding is not None:  # the 3-vectors' axis is not split
+        spec = out_sharding.spec
+        spec = PartitionSpec(*spec.partitions, None, unreduced=spec.unreduced, reduced=spec.reduced)
+        out_sharding = NamedSharding(out_sharding.mesh, spec)
+    norm_rvs = normal(key, (*shape, 3), dtype, out_sharding=out_sharding)
     return linalg.norm(norm_rvs, axis=-1)
 
 

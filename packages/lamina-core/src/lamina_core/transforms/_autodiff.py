@@ -328,8 +328,16 @@ def _dtype_exception(got: AbstractValue, expected: AbstractValue) -> bool:
     return getattr(expected, "dtype", None) == dtypes.float0
 
 
-def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[Any, ...]:
-    """`fun(*primals)` and its pullback, mapping output cotangents to input cotangents."""
+def vjp(
+    fun: Callable[..., Any], *primals: Any, has_aux: bool = False, reduce_axes: Any = ()
+) -> tuple[Any, ...]:
+    """`fun(*primals)` and its pullback, mapping output cotangents to input cotangents.
+
+    Raises:
+        NotImplementedError: `reduce_axes` is given (deprecated in JAX, which refuses it).
+    """
+    if reduce_axes:
+        raise NotImplementedError("reduce_axes argument to vjp is deprecated")
     _, p_tree, primals_out, nonzeros, linear, out_trees, aux = _linearize_tree(
         "vjp", fun, primals, has_aux
     )

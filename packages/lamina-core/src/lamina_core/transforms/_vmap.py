@@ -230,8 +230,10 @@ def vmap(
     axis_name: Any = None,
     axis_size: int | None = None,
     spmd_axis_name: Any = None,
+    sum_match: bool = False,
 ) -> Callable[..., Any]:
-    """`fun` mapped over an axis of its arguments: one program for the whole batch."""
+    """`fun` mapped over an axis of its arguments: one program for the whole batch; with
+    `sum_match`, an output that is mapped where `out_axes` says None is summed over the batch."""
     if not callable(fun):
         raise TypeError(f"Expected a callable value, got {fun}")
     if isinstance(in_axes, list):
@@ -283,7 +285,7 @@ def vmap(
         axis_data = AxisData(axis_name, size, spmd_axis_name)
         try:
             with transform_name_stack("vmap"):
-                outs, _ = batch_flat(flat, axis_data, leaves, dims, out_dims)
+                outs, _ = batch_flat(flat, axis_data, leaves, dims, out_dims, sum_match=sum_match)
         except SpecMatchError as e:
             if axis_name is not None:
                 raise ValueError(

@@ -4,6 +4,7 @@ The public alias of `lamina_core.numpy`: every name of its `__all__` (which type
 checkers read too), except the array creators taking `device=` (`_placed`).
 """
 
+from lamina import _auto_axes_hook as _auto_axes_hook  # percentile's out_sharding
 from lamina.numpy import fft as fft
 from lamina.numpy import linalg as linalg
 from lamina_core.numpy import *  # noqa: F403
@@ -13,10 +14,16 @@ from lamina_runtime import Array as ndarray  # noqa: F401  (jax.numpy.ndarray is
 # `device=` needs the runtime: these take the place of lamina-core's (so come after them).
 # isort: off
 from lamina.numpy._placed import (
+    arange as arange,
+    array as array,
+    asarray as asarray,
+    astype as astype,
     empty as empty,
     empty_like as empty_like,
+    eye as eye,
     full as full,
     full_like as full_like,
+    linspace as linspace,
     ones as ones,
     ones_like as ones_like,
     zeros as zeros,
