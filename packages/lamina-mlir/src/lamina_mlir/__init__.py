@@ -22,6 +22,7 @@ from lamina_mlir import (  # noqa: E402, F401  (importing the rule modules regis
     _rules_conv,
     _rules_custom,
     _rules_elementwise,
+    _rules_ffi,
     _rules_fft,
     _rules_gather_scatter,
     _rules_igamma,
@@ -81,6 +82,12 @@ from lamina_mlir._portable import (  # noqa: E402
     serialize_portable_artifact,
 )
 from lamina_mlir._rules_callbacks import emit_python_callback  # noqa: E402
+from lamina_mlir._rules_ffi import (  # noqa: E402
+    build_ffi_lowering_function,
+    custom_call,
+    ffi_lowering,
+    ir_attribute,
+)
 from lamina_mlir._tokens import tokens_made_inside  # noqa: E402
 
 __version__ = "0.1.0"
@@ -98,12 +105,16 @@ __all__ = [
     "TokenSet",
     "__version__",
     "aval_to_ir_type",
+    "build_ffi_lowering_function",
     "call_portable_artifact",
     "constant_handlers",
+    "custom_call",
     "custom_call_targets",
     "dtype_to_ir_type",
     "emit_python_callback",
+    "ffi_lowering",
     "handled_constant",
+    "ir_attribute",
     "ir_constant",
     "ir_type_rules",
     "jaxpr_subcomp",

@@ -1,8 +1,10 @@
-"""Foreign function targets, as `jax.ffi`: registering compiled handlers with XLA.
+"""Foreign function targets, as `jax.ffi`: registering compiled handlers with XLA, and
+calling them from Lamina programs.
 
-Registration goes to the XLA runtime Lamina shares with JAX. Calling a target from a traced
-program (`ffi_call`) needs an `ffi_call` primitive and its lowering to a custom call, which
-Lamina does not have yet; those names raise `NotImplementedError` saying so.
+Registration goes to the XLA runtime Lamina shares with JAX. `ffi_call` (lamina-core's
+`ffi_call` primitive) calls a target from a traced program; lamina-mlir lowers it to a
+`stablehlo.custom_call`, and its `ffi_lowering` / `build_ffi_lowering_function` make such
+lowering rules for a library's own primitives.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ import ctypes
 import os
 from typing import Any
 
+from lamina_core.callbacks import ffi_call
+from lamina_mlir import build_ffi_lowering_function, ffi_lowering
 from lamina_runtime import _bridge_tools
 
 
@@ -50,29 +54,6 @@ def pycapsule(funcptr: Any) -> Any:
 def include_dir() -> str:
     """The folder of the C++ headers (XLA's FFI API) bundled with jaxlib."""
     return os.path.join(_bridge_tools.jaxlib_folder(), "include")
-
-
-def _not_yet(name: str) -> NotImplementedError:
-    return NotImplementedError(
-        f"lamina.ffi.{name}: calling foreign functions from Lamina programs (an ffi_call "
-        "primitive lowered to an XLA custom call) is not implemented; targets can be "
-        "registered (register_ffi_target) and called from JAX programs"
-    )
-
-
-def ffi_call(target_name: str, result_shape_dtypes: Any, *args: Any, **kwargs: Any) -> Any:
-    """Not implemented in Lamina: raises `NotImplementedError`."""
-    raise _not_yet("ffi_call")
-
-
-def ffi_lowering(call_target_name: str, *args: Any, **kwargs: Any) -> Any:
-    """Not implemented in Lamina: raises `NotImplementedError`."""
-    raise _not_yet("ffi_lowering")
-
-
-def build_ffi_lowering_function(call_target_name: str, *args: Any, **kwargs: Any) -> Any:
-    """Not implemented in Lamina: raises `NotImplementedError`."""
-    raise _not_yet("build_ffi_lowering_function")
 
 
 __all__ = [

@@ -1,7 +1,8 @@
 """`lamina.ffi`: foreign function targets, as `jax.ffi`.
 
-Targets register with the XLA runtime Lamina shares with JAX; `ffi_call`, `ffi_lowering` and
-`build_ffi_lowering_function` raise `NotImplementedError` (no ffi_call primitive in Lamina yet).
+Targets register with the XLA runtime Lamina shares with JAX; `ffi_call` calls one from a
+Lamina program (an `ffi_call` equation, lowered to a `stablehlo.custom_call`), and
+`ffi_lowering` / `build_ffi_lowering_function` make lowering rules that call one.
 """
 
 from lamina_runtime.ffi import (

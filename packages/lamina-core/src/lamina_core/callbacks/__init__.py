@@ -1,6 +1,6 @@
 """Host callbacks and debugging: `pure_callback` and `io_callback` (`_callbacks`),
-`jax.debug`'s `callback` and `print` (`_debugging`), and `breakpoint` (`_debugger`).
-Their lowerings are the runtime's (they need the host).
+`jax.debug`'s `callback` and `print` (`_debugging`), and `breakpoint` (`_debugger`); calls of
+compiled foreign functions, `ffi_call` (`_ffi`). Their lowerings are lamina-mlir's.
 """
 
 from lamina_core.callbacks._callbacks import (
@@ -68,4 +68,31 @@ from lamina_core.callbacks._debugging import (
 )
 from lamina_core.callbacks._debugging import (
     print_callback as print_callback,
+)
+from lamina_core.callbacks._ffi import (
+    FfiEffect as FfiEffect,
+)
+from lamina_core.callbacks._ffi import (
+    FrozenDict as FrozenDict,
+)
+from lamina_core.callbacks._ffi import (
+    LayoutOption as LayoutOption,
+)
+from lamina_core.callbacks._ffi import (
+    attribute_values as attribute_values,
+)
+from lamina_core.callbacks._ffi import (
+    ffi_call as ffi_call,
+)
+from lamina_core.callbacks._ffi import (
+    ffi_call_p as ffi_call_p,
+)
+from lamina_core.callbacks._ffi import (
+    ffi_effect as ffi_effect,
+)
+from lamina_core.callbacks._ffi import (
+    hashable_attributes as hashable_attributes,
+)
+from lamina_core.callbacks._ffi import (
+    minor_to_major as minor_to_major,
 )

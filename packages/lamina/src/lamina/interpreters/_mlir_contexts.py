@@ -12,7 +12,13 @@ from dataclasses import dataclass
 from typing import Any, Final, TypeAlias
 
 from lamina._effect_types import EffectTypeSet as EffectTypeSet
-from lamina_core.callbacks import debug_effect, io_effect, ordered_debug_effect, ordered_io_effect
+from lamina_core.callbacks import (
+    debug_effect,
+    ffi_effect,
+    io_effect,
+    ordered_debug_effect,
+    ordered_io_effect,
+)
 from lamina_core.checkify import ErrorEffect
 from lamina_core.ir import AbstractMesh, Mesh
 
@@ -68,7 +74,8 @@ class ShapePolyLoweringState:
 
 lowerable_effects: Final = EffectTypeSet()
 """The effects `lower_jaxpr_to_module` lowers: Lamina's own that JAX also lists (host
-callbacks, debugging, checkify's errors), and those a library adds with `add_type`."""
-for _effect in (io_effect, ordered_io_effect, debug_effect, ordered_debug_effect):
+callbacks, debugging, foreign calls, checkify's errors), and those a library adds with
+`add_type`."""
+for _effect in (io_effect, ordered_io_effect, debug_effect, ordered_debug_effect, ffi_effect):
     lowerable_effects.add_type(type(_effect))
 lowerable_effects.add_type(ErrorEffect)

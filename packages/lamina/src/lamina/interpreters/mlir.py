@@ -54,6 +54,7 @@ from lamina_mlir import ModuleContext as ModuleContext
 from lamina_mlir import TokenSet as TokenSet
 from lamina_mlir import aval_to_ir_type as _aval_to_ir_type
 from lamina_mlir import dtype_to_ir_type as _dtype_to_ir_type
+from lamina_mlir import ir_attribute as _ir_attribute
 from lamina_mlir import ir_constant as _ir_constant
 from lamina_mlir import jaxpr_subcomp as _jaxpr_subcomp
 
@@ -275,22 +276,8 @@ def dense_int_elements(xs: Sequence[int]) -> ir.Attribute:
 
 
 def ir_attribute(val: Any) -> ir.Attribute:
-    """An MLIR attribute holding a Python or NumPy value."""
-    if isinstance(val, ir.Attribute):
-        return val
-    if isinstance(val, str):
-        return ir.StringAttr.get(val)
-    if isinstance(val, bool | np.bool_):
-        return ir.BoolAttr.get(bool(val))
-    if isinstance(val, int):
-        return i64_attr(val)
-    if isinstance(val, float):
-        return ir.FloatAttr.get(ir.F64Type.get(), val)
-    if isinstance(val, np.ndarray | np.generic):
-        return ir.DenseElementsAttr.get(np.ascontiguousarray(val))  # type: ignore[call-overload,no-any-return]
-    if isinstance(val, list | tuple):
-        return ir.ArrayAttr.get([ir_attribute(v) for v in val])
-    raise TypeError(f"ir_attribute: no MLIR attribute for a value of type {type(val).__name__}")
+    """An MLIR attribute holding a Python or NumPy value (JAX's conversion, lamina-mlir's)."""
+    return _ir_attribute(val)
 
 
 def token_type() -> ir.Type:
