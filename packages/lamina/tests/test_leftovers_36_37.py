@@ -246,6 +246,24 @@ def test_hlo_module_header_of_donating_sharded_programs_as_jax() -> None:
     assert "input_output_alias={ {1}: (1, {}, may-alias) }" in compiled
 
 
+def test_compiled_header_of_sharded_programs_as_jax() -> None:
+    """XLA is told which parameters and outputs it may place as it chooses (those the caller
+    gave no sharding), as JAX's jit tells it: the compiled module's header and the placements
+    are JAX's. (One device has nothing to place: Lamina does not say it.)"""
+    theirs, ours = _donating(jax)[1:], _donating(lamina)[1:]
+    for mine, jaxs in zip(ours, theirs, strict=True):
+        mine_c, jaxs_c = mine.compile(), jaxs.compile()
+        assert mine_c.as_text().splitlines()[0] == jaxs_c.as_text().splitlines()[0]
+        assert repr(mine_c.output_shardings) == repr(jaxs_c.output_shardings)
+        # Where XLA chose an input's placement JAX reports a GSPMDSharding: compare placements.
+        for a, b in zip(mine_c.input_shardings[0], jaxs_c.input_shardings[0], strict=True):
+            assert _placed((8, 4), a) == _placed((8, 4), b)
+
+
+def _placed(shape: tuple[int, ...], sharding: Any) -> dict[int, Any]:
+    return {d.id: str(i) for d, i in sharding.devices_indices_map(shape).items()}
+
+
 def _hi_stages(api: Any) -> list[str]:
     """A jitted function of a hi-typed argument (a quantized array made of two arrays) and an
     array, lowered and compiled: what its stages say of their arguments."""

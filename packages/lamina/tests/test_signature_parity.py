@@ -503,7 +503,11 @@ _RESHAPED: dict[str, Callable[..., Any]] = {
     "repeat": lambda n, P, x: n.repeat(x, 2, axis=0, out_sharding=P("x")),
     "repeat_total": lambda n, P, x: n.repeat(
         # repeats made under the trace: a host array would print as JAX's constants mode has it
-        x, n.arange(1, 3), axis=1, total_repeat_length=4, out_sharding=P("x", None)
+        x,
+        n.arange(1, 3),
+        axis=1,
+        total_repeat_length=4,
+        out_sharding=P("x", None),
     ),
     "percentile": lambda n, P, x: n.percentile(x, 30.0, axis=1, out_sharding=P("x")),
     "percentile_weighted": lambda n, P, x: n.percentile(

@@ -34,9 +34,14 @@ CompilerOption = str | bool | int | float
 
 def compile_options(num_replicas: int = 1, num_partitions: int = 1,
                     device_ids: Sequence[int] | None = None,
-                    overrides: Mapping[str, CompilerOption] | None = None) -> Any:  # fmt: skip
+                    overrides: Mapping[str, CompilerOption] | None = None,
+                    propagation: tuple[Sequence[bool], Sequence[bool]] | None = None,
+                    ) -> Any:  # fmt: skip
     """Compile options; `overrides` are XLA debug options by name (JAX's `compiler_options`),
-    e.g. `{"xla_cpu_experimental_ynn_fusion_type": ""}`, checked when compiling."""
+    e.g. `{"xla_cpu_experimental_ynn_fusion_type": ""}`, checked when compiling.
+
+    `propagation`: for each parameter and each output, whether the partitioner may choose its
+    sharding (the caller gave none), as JAX's jit tells XLA."""
     options = xc.CompileOptions()  # [semi]
     if overrides:
         for name, value in overrides.items():
@@ -51,6 +56,9 @@ def compile_options(num_replicas: int = 1, num_partitions: int = 1,
     build = options.executable_build_options
     build.use_spmd_partitioning = True  # as JAX's jit: a one-device collective needs it too
     build.use_shardy_partitioner = True
+    if propagation is not None:
+        build.allow_spmd_sharding_propagation_to_parameters = list(propagation[0])
+        build.allow_spmd_sharding_propagation_to_output = list(propagation[1])
     if device_ids is not None:
         ids = np.asarray(device_ids, np.int64).reshape(num_replicas, num_partitions)
         options.device_assignment = xc.DeviceAssignment.create(ids)  # [semi]

@@ -240,8 +240,13 @@ class Runtime:
         elif mesh is None:  # another device (`jax_default_device`): assigned, and so keyed
             options = _bridge_executables.compile_options(1, 1, [device.id], compiler_options)
         else:
+            # Partitioned: XLA places what the caller left open as the program suggests, as
+            # under JAX's jit (one device has nothing to place).
             ids = [d.id for d in devices]
-            options = _bridge_executables.compile_options(1, mesh.size, ids, compiler_options)
+            flags = _propagation(lowered, in_shardings, out_shardings)
+            options = _bridge_executables.compile_options(
+                1, mesh.size, ids, compiler_options, flags
+            )
         key = compilation_key(lowered, devices, options)
         # In memory by device too: the key names device kinds, and a loaded executable runs on
         # the devices it was loaded for (another default device needs its own).
@@ -346,6 +351,20 @@ def _concrete(mesh: Mesh | AbstractMesh | None) -> Mesh | None:
             "mesh of that shape with `lamina.set_mesh`"
         )
     return here
+
+
+def _propagation(
+    lowered: LoweredModule,
+    in_shardings: Sequence[NamedSharding | None],
+    out_shardings: Sequence[shardings.Sharding | None],
+) -> tuple[list[bool], list[bool]]:
+    """Which parameters (const args first) and outputs the partitioner may place as it
+    chooses: those the caller gave no sharding, as JAX's jit tells XLA (it propagates
+    shardings into them from the program)."""
+    n_params = len(lowered.const_args.avals) + len(lowered.in_avals)
+    ins = list(in_shardings)[:n_params] + [None] * (n_params - len(in_shardings))
+    outs = list(out_shardings) + [None] * (len(lowered.out_avals) - len(out_shardings))
+    return [s is None for s in ins], [s is None for s in outs]
 
 
 def _placement(
