@@ -6,35 +6,19 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from lamina_consts import jaxpr_const_args
 from lamina_core.ir import ClosedJaxpr
 from lamina_core.lax import AttributeTree, composite_p
-from lamina_mlir import _hlo
 from lamina_mlir._constants import ir_constant
 from lamina_mlir._context import LoweringRuleContext
 from lamina_mlir._functions import symbol_name
 from lamina_mlir._lower import lower_jaxpr_to_fun
 from lamina_mlir._mlir_context import IrValue
+from lamina_mlir._rules_ffi import ir_attribute
 from lamina_mlir._rules_util import register
-
-
-def _attribute(ctx: LoweringRuleContext, value: Any) -> ir.Attribute:
-    """An attribute value as JAX's `ir_attribute` makes it."""
-    if isinstance(value, bool):
-        return ir.BoolAttr.get(value)
-    if isinstance(value, int):
-        return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), value)
-    if isinstance(value, float):
-        return ir.FloatAttr.get(ir.F64Type.get(), value)
-    if isinstance(value, str):
-        return ir.StringAttr.get(value)
-    if isinstance(value, (np.ndarray, np.generic)):
-        return _hlo.dense_elements(ctx.caches, np.asarray(value))
-    raise TypeError(f"composite: unsupported attribute value {value!r}")
 
 
 @register(composite_p)
@@ -51,7 +35,9 @@ def _composite_lowering(
     fn = lower_jaxpr_to_fun(mctx, name, jaxpr, const_args=const_args)
     consts = [ir_constant(ctx.caches, v, a, ctx.const_lowering) for v, a in const_args]
     values = {key: tree.unflatten(leaves) for key, leaves, tree in attributes}
-    composite_attrs = {k: _attribute(ctx, v) for k, v in values.items() if v is not None}
+    # Each value converted as any attribute is (as JAX's lowering does): a NumPy scalar is a
+    # scalar attribute, a dtype a type, a tuple an array of attributes.
+    composite_attrs = {k: ir_attribute(v) for k, v in values.items() if v is not None}
     out_types = [mctx.ir_type(a) for a in ctx.avals_out]
     op = hlo.CompositeOp(
         out_types,

@@ -12,13 +12,19 @@ on one device, `place` as a sharding), and as `Array`s for `device_put` (`put`).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 
 import numpy as np
 
 from lamina_core import dtypes
 from lamina_core.ir import NamedSharding, ShapedArray, explicit_spec
-from lamina_core.trace import ArrayMethods, Tracer, register_value_type, typeof
+from lamina_core.trace import (
+    ArrayMethods,
+    Tracer,
+    register_operand_type,
+    register_value_type,
+    typeof,
+)
 from lamina_runtime import _bridge, _bridge_devices, _bridge_dispatch, _bridge_executables
 from lamina_runtime import sharding as shardings
 
@@ -69,6 +75,7 @@ class Array(ArrayMethods, metaclass=_ArrayMeta):
     _dispatch_tag: object
     """What C++ dispatch keys this array on besides its device array (`dispatch_tag`)."""
     aval: ShapedArray
+    jax_name: ClassVar[str] = "ArrayImpl"  # the name JAX's errors give the type
 
     def __init__(self, buf: Any, aval: ShapedArray | None = None) -> None:
         if type(buf) is Array:
@@ -320,6 +327,7 @@ def _aval_of_device_array(x: Any) -> ShapedArray:
 
 register_value_type(Array, aval=lambda a: a.aval, to_numpy=_host)
 register_value_type(_bridge.DeviceArray, aval=_aval_of_device_array, to_numpy=np.asarray)
+register_operand_type(_bridge.DeviceArray)  # an array operators take, as the functions do
 
 
 _VOID: Final = np.dtypes.VoidDType

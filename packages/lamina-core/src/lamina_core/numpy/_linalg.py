@@ -41,8 +41,12 @@ def _result_dtype(
         ]
         if len(avals) == len(operands):
             first = avals[0]
-            # Operands of one type need no lattice walk (the usual case; a tracing hot path).
-            if all(a.dtype == first.dtype and a.weak_type == first.weak_type for a in avals):
+            # Operands of one type need no lattice walk (the usual case; a tracing hot path),
+            # but weak bools, which the lattice makes a strong bool.
+            weak_bool = first.weak_type and first.dtype.kind == "b"
+            if not weak_bool and all(
+                a.dtype == first.dtype and a.weak_type == first.weak_type for a in avals
+            ):
                 return first.dtype, first.weak_type
         return _dtypes.result_type(*operands, return_weak_type_flag=True)
     return _dtypes.canonicalize_dtype(preferred_element_type), False

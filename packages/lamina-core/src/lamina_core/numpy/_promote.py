@@ -102,13 +102,17 @@ def _array_aval(x: Any) -> ShapedArray | None:
 def _fast_binary(name: str, x: Any, y: Any) -> list[Any] | None:
     """The common binary cases, promoted without the general lattice walk (a hot path).
 
-    Two arrays of one type need nothing; an array with a Python float (inexact array) or a
-    Python int (integer or inexact array) keeps the array's dtype, as the lattice would give,
-    with the scalar converted to it. Anything else returns None for the general path.
+    Two arrays of one type need nothing (except two weak bools, which promote to a strong
+    bool as the lattice says, staging a conversion of each); an array with a Python float
+    (inexact array) or a Python int (integer or inexact array) keeps the array's dtype, as
+    the lattice would give, with the scalar converted to it. Anything else returns None for
+    the general path.
     """
     ax, ay = _array_aval(x), _array_aval(y)
     if ax is not None and ay is not None:
         if ax.dtype == ay.dtype and ax.weak_type == ay.weak_type:
+            if ax.weak_type and ax.dtype.kind == "b":
+                return None
             return [x, y] if ax.shape == ay.shape else promote_shapes(name, x, y)
         return None
     aval, scalar, scalar_first = (ax, y, False) if ax is not None else (ay, x, True)

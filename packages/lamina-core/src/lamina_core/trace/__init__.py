@@ -150,6 +150,9 @@ from lamina_core.trace._tracing import (
     raise_escaped_tracer as raise_escaped_tracer,
 )
 from lamina_core.trace._tracing import (
+    register_operand_type as register_operand_type,
+)
+from lamina_core.trace._tracing import (
     register_tracer_method as register_tracer_method,
 )
 from lamina_core.trace._tracing import (

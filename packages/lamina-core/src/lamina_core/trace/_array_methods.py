@@ -9,7 +9,11 @@ from __future__ import annotations
 
 import types
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
+
+import numpy as np
+
+from lamina_core.ir import ShapedArray
 
 _methods: dict[str, Callable[..., Any]] = {}
 
@@ -77,6 +81,67 @@ def check_bool_conversion(size: int) -> None:
         )
 
 
+_OPERAND_TYPES: Final = (int, float, complex, np.generic, np.ndarray)
+"""Besides arrays, what the binary operators take as the other operand (JAX's
+`_accepted_binop_types`); any other type makes them return `NotImplemented`, so Python asks
+the other operand's reflected operator (a sparse matrix's `__rmatmul__`)."""
+
+_REFUSED: Final[dict[str, tuple[str, tuple[type, ...]]]] = {
+    # JAX's explicit refusals, where Python's fallback would mean something else: `==` on a
+    # container would answer False, `+` and `*` concatenate or repeat a sequence.
+    "equal": ("==", (dict, list, set, tuple)),
+    "not_equal": ("==", (dict, list, set, tuple)),  # JAX's text says `==` for `!=` too
+    "add": ("+", (tuple, list)),
+    "multiply": ("*", (tuple, list)),
+}
+
+
+_operand_types: set[type] = set()
+
+
+def register_operand_type(cls: type) -> None:
+    """Let the binary operators take instances of `cls`, an upper layer's array type that is
+    no `ArrayMethods` (the runtime's device buffers), as their other operand."""
+    _operand_types.add(cls)
+
+
+def _operand(other: Any) -> Any:
+    """`other` as an operand of the binary operators (through `__jax_array__`), or
+    `NotImplemented` when they do not take it: an array (a value with an array aval: a device
+    array, a tracer of an array), a NumPy value or a Python number, as JAX decides."""
+    if isinstance(other, _OPERAND_TYPES):
+        return other
+    if isinstance(other, ArrayMethods):
+        if isinstance(getattr(other, "aval", None), ShapedArray):
+            return other
+        return NotImplemented
+    if type(other) in _operand_types:
+        return other
+    convert = getattr(other, "__jax_array__", None)
+    if convert is not None:
+        other = convert()
+        if isinstance(other, _OPERAND_TYPES) or isinstance(
+            getattr(other, "aval", None), ShapedArray
+        ):
+            return other
+    return NotImplemented
+
+
+def _type_name(x: Any) -> str:
+    return getattr(x, "jax_name", None) or type(x).__name__
+
+
+def _refuse(name: str, left: Any, right: Any) -> None:
+    """JAX's `TypeError` for the operator `name` between `left` and the non-array `right`
+    types it refuses rather than deferring."""
+    refused = _REFUSED.get(name)
+    if refused is not None and (type(left) in refused[1] or type(right) in refused[1]):
+        raise TypeError(
+            f"unsupported operand type(s) for {refused[0]}: {_type_name(left)!r} and "
+            f"{_type_name(right)!r}"
+        )
+
+
 def _unary(name: str) -> Callable[[Any], Any]:
     """The operator that applies the frontend's `name` to the array."""
 
@@ -87,10 +152,15 @@ def _unary(name: str) -> Callable[[Any], Any]:
 
 
 def _binary(name: str) -> Callable[[Any, Any], Any]:
-    """The operator that applies the frontend's `name` to the array and the other operand."""
+    """The operator that applies the frontend's `name` to the array and the other operand,
+    or defers (`NotImplemented`) for an operand it does not take."""
 
     def op(self: Any, other: Any) -> Any:
-        return _method(name)(self, other)
+        operand = _operand(other)
+        if operand is NotImplemented:
+            _refuse(name, self, other)
+            return NotImplemented
+        return _method(name)(self, operand)
 
     return op
 
@@ -99,7 +169,11 @@ def _binary_pair(name: str) -> tuple[Callable[[Any, Any], Any], Callable[[Any, A
     """`_binary(name)` and its reflection (`other <op> array`, which Python tries second)."""
 
     def reflected(self: Any, other: Any) -> Any:
-        return _method(name)(other, self)
+        operand = _operand(other)
+        if operand is NotImplemented:
+            _refuse(name, other, self)
+            return NotImplemented
+        return _method(name)(operand, self)
 
     return _binary(name), reflected
 

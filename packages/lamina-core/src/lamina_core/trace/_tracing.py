@@ -26,6 +26,7 @@ from lamina_core.trace._array_methods import (
     check_integer_conversion,
     check_scalar_conversion,
 )
+from lamina_core.trace._array_methods import register_operand_type as register_operand_type
 from lamina_core.trace._array_methods import register_tracer_method as register_tracer_method
 
 # `ArrayMethods` and `register_tracer_method` are re-exported: the runtime's arrays and the

@@ -170,7 +170,7 @@ class ShapeDtypeStruct:
         ref = f", is_ref={self.is_ref}" if self.is_ref else ""
         return (
             f"{type(self).__name__}(shape={self.shape}, "
-            f"dtype={self.dtype.name}{sh}{layout}{weak}{ref})"
+            f"dtype={dtypes.dtype_name(self.dtype)}{sh}{layout}{weak}{ref})"
         )
 
     __str__ = __repr__
