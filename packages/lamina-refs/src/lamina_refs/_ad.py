@@ -4,8 +4,9 @@ A Ref made under differentiation gets a tangent Ref, even from a constant initia
 is written into it later may depend on the inputs (`new_ref` is differentiated always). Reads
 and writes act on the primal and tangent Refs alike; writing a differentiated value into a Ref
 that has no tangent (one the differentiated function did not create or take) is JAX's error.
-Reverse mode transposes linear programs whose tangent Refs are internal: they are discharged
-into values first (`transpose_preparers`).
+Reverse mode keeps a linear program's tangent Refs as Refs, as JAX does, where `_transpose`
+has rules for every use of them; otherwise they are discharged into values first
+(`transpose_preparers`).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from lamina_refs._primitives import (
     new_ref_p,
     swap_p,
 )
+from lamina_refs._transpose import transposes_in_place
 from lamina_refs._types import AbstractRef
 
 NO_GRAD = "no_grad_no_remat"
@@ -157,7 +159,7 @@ jvp_rules.set(addupdate_p, _addupdate_jvp)
 def discharge_internal(jaxpr: Jaxpr) -> Jaxpr:
     """`jaxpr` with the Refs it creates inside replaced by values; Refs among its inputs and
     constvars (a `custom_vjp`'s residual Ref, which its bwd writes) stay Refs."""
-    if not has_refs(jaxpr):
+    if not has_refs(jaxpr) or transposes_in_place(jaxpr):
         return jaxpr
     k = len(jaxpr.constvars)
     opened = jaxpr.replace(constvars=(), invars=(*jaxpr.constvars, *jaxpr.invars))

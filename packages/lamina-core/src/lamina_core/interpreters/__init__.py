@@ -190,16 +190,37 @@ from lamina_core.interpreters.staging import (
     with_input_mesh as with_input_mesh,
 )
 from lamina_core.interpreters.transpose import (
+    FancyTransposeRule as FancyTransposeRule,
+)
+from lamina_core.interpreters.transpose import (
+    RefAccum as RefAccum,
+)
+from lamina_core.interpreters.transpose import (
     UndefinedPrimal as UndefinedPrimal,
+)
+from lamina_core.interpreters.transpose import (
+    ValAccum as ValAccum,
 )
 from lamina_core.interpreters.transpose import (
     backward_pass as backward_pass,
 )
 from lamina_core.interpreters.transpose import (
+    backward_pass_accums as backward_pass_accums,
+)
+from lamina_core.interpreters.transpose import (
     cotangents_per_arg as cotangents_per_arg,
 )
 from lamina_core.interpreters.transpose import (
+    fancy_transpose_rules as fancy_transpose_rules,
+)
+from lamina_core.interpreters.transpose import (
+    is_accum as is_accum,
+)
+from lamina_core.interpreters.transpose import (
     is_undefined as is_undefined,
+)
+from lamina_core.interpreters.transpose import (
+    ref_transposition as ref_transposition,
 )
 from lamina_core.interpreters.transpose import (
     transpose_preparers as transpose_preparers,

@@ -5,6 +5,10 @@ a forward sweep applies every equation that reads no linear value (by binding it
 trace it is staged), then a reverse sweep hands each linear equation's output cotangents to
 its rule in `transpose_rules`, accumulating input cotangents with `add_any` as they arrive.
 Cotangents are symbolic `Zero`s until something nonzero reaches them.
+
+A tangent Ref the linear program makes (`ref_transposition.creators`) has a Ref as its
+cotangent (`RefAccum`), as in JAX: equations reading such Refs are transposed by their
+`fancy_transpose_rules`, which add into the cotangent Refs in place.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeAlias
 
 from lamina_core.config import replaying_equations
-from lamina_core.interpreters.zeros import Zero, add_tangents
+from lamina_core.interpreters.zeros import Zero, add_tangents, zeros_like_aval
 from lamina_core.ir import (
     AbstractValue,
     ClosedJaxpr,
@@ -109,6 +113,79 @@ class _Accum:
             )
         self.val = add_tangents(self.val, ct)
 
+    def freeze(self) -> Any:
+        return self.val
+
+
+class RefTransposition:
+    """How the backward pass keeps cotangents in Refs, registered by lamina-refs: the
+    primitives making a linear program's tangent Refs (`creators`: "new", "empty" or
+    "freeze") and the operations on the cotangent Refs the transposed program makes."""
+
+    def __init__(self) -> None:
+        self.creators: dict[Primitive, str] = {}
+        self.new_ref: Callable[[Any], Any] = _unregistered
+        self.addupdate: Callable[[Any, Any], None] = _unregistered
+        self.freeze: Callable[[Any], Any] = _unregistered
+        self.inner_aval: Callable[[AbstractValue], AbstractValue] = _unregistered
+
+
+def _unregistered(*args: Any) -> Any:
+    raise NotImplementedError("Refs are not registered")
+
+
+ref_transposition = RefTransposition()
+
+
+class RefAccum:
+    """The cotangent of a tangent Ref: a Ref made when the first cotangent arrives (or when
+    a rule needs one, `inst`), which later cotangents are added into in place."""
+
+    __slots__ = ("aval", "ref")
+
+    def __init__(self, aval: AbstractValue, ref: Any = None) -> None:
+        self.aval = aval
+        self.ref = ref
+
+    def add(self, ct: Any) -> None:
+        if ct is None or type(ct) is Zero:
+            return
+        if self.ref is None:
+            self.ref = ref_transposition.new_ref(ct)
+        else:
+            ref_transposition.addupdate(self.ref, ct)
+
+    def freeze(self) -> Any:
+        return Zero(self.aval) if self.ref is None else ref_transposition.freeze(self.ref)
+
+    def inst(self) -> RefAccum:
+        if self.ref is None:
+            self.ref = ref_transposition.new_ref(zeros_like_aval(self.aval))
+        return self
+
+
+_ACCUMS: frozenset[type] = frozenset({_Accum, RefAccum})
+
+
+def is_accum(x: Any) -> bool:
+    """Whether `x` is a backward pass's accumulator (of a value or of a tangent Ref)."""
+    return type(x) in _ACCUMS
+
+
+def ValAccum(aval: AbstractValue, start: Any = None) -> _Accum:
+    """The accumulator of a linear value's cotangent, starting from `start` (`Zero`)."""
+    acc = _Accum(aval)
+    if start is not None:
+        acc.val = start
+    return acc
+
+
+FancyTransposeRule: TypeAlias = Callable[..., None]
+"""`rule(ct, *args, **params)` for equations reading tangent Refs: linear arguments arrive as
+their accumulators (`RefAccum` for Refs), which the rule adds its cotangents into."""
+
+fancy_transpose_rules: RuleTable[FancyTransposeRule] = RuleTable("fancy transpose")
+
 
 def backward_pass(
     jaxpr: Jaxpr,
@@ -154,7 +231,9 @@ def _backward_pass(
     env: dict[Var, Any] = dict(zip(jaxpr.constvars, consts, strict=True))
     accums: list[_Accum] = []
     for v, a in zip(jaxpr.invars, args, strict=True):
-        if is_undefined(a):
+        if is_accum(a):
+            env[v] = a
+        elif is_undefined(a):
             acc = _Accum(a.aval)
             if starts is not None:
                 acc.val = next(starts)
@@ -166,9 +245,21 @@ def _backward_pass(
     # Each linear equation with its operands: what they read is the same in the reverse sweep.
     base = name_stack_var.get()
     linear_eqns: list[tuple[JaxprEqn, list[Any]]] = []
+    creators = ref_transposition.creators
     for eqn in jaxpr.eqns:
         ins = [v.val if isinstance(v, Literal) else env[v] for v in eqn.invars]
-        if _Accum in map(type, ins):
+        made = creators.get(eqn.primitive)
+        if made is not None and (made != "freeze" or is_accum(ins[0])):
+            # As JAX's: a tangent Ref's cotangent is kept in a Ref of its own.
+            (out_v,) = eqn.outvars
+            env[out_v] = (
+                _Accum(out_v.aval.to_tangent_aval())
+                if made == "freeze"
+                else RefAccum(ref_transposition.inner_aval(out_v.aval).to_tangent_aval())
+            )
+            linear_eqns.append((eqn, ins))
+            continue
+        if not _ACCUMS.isdisjoint(map(type, ins)):  # one C-level test per equation
             for v in eqn.outvars:
                 env[v] = _Accum(v.aval)
             linear_eqns.append((eqn, ins))
@@ -189,29 +280,50 @@ def _backward_pass(
     for out, ct in zip(jaxpr.outvars, cts_out, strict=True):
         if isinstance(out, Var):
             target = env.get(out)
-            if type(target) is _Accum:
+            if target is not None and is_accum(target):
                 target.add(ct)
     for eqn, ins in reversed(linear_eqns):
-        cts_in = [Zero(v.aval) if isinstance(v, DropVar) else env.pop(v).val for v in eqn.outvars]
-        if all(type(ct) is Zero for ct in cts_in) and not eqn.effects:
-            continue
-        undefined = [UndefinedPrimal(x.aval) if type(x) is _Accum else x for x in ins]
-        rule = transpose_rule(eqn.primitive)
         # The transposed equations come from this equation's line of the user's program, and
         # carry its names below the current ones.
         token = fix_source_info(eqn.source_info)
         names_token = name_stack_var.set(base + eqn.source_info.name_stack)
         try:
-            cts = rule(
-                cts_in if eqn.primitive.multiple_results else cts_in[0], *undefined, **eqn.params
-            )
-            for x, ct in zip(ins, cts, strict=True):
-                if type(x) is _Accum:
-                    x.add(ct)
+            _transpose_eqn(eqn, ins, env)
         finally:
             name_stack_var.reset(names_token)
             unfix_source_info(token)
     return [acc.val for acc in accums]
+
+
+def _transpose_eqn(eqn: JaxprEqn, ins: list[Any], env: dict[Var, Any]) -> None:
+    made = ref_transposition.creators.get(eqn.primitive)
+    if made is not None:
+        acc = env.pop(eqn.outvars[0], None)
+        ct = acc.freeze() if acc is not None else None
+        if made != "empty" and is_accum(ins[0]):
+            ins[0].add(ct)
+        return
+    cts_in = [Zero(v.aval) if isinstance(v, DropVar) else env.pop(v).freeze() for v in eqn.outvars]
+    if all(type(ct) is Zero for ct in cts_in) and not eqn.effects:
+        return
+    ct_arg = cts_in if eqn.primitive.multiple_results else cts_in[0]
+    if any(type(x) is RefAccum for x in ins):
+        fancy_transpose_rules[eqn.primitive](ct_arg, *ins, **eqn.params)
+        return
+    undefined = [UndefinedPrimal(x.aval) if type(x) is _Accum else x for x in ins]
+    cts = transpose_rule(eqn.primitive)(ct_arg, *undefined, **eqn.params)
+    for x, ct in zip(ins, cts, strict=True):
+        if type(x) is _Accum:
+            x.add(ct)
+
+
+def backward_pass_accums(
+    jaxpr: Jaxpr, consts: Sequence[Any], args: Sequence[Any], cts_out: Sequence[Any]
+) -> None:
+    """`backward_pass` whose linear inputs arrive as accumulators (`ValAccum`, `RefAccum`),
+    which it adds their cotangents into (a transpose rule's body, as JAX's backward_pass3)."""
+    with replaying_equations():
+        _backward_pass(jaxpr, consts, args, cts_out, None, False)
 
 
 def transpose_closed(
@@ -227,11 +339,19 @@ def transpose_closed(
 
 
 __all__ = [
+    "FancyTransposeRule",
+    "RefAccum",
+    "RefTransposition",
     "TransposeRule",
     "UndefinedPrimal",
+    "ValAccum",
     "backward_pass",
+    "backward_pass_accums",
     "cotangents_per_arg",
+    "fancy_transpose_rules",
+    "is_accum",
     "is_undefined",
+    "ref_transposition",
     "transpose_closed",
     "transpose_rule",
     "transpose_rules",

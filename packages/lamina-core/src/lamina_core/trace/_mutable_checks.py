@@ -56,7 +56,7 @@ def check_not_closed_over_and_passed(
     debug: DebugInfo | None, consts: Sequence[Any], args: Sequence[Any]
 ) -> None:
     """A mutable value both closed over and passed as an argument is an error (`err3`)."""
-    closed = {_referent(c) for c in consts}
+    closed = {_referent(c) for c in consts if typeof(c).mutable}
     if not closed:
         return
     for i, x in enumerate(args):

@@ -8,6 +8,7 @@ batching rules, registered at import), `_autodiff`, `_vmap`, `_jacobians`.
 
 from lamina_core.transforms import _call_ad as _call_ad  # registers jit's AD rules
 from lamina_core.transforms import _call_batching as _call_batching  # registers jit's vmap rule
+from lamina_core.transforms import _call_transpose_refs as _call_transpose_refs  # jit's, Refs
 from lamina_core.transforms._autodiff import (
     _argnums as _argnums,
 )

@@ -12,6 +12,7 @@ from lamina_core.lax.control_flow import cond_reverse as _cond_reverse  # noqa: 
 from lamina_core.lax.control_flow import forward_ad as _forward_ad  # noqa: F401
 from lamina_core.lax.control_flow import loops_batching as _loops_batching  # noqa: F401
 from lamina_core.lax.control_flow import scan_reverse as _scan_reverse  # noqa: F401
+from lamina_core.lax.control_flow import scan_transpose_refs as _scan_transpose_refs  # noqa: F401
 from lamina_core.lax.control_flow import while_partial_eval as _while_partial_eval  # noqa: F401
 from lamina_core.lax.control_flow.conditionals import bind_cond, cond, cond_p, switch
 from lamina_core.lax.control_flow.loops import bind_while, fori_loop, while_loop, while_p

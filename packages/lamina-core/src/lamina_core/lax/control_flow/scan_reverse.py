@@ -405,6 +405,11 @@ def _scan_partial_eval(
     int_res = [r for r, e in zip(residuals, extensive, strict=True) if not e]
     ext = [r for r, e in zip(residuals, extensive, strict=True) if e]
     n_unknown_in = len(unknown.in_avals) - len(in_fwd_res)
+    # JAX builds the unknown body from its partial evaluator's tracers too: unread outputs of
+    # the equations it keeps (writes to Refs) are dropped, as in `hoist_invariants`.
+    eqns = _drop_unread_outputs(unknown.jaxpr)
+    if any(a is not b for a, b in zip(eqns, unknown.jaxpr.eqns, strict=True)):
+        unknown = ClosedJaxpr(unknown.jaxpr.replace(eqns=eqns), unknown.consts)
     unknown_body = move_binders_to_front(
         unknown, [*(not e for e in extensive), *[True] * n_unknown_in]
     )
