@@ -246,18 +246,30 @@ def batch_flat(
     ]
     with set_current_trace(trace), extend_axis_env(axis_data):
         outs = fun(*args)
-        if out_dims is None:
-            infos = [trace.to_batch_info(o) for o in outs]
-            results, dests = [v for v, _ in infos], [d for _, d in infos]
-        else:
-            dests = list(out_dims(len(outs)) if callable(out_dims) else out_dims)
-            results = []
-            for i, (out, dst) in enumerate(zip(outs, dests, strict=True)):
-                match = functools.partial(_match_output, trace, i, sum_match)
-                results.append(vmappables.from_elt(match, axis_data.size, out, dst))
+        results, dests = _unbatched(trace, axis_data, outs, out_dims, sum_match)
     if checking_leaks():
-        del args, outs
-        check_no_leaks(trace, "BatchTrace")
+        del args, outs  # (the loop over outputs is a function of its own: no tracer is left
+        check_no_leaks(trace, "BatchTrace")  # in a local of this frame for the check to see)
+    return results, dests
+
+
+def _unbatched(
+    trace: BatchTrace,
+    axis_data: AxisData,
+    outs: Sequence[Any],
+    out_dims: Sequence[Any] | Callable[[int], Sequence[Any]] | None,
+    sum_match: bool,
+) -> tuple[list[Any], list[BatchDim]]:
+    """The batched function's outputs as values of the trace below, with where their mapped
+    axes are (`out_dims`, or wherever the rules left them)."""
+    if out_dims is None:
+        infos = [trace.to_batch_info(o) for o in outs]
+        return [v for v, _ in infos], [d for _, d in infos]
+    dests = list(out_dims(len(outs)) if callable(out_dims) else out_dims)
+    results = []
+    for i, (out, dst) in enumerate(zip(outs, dests, strict=True)):
+        match = functools.partial(_match_output, trace, i, sum_match)
+        results.append(vmappables.from_elt(match, axis_data.size, out, dst))
     return results, dests
 
 
