@@ -358,6 +358,7 @@ def logaddexp2(x1: ArrayLike, x2: ArrayLike, /) -> Array:
     return _logaddexp2_custom(x1, x2)
 
 
+# `add`, `maximum`, ... are public as `_ufuncs_outwhere`'s wrappers (JAX's ufunc call).
 __all__ = [
     "acosh",
     "angle",
@@ -371,8 +372,6 @@ __all__ = [
     "heaviside",
     "hypot",
     "isinf",
-    "logaddexp",
-    "logaddexp2",
     "mod",
     "pow",
     "power",
