@@ -231,7 +231,7 @@ def test_static_arguments_are_jaxs() -> None:
     for name in ("nansum", "nanmean", "nanvar", "nanstd", "nanprod"):
         assert getattr(lnp, name).static_argnames == ("axis", "dtype", "keepdims"), name
     for name in ("quantile", "nanquantile", "percentile", "nanpercentile"):
-        want = ("axis", "keepdims", "method", "overwrite_input")
+        want: tuple[str, ...] = ("axis", "keepdims", "method", "overwrite_input")
         if name == "percentile":  # JAX's percentile also takes a static out_sharding
             want = ("axis", "keepdims", "method", "out_sharding", "overwrite_input")
         assert getattr(lnp, name).static_argnames == want, name
