@@ -296,6 +296,26 @@ def test_pytest_p_lamina_as_jax_installs_before_conftest_and_test_modules(tmp_pa
     assert without.returncode != 0
 
 
+def test_python_m_lamina_as_jax_m_pytest_reaches_xdist_workers(tmp_path: Path) -> None:
+    """`python -m lamina.as_jax -m pytest -n 2`: the tests run in two new interpreters, and
+    `jax` is Lamina in them too (the alias is handed to pytest as its `-p` plugin)."""
+    (tmp_path / "test_workers.py").write_text(
+        textwrap.dedent("""
+            import jax
+
+            def test_one():
+                assert jax.__name__ == "lamina"
+
+            def test_two():
+                assert jax.__name__ == "lamina"
+        """)
+    )
+    args = ["-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2", "test_workers.py"]
+    done = _child(["-m", "lamina.as_jax", *args], tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "2 passed" in done.stdout
+
+
 def test_usage_errors() -> None:
     bare = _child(["-m", "lamina.as_jax"], Path.cwd())
     assert bare.returncode == 2

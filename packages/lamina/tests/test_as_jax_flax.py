@@ -3,7 +3,7 @@ API at import (`jax.extend.source_info_util`, `jax.experimental.layout`, the hij
 mutable hi types, and the private paths `jax._src.core`, `checkify`, `state.types`,
 `tree_util` and `dtypes`, served by Lamina's stand-ins), each compared with JAX; then small
 programs run on both, in child processes: a linen MLP and an nnx MLP (init, apply, jit, grad,
-an optax step) and numpyro's distributions and SVI, whose values must be JAX's.
+an optax step) and numpyro's distributions, SVI and NUTS, whose values must be JAX's.
 """
 
 from __future__ import annotations
@@ -189,7 +189,7 @@ from flax import nnx
 import numpyro
 import numpyro.distributions as dist
 import numpyro.optim
-from numpyro.infer import SVI, Predictive, Trace_ELBO
+from numpyro.infer import MCMC, NUTS, SVI, Predictive, Trace_ELBO
 from numpyro.infer.autoguide import AutoNormal
 
 out = {}
@@ -278,6 +278,10 @@ for k, v in sorted(result.params.items()):
     out["svi_" + k] = v
 predictive = Predictive(regression, guide=guide, params=result.params, num_samples=4)
 out["predicted"] = predictive(jax.random.key(4), t)["obs"]
+mcmc = MCMC(NUTS(regression), num_warmup=30, num_samples=30, progress_bar=False)
+mcmc.run(jax.random.key(5), t, obs)
+for k, v in sorted(mcmc.get_samples().items()):
+    out["nuts_" + k] = v
 np.savez(sys.argv[1], **{k: np.asarray(v) for k, v in out.items()})
 print(jax.__name__, type(out["nnx_after_step"]).__module__, type(out["svi_losses"]).__module__)
 """

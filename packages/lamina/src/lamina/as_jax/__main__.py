@@ -26,6 +26,10 @@ def main(argv: list[str]) -> None:
             print(f"{USAGE}\n\nerror: -m needs a module name", file=sys.stderr)
             raise SystemExit(2)
         module, args = argv[1], argv[2:]
+        if module == "pytest" and "lamina.as_jax" not in args:
+            # pytest hands the plugins named with -p to the worker processes of pytest-xdist,
+            # which are new interpreters: so `-n 2` runs the tests on Lamina too.
+            args = ["-p", "lamina.as_jax", *args]
         install()
         sys.argv = [module, *args]  # run_module puts the module's file in sys.argv[0]
         runpy.run_module(module, run_name="__main__", alter_sys=True)
