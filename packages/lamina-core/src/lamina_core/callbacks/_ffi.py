@@ -130,6 +130,19 @@ def minor_to_major(aval: AbstractValue, layout: LayoutOption = None) -> tuple[in
     return tuple(layout)
 
 
+def _layouts_of(avals: Sequence[Any], given: Any, counted: str, side: str) -> Any:
+    """The call's layouts for values of types `avals`: row-major by default, else `given`,
+    one per value (JAX's error naming the `counted` values otherwise)."""
+    if given is None:
+        return tuple(minor_to_major(a) for a in avals)
+    if len(given) != len(avals):
+        raise ValueError(
+            f"The number of {counted} ({len(avals)}) must equal the "
+            f"number of {side} layouts ({len(given)})."
+        )
+    return _call_layouts(avals, given)
+
+
 def _call_layouts(
     avals: Sequence[AbstractValue], layouts: Sequence[LayoutOption]
 ) -> tuple[tuple[int, ...], ...]:
@@ -255,24 +268,8 @@ def ffi_call(
 
     def wrapped(*args: Any, **kwargs: Any) -> Any:
         in_avals = [typeof(x) for x in args]
-        if input_layouts is None:
-            in_layouts = tuple(minor_to_major(a) for a in in_avals)
-        else:
-            if len(input_layouts) != len(in_avals):
-                raise ValueError(
-                    f"The number of input arguments ({len(in_avals)}) must equal the "
-                    f"number of input layouts ({len(input_layouts)})."
-                )
-            in_layouts = _call_layouts(in_avals, input_layouts)
-        if layouts_out is None:
-            out_layouts = tuple(minor_to_major(a) for a in result_avals)
-        else:
-            if len(layouts_out) != len(result_avals):
-                raise ValueError(
-                    f"The number of outputs ({len(result_avals)}) must equal the "
-                    f"number of output layouts ({len(layouts_out)})."
-                )
-            out_layouts = _call_layouts(result_avals, layouts_out)
+        in_layouts = _layouts_of(in_avals, input_layouts, "input arguments", "input")
+        out_layouts = _layouts_of(result_avals, layouts_out, "outputs", "output")
         aliases = _aliases(input_output_aliases, in_avals, result_avals, in_layouts, out_layouts)
         results = ffi_call_p.bind(
             *args,

@@ -128,15 +128,14 @@ class LinearizeTrace(PrimalTangentTrace):
                     primal_out, _, residuals, linearized = rule(nonzeros, *primals, **params)
             finally:
                 _for_vjp.set(mode)
-            if prim in tangents_named_under_whole_stack:
-                with running_under(self.tangent_trace):
-                    return primal_out, linearized(residuals, *tangents)
-            names = name_stack_var.set(self._tangent_names())
+            whole = prim in tangents_named_under_whole_stack
+            names = None if whole else name_stack_var.set(self._tangent_names())
             try:
                 with running_under(self.tangent_trace):
                     return primal_out, linearized(residuals, *tangents)
             finally:
-                name_stack_var.reset(names)
+                if names is not None:
+                    name_stack_var.reset(names)
         finally:
             unfix_source_info(token)
 
