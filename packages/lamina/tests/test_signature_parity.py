@@ -405,6 +405,20 @@ def test_device_places_the_result_as_jax(case: str) -> None:
     assert [d.id for d in got.devices()] == [d.id for d in want.devices()]
 
 
+def test_device_is_in_the_creators_static_signatures() -> None:
+    """Called through the typed module (not `LNP: Any`): CI's mypy run over this file fails if
+    type checkers see lamina-core's creators, which have no `device=`."""
+    device = lamina.devices()[-1]
+    made = [
+        lnp.zeros(2, device=device),
+        lnp.ones_like(np.ones(2), device=device),
+        lnp.full((2,), 1.0, device=device),
+        lnp.arange(2, device=device),
+        lnp.asarray([1.0, 2.0], device=device),
+    ]
+    assert all(x.devices() == {device} for x in made)
+
+
 def test_device_and_out_sharding_together_are_refused_as_jax() -> None:
     got = _error(lambda: LNP.arange(4, device=lamina.devices()[0], out_sharding=PartitionSpec()))
     want = _error(

@@ -20,6 +20,23 @@ from lamina_core.numpy import Array, ArrayLike, DTypeLike
 from lamina_core.trace import Tracer
 from lamina_runtime import device_put
 
+__all__ = [
+    "arange",
+    "array",
+    "asarray",
+    "astype",
+    "empty",
+    "empty_like",
+    "eye",
+    "full",
+    "full_like",
+    "linspace",
+    "ones",
+    "ones_like",
+    "zeros",
+    "zeros_like",
+]
+
 
 def _placed(x: Array, device: Any, *, keep_weak: bool = False) -> Array:
     if device is None or isinstance(x, Tracer):
