@@ -33,9 +33,11 @@ name_stack_var: ContextVar[NameStack] = ContextVar("lamina_name_stack", default=
 """The open name stack; read by `current_source_info` for each staged equation."""
 
 
+@functools.lru_cache(maxsize=1024)
 def format_name_stack(stack: NameStack) -> str:
     """`stack` as JAX prints it: scopes joined by "/", transforms wrapping the scope after
-    them (`transpose(jvp(outer))/inner`)."""
+    them (`transpose(jvp(outer))/inner`). Memoized: the equations of a program share a few
+    stacks, and lowering and printing format one per equation."""
     parts: list[str] = []
     for entry in reversed(stack):
         if type(entry) is Transform:
