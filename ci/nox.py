@@ -32,6 +32,11 @@ def main(argv: list[str]) -> int:
         subprocess.run([python, "-m", "pip", "install", "-q", *REQUIREMENTS], check=True)
         STAMP.write_text(wanted)
     env = dict(os.environ)
+    # With Python's bytecode cache off (some machines' environments turn it off), every test
+    # process compiles each module it imports from source, JAX's and the tests' included
+    # (`import lamina, lamina.numpy`: 18 s against 6.5 s with the cache, on a loaded 2-core
+    # machine), and a run starts hundreds of processes.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     # nox's uv backend looks for uv beside nox; put the bootstrap's bin first so it finds it.
     env["PATH"] = f"{ENV / 'bin'}{os.pathsep}{env.get('PATH', '')}"
     nox = [python, "-m", "nox", "-f", str(ROOT / "noxfile.py"), *argv]
