@@ -1,5 +1,6 @@
 """Symbolic dimensions against JAX's: printing, arithmetic, comparisons, parsing and its
-errors, argument specs; and export's refusal of them (not supported yet)."""
+errors, argument specs. (Tracing with them: test_symbolic_tracing; exporting and calling:
+test_export_shape_poly.)"""
 
 from __future__ import annotations
 
@@ -10,7 +11,6 @@ import jax
 import numpy as np
 import pytest
 
-import lamina
 from lamina import export as lexport
 from lamina_core.ir import InconclusiveDimensionOperation
 
@@ -155,12 +155,6 @@ def test_argument_specs_are_jax_s() -> None:
         ours = lexport.symbolic_args_specs(args, specs)
         theirs = jax.export.symbolic_args_specs(args, specs)
         assert str(ours) == str(theirs)
-
-
-def test_exporting_with_symbolic_dimensions_is_refused_clearly() -> None:
-    specs = lexport.symbolic_args_specs((np.ones((2, 3), np.float32),), "b, ...")
-    with pytest.raises(NotImplementedError, match=r"symbolic dimensions \(b, 3\)"):
-        lexport.export(lamina.jit(lambda x: x * 2))(*specs)
 
 
 def test_every_public_name_of_jax_export_is_here() -> None:

@@ -287,6 +287,24 @@ def test_scale_and_translate_jaxpr_with_constant_scales() -> None:
     oracle.assert_same_values(program, IMAGE)
 
 
+@pytest.mark.parametrize("traced", [False, True])
+def test_scale_and_translate_jaxpr_with_a_one_element_scale(traced: bool) -> None:
+    # Indexing an array of one element is a `squeeze` alone in JAX (no `slice`), whether the
+    # scales are constants or traced.
+    scale, translation = np.array([1.3], np.float32), np.array([0.25], np.float32)
+
+    def program(m: ModuleType) -> Any:
+        def f(x: Any, *st: Any) -> Any:
+            s, t = st if traced else (scale, translation)
+            return m.image.scale_and_translate(x, (6, 12, 2), (1,), s, t, "linear")
+
+        return f
+
+    args = (scale, translation) if traced else ()
+    oracle.assert_same_jaxpr(program, IMAGE, *args)
+    oracle.assert_same_values(program, IMAGE, *args)
+
+
 @pytest.mark.parametrize("method", ["linear", "cubic", "lanczos3", "area", "cubic-pytorch"])
 def test_resize_gradient(method: str) -> None:
     weights = _data((4, 12, 2), np.float32)

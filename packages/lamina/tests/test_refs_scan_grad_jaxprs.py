@@ -302,6 +302,45 @@ def _invariant_carry_read_twice(L: Any) -> tuple[Callable[..., Any], tuple[Any, 
     return f, (0.4,)
 
 
+def _invariants_feed_writes_and_ys(L: Any) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    jnp = L.numpy
+
+    def f(x: Any) -> Any:
+        r = L.new_ref(jnp.zeros(2))
+
+        def body(c: Any, xi: Any) -> Any:
+            a, b, d = jnp.sin(c), jnp.cos(c), jnp.exp(c)
+            r[...] = r[...] * a + b * xi
+            return c, d * xi + r[...] * b
+
+        _, ys = L.lax.scan(body, x, jnp.ones((3, 2)))
+        return ys.sum() + r[...].sum()
+
+    return f, (0.3,)
+
+
+def _invariants_reach_only_an_accumulation(
+    L: Any,
+) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    # The hoisted `sin` and `cos` are read only by the `addupdate`, used in the other order:
+    # JAX's partial evaluator orders them from that write (an effect it keeps a handle on).
+    jnp = L.numpy
+
+    def f(x: Any) -> Any:
+        r = L.new_ref(jnp.ones(2))
+
+        def body(c: Any, xi: Any) -> Any:
+            a, b = jnp.sin(c), jnp.cos(c)
+            u = b * xi
+            r[...] += a * xi * u
+            return c, None
+
+        L.lax.scan(body, x, jnp.ones((3, 2)))
+        return r[...].sum()
+
+    return f, (0.3,)
+
+
 PROGRAMS: list[Program] = [
     _closed_over_accumulator,
     _closed_over_read,
@@ -318,26 +357,10 @@ PROGRAMS: list[Program] = [
     _ref_made_outside,
     _nested_scans,
     _jit_call_takes_the_ref,
-    pytest.param(  # type: ignore[list-item]
-        _jit_call_closes_over_the_ref,
-        marks=pytest.mark.xfail(
-            strict=True,
-            reason="Lamina's jit passes the Refs its callee closes over after the arguments, "
-            "JAX's before them (`lambda ; b:Ref{f32[]} a:f32[]`); a difference of jit itself, "
-            "already in make_jaxpr without grad",
-        ),
-        id="jit_call_closes_over_the_ref",
-    ),
-    pytest.param(  # type: ignore[list-item]
-        _invariant_carry_read_twice,
-        marks=pytest.mark.xfail(
-            strict=True,
-            reason="the two loop-invariant residuals hoisted out of the primal scan are its "
-            "consts in JAX's partial evaluator's topological order (the one feeding output 0 "
-            "first), in Lamina's by first use; not matched yet (already differs in linearize)",
-        ),
-        id="invariant_carry_read_twice",
-    ),
+    _jit_call_closes_over_the_ref,
+    _invariant_carry_read_twice,
+    _invariants_feed_writes_and_ys,
+    _invariants_reach_only_an_accumulation,
 ]
 
 

@@ -207,6 +207,26 @@ def test_detrend_values_and_jaxpr() -> None:
     )
 
 
+HOST_SPECTRA: dict[str, Any] = {
+    "detrend": lambda sig, y: [sig.detrend(SIGNAL, **o) for o in DETRENDS],
+    "welch": lambda sig, y: sig.welch(SIGNAL[0], nperseg=16, detrend="linear"),
+    "csd of host data": lambda sig, y: sig.csd(SIGNAL, SIGNAL[::-1], nperseg=16),
+    "csd of host and traced data": lambda sig, y: sig.csd(SIGNAL[0], y, nperseg=16),
+    "stft along axis 0": lambda sig, y: sig.stft(SIGNAL.T, nperseg=8, axis=0),
+}
+
+
+@pytest.mark.parametrize("case", sorted(HOST_SPECTRA))
+def test_host_data_under_a_trace_stages_as_jaxs(case: str) -> None:
+    # NumPy data is an array under a trace, as in JAX: moving its axes and reshaping it stage.
+    def program(m: ModuleType) -> Any:
+        return lambda y: HOST_SPECTRA[case](m.scipy.signal, y)
+
+    oracle.assert_same_jaxpr(program, SIGNAL[1])
+    if case == "welch":
+        oracle.assert_same_values(program, SIGNAL[1])
+
+
 @pytest.mark.parametrize(
     "options",
     [{"type": "quadratic"}, {"bp": [70]}, {"overwrite_data": True}],

@@ -15,7 +15,18 @@ registers with `register_type_reader` (`lamina_core.ir`'s).
 
 from lamina_core.ir import register_type_reader
 from lamina_hijax import _jaxpr_io as _jaxpr_io  # registers the reader of hi primitives
+from lamina_hijax import _mutable_rules as _mutable_rules  # registers its rules
 from lamina_hijax._calls import Callee, CallLayout, Group, Role, call_layouts, map_callee
+from lamina_hijax._mutable import (
+    LoVals,
+    is_mutable_value,
+    lower_mutable,
+    lower_mutable_args,
+    makes_mutable,
+    mutable_lowering_rules,
+    takes_mutable,
+    write_back,
+)
 from lamina_hijax._primitives import (
     GradAccum,
     HiPrimitive,
@@ -49,6 +60,7 @@ __all__ = [
     "HiPspec",
     "HiSignature",
     "HiType",
+    "LoVals",
     "MappingSpec",
     "NullAccum",
     "Role",
@@ -61,13 +73,20 @@ __all__ = [
     "expand_on_values",
     "expand_per_value",
     "is_high",
+    "is_mutable_value",
     "lo_avals",
+    "lower_mutable",
+    "lower_mutable_args",
     "lower_values",
+    "makes_mutable",
     "map_callee",
+    "mutable_lowering_rules",
     "raise_values",
     "register_hitype",
     "register_type_reader",
+    "takes_mutable",
     "to_lojax",
     "to_lojax_closed",
     "to_lojax_rules",
+    "write_back",
 ]

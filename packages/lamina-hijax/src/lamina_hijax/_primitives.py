@@ -37,6 +37,7 @@ from lamina_core.ir import (
     abstract_eval_rules,
     effects_rules,
     evaluated_on_values,
+    qdd_primitives,
     types_match,
     value_impl_rules,
 )
@@ -241,8 +242,12 @@ class HiPrimitive(Primitive):
     where it is linear, `batch(axis_data, args, dims, **params)` for vmap. Instantiating one
     registers those methods in core's rule tables."""
 
-    def __init__(self, name: str, *, multiple_results: bool = False) -> None:
+    def __init__(self, name: str, *, multiple_results: bool | None = None) -> None:
+        if multiple_results is None:  # JAX's subclasses say it as a class attribute
+            declared = _class_attribute(type(self), "multiple_results")
+            multiple_results = bool(declared)
         super().__init__(name, multiple_results=multiple_results)
+        qdd_primitives.add(self)
         abstract_eval_rules.set(self, lambda *avals, **p: self.abstract_eval(*avals, **p)[0])
         effects_rules.set(self, lambda *avals, **p: frozenset(self.abstract_eval(*avals, **p)[1]))
         value_impl_rules.set(self, self._expand)
@@ -263,6 +268,16 @@ class HiPrimitive(Primitive):
     jvp: Callable[..., Any] = _missing_method("jvp", "jvp support")
     transpose: Callable[..., Any] = _missing_method("transpose", "transpose support")
     batch: Callable[..., Any] = _missing_method("batch", "vmap support")
+
+
+def _class_attribute(cls: type, name: str) -> Any:
+    """`name` as a class of `cls`'s hierarchy below `Primitive` sets it (not the slot)."""
+    for klass in cls.__mro__:
+        if klass is HiPrimitive:
+            return None
+        if name in vars(klass):
+            return vars(klass)[name]
+    return None
 
 
 call_hi_primitive_p: Final = Primitive("call_hi_primitive", multiple_results=True)

@@ -40,6 +40,7 @@ from lamina_core.sharding import shard_map_p
 from lamina_core.trace import canonical_value, eval_jaxpr, install_high_impl, typeof
 from lamina_core.transforms import closed_call_p, jit_p
 from lamina_hijax._calls import call_layouts, map_callee
+from lamina_hijax._mutable import lower_mutable, makes_mutable, takes_mutable
 from lamina_hijax._primitives import HiPrimitive, hi_primitives
 from lamina_hijax._types import lo_avals
 
@@ -167,6 +168,11 @@ def to_lojax(jaxpr: Jaxpr) -> Jaxpr:
     known = _memo.get(jaxpr)
     if known is not None:
         return known
+    if makes_mutable(jaxpr) and not takes_mutable(jaxpr):
+        # Boxes made and used inside: the program run once on Python boxes of its arrays.
+        lowered = to_lojax(lower_mutable(ClosedJaxpr(jaxpr, []))[0].jaxpr)
+        _memo[jaxpr] = lowered
+        return lowered
     invars: list[Var] = []
     env: dict[Var, Parts] = {}
     for v in jaxpr.invars:

@@ -18,8 +18,11 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from lamina_core import dtypes
+from lamina_core.ir import is_symbolic_dim
 from lamina_mlir._ir_types import dtype_to_ir_type, tensor_type
 from lamina_mlir._mlir_context import ContextCaches, IrValue
+
+_INT_ONLY = frozenset({int})
 
 
 def emit(
@@ -181,6 +184,11 @@ def broadcast_in_dim(
     dtype: np.dtype,
     dimensions: Sequence[int],
 ) -> IrValue:
+    if not _INT_ONLY.issuperset(map(type, shape)) and any(map(is_symbolic_dim, shape)):
+        # A symbolic shape (shape polymorphism): the dynamic op.
+        from lamina_mlir import _dynamic
+
+        return _dynamic.broadcast_in_dim(caches, x, shape, dtype, dimensions)
     return emit1(
         "stablehlo.broadcast_in_dim",
         tensor_type(caches, shape, dtype),
@@ -216,6 +224,11 @@ def convert_hlo(
 
 
 def reshape(caches: ContextCaches, x: IrValue, shape: tuple[int, ...], dtype: np.dtype) -> IrValue:
+    if not _INT_ONLY.issuperset(map(type, shape)) and any(map(is_symbolic_dim, shape)):
+        # A symbolic shape (shape polymorphism): the dynamic op.
+        from lamina_mlir import _dynamic
+
+        return _dynamic.reshape(caches, x, shape, dtype)
     return emit1("stablehlo.reshape", tensor_type(caches, shape, dtype), x)
 
 

@@ -19,7 +19,7 @@ import numpy as np
 from jaxlib.mlir import ir
 
 from lamina_core import dtypes
-from lamina_core.ir import AbstractValue, ShapedArray
+from lamina_core.ir import AbstractValue, ShapedArray, is_symbolic_dim
 from lamina_mlir._mlir_context import ContextCaches
 
 _DTYPE_TYPES: Final[dict[np.dtype, Callable[[], ir.Type]]] = {
@@ -75,6 +75,9 @@ def dtype_to_ir_type(caches: ContextCaches, dtype: np.dtype) -> ir.Type:
     return found
 
 
+_INT_ONLY: Final = frozenset({int})
+
+
 def tensor_type(caches: ContextCaches, shape: tuple[int, ...], dtype: np.dtype) -> ir.Type:
     """`tensor<shape x dtype>`; an extended dtype's is its physical array's type."""
     key = (shape, dtype)
@@ -87,6 +90,9 @@ def tensor_type(caches: ContextCaches, shape: tuple[int, ...], dtype: np.dtype) 
             )
             return found
         element = dtype_to_ir_type(caches, dtype)
+        if not _INT_ONLY.issuperset(map(type, shape)):  # symbolic dimensions are dynamic: `?`
+            dynamic = ir.ShapedType.get_dynamic_size()
+            shape = tuple(dynamic if is_symbolic_dim(d) else d for d in shape)
         found = caches.types[key] = ir.RankedTensorType.get(shape, element)
     return found
 

@@ -27,7 +27,7 @@ from lamina_core.ir import (
     Var,
     format_name_stack,
 )
-from lamina_mlir import _hlo
+from lamina_mlir import _dynamic, _hlo
 from lamina_mlir._constants import ir_constant
 from lamina_mlir._context import (
     NO_TOKENS,
@@ -39,7 +39,7 @@ from lamina_mlir._context import (
 )
 from lamina_mlir._explicit import constrain_results, constrains
 from lamina_mlir._functions import new_function
-from lamina_mlir._ir_types import aval_to_ir_type
+from lamina_mlir._ir_types import aval_to_ir_type, tensor_type
 from lamina_mlir._locations import eqn_location, name_location
 from lamina_mlir._mlir_context import ContextCaches, IrValue
 
@@ -195,6 +195,7 @@ def lower_jaxpr_to_fun(
     result_names: Sequence[str] | None = None,
     input_output_aliases: Sequence[int | None] = (),
     buffer_donors: Sequence[bool] = (),
+    dim_vars: Sequence[str] = (),
 ) -> ir.Operation:
     """Lower `jaxpr` as a new function of the module: public `@main`, or private `@name`.
 
@@ -212,6 +213,8 @@ def lower_jaxpr_to_fun(
         result_names: `jax.result_info` of each result.
         input_output_aliases: per real argument, the output it aliases, or None.
         buffer_donors: per real argument, whether XLA may reuse its buffer.
+        dim_vars: the dimension variables of symbolic shapes, taken first as scalars marked
+            `{jax.global_constant = "b"}` (JAX's), whose values the body's dynamic ops use.
 
     Returns:
         The `func.func` op, already inserted in the module.
@@ -221,7 +224,9 @@ def lower_jaxpr_to_fun(
         consts, jaxpr = jaxpr.consts, jaxpr.jaxpr
     caches = mctx.caches
     token_type = hlo.TokenType.get()
+    n_dims = len(dim_vars)
     in_types = [
+        *(tensor_type(caches, (), _dynamic.dim_dtype()) for _ in dim_vars),
         *(token_type for _ in effects),
         *(mctx.ir_type(a) for a in const_args.avals),
         *(mctx.ir_type(v.aval) for v in jaxpr.invars),
@@ -230,7 +235,7 @@ def lower_jaxpr_to_fun(
     unknown = ir.Location.unknown()
     names: Sequence[str | None] = arg_names if arg_names is not None else ()
     names = [*names, *[None] * (len(jaxpr.invars) - len(names))]
-    arg_locs: list[ir.Location] = [unknown] * (len(effects) + len(const_args))
+    arg_locs: list[ir.Location] = [unknown] * (n_dims + len(effects) + len(const_args))
     arg_locs += [ir.Location.name(n) if n else unknown for n in names]
     fn, entry = new_function(
         mctx, "main" if main else name, in_types, out_types, public=main, arg_locs=arg_locs
@@ -238,6 +243,11 @@ def lower_jaxpr_to_fun(
     arg_attrs = _arg_attributes(
         mctx, len(effects), len(const_args), len(jaxpr.invars), input_output_aliases, buffer_donors
     )
+    if dim_vars:
+        marks: list[dict[str, ir.Attribute]] = [
+            {"jax.global_constant": ir.StringAttr.get(v)} for v in dim_vars
+        ]
+        arg_attrs = [*marks, *(arg_attrs or [{} for _ in in_types[n_dims:]])]
     if arg_attrs is not None:
         fn.attributes["arg_attrs"] = ir.ArrayAttr.get([ir.DictAttr.get(a) for a in arg_attrs])
     result_attrs: list[dict[str, ir.Attribute]] = [{} for _ in out_types]
@@ -251,6 +261,8 @@ def lower_jaxpr_to_fun(
     name_stack = mctx.name_stack if main else ""
     with ir.InsertionPoint(entry), name_location(name_stack):
         block_args = list(entry.arguments)
+        dim_values = dict(zip(dim_vars, block_args[:n_dims], strict=True))
+        block_args = block_args[n_dims:]
         token_args = block_args[: len(effects)]
         const_values = block_args[len(effects) : len(effects) + len(const_args)]
         real_args = block_args[len(effects) + len(const_args) :]
@@ -267,14 +279,15 @@ def lower_jaxpr_to_fun(
             if id(value) not in unique:
                 unique[id(value)] = ir_constant(caches, value, var.aval)
         tokens = TokenSet(tuple(zip(effects, token_args, strict=True))) if effects else NO_TOKENS
-        outs, tokens_out = jaxpr_subcomp(
-            mctx,
-            jaxpr,
-            name_stack,
-            tokens,
-            [unique[id(c)] for c in consts],
-            *real_args,
-            const_lowering=const_lowering,
-        )
+        with _dynamic.dimension_values(dim_values):
+            outs, tokens_out = jaxpr_subcomp(
+                mctx,
+                jaxpr,
+                name_stack,
+                tokens,
+                [unique[id(c)] for c in consts],
+                *real_args,
+                const_lowering=const_lowering,
+            )
         _hlo.return_([*tokens_out, *outs], "func.return")
     return fn

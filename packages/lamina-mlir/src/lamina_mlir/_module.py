@@ -31,7 +31,7 @@ from lamina_core.ir import (
     ShapedArray,
     jaxprs_in_params,
 )
-from lamina_mlir import _hlo, _sharding
+from lamina_mlir import _dynamic, _hlo, _sharding
 from lamina_mlir._context import (
     LoweringParameters,
     ModuleContext,
@@ -335,6 +335,13 @@ def lower_jaxpr_to_module(
         aliases, donors = _aliases(
             in_avals, out_avals, donated_args, input_output_aliases, num_partitions
         )
+        # Symbolic argument shapes: `@main` takes the dimension variables first (JAX's).
+        dim_vars = _dynamic.dimension_variables(in_avals)
+        if dim_vars and effects:
+            raise NotImplementedError(
+                "lowering: a function with ordered effects and symbolic shapes (Lamina lowers "
+                "shape-polymorphic functions without effects only)"
+            )
         main = lower_jaxpr_to_fun(
             mctx,
             "main",
@@ -346,6 +353,7 @@ def lower_jaxpr_to_module(
             result_names=result_names,
             input_output_aliases=aliases,
             buffer_donors=donors,
+            dim_vars=dim_vars,
         )
         if abstract_mesh is not None:
             _sharding.annotate_main(
@@ -363,6 +371,8 @@ def lower_jaxpr_to_module(
                 ),
             )
         verify(module)
+        if _dynamic.REFINE_ATTR in module.operation.attributes:
+            module = _dynamic.refine_shapes(module)
     final_mesh = mctx.device_mesh or mctx.mesh  # a rule may have declared one (shard_map)
     return LoweredModule(
         module,

@@ -23,13 +23,14 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from lamina_core.ir import AbstractValue
-from lamina_mlir import _hlo
+from lamina_mlir import _dynamic, _hlo
 from lamina_mlir._context import LoweringRuleContext
 from lamina_mlir._functions import call
 from lamina_mlir._ir_types import aval_to_ir_type
 from lamina_mlir._merge import merge_modules
 from lamina_mlir._mlir_context import ContextCaches, IrValue, make_context
 from lamina_mlir._module import LoweredModule
+from lamina_mlir._poly_main import add_dim_var_main
 
 PLATFORM_INDEX_ATTR: Final = "jax.global_constant"
 """The attribute marking `@main`'s leading platform index argument (JAX's convention)."""
@@ -44,6 +45,7 @@ def serialize_portable_artifact(
     *,
     attributes: Mapping[str, bool] | None = None,
     platform_index: bool = False,
+    arg_descriptions: Sequence[str] | None = None,
 ) -> bytes:
     """`lowered`'s module as a portable artifact, its own module left as it is.
 
@@ -53,11 +55,20 @@ def serialize_portable_artifact(
         platform_index: give `@main` a leading `tensor<i32>` platform index argument (unused
             in the body: Lamina lowers the same ops for every platform), as a module exported
             for several platforms takes one.
+        arg_descriptions: the real arguments as errors name them (`args[0]`), for the shape
+            assertions of a module with symbolic shapes (whose `@main` then computes the
+            dimension variables from its arguments, see `_poly_main`).
     """
     with lowered.context, ir.Location.unknown():
         copy = ir.Module.parse(lowered.as_bytecode())
         for name, value in (attributes or {}).items():
             copy.operation.attributes[name] = ir.BoolAttr.get(value)
+        if _dynamic.dimension_variables(lowered.in_avals):
+            n = len(lowered.in_avals)
+            descriptions = arg_descriptions or [f"args[{i}]" for i in range(n)]
+            leading = len(lowered.const_args)
+            add_dim_var_main(copy, lowered.in_avals, leading, descriptions)
+            copy.operation.attributes["jax.uses_shape_polymorphism"] = ir.BoolAttr.get(True)
         if platform_index:
             _add_platform_index(copy)
         target = hlo.get_version_from_compatibility_requirement(
@@ -222,7 +233,24 @@ def call_portable_artifact(
             _hlo.emit1("stablehlo.constant", index_aval_type, attributes={"value": attr})
         )
     out_types = [mctx.ir_type(a) for a in ctx.avals_out]
-    return call(symbol, out_types, [*leading, *args])
+    callee_type = mctx.symbol_table[symbol].attributes["function_type"]
+    callee = ir.FunctionType(ir.TypeAttr(callee_type).value)
+    given = [*leading, *args]
+    if list(callee.results) == out_types and [x.type for x in given] == list(callee.inputs):
+        return call(symbol, out_types, given)
+    # Exported with symbolic shapes and called with concrete ones (JAX's way): the arguments
+    # are converted to the callee's dynamic types and the results back; shape refinement of
+    # the whole module then makes every type static again (`refine_shapes`).
+    mctx.module.operation.attributes[_dynamic.REFINE_ATTR] = ir.BoolAttr.get(True)
+    converted = [
+        x if x.type == t else _hlo.emit1("stablehlo.convert", t, x)
+        for x, t in zip(given, callee.inputs, strict=True)
+    ]
+    results = call(symbol, list(callee.results), converted)
+    return [
+        r if r.type == t else _hlo.emit1("stablehlo.convert", t, r)
+        for r, t in zip(results, out_types, strict=True)
+    ]
 
 
 def _merge(dst: ir.Module, dst_table: ir.SymbolTable, name: str, data: bytes) -> str:

@@ -15,6 +15,7 @@ from lamina_consts import jaxpr_const_args
 from lamina_core import jit_p
 from lamina_core.ir import ClosedJaxpr
 from lamina_core.transforms import closed_call_p
+from lamina_mlir import _dynamic
 from lamina_mlir._constants import ir_constant
 from lamina_mlir._context import LoweringRuleContext, ordered_effects
 from lamina_mlir._functions import call, symbol_name
@@ -53,11 +54,15 @@ def _jit_lowering(
             ctx.set_tokens_out(tokens)
         return outs
     effects = ordered_effects(jaxpr.effects)
+    # Under shape polymorphism every function takes the dimension variables first (JAX's).
+    dims = _dynamic.current_values()
     key = ("jit", name, jaxpr.jaxpr, tuple(id(c) for c in jaxpr.consts))
     found = mctx.functions.get(key)
     if found is None:
         const_args = jaxpr_const_args(jaxpr)
-        fn = lower_jaxpr_to_fun(mctx, name, jaxpr, const_args=const_args, effects=effects)
+        fn = lower_jaxpr_to_fun(
+            mctx, name, jaxpr, const_args=const_args, effects=effects, dim_vars=tuple(dims)
+        )
         # The key holds the callee jaxpr and its consts alive, so their ids stay theirs.
         found = mctx.functions[key] = (symbol_name(fn), const_args, tuple(jaxpr.consts))
     symbol, const_args, _ = found
@@ -70,7 +75,7 @@ def _jit_lowering(
         *(mctx.ir_type(a) for a in ctx.avals_out),
     ]
     with eqn_location(mctx, ctx.name_stack, f"jit({name})", ctx.source_info):
-        results = call(symbol, out_types, [*tokens_in, *const_values, *args])
+        results = call(symbol, out_types, [*dims.values(), *tokens_in, *const_values, *args])
     if effects:
         ctx.set_tokens_out(ctx.tokens_in.update(dict(zip(effects, results, strict=False))))
     return results[len(effects) :]

@@ -20,7 +20,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from lamina_core import lax
 from lamina_core.interpreters import trace_to_jaxpr
 from lamina_core.ir import Jaxpr
-from lamina_mlir import _hlo
+from lamina_mlir import _dynamic, _hlo
 from lamina_mlir._constants import ir_constant
 from lamina_mlir._context import NO_TOKENS, LoweringRuleContext
 from lamina_mlir._ir_types import tensor_type
@@ -80,8 +80,13 @@ def _gather_op(
     attrs = {
         "dimension_numbers": dimension_numbers,
         "indices_are_sorted": _hlo.bool_attr(caches, indices_are_sorted),
-        "slice_sizes": _hlo.dense_i64_array(caches, slice_sizes),
     }
+    if _dynamic.is_dynamic(slice_sizes):  # symbolic window sizes: JAX's dynamic gather
+        sizes = _dynamic.shape_tensor(caches, slice_sizes)
+        return _hlo.emit1(
+            "stablehlo.dynamic_gather", out_type(ctx), operand, indices, sizes, attributes=attrs
+        )
+    attrs["slice_sizes"] = _hlo.dense_i64_array(caches, slice_sizes)
     return _hlo.emit1("stablehlo.gather", out_type(ctx), operand, indices, attributes=attrs)
 
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from lamina_core import dtypes, lax
 from lamina_core.lax import empty2_p
-from lamina_mlir import _hlo
+from lamina_mlir import _dynamic, _hlo
 from lamina_mlir._constants import ir_constant
 from lamina_mlir._context import LoweringRuleContext
 from lamina_mlir._mlir_context import IrValue
@@ -48,11 +48,17 @@ def _reshape_lowering(
 ) -> list[IrValue]:
     if dimensions is not None:
         x = _hlo.transpose(ctx.caches, x, dimensions)
+    aval = out_aval(ctx)
+    if _dynamic.is_dynamic(aval.shape):
+        return [_dynamic.reshape(ctx.caches, x, aval.shape, aval.dtype)]
     return [_hlo.emit1("stablehlo.reshape", out_type(ctx), x)]
 
 
 @register(lax.squeeze_p)
 def _squeeze_lowering(ctx: LoweringRuleContext, x: IrValue, **params: Any) -> list[IrValue]:
+    aval = out_aval(ctx)
+    if _dynamic.is_dynamic(aval.shape):
+        return [_dynamic.reshape(ctx.caches, x, aval.shape, aval.dtype)]
     return [_hlo.emit1("stablehlo.reshape", out_type(ctx), x)]
 
 
@@ -85,8 +91,20 @@ def _tile_lowering(ctx: LoweringRuleContext, x: IrValue, *, reps: Sequence[int])
 
 @register(lax.iota_p)
 def _iota_lowering(ctx: LoweringRuleContext, *, dimension: int, **params: Any) -> list[IrValue]:
+    aval = out_aval(ctx)
+    if _dynamic.is_dynamic(aval.shape):
+        return [_dynamic.iota(ctx.caches, aval.shape, aval.dtype, dimension)]
     attrs = {"iota_dimension": _hlo.i64_attr(ctx.caches, dimension)}
     return [_hlo.emit1("stablehlo.iota", out_type(ctx), attributes=attrs)]
+
+
+@register(lax.dim_as_value_p)
+def _dim_as_value_lowering(ctx: LoweringRuleContext, *, dim: Any) -> list[IrValue]:
+    value = _dynamic.eval_dim(ctx.caches, dim)
+    aval = out_aval(ctx)
+    if aval.dtype != _dynamic.dim_dtype():
+        value = _hlo.convert(ctx.caches, value, (), aval.dtype)
+    return [value]
 
 
 @register(empty2_p)

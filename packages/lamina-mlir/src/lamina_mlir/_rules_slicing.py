@@ -111,7 +111,9 @@ def _concatenate_tree(caches: ContextCaches, xs: Sequence[IrValue], dimension: i
 def _concat(xs: Sequence[IrValue], dimension: int, attrs: dict[str, ir.Attribute]) -> IrValue:
     first = ir.RankedTensorType(xs[0].type)
     shape = list(first.shape)
-    shape[dimension] = sum(ir.RankedTensorType(x.type).shape[dimension] for x in xs)
+    sizes = [ir.RankedTensorType(x.type).shape[dimension] for x in xs]
+    dynamic = ir.ShapedType.get_dynamic_size()  # a symbolic size (shape polymorphism)
+    shape[dimension] = dynamic if dynamic in sizes else sum(sizes)
     result = ir.RankedTensorType.get(shape, first.element_type)
     return _hlo.emit1("stablehlo.concatenate", result, *xs, attributes=attrs)
 

@@ -14,7 +14,7 @@ from typing import Any, Final
 import numpy as np
 
 from lamina_core import lax
-from lamina_core.interpreters import dce_rules
+from lamina_core.interpreters import dce_rules, partial_eval_kept_effects
 from lamina_core.ir import (
     AbstractValue,
     Atom,
@@ -146,6 +146,9 @@ effects_rules.set(free_ref_p, _effects(INTERNAL))
 effects_rules.set(get_p, _effects(READ))
 effects_rules.set(swap_p, _effects(WRITE))
 effects_rules.set(addupdate_p, _effects(ACCUM))
+# Reads, writes and accumulations are the effects JAX's partial evaluator keeps a handle on
+# (making or freezing a Ref is not): they decide the order of residuals.
+partial_eval_kept_effects.append(lambda e: e is READ or e is WRITE or e is ACCUM)
 
 
 def _dce_when_unread(used: list[bool], eqn: JaxprEqn) -> tuple[list[bool], JaxprEqn | None]:

@@ -51,6 +51,7 @@ from lamina_runtime import (
     special_values,
 )
 from lamina_runtime import sharding as shardings
+from lamina_runtime._jit_mutable import is_mutable_call, run_mutable
 from lamina_runtime._lru import clear_registered_caches
 from lamina_runtime.array import Array
 from lamina_runtime.eager import clear_programs
@@ -299,6 +300,8 @@ class JitFunction(Jitted):
                 entry: FastEntry | RefEntry | CallEntry | None = self._fast.get(key)
                 if entry is None:
                     staged, _, leaves = self.stage(*args)
+                    if is_mutable_call(staged):
+                        return run_mutable(staged, leaves, self.name), None, ()
                     if self._placement(staged, args, leaves) is not None:
                         return self._general(args, kwargs)
                     call = self._compiled(staged)
@@ -330,6 +333,8 @@ class JitFunction(Jitted):
         for leaf in leaves:
             if isinstance(leaf, Tracer):  # no trace is active: it escaped the one that made it
                 raise_escaped_tracer(leaf, self.name)
+        if is_mutable_call(staged):
+            return run_mutable(staged, leaves, self.name), None, ()
         dyn_args = self._split(args, kwargs)[0]
         call = self._compiled(staged, self._placement(staged, dyn_args, leaves))
         if staged.mutable_consts:

@@ -27,21 +27,29 @@ from lamina_core.ir import (
     Var,
     abstract_eval_rules,
     body_evaluated_primitives,
+    concrete_avals_qdd,
     effects_rules,
     evaluated_on_values,
     host_effect_types,
     impl_rules,
     no_effects,
     python_impl_primitives,
+    qdd_primitives,
     value_impl_rules,
 )
 from lamina_core.trace import EagerImpl, canonical_value, is_hi_value, reference_impl, typeof
-from lamina_core.transforms import Staged
+from lamina_core.transforms import Staged, jit_p
 from lamina_hijax import is_high, to_lojax
 from lamina_mlir import lower_jaxpr_to_module
 from lamina_refs import Ref, discharge_state, has_refs
 from lamina_runtime import _bridge_devices, _bridge_executables, guards, special_values
 from lamina_runtime import sharding as shardings
+from lamina_runtime._jit_mutable import (
+    applies_to_mutable,
+    apply_mutable,
+    call_mutable,
+    jit_takes_mutable,
+)
 from lamina_runtime._lru import LRUCache
 from lamina_runtime.array import Array, to_buffer
 from lamina_runtime.executable import Executable, runtime
@@ -259,10 +267,17 @@ class XlaEager:
         if fast is not None:
             program, bufs = fast
         else:
+            if prim is jit_p and jit_takes_mutable(params["jaxpr"]):  # boxes: see there
+                return call_mutable(params["jaxpr"], args, params["name"])
+            if applies_to_mutable(prim, args):
+                return apply_mutable(prim, args, params)
             if prim in python_impl_primitives:  # JAX's `def_impl`: the Python function alone
                 return value_impl_rules[prim](*args, **params)
             if prim in evaluated_on_values:
-                abstract_eval_rules[prim](*[typeof(x) for x in args], **params)  # the checks
+                avals_in = [typeof(x) for x in args]
+                if prim in qdd_primitives:
+                    avals_in = concrete_avals_qdd(avals_in, args)
+                abstract_eval_rules[prim](*avals_in, **params)  # the checks
                 return value_impl_rules[prim](*args, **params)
             if any(type(x) is Ref or is_hi_value(x) for x in args):
                 return self._run_staged(prim, args, params)

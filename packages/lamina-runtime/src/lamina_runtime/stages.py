@@ -26,6 +26,7 @@ from lamina_core.trace import ShapeDtypeStruct, jaxpr_as_fun
 from lamina_core.transforms import Staged
 from lamina_hijax import to_lojax
 from lamina_runtime import _bridge_devices, _bridge_executables
+from lamina_runtime._jit_mutable import BoxStage, is_mutable_call, lower_boxes
 from lamina_runtime.executable import Executable
 from lamina_runtime.pipeline import LoweredCall, Placement, compile_lowered, lower_staged
 from lamina_runtime.stages_compiled import ArgInfo, Compiled, Stage, make_args_info
@@ -106,7 +107,8 @@ class Traced(Stage):
         if tree != self._in_tree:
             raise TypeError(f"Tree structure mismatch: expected {self._in_tree}, got {tree}")
         closed = self._staged.jaxpr
-        outs = jaxpr_as_fun(closed)(*leaves, *self._staged.mutable_consts)
+        staged = self._staged
+        outs = jaxpr_as_fun(closed)(*staged.hi_mutable_consts, *leaves, *staged.mutable_consts)
         return tree_util.tree_unflatten(self._staged.out_tree, outs)
 
     def lower(
@@ -123,6 +125,12 @@ class Traced(Stage):
                     f"Traced.lower(lowering_platforms={lowering_platforms!r}): Lamina lowers "
                     f"for this process's platform only ({here['platform']!r})"
                 )
+        if is_mutable_call(self._staged):  # boxes: the stages of its call of arrays
+            boxes = lower_boxes(self._staged)
+            module = lower_staged(boxes.staged, self._name, keep_unused=self._keep_unused)
+            inner = Lowered(self._name, boxes.staged, module, boxes.in_tree,
+                            compiler_options=self._compiler_options)  # fmt: skip
+            return BoxStage(inner, self._staged, boxes)  # type: ignore[return-value]  # as one
         lowered = lower_staged(
             self._staged, self._name, keep_unused=self._keep_unused, placement=self._placement
         )
@@ -141,8 +149,8 @@ def _n_args(staged: Staged) -> int:
 
 
 def _args_info(staged: Staged, in_tree: Any, *, lowered: bool = False) -> Any:
-    n = _n_args(staged)
-    avals, donated = staged.jaxpr.in_avals[:n], staged.donated_invars[:n]
+    n, k = _n_args(staged), len(staged.hi_mutable_consts)  # boxes closed over lead
+    avals, donated = staged.jaxpr.in_avals[k:n], staged.donated_invars[k:n]
     return make_args_info(in_tree, avals, donated, lowered=lowered)
 
 

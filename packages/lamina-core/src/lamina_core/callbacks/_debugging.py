@@ -25,6 +25,7 @@ from lamina_core.interpreters import (
     ensure_enum,
     jvp_rules,
     partial_eval_jaxpr_custom_rules,
+    partial_eval_kept_effects,
     transpose_rules,
 )
 from lamina_core.ir import (
@@ -69,6 +70,7 @@ class OrderedDebugEffect(KindEffect):
 
 debug_effect: Final = DebugEffect()
 ordered_debug_effect: Final = OrderedDebugEffect()
+partial_eval_kept_effects.append(lambda e: isinstance(e, (DebugEffect, OrderedDebugEffect)))
 
 debug_callback_p: Final = Primitive("debug_callback", multiple_results=True)
 debug_print_p: Final = Primitive("debug_print", multiple_results=True)

@@ -131,11 +131,9 @@ def oob_payload(
     """The first out-of-bounds index of `indices`, its operand axis and that axis's size."""
     flat_idx = jnp.argmin(jnp.logical_not(oob_mask))
     multi_idx = jnp.unravel_index(flat_idx, indices.shape)
-    # `getitem`, not `[]`: under a trace these constant arrays are NumPy's, which cannot take
-    # a traced index (JAX's are tracers there).
-    oob_axis = jnp.getitem(jnp.array(dims_map), multi_idx[-1])
-    oob_axis_size = jnp.getitem(jnp.array(operand_shape), oob_axis)
-    oob_index = jnp.getitem(jnp.ravel(indices), flat_idx)
+    oob_axis = jnp.array(dims_map)[multi_idx[-1]]
+    oob_axis_size = jnp.array(operand_shape)[oob_axis]
+    oob_index = jnp.ravel(indices)[flat_idx]
     return jnp.array([oob_index, oob_axis, oob_axis_size], dtype=np.int32)
 
 

@@ -164,14 +164,6 @@ def _weight_matrix(
     return jnp.where(inside[np.newaxis, :], weights, 0)
 
 
-def _item(values: Any, i: int) -> Any:
-    """`values[i]`; from a 1-D array always by a staged `slice` and `squeeze`, as JAX indexes its
-    device arrays (Lamina keeps a NumPy argument NumPy under a trace, where indexing folds)."""
-    if isinstance(values, (list, tuple)) or len(shape_of(values)) != 1:
-        return values[i]
-    return lax.squeeze(lax.slice(values, (i,), (i + 1,)), (0,))
-
-
 def _scale_and_translate(
     x: Array,
     output_shape: tuple[int, ...],
@@ -195,8 +187,8 @@ def _scale_and_translate(
         w = _weight_matrix(
             input_shape[d],
             output_shape[d],
-            _item(scale, i),
-            _item(translation, i),
+            scale[i],
+            translation[i],
             kernel,
             antialias,
             edge_padding,
@@ -270,7 +262,8 @@ def scale_and_translate(
         )
     radius, kernel, edge_padding = _kernel_of(method, antialias)
     (image,) = promote_dtypes_inexact(image)
-    scale, translation = promote_dtypes_inexact(scale, translation)
+    # Arrays, as JAX's promotion makes them: indexing one stages (NumPy's would fold).
+    scale, translation = (jnp.asarray(v) for v in promote_dtypes_inexact(scale, translation))
     return _scale_and_translate(
         image,
         shape,

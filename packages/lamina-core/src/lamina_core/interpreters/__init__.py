@@ -136,7 +136,13 @@ from lamina_core.interpreters.partial_eval import (
     partial_eval_jaxpr_nounits as partial_eval_jaxpr_nounits,
 )
 from lamina_core.interpreters.partial_eval import (
+    partial_eval_kept_effects as partial_eval_kept_effects,
+)
+from lamina_core.interpreters.partial_eval import (
     partial_eval_rules as partial_eval_rules,
+)
+from lamina_core.interpreters.partial_eval import (
+    residuals_in_jax_order as residuals_in_jax_order,
 )
 from lamina_core.interpreters.partial_eval_custom import (
     Offloadable as Offloadable,

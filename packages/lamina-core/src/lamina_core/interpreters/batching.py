@@ -120,6 +120,11 @@ class BatchTrace(Trace):
     def stands_for(self, other: Trace) -> bool:
         return self.shared and isinstance(other, BatchTrace) and other.axis_data is self.axis_data
 
+    def cur_qdd(self, x: Any) -> Any:
+        val, _ = self.to_batch_info(x)  # a mutable value's state is its value's
+        assert self.parent is not None
+        return self.parent.cur_qdd(val)
+
     def to_batch_info(self, x: Any) -> tuple[Any, BatchDim]:
         if isinstance(x, BatchTracer) and (
             x._trace is self or (self.shared and x._trace.axis_data is self.axis_data)

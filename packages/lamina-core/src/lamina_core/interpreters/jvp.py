@@ -133,6 +133,11 @@ class PrimalTangentTrace(Trace):
     __slots__ = ()
     tracer_type: ClassVar[type[PrimalTangentTracer]]
 
+    def cur_qdd(self, x: Any) -> Any:
+        primal, _ = self.pair(x)  # a mutable value's state is its primal's
+        assert self.parent is not None
+        return self.parent.cur_qdd(primal)
+
     def pair(self, x: Any) -> tuple[Any, Any]:
         if isinstance(x, self.tracer_type) and x._trace is self:
             return x.primal, x.tangent

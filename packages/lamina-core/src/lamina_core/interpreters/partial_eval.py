@@ -22,6 +22,7 @@ from lamina_core.ir import (
     Atom,
     ClosedJaxpr,
     DebugInfo,
+    Effect,
     Jaxpr,
     JaxprEqn,
     Literal,
@@ -171,8 +172,10 @@ __all__ = [
     "TangentTrace",
     "known_partial_eval_rules",
     "partial_eval_jaxpr_nounits",
+    "partial_eval_kept_effects",
     "partial_eval_rules",
     "prune_residuals",
+    "residuals_in_jax_order",
 ]
 
 
@@ -207,7 +210,7 @@ def partial_eval_jaxpr_nounits(
             [a.jaxpr_var for a in unknown_args],
             [o for o, u in zip(outs, out_unknowns, strict=True) if u],
         )
-        unknown = _residuals_in_jax_order(prune_residuals(jaxpr, consts))
+        unknown = residuals_in_jax_order(prune_residuals(jaxpr, consts))
         box.extend([unknown, out_unknowns])
         known_outs = [o for o, u in zip(outs, out_unknowns, strict=True) if not u]
         return [*known_outs, *unknown.consts]
@@ -260,10 +263,25 @@ def _toposort(end_nodes: Sequence[_Node]) -> list[_Node]:
     return ordered
 
 
-def _residuals_in_jax_order(closed: ClosedJaxpr) -> ClosedJaxpr:
+KeptEffect: TypeAlias = Callable[[Effect], bool]
+"""`kept(effect)`: whether JAX's partial evaluator keeps a handle on an equation with `effect`."""
+
+partial_eval_kept_effects: list[KeptEffect] = []
+"""JAX's `partial_eval_kept_effects`, as tests each package registers for its own effects
+(Refs for their reads, writes and accumulations; callbacks for debug prints): a staged
+equation with such an effect is a root of the topological sort that orders residuals, as
+the staged outputs are."""
+
+
+def _kept(eqn: JaxprEqn) -> bool:
+    return any(kept(e) for e in eqn.effects for kept in partial_eval_kept_effects)
+
+
+def residuals_in_jax_order(closed: ClosedJaxpr) -> ClosedJaxpr:
     """`closed` with its constvars (residuals) in the order JAX's partial evaluation gives
-    them: the order its topological sort of the staged values meets them, each use of a
-    known value being a node of its own."""
+    them: the order its topological sort of the staged values (its inputs, outputs and
+    equations with kept effects) meets them, each use of a known value being a node of its
+    own."""
     jaxpr = closed.jaxpr
     if len(jaxpr.constvars) < 2:
         return closed
@@ -279,12 +297,15 @@ def _residuals_in_jax_order(closed: ClosedJaxpr) -> ClosedJaxpr:
             return found if found is not None else produced[atom]
         return _Node(())
 
+    handles: list[_Node] = []
     for eqn in jaxpr.eqns:
         parents = [node(x) for x in eqn.invars]
         for v in eqn.outvars:
             produced[v] = _Node(parents)
+        if eqn.effects and _kept(eqn):
+            handles.append(_Node(parents))
     order: list[int] = []
-    for n in _toposort([*inputs.values(), *(node(v) for v in jaxpr.outvars)]):
+    for n in _toposort([*inputs.values(), *(node(v) for v in jaxpr.outvars), *handles]):
         if n.const is not None and n.const not in order:
             order.append(n.const)
     order += [i for i in range(len(jaxpr.constvars)) if i not in order]

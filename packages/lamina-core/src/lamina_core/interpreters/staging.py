@@ -16,11 +16,14 @@ from lamina_core.ir import (
     MESHES_SEEN,
     AbstractValue,
     Atom,
+    AvalMutableQDD,
+    AvalQDD,
     ClosedJaxpr,
     DebugInfo,
     Jaxpr,
     JaxprEqn,
     Literal,
+    MutableQDD,
     PpContext,
     PpSettings,
     Primitive,
@@ -38,7 +41,10 @@ from lamina_core.ir import (
     no_effects,
     pp,
     pp_eqn,
+    qdd_final_rules,
+    qdd_primitives,
     reset_name_stack,
+    value_impl_rules,
 )
 from lamina_core.trace import (
     CHECKED_SCOPES,
@@ -51,6 +57,7 @@ from lamina_core.trace import (
     check_vma_enabled,
     checking_leaks,
     current_trace,
+    is_hi_value,
     raise_escaped_tracer,
     set_current_trace,
     typeof,
@@ -168,14 +175,22 @@ class StagingTrace(Trace):
         "_constants",
         "_defined_by",
         "_open",
+        "_qdds",
         "consts",
         "constvars",
         "debug_info",
         "eqns",
+        "lowering",
     )
 
-    def __init__(self, parent: Trace | None, debug_info: DebugInfo | None = None) -> None:
+    def __init__(
+        self, parent: Trace | None, debug_info: DebugInfo | None = None, lowering: bool = False
+    ) -> None:
         super().__init__(parent)
+        self.lowering = lowering
+        """Whether this trace lowers a program of mutable hi values (JAX's `requires_low`):
+        their values are Python objects of this trace's tracers, which hi primitives apply
+        their rules on values to (and `cur_qdd` asks), instead of being staged."""
         self.eqns: list[JaxprEqn] = []
         self.constvars: list[Var] = []
         self.consts: list[Any] = []
@@ -185,6 +200,8 @@ class StagingTrace(Trace):
         self._defined_by: dict[Var, JaxprEqn] | None = None
         self._arg_vars: list[Var] = []
         self._open = True
+        self._qdds: dict[Var, MutableQDD] = {}
+        """The quasi-dynamic data of this trace's values of mutable hi types, as it is now."""
 
     def describe(self) -> str:
         info = self.debug_info
@@ -192,10 +209,27 @@ class StagingTrace(Trace):
             return "a staged function"
         return f"the function {info.func_src_info} traced for {info.traced_for}"
 
-    def new_arg(self, aval: AbstractValue) -> StagingTracer:
-        var = Var(aval)
+    def new_arg(self, aval: AbstractValue | AvalQDD) -> StagingTracer:
+        """An input of type `aval`; an `AvalQDD` for a mutable hi value with its data."""
+        if isinstance(aval, AvalQDD):
+            var = Var(aval.aval, aval.qdd)
+            self._qdds[var] = MutableQDD(aval.qdd)
+        else:
+            var = Var(aval)
         self._arg_vars.append(var)
         return StagingTracer(self, var)
+
+    def cur_qdd(self, x: Any) -> Any:
+        if self.lowering and not isinstance(x, Tracer):
+            return x.cur_qdd()
+        if isinstance(x, StagingTracer) and x._trace is self:
+            atom = x.jaxpr_var
+        elif isinstance(x, Tracer) and not self.encloses(x._trace):
+            return super().cur_qdd(x)
+        else:
+            atom = self.to_atom(x)  # a mutable value closed over: captured now
+        cell = self._qdds.get(atom) if isinstance(atom, Var) else None
+        return None if cell is None else cell.cur_val
 
     def argument_positions(self, var: Var) -> list[int]:
         """The positions of the arguments `var`'s value depends on (for error messages)."""
@@ -240,6 +274,8 @@ class StagingTrace(Trace):
             return self._capture(x)
         if type(x) in by_reference_types:
             return self._capture_reference(x)
+        if is_hi_value(x) and typeof(x).has_qdd:
+            return self._capture_mutable(x)
         key = id(x)
         known = self._constants.get(key)
         if known is not None and known[0] is x:
@@ -260,7 +296,24 @@ class StagingTrace(Trace):
     def _capture(self, tracer: Tracer) -> Var:
         if not self._open or not self.encloses(tracer._trace) or tracer._trace is self:
             raise_escaped_tracer(tracer)
-        return self._constvar_for(tracer, tracer.aval)
+        known = id(tracer) in self._captured
+        var = self._constvar_for(tracer, tracer.aval)
+        if not known and var.aval.has_qdd:
+            assert self.parent is not None
+            self._qdds[var] = MutableQDD(self.parent.cur_qdd(tracer))
+        return var
+
+    def _capture_mutable(self, value: Any) -> Var:
+        """A value of a mutable hi type closed over: a constvar holding the value, whose data
+        starts as the value's own."""
+        known = id(value) in self._captured
+        var = self._constvar_for(value, typeof(value))
+        if not known:
+            # Its data now: as an enclosing trace has it (which may have updated it), else
+            # its own.
+            qdd = value.cur_qdd() if self.parent is None else self.parent.cur_qdd(value)
+            self._qdds[var] = MutableQDD(qdd)
+        return var
 
     def _capture_reference(self, value: Any) -> Var:
         """A mutable value (a Ref) closed over: a constvar whose const is the value itself."""
@@ -284,6 +337,8 @@ class StagingTrace(Trace):
             )
         if _compile_time_eval.get() and not any(isinstance(x, Tracer) for x in args):
             return EVAL_TRACE.process_primitive(prim, args, params)
+        if self.lowering and prim in qdd_primitives:
+            return value_impl_rules[prim](*args, **params)
         fold = _CONST_FOLD_RULES.get(prim)
         if fold is not None and not any(isinstance(x, Tracer) for x in args):
             folded = fold(*args, **params)
@@ -297,6 +352,8 @@ class StagingTrace(Trace):
             ]
         )
         in_avals = [v.aval for v in invars]
+        if prim in qdd_primitives:
+            return self._stage_with_qdd(prim, invars, in_avals, params)
         rule = _ABSTRACT_EVAL_RULES.get(prim)
         if rule is None:
             rule = abstract_eval_rules[prim]  # raises the table's error
@@ -307,6 +364,8 @@ class StagingTrace(Trace):
             out_aval = with_vma(prim, in_avals, params, out_aval)
         effects_rule = _EFFECTS_RULES.get(prim)
         effects = no_effects if effects_rule is None else effects_rule(*in_avals, **params)
+        if self._qdds:
+            self._update_qdds(prim, invars, params)
         if prim.multiple_results:
             outvars = tuple([Var(a) for a in out_aval])  # type: ignore[union-attr]  # a sequence for multi-result primitives
             self.eqns.append(
@@ -316,6 +375,50 @@ class StagingTrace(Trace):
         outvar = Var(out_aval)  # type: ignore[arg-type]  # one aval for single-result primitives
         self.eqns.append(JaxprEqn(invars, (outvar,), prim, params, effects, current_source_info()))
         return StagingTracer(self, outvar)
+
+    def _stage_with_qdd(
+        self,
+        prim: Primitive,
+        invars: tuple[Atom, ...],
+        in_avals: list[AbstractValue],
+        params: dict[str, Any],
+    ) -> Any:
+        """`prim` staged with its mutable operands seen as their data cells (which its
+        abstract evaluation may update) and its new mutable results given theirs."""
+        cells = self._qdds
+        avals: list[Any] = [
+            AvalMutableQDD(a, cells[v]) if isinstance(v, Var) and v in cells else a
+            for v, a in zip(invars, in_avals, strict=True)
+        ]
+        out: Any = abstract_eval_rules[prim](*avals, **params)  # AvalQDD for new mutables
+        effects_rule = _EFFECTS_RULES.get(prim)
+        effects = no_effects if effects_rule is None else effects_rule(*avals, **params)
+        outs: list[Any] = list(out) if prim.multiple_results else [out]
+        outvars = tuple([self.new_var(a) for a in outs])
+        self.eqns.append(JaxprEqn(invars, outvars, prim, params, effects, current_source_info()))
+        tracers = [StagingTracer(self, v) for v in outvars]
+        return tracers if prim.multiple_results else tracers[0]
+
+    def _update_qdds(
+        self, prim: Primitive, invars: tuple[Atom, ...], params: dict[str, Any]
+    ) -> None:
+        """After a call or loop of jaxprs taking mutable hi values: their data as the callee
+        left it (its inputs' final data)."""
+        rule = qdd_final_rules.get(prim)
+        if rule is None:
+            return
+        for outer, final in zip(invars, rule(params, len(invars)), strict=False):
+            cell = self._qdds.get(outer) if isinstance(outer, Var) else None
+            if cell is not None and final is not None:
+                cell.update(final)
+
+    def new_var(self, aval: AbstractValue | AvalQDD) -> Var:
+        """A variable of type `aval`; an `AvalQDD` gives a mutable value its initial data."""
+        if not isinstance(aval, AvalQDD):
+            return Var(aval)
+        var = Var(aval.aval)
+        self._qdds[var] = MutableQDD(aval.qdd)
+        return var
 
     def inline_jaxpr(self, jaxpr: Jaxpr, args: Sequence[Any]) -> list[Any]:
         """Stage the equations of the effect-free, const-free `jaxpr` applied to `args` into
@@ -379,6 +482,10 @@ class StagingTrace(Trace):
         outvars = [self.to_atom(x) for x in outs]
         self._open = False
         self._constants.clear()
+        for v in (*binders, *self.constvars):
+            cell = self._qdds.get(v)
+            if cell is not None:
+                v.initial_qdd, v.final_qdd = cell.init_val, cell.cur_val
         effects = frozenset().union(*(e.effects for e in self.eqns)) if self.eqns else no_effects
         jaxpr = Jaxpr(self.constvars, binders, outvars, self.eqns, effects, self.debug_info)
         return jaxpr, list(self.consts)
@@ -386,14 +493,17 @@ class StagingTrace(Trace):
 
 def trace_to_jaxpr(
     fun: Callable[..., Sequence[Any]],
-    in_avals: Sequence[AbstractValue],
+    in_avals: Sequence[AbstractValue | AvalQDD],
     debug_info: DebugInfo | None = None,
+    *,
+    lowering: bool = False,
 ) -> ClosedJaxpr:
     """Stage `fun` (flat arguments to a flat sequence of outputs) out into a closed jaxpr.
 
-    The consts are the captured tracers of enclosing traces (empty at top level).
+    The consts are the captured tracers of enclosing traces (empty at top level). With
+    `lowering`, hi primitives apply their rules on values (see `StagingTrace.lowering`).
     """
-    trace = StagingTrace(current_trace(), debug_info)
+    trace = StagingTrace(current_trace(), debug_info, lowering)
     args = [trace.new_arg(aval) for aval in in_avals]
     # Names of scopes are relative to the jaxpr: its equations start from an empty stack.
     with set_current_trace(trace), reset_name_stack():

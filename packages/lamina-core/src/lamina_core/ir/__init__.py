@@ -43,6 +43,9 @@ from lamina_core.ir._dim_expr import (
 from lamina_core.ir._dim_expr import (
     is_symbolic_dim as is_symbolic_dim,
 )
+from lamina_core.ir._dim_expr import (
+    set_dimension_as_value as set_dimension_as_value,
+)
 from lamina_core.ir._dim_parse import (
     max_dim as max_dim,
 )
@@ -369,6 +372,24 @@ from lamina_core.ir._primitive import (
 )
 from lamina_core.ir._primitive import (
     primitives_named as primitives_named,
+)
+from lamina_core.ir._qdd import (
+    AvalMutableQDD as AvalMutableQDD,
+)
+from lamina_core.ir._qdd import (
+    AvalQDD as AvalQDD,
+)
+from lamina_core.ir._qdd import (
+    MutableQDD as MutableQDD,
+)
+from lamina_core.ir._qdd import (
+    concrete_avals_qdd as concrete_avals_qdd,
+)
+from lamina_core.ir._qdd import (
+    qdd_final_rules as qdd_final_rules,
+)
+from lamina_core.ir._qdd import (
+    qdd_primitives as qdd_primitives,
 )
 from lamina_core.ir._rule_mapping import (
     RuleMapping as RuleMapping,

@@ -15,6 +15,7 @@ from typing import Any, ClassVar, Final
 import numpy as np
 
 from lamina_core.ir import _mesh, dtypes
+from lamina_core.ir._dim_expr import DimExpr
 from lamina_core.ir._mesh import AbstractMesh, AxisType, NamedSharding
 from lamina_core.ir._partition_spec import PartitionSpec, entry_axes, split_counts
 
@@ -35,6 +36,9 @@ class AbstractValue:
     mutable: ClassVar[bool] = False
     """True for references to mutable state (Refs): such values are never literals, are
     captured by reference, cannot be returned from a `jit`, and alias nothing else."""
+    has_qdd: ClassVar[bool] = False
+    """True for mutable hi types, whose values carry quasi-dynamic data (what a box holds)
+    that changes as a traced program updates them."""
     tracer_getitem: ClassVar[Any] = None
     """`(tracer, index) -> value` for `tracer[index]`, or None for NumPy indexing."""
     tracer_setitem: ClassVar[Any] = None
@@ -138,8 +142,11 @@ def _canonical_shape(shape: Any) -> tuple[int, ...]:
         dims = tuple(shape)
     except TypeError:
         raise TypeError(f"shape must be a sequence of integers, got {shape!r}") from None
-    out = []
+    out: list[Any] = []
     for d in dims:
+        if type(d) is DimExpr:  # symbolic dimensions (shape polymorphism) are kept
+            out.append(d)
+            continue
         if isinstance(d, bool) or not isinstance(d, (int, np.integer)):
             raise TypeError(f"shape must be a sequence of integers, got {shape!r}")
         if d < 0:
@@ -194,6 +201,11 @@ class ShapedArray(AbstractValue):
             _check_spec(self)
         if type(self.shape) is not tuple or not _INT_ONLY.issuperset(map(type, self.shape)):
             object.__setattr__(self, "shape", _canonical_shape(self.shape))
+            if not _INT_ONLY.issuperset(map(type, self.shape)):
+                # Symbolic dimensions: the variables are at least 1, no extent to check here.
+                if not isinstance(self.dtype, np.dtype):
+                    object.__setattr__(self, "dtype", np.dtype(self.dtype))  # type: ignore[unreachable]
+                return
         if not isinstance(self.dtype, np.dtype):
             # Callers may pass a scalar type (np.float32); the field always holds a dtype.
             object.__setattr__(self, "dtype", np.dtype(self.dtype))  # type: ignore[unreachable]

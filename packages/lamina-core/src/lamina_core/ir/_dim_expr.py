@@ -12,10 +12,11 @@ variable is at least 1; constraints of the scope narrow them); one that the boun
 decide raises `InconclusiveDimensionOperation`, as JAX's. Expressions of different scopes do
 not mix.
 
-Status (2026-12): the algebra and the public constructors (`symbolic_shape`,
-`symbolic_args_specs` in `lamina.export`) exist, and `ShapeDtypeStruct` holds symbolic
-dimensions. Avals do not (`ShapedArray` takes integer dimensions), and neither do the shape
-rules of `lax` and `numpy` nor the lowering; exporting with symbolic dimensions is refused.
+`ShapedArray` holds symbolic dimensions, so tracing with `ShapeDtypeStruct`s of symbolic
+shapes types every value as JAX does (`f32[b,3]`); a dimension used as a value becomes the
+`dim_as_value` primitive (`lax.dimension_as_value`). The lowering computes them from the
+dimension variables (`lamina_mlir._dynamic`), and export solves a call's variables
+(`evaluate` gives an expression's value for them).
 """
 
 from __future__ import annotations
@@ -73,7 +74,12 @@ class _Factor:
     def __str__(self) -> str:
         if self.var is not None:
             return self.var
-        return f"{self.operation}({', '.join(str(o) for o in self.operands)})"
+        return f"{self.operation}({', '.join(_operand_str(o) for o in self.operands)})"
+
+
+def _operand_str(o: Any) -> str:
+    # JAX holds operands as expressions, so a negative constant prints as a sum does: `- 2`.
+    return f"- {-o}" if isinstance(o, int) and o < 0 else str(o)
 
 
 Term = tuple[tuple[_Factor, int], ...]
@@ -118,6 +124,15 @@ def _key(e: DimSize) -> tuple[Any, ...]:
     if isinstance(e, DimExpr):
         return e.key
     return (1, (((0, ()), e),))
+
+
+_AS_VALUE: list[Any] = []
+"""`lax`'s `dimension_as_value`, which binds a primitive of a layer above this one."""
+
+
+def set_dimension_as_value(fn: Any) -> None:
+    """Install `fn(dim)`, the traced value of a symbolic dimension (`lax` does)."""
+    _AS_VALUE[:] = [fn]
 
 
 # ---- expressions ---------------------------------------------------------------------------
@@ -177,6 +192,10 @@ class DimExpr:
             else:
                 return None, 0, 0
         return var, coeff, const
+
+    def linear_variable(self) -> tuple[str | None, int, int]:
+        """`(var, coeff, const)` if this is `coeff * var + const`, else `(None, 0, 0)`."""
+        return self._single_var()
 
     def variables(self) -> set[str]:
         found: set[str] = set()
@@ -348,7 +367,26 @@ class DimExpr:
             f"Symbolic dimension '{self}' used in a context that requires a constant"
         )
 
-    __index__ = __int__
+    # No `__index__`, as JAX's: `operator.index` and `slice.indices` refuse a symbolic
+    # dimension with a TypeError, which the indexing code takes as "not a static slice".
+
+    def __jax_array__(self) -> Any:
+        """The dimension as a traced integer scalar (JAX's `dim_as_value` primitive)."""
+        if not _AS_VALUE:
+            raise TypeError(f"symbolic dimension '{self}' used as an array before lax loaded")
+        return _AS_VALUE[0](self)
+
+    dimension_as_value = __jax_array__
+
+    def evaluate(self, env: dict[str, int]) -> int:
+        """The value for the variables' values in `env`."""
+        total = 0
+        for term, coeff in self.terms:
+            value = coeff
+            for factor, exp in term:
+                value *= _factor_value(factor, env) ** exp
+            total += value
+        return total
 
     def bounds(self) -> Bound:
         """The integers this expression may take, as far as its bounds tell."""
@@ -359,6 +397,19 @@ class DimExpr:
             a, b = _scale((t_low, t_high), c)
             low, high = low + a, high + b
         return low, high
+
+
+def _factor_value(factor: _Factor, env: dict[str, int]) -> int:
+    if factor.var is not None:
+        return env[factor.var]
+    ops = [o.evaluate(env) if isinstance(o, DimExpr) else o for o in factor.operands]
+    if factor.operation == "max":
+        return max(ops)
+    if factor.operation == "min":
+        return min(ops)
+    if factor.operation == "floordiv":
+        return ops[0] // ops[1]
+    return ops[0] % ops[1]
 
 
 def _constant(e: DimExpr) -> int | None:

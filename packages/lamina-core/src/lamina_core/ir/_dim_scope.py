@@ -31,8 +31,10 @@ for more details.
 class InconclusiveDimensionOperation(Exception):
     """A comparison or conversion of symbolic dimensions whose result depends on their values."""
 
-    def __init__(self, message: str) -> None:
-        super().__init__(f"{message}{_HELP}")
+    def __init__(self, message: str, *, explain: bool = True) -> None:
+        # JAX raises two classes of this name: shape_poly's adds the explanation, core's (for
+        # messages that carry one already, or say what to do) does not; `explain` picks.
+        super().__init__(f"{message}{_HELP}" if explain else message)
 
 
 class SymbolicScope:
@@ -76,6 +78,11 @@ class SymbolicScope:
                     else:  # k - var >= 0
                         high = min(high, const)
                     self._bounds[var] = (low, high)
+
+    @property
+    def constraints(self) -> tuple[tuple[str, Any], ...]:
+        """Each constraint as its text and a difference that is >= 0 (two for `==`)."""
+        return tuple(self._constraints)
 
     def __str__(self) -> str:
         extras = "".join(f"\n  {text}" for text, _ in dict.fromkeys(self._constraints))

@@ -16,6 +16,7 @@ import numpy as np
 from lamina_core.ir._avals import AbstractValue
 from lamina_core.ir._effects import Effects, no_effects
 from lamina_core.ir._literals import TypedComplex, TypedFloat, TypedInt
+from lamina_core.ir._qdd import AvalQDD
 from lamina_core.ir._source_info import NO_SOURCE_INFO, SourceInfo
 
 if TYPE_CHECKING:
@@ -31,6 +32,11 @@ class Var:
     """A variable: one binding site in a jaxpr. Identity is intended (eq=False)."""
 
     aval: AbstractValue
+    initial_qdd: Any = None
+    """For a value of a mutable hi type (`aval.has_qdd`) bound as an input: its quasi-dynamic
+    data (what a box holds) on entry; the jaxpr's signature depends on it."""
+    final_qdd: Any = None
+    """For the same: its quasi-dynamic data when the jaxpr returns (callers update theirs)."""
 
     def __repr__(self) -> str:
         # JAX's: the type's short form, no weak-type mark.
@@ -227,6 +233,11 @@ class Jaxpr:
         return [v.aval for v in self._invars]
 
     @property
+    def in_aval_qdds(self) -> list[Any]:
+        """The input types, a mutable hi value's with its data on entry (to trace again)."""
+        return [AvalQDD(v.aval, v.initial_qdd) if v.aval.has_qdd else v.aval for v in self._invars]
+
+    @property
     def out_avals(self) -> list[AbstractValue]:
         return [v.aval for v in self._outvars]
 
@@ -344,6 +355,10 @@ class ClosedJaxpr:
     @property
     def in_avals(self) -> list[AbstractValue]:
         return self._jaxpr.in_avals
+
+    @property
+    def in_aval_qdds(self) -> list[Any]:
+        return self._jaxpr.in_aval_qdds
 
     @property
     def out_avals(self) -> list[AbstractValue]:

@@ -60,6 +60,7 @@ from lamina_core.lax._conv_patches import *  # noqa: F403
 from lamina_core.lax._conv_shapes import *  # noqa: F403
 from lamina_core.lax._cumulative import *  # noqa: F403
 from lamina_core.lax._device_put import *  # noqa: F403
+from lamina_core.lax._dim_value import *  # noqa: F403
 from lamina_core.lax._dot_types import *  # noqa: F403
 from lamina_core.lax._elementwise import *  # noqa: F403
 from lamina_core.lax._fft import *  # noqa: F403
@@ -122,7 +123,8 @@ __all__ = [
     "convert_element_type_p", "copy_p", "cos", "cos_p", "cosh", "cosh_p", "create_token",
     "create_token_p", "cumlogsumexp", "cumlogsumexp_p", "cummax", "cummax_p", "cummin", "cummin_p",
     "cumprod", "cumprod_p", "cumsum", "cumsum_p", "custom_linear_solve", "custom_root", "dce_sink",
-    "dce_sink_p", "device_put_p", "digamma", "digamma_p", "div", "div_p", "dot", "dot_general",
+    "dce_sink_p", "device_put_p", "digamma", "digamma_p", "dim_as_value_p", "dimension_as_value",
+    "div", "div_p", "dot", "dot_general",
     "dot_general_p", "dtype", "dynamic_index_in_dim", "dynamic_slice", "dynamic_slice_in_dim",
     "dynamic_slice_p", "dynamic_update_index_in_dim", "dynamic_update_slice",
     "dynamic_update_slice_in_dim", "dynamic_update_slice_p", "empty", "empty_p", "eq", "eq_p",

@@ -20,7 +20,13 @@ from lamina_core.interpreters import (
     jvp_rules,
     transpose_rules,
 )
-from lamina_core.ir import AbstractValue, Primitive, abstract_eval_rules, impl_rules
+from lamina_core.ir import (
+    AbstractValue,
+    Primitive,
+    abstract_eval_rules,
+    impl_rules,
+    is_symbolic_dim,
+)
 from lamina_core.ir import dtypes as _dtypes
 from lamina_core.lax._gather_scatter import GatherDimensionNumbers, gather
 from lamina_core.lax._joining import concatenate
@@ -73,7 +79,7 @@ def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
     """The shape NumPy broadcasting gives arrays of `shapes`."""
     if not shapes:
         raise TypeError("broadcast_shapes() requires at least one argument")
-    canonical = [tuple(int(d) for d in s) for s in shapes]
+    canonical = [tuple(d if is_symbolic_dim(d) else int(d) for d in s) for s in shapes]
     rank = max(len(s) for s in canonical)
     padded = [(1,) * (rank - len(s)) + s for s in canonical]
     out = []

@@ -19,6 +19,7 @@ import numpy as np
 
 from lamina_core.ir import (
     AbstractValue,
+    DimExpr,
     Primitive,
     ShapedArray,
     abstract_eval_rules,
@@ -73,6 +74,11 @@ def canonical_shape(shape: Any) -> tuple[int, ...]:
         return tuple(operator.index(d) for d in shape)
     except TypeError:
         pass
+    try:  # symbolic dimensions (shape polymorphism) are kept as they are
+        dims: tuple[Any, ...] = tuple(d if type(d) is DimExpr else operator.index(d) for d in shape)
+        return dims
+    except TypeError:
+        pass
     message = f"Shapes must be 1D sequences of concrete values of integer type, got {shape!r}."
     traced = [d for d in shape if isinstance(d, Tracer)] if isinstance(shape, Sequence) else []
     if traced:  # as JAX's: where the abstract sizes came from
@@ -96,7 +102,10 @@ def check_shapelike(fun: str, arg: str, obj: Any, non_zero_shape: bool = False) 
         return
     if np.ndim(obj) != 1:
         raise TypeError(f"{fun} {arg} must be 1-dimensional, got {np.ndim(obj)}.")
-    if not all(isinstance(d, (int, np.integer)) and not isinstance(d, bool) for d in obj):
+    if not all(
+        (isinstance(d, (int, np.integer)) and not isinstance(d, bool)) or type(d) is DimExpr
+        for d in obj
+    ):
         raise TypeError(
             f"{fun} {arg} must have every element be an integer type, got {tuple(map(type, obj))}."
         )
@@ -293,7 +302,7 @@ def _tile_abstract_eval(x: AbstractValue, *, reps: Sequence[int]) -> ShapedArray
             f"reps length must be equal to the ndim of x, got len(reps)={len(reps)} and "
             f"x.ndim={aval.ndim}."
         )
-    shape = tuple(int(d) * int(r) for d, r in zip(aval.shape, reps, strict=True))
+    shape = tuple(d * r for d, r in zip(aval.shape, reps, strict=True))
     return ShapedArray(shape, aval.dtype, aval.weak_type)
 
 

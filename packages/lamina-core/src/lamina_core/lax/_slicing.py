@@ -23,8 +23,10 @@ from lamina_core.ir import (
     abstract_eval_rules,
     dtypes,
     impl_rules,
+    is_symbolic_dim,
 )
 from lamina_core.lax import _checks as c
+from lamina_core.lax._dim_value import dimension_as_value
 from lamina_core.lax._elementwise import add, lt
 from lamina_core.lax._selection import select_n
 from lamina_core.lax._shape import (
@@ -49,6 +51,11 @@ dynamic_update_slice_p: Final = Primitive("dynamic_update_slice")
 
 def _strided_size(size: int, stride: int) -> int:
     return 0 if size < 1 else (size - 1) // stride + 1
+
+
+def _dim(d: Any) -> Any:
+    """A dimension or index as a Python int, a symbolic dimension as it is."""
+    return d if is_symbolic_dim(d) else int(d)
 
 
 @abstract_eval_rules.register(slice_p)
@@ -82,7 +89,7 @@ def _slice_abstract_eval(
             f"slice limit_indices must be greater than or equal to start_indices, got "
             f"start_indices {start_indices} and limit_indices {limit_indices}."
         )
-    sizes = [int(lim) - int(s) for s, lim in zip(start_indices, limit_indices, strict=True)]
+    sizes = [_dim(lim) - _dim(s) for s, lim in zip(start_indices, limit_indices, strict=True)]
     if strides is not None and tuple(strides) != (1,) * aval.ndim:
         check_shapelike("slice", "strides", strides)
         if len(strides) != aval.ndim:
@@ -289,12 +296,20 @@ def _normalize_indices(
         dtype = dtypes.dtype(i, canonicalize=True)
         if dtype.kind == "u":
             out.append(i)
-        elif _is_static_int(i):
+        elif _is_static_int(i) and not is_symbolic_dim(d):
             if not allow and i < 0:
                 raise ValueError(
                     f"Index {i} is out of bounds for dimension {d} if allow_negative_indices=False"
                 )
             out.append(_convert_element_type(i + d if allow and i < 0 else i, dtype))
+        elif _is_static_int(i):
+            # Along a symbolic axis the size is staged (JAX's `dim_as_value`, even when unused).
+            d_value = dimension_as_value(d)
+            if not allow and i < 0:
+                raise ValueError(
+                    f"Index {i} is out of bounds for dimension {d} if allow_negative_indices=False"
+                )
+            out.append(add(i, _convert_element_type(d_value, dtype)) if allow and i < 0 else i)
         elif allow:
             # i < 0 ? i + d : i, staged with jnp's promotion: a weak i is made strong to meet d.
             # JAX compares a NumPy index with NumPy (no equation) and stages the rest.

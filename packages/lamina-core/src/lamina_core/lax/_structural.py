@@ -14,6 +14,8 @@ import numpy as np
 
 from lamina_core.ir import (
     AbstractValue,
+    DimExpr,
+    InconclusiveDimensionOperation,
     Mesh,
     NamedSharding,
     Primitive,
@@ -209,6 +211,14 @@ def convert_element_type(operand: Array, new_dtype: Any) -> Array:
     return _convert_element_type(operand, new_dtype, False)
 
 
+def _dims(shape: Sequence[Any]) -> tuple[Any, ...]:
+    """A shape as Python ints, symbolic dimensions kept (shape polymorphism)."""
+    try:
+        return tuple(int(d) for d in shape)
+    except InconclusiveDimensionOperation:
+        return tuple(d if type(d) is DimExpr else int(d) for d in shape)
+
+
 def broadcast_in_dim(
     operand: Array,
     shape: Sequence[int],
@@ -217,7 +227,7 @@ def broadcast_in_dim(
     out_sharding: Any = None,
 ) -> Array:
     """Broadcast `operand` to `shape`, its dimension i going to `broadcast_dimensions[i]`."""
-    shape = tuple(int(d) for d in shape)
+    shape = _dims(shape)
     dims = tuple(int(d) for d in broadcast_dimensions)
     aval = typeof(operand)
     out_sharding = canonical_sharding(out_sharding)
@@ -261,7 +271,7 @@ def full(
     shape: Sequence[int], fill_value: Any, dtype: Any = None, *, sharding: Any = None
 ) -> Array:
     """An array of `shape` filled with `fill_value`."""
-    shape = tuple(int(d) for d in shape)
+    shape = _dims(shape)
     fill_shape = np.shape(fill_value)
     if fill_shape:
         raise TypeError(

@@ -18,7 +18,13 @@ from typing import Any
 import numpy as _np
 
 from lamina_core import lax as _lax
-from lamina_core.ir import ShapedArray, canonicalize_sharding
+from lamina_core.ir import (
+    DimExpr,
+    InconclusiveDimensionOperation,
+    ShapedArray,
+    canonicalize_sharding,
+    max_dim,
+)
 from lamina_core.ir import dtypes as _dtypes
 from lamina_core.lax import _convert_element_type, array_copy, canonical_shape, kind_of
 from lamina_core.lax import asarray as _lax_asarray
@@ -368,6 +374,12 @@ def arange(
     for name, val in ((start_name, start), ("stop", stop), ("step", step)):
         if val is not None and _np.ndim(val) != 0:
             raise ValueError(f"jax.numpy.arange: arguments must be scalars; got {name}={val}")
+    if any(type(v) is DimExpr for v in (start, stop, step)):
+        if stop is None:
+            start, stop = 0, start
+        return _arange_symbolic(
+            start, stop, 1 if step is None else step, dtype or _dtypes.canonicalize_dtype(int)
+        )
     if dtype is None:
         dtype = _dtypes.result_type(start, *(x for x in (stop, step) if x is not None))
     if any(_np.iscomplexobj(x) for x in (start, stop, step) if x is not None):
@@ -397,6 +409,35 @@ def arange(
     return _lax.add(
         _lax.convert_element_type(start, dtype),
         _lax.broadcasted_iota(dtype, (size,), 0, out_sharding=sharding),
+    )
+
+
+def _arange_symbolic(start: Any, stop: Any, step: Any, dtype: Any) -> Array:
+    """`arange` with a symbolic bound or step: its length is a dimension expression."""
+    if any(
+        type(v) is not DimExpr and not isinstance(v, (int, _np.integer))
+        for v in (start, stop, step)
+    ):
+        raise ValueError(
+            "In arange with non-constant arguments all of start, stop, and step must be either "
+            f"dimension expressions or integers: start={start}, stop={stop}, step={step}"
+        )
+    try:
+        if step == 0:
+            raise ValueError("arange has step == 0")
+        ascending = step > 0
+    except InconclusiveDimensionOperation as err:
+        raise InconclusiveDimensionOperation(
+            f"In arange with non-constant arguments the step ({step}) must be resolved "
+            f"statically if it is > 0 or < 0.\nDetails: {err}",
+            explain=False,
+        ) from None
+    gap = step if ascending else -step
+    distance = (stop - start) if ascending else (start - stop)
+    size = max_dim(0, distance + gap - 1) // gap
+    return _lax.add(
+        asarray(start, dtype=dtype),
+        _lax.mul(asarray(step, dtype=dtype), _lax.iota(dtype, size)),
     )
 
 
@@ -532,14 +573,18 @@ def eye(
     offset_dtype = _dtypes.dtype(k, canonicalize=True)
     if shape_of(k) != () or kind_of(offset_dtype) not in "iu":
         raise ValueError(f"k must be a scalar integer; got {k}")
-    n = operator.index(N)
-    m = n if M is None else operator.index(M)
+    n = _dim_or_index(N)
+    m = n if M is None else _dim_or_index(M)
     if n < 0 or m < 0:
         raise ValueError(f"negative dimensions are not allowed, got {N} and {M}")
     rows = _lax.broadcasted_iota(offset_dtype, (n, m), 0)
     cols = _lax.broadcasted_iota(offset_dtype, (n, m), 1)
     on_diagonal = _lax.eq(*promote_args("equal", _add(rows, k), cols))
     return _convert_element_type(on_diagonal, dtype, False)
+
+
+def _dim_or_index(d: Any) -> Any:
+    return d if type(d) is DimExpr else operator.index(d)
 
 
 def identity(n: int, dtype: DTypeLike | None = None) -> Array:

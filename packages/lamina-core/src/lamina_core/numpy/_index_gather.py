@@ -10,6 +10,7 @@ slices become iota index arrays; `None` axes and negative strides are applied af
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -17,7 +18,14 @@ from typing import Any
 import numpy as np
 
 from lamina_core import lax as _lax
-from lamina_core.ir import dtypes
+from lamina_core.ir import (
+    DimExpr,
+    InconclusiveDimensionOperation,
+    dtypes,
+    is_symbolic_dim,
+    max_dim,
+    min_dim,
+)
 from lamina_core.numpy import _creation, _ufuncs
 from lamina_core.numpy._index_parse import (
     IndexType,
@@ -111,6 +119,8 @@ def const(example: Any, value: int) -> Any:
     """`value` typed like `example` (JAX's `lax._const`): a Python scalar, so weakly typed,
     if `example` is a weakly typed scalar of the scalar's default dtype; else a NumPy one."""
     dtype = dtypes.dtype(example)
+    if is_symbolic_dim(value):
+        return _dim_array(value, dtype)
     weak_scalar = dtypes.is_weakly_typed(example) and np.ndim(example) == 0
     if weak_scalar and dtype == dtypes.dtype(value, canonicalize=True):
         return value
@@ -119,12 +129,61 @@ def const(example: Any, value: int) -> Any:
 
 def _canonical_slice(s: slice, size: int) -> tuple[int, int, int]:
     """Start, step and length of `s` over an axis of `size` (JAX's `canonicalize_slice`)."""
+    if is_symbolic_dim(size):
+        return _symbolic_slice(s, size)
     start, stop, step = s.indices(size)
     if step > 0:
         length = max(0, (stop - start + step - 1) // step)
     else:
         length = max(0, (start - stop - step - 1) // -step)
     return start, step, length
+
+
+def _symbolic_slice(s: slice, size: Any) -> tuple[Any, Any, Any]:
+    """`_canonical_slice` over an axis of symbolic `size`: the bounds clamp with `min_dim`
+    and `max_dim`, and the signs they need must be decidable (JAX's texts otherwise)."""
+    step = 1 if s.step is None else _index_or_dim(s.step)
+    try:
+        if step == 0:
+            raise ValueError("slice step cannot be zero")
+        ascending = step > 0
+    except InconclusiveDimensionOperation as err:
+        raise InconclusiveDimensionOperation(
+            f"In slice with non-constant elements the step ({step}) must be resolved "
+            f"statically if it is > 0 or < 0.\nDetails: {err}",
+            explain=False,
+        ) from None
+
+    def clamp(i: Any, which: str) -> Any:
+        try:
+            nonnegative = i >= 0
+        except InconclusiveDimensionOperation as err:
+            raise InconclusiveDimensionOperation(
+                f"In slice with non-constant elements the {which} ({i}) must be resolved "
+                f"statically if it is >= 0.\nDetails: {err}",
+                explain=False,
+            ) from None
+        if nonnegative:
+            return min_dim(size, i) if ascending else min_dim(size - 1, i)
+        return max_dim(0, size + i) if ascending else max_dim(-1, size + i)
+
+    if s.start is None:
+        start = 0 if ascending else size - 1
+    else:
+        start = clamp(_index_or_dim(s.start), "start")
+    stop = (size if ascending else -1) if s.stop is None else clamp(_index_or_dim(s.stop), "stop")
+    gap = step if ascending else -step
+    distance = (stop - start) if ascending else (start - stop)
+    return start, step, max_dim(0, distance + gap - 1) // gap
+
+
+def _dim_array(d: Any, dtype: np.dtype) -> Any:
+    """A symbolic dimension as an array of `dtype` (what `jnp.array(d, dtype)` stages)."""
+    return _lax.convert_element_type(_lax.dimension_as_value(d), dtype)
+
+
+def _index_or_dim(d: Any) -> Any:
+    return d if type(d) is DimExpr else operator.index(d)
 
 
 def to_gather(indexer: NDIndexer, *, normalize_indices: bool = True) -> GatherIndexer:
@@ -206,7 +265,10 @@ def to_gather(indexer: NDIndexer, *, normalize_indices: bool = True) -> GatherIn
                 gather_slice_shape.append(size)
                 offset_dims.append(collapsed_y_axis)
             else:
-                base = np.array(start, dtype)
+                if is_symbolic_dim(start):  # as `jnp.array(start, dtype)` stages it
+                    base = _creation.array(_lax.dimension_as_value(start), dtype=dtype)
+                else:
+                    base = np.array(start, dtype)
                 stride = np.array(step, dtype)
                 iota = _lax.iota(dtype, size)
                 indices = _ufuncs.add(base, _ufuncs.multiply(stride, iota))

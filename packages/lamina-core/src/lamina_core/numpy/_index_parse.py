@@ -22,7 +22,7 @@ import numpy as np
 
 from lamina_core import lax as _lax
 from lamina_core.config import affects_tracing, config
-from lamina_core.ir import ShapedArray, dtypes
+from lamina_core.ir import ShapedArray, dtypes, is_symbolic_dim
 from lamina_core.lax import _convert_element_type
 from lamina_core.numpy import _ufuncs
 from lamina_core.trace import JAXIndexError, Tracer, is_registered_value, typeof
@@ -245,7 +245,7 @@ def wrap_negative(index: Any, size: int) -> Any:
     dtype = dtypes.dtype(index, canonicalize=True)
     if dtype.kind == "u":
         return index
-    size_arr = _convert_element_type(size, dtype)
+    size_arr = _convert_element_type(_lax.dimension_as_value(size), dtype)
     return _lax.select(_ufuncs.less(index, 0), _ufuncs.add(index, size_arr), index)
 
 
@@ -337,6 +337,8 @@ class NDIndexer:
     def to_static_slice(self, *, normalize_indices: bool, mode: Any) -> StaticSlice:
         """Static slicing parameters, or an error saying why the indices have none."""
         parsed = _MODE.PROMISE_IN_BOUNDS if mode is None else _MODE.from_any(mode)
+        if any(is_symbolic_dim(d) for d in self.shape):
+            raise ValueError("mode='slice' is not valid for polymorphic shapes.")
         if parsed not in (_MODE.PROMISE_IN_BOUNDS, _MODE.CLIP):
             raise ValueError("static_slice requires mode='promise_in_bounds' or mode='clip'")
         if parsed == _MODE.PROMISE_IN_BOUNDS:
@@ -455,5 +457,9 @@ class NDIndexer:
 
 def index_dtype(shape: Sequence[int]) -> np.dtype:
     """A signed integer dtype that holds every index into `shape` (int32 unless too big)."""
-    big = any(d > np.iinfo(np.int32).max for d in shape)
-    return np.dtype(np.int64 if big else np.int32)
+    for d in shape:
+        if is_symbolic_dim(d):  # as JAX's: a symbolic dimension may be any size
+            return dtypes.canonicalize_dtype(np.int64)
+        if d > np.iinfo(np.int32).max:
+            return np.dtype(np.int64)
+    return np.dtype(np.int32)

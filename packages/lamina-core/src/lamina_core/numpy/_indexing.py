@@ -10,13 +10,14 @@ integer index arrays). Static integer indices out of bounds are clamped, as XLA 
 
 from __future__ import annotations
 
+import math
 import operator
 from typing import Any
 
 import numpy as np
 
 from lamina_core import lax as _lax
-from lamina_core.ir import dtypes
+from lamina_core.ir import dtypes, is_symbolic_dim
 from lamina_core.numpy import _ufuncs, _ufuncs_composite
 from lamina_core.numpy._index_gather import GatherIndexer, const, to_gather
 from lamina_core.numpy._index_parse import (
@@ -186,9 +187,10 @@ def _take_body(
         gather_mode = _MODE.FILL_OR_DROP
         # gather takes no negative indices: wrap them here.
         size = shape_of(a)[axis_idx]
-        indices = _ufuncs_composite._where(
-            _ufuncs.less(indices, 0), _ufuncs.add(indices, size), indices
-        )
+        negative = _ufuncs.less(indices, 0)
+        if is_symbolic_dim(size):
+            size = const(indices, size)
+        indices = _ufuncs_composite._where(negative, _ufuncs.add(indices, size), indices)
     elif mode == "raise":
         raise NotImplementedError("The 'raise' mode to jnp.take is not supported.")
     elif mode == "wrap":
@@ -201,7 +203,7 @@ def _take_body(
         raise ValueError(f"Invalid mode '{mode}' for np.take")
     index_dims = len(shape_of(indices))
     slice_sizes = list(shape_of(a))
-    indices_size = int(np.prod(shape_of(indices)))
+    indices_size = math.prod(shape_of(indices))
     if slice_sizes[axis_idx] == 0:
         if indices_size != 0:
             raise IndexError("Cannot do a non-empty jnp.take() from an empty axis.")
@@ -404,7 +406,7 @@ def getitem(arr: Array, idx: Any) -> Array:
     """`arr[idx]` for tracers and device arrays."""
     if type(idx) is int:  # the commonest index (`keys[i]`, `xs[0]`): no parsing
         shape = shape_of(arr)
-        if shape:
+        if shape and type(shape[0]) is int:  # (a symbolic axis takes the general path)
             size = shape[0]
             i = idx + size if idx < 0 else idx
             if 0 <= i < size:  # out of bounds: the general path's dynamic slice or error

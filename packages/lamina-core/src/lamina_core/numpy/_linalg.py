@@ -18,7 +18,7 @@ import numpy as np
 import opt_einsum  # type: ignore[import-untyped]  # ships no type information
 
 from lamina_core import lax as _lax
-from lamina_core.ir import ShapedArray
+from lamina_core.ir import ShapedArray, is_symbolic_dim
 from lamina_core.ir import dtypes as _dtypes
 from lamina_core.lax import _convert_element_type
 from lamina_core.numpy import _ufuncs
@@ -302,11 +302,33 @@ def einsum(
         raise NotImplementedError("einsum: out_sharding is not supported by Lamina yet")
     path_type = "optimal" if optimize is True else _Unoptimized() if optimize is False else optimize
     args = (subscripts, *operands)
-    arrays, contractions = opt_einsum.contract_path(
-        *args, einsum_call=True, use_blas=True, optimize=path_type
-    )
+    arrays, contractions = _contract_path(args, einsum_call=True, use_blas=True, optimize=path_type)
     steps = [(tuple(c[0]), frozenset(c[1]), str(c[2])) for c in contractions]
     return _contract(ensure_arraylike("einsum", *arrays), steps, precision, preferred_element_type)
+
+
+class _StandIn:
+    """An operand with its symbolic dimensions replaced by a constant, for opt_einsum."""
+
+    def __init__(self, shape: tuple[int, ...]) -> None:
+        self.shape = shape
+
+
+def _contract_path(args: tuple[Any, ...], **options: Any) -> tuple[list[Any], Any]:
+    """`opt_einsum.contract_path`, also over operands of symbolic shapes: as JAX does, every
+    symbolic dimension stands as 8 (opt_einsum only parses and orders; the contractions
+    themselves check the true shapes)."""
+    if not any(is_symbolic_dim(d) for a in args[1:] for d in getattr(a, "shape", ())):
+        return opt_einsum.contract_path(*args, **options)  # type: ignore[no-any-return]
+    stand_ins = [
+        _StandIn(tuple(8 if is_symbolic_dim(d) else d for d in a.shape))
+        if hasattr(a, "shape")
+        else a
+        for a in args[1:]
+    ]
+    ordered, contractions = opt_einsum.contract_path(args[0], *stand_ins, **options)
+    by_id = {id(stand): arg for stand, arg in zip(stand_ins, args[1:], strict=True)}
+    return [by_id[id(o)] for o in ordered], contractions
 
 
 def _removechars(s: str, chars: str) -> str:

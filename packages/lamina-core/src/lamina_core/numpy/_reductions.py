@@ -384,7 +384,7 @@ def _count(
         size = 1
         for d in dims:
             size *= shape[d]
-        return _convert_element_type(size, dtype, False)
+        return _convert_element_type(_lax.dimension_as_value(size), dtype, False)
     return sum(_broadcast_to(where, shape_of(a)), dims, dtype=dtype, keepdims=keepdims)
 
 

@@ -8,6 +8,7 @@ name and static arguments, so the `jit` equations print alike. JAX's `inline=Tru
 
 from __future__ import annotations
 
+import math
 import operator
 from collections.abc import Sequence
 from functools import partial
@@ -16,7 +17,14 @@ from typing import Any
 import numpy as _np
 
 from lamina_core import lax as _lax
-from lamina_core.ir import NamedSharding, PartitionSpec, canonicalize_sharding
+from lamina_core.ir import (
+    DimExpr,
+    InconclusiveDimensionOperation,
+    NamedSharding,
+    PartitionSpec,
+    canonicalize_sharding,
+    is_symbolic_dim,
+)
 from lamina_core.lax import asarray as _lax_asarray
 from lamina_core.lax import canonical_shape
 from lamina_core.numpy._creation import _broadcast_shapes, _broadcast_to, array, asarray
@@ -62,25 +70,44 @@ def _new_shape(a: Any, newshape: Any) -> tuple[int, ...]:
         newshape = [newshape]
     sizes = canonical_shape(newshape)
     shape = shape_of(a)
-    size = int(_np.prod(shape))
+    size = math.prod(shape)
     unknown = [i for i, d in enumerate(sizes) if d == -1]
     if len(unknown) > 1:
         raise TypeError(f"can only specify one unknown axis size with a `-1` value, got {original}")
+    if unknown and any(is_symbolic_dim(d) for d in (*shape, *sizes)):
+        return _symbolic_new_shape(shape, sizes)
     if unknown:
-        known = int(_np.prod([d for d in sizes if d != -1]))
-        if known == 0 or size % known:
+        known = math.prod([d for d in sizes if d != -1])
+        if known == 0 or size % known != 0:
             raise TypeError(
                 f"cannot reshape array of shape {shape} (size {size}) into shape {original} "
                 f"because the product of specified axis sizes ({known}) does not evenly "
                 f"divide {size}"
             )
         return tuple(size // known if d == -1 else d for d in sizes)
-    if size != int(_np.prod(sizes)):
+    if size != math.prod(sizes):
         raise TypeError(
             f"cannot reshape array of shape {shape} (size {size}) into shape {original} (size "
-            f"{int(_np.prod(sizes))})"
+            f"{math.prod(sizes)})"
         )
     return sizes
+
+
+def _symbolic_new_shape(shape: tuple[Any, ...], sizes: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The `-1` of `sizes` resolved when a size is symbolic: it must divide exactly (JAX's
+    `divide_shape_sizes` and its text, the `-1` counted in the divisor)."""
+    size, signed = math.prod(shape), math.prod(sizes)
+    if size == signed:
+        quotient: Any = 1
+    else:
+        quotient, rest = size.divmod(signed) if type(size) is DimExpr else divmod(size, signed)
+        if rest != 0:
+            raise InconclusiveDimensionOperation(
+                f"Cannot divide evenly the sizes of shapes {tuple(shape)} and {tuple(sizes)}. "
+                f"The remainder {rest} should be 0.",
+                explain=False,
+            )
+    return tuple(-quotient if d == -1 else d for d in sizes)
 
 
 def _reshape(a: Array, *args: Any, order: str = "C", out_sharding: Any = None) -> Array:
@@ -134,7 +161,7 @@ def ravel(a: ArrayLike, order: str = "C", *, out_sharding: Any = None) -> Array:
     check_arraylike_or_traced_hi("ravel", a)
     if order == "K":
         raise NotImplementedError("Ravel not implemented for order='K'.")
-    return _reshape(a, (int(_np.prod(shape_of(a))),), order=order, out_sharding=out_sharding)
+    return _reshape(a, (math.prod(shape_of(a)),), order=order, out_sharding=out_sharding)
 
 
 def squeeze(a: ArrayLike, axis: int | Sequence[int] | None = None) -> Array:
@@ -234,7 +261,7 @@ def _concatenate_array(arr: Any, axis: int | None, dtype: DTypeLike | None) -> A
     if not shape or shape[0] == 0:
         raise ValueError("Need at least one array to concatenate.")
     if axis is None:
-        return _lax.reshape(arr, (int(_np.prod(shape)),))
+        return _lax.reshape(arr, (math.prod(shape),))
     if len(shape) == 1:
         raise ValueError("Zero-dimensional arrays cannot be concatenated.")
     axis = _canonicalize_axis(axis, len(shape) - 1, "jnp.concatenate")

@@ -10,7 +10,7 @@ from typing import Any, Final, TypeAlias
 import numpy as np
 
 from lamina_core.config import affects_tracing, config, define_enum
-from lamina_core.ir import dtypes
+from lamina_core.ir import DimExpr, dtypes
 from lamina_core.lax import _convert_element_type, broadcast_in_dim
 from lamina_core.trace import Tracer, is_concrete_value, typeof
 
@@ -35,8 +35,8 @@ def check_arraylike(name: str, *args: Any, traced_hi: bool = False) -> None:
         if isinstance(arg, Tracer):
             if traced_hi or not arg.aval.is_high:
                 continue
-        elif type(arg) in _PYTHON_SCALARS or is_concrete_value(arg):
-            continue
+        elif type(arg) in _PYTHON_SCALARS or type(arg) is DimExpr or is_concrete_value(arg):
+            continue  # (a symbolic dimension is an array through `__jax_array__`, as in JAX)
         raise TypeError(
             f"{name} requires ndarray or scalar arguments, got {type(arg)} at position {pos}."
         )

@@ -93,11 +93,9 @@ def _segment_update(
     buckets = -(-size // bucket_size)
     out = _creation.full((buckets, count, *rest), identity, dtype=dtype)
     bucket_of_row = _creation.arange(shape_of(segment_ids)[0]) // bucket_size
-    # `expand_dims`, not `[None, :]`: ids given as NumPy stay NumPy under a trace (indexing
-    # would fold), where JAX's device array stages the broadcast.
     out = scatter_update(
         out,
-        np.index_exp[bucket_of_row, _lax.expand_dims(segment_ids, (0,))],
+        np.index_exp[bucket_of_row, segment_ids[None, :]],
         data,
         scatter_op,
         indices_are_sorted=indices_are_sorted,

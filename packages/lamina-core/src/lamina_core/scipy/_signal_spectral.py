@@ -68,15 +68,9 @@ def detrend(
         raise ValueError(
             "Breakpoints must be non-negative and less than length of data along given axis."
         )
-    # JAX's data is a device array, which an identity `moveaxis` or `reshape` returns as it is
-    # and any other `reshape` stages; Lamina's is NumPy under a trace when the caller passed
-    # host data, which `jnp` would reshape on the host.
-    if canonicalize_axis(axis, len(shape_of(arr))) != 0:
-        arr = jnp.moveaxis(arr, axis, 0)
+    arr = jnp.moveaxis(arr, axis, 0)
     shape = shape_of(arr)
-    matrix = (n, int(np.prod(shape[1:])))
-    if matrix != shape:
-        arr = lax.reshape(arr, matrix)
+    arr = jnp.reshape(arr, (n, -1))
     dtype = dtype_of(arr)
     for start, stop in itertools.pairwise(breaks):
         points = stop - start
@@ -194,8 +188,7 @@ def _segments_fft(
     result = detrend_func(result)
     if jnp.iscomplexobj(win):
         (result,) = promote_dtypes_complex(result)
-    # `lax.reshape` stages even a NumPy window (JAX's window is always a device array there).
-    result = lax.reshape(win, (1,) * len(batch_shape) + (1, nperseg)) * result
+    result = jnp.reshape(win, (1,) * len(batch_shape) + (1, nperseg)) * result
     if sides == "twosided":
         return jnp.fft.fft(result, n=nfft)
     return jnp.fft.rfft(jnp.real(result), n=nfft)
@@ -260,14 +253,15 @@ def _spectral_helper(
     y_arr: Array
     if y is None:
         check_arraylike("spectral_helper", x)
-        (x,) = promote_dtypes_inexact(x)
+        # Arrays, as JAX's promotion makes them (a NumPy `x` would be moved on the host).
+        x = jnp.asarray(promote_dtypes_inexact(x)[0])
         y_arr = x
         outershape = _delete(shape_of(x), axis)
     else:
         if mode != "psd":
             raise ValueError("two-argument mode is available only when mode=='psd'")
         check_arraylike("spectral_helper", x, y)
-        x, y_arr = promote_dtypes_inexact(x, y)
+        x, y_arr = (jnp.asarray(v) for v in promote_dtypes_inexact(x, y))
         if np.ndim(x) != np.ndim(y_arr):
             # JAX's message, braces and all (it is not an f-string there).
             raise ValueError("two-arguments must have the same rank ({x.ndim} vs {y.ndim}).")

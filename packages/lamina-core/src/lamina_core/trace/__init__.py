@@ -129,6 +129,9 @@ from lamina_core.trace._tracing import (
     concrete_or_error as concrete_or_error,
 )
 from lamina_core.trace._tracing import (
+    cur_qdd as cur_qdd,
+)
+from lamina_core.trace._tracing import (
     current_trace as current_trace,
 )
 from lamina_core.trace._tracing import (
@@ -160,6 +163,9 @@ from lamina_core.trace._tracing import (
 )
 from lamina_core.trace._tracing import (
     set_current_trace as set_current_trace,
+)
+from lamina_core.trace._tracing import (
+    with_qdd as with_qdd,
 )
 from lamina_core.trace._typecheck import (
     JaxprTypeError as JaxprTypeError,

@@ -17,7 +17,7 @@ from contextvars import ContextVar
 from typing import Any, ClassVar, Final, NoReturn, Protocol, TypeVar, overload
 
 from lamina_core.config import dispatch_context
-from lamina_core.ir import AbstractValue, Primitive, install_current_trace
+from lamina_core.ir import AbstractValue, AvalQDD, Primitive, install_current_trace
 from lamina_core.trace._array_methods import ArrayMethods as ArrayMethods
 from lamina_core.trace._array_methods import (
     _immutable_error,
@@ -63,6 +63,19 @@ class Trace:
 
     def describe(self) -> str:
         return type(self).__name__
+
+    def cur_qdd(self, x: Any) -> Any:
+        """The quasi-dynamic data `x`, a value of a mutable hi type, has at this point of the
+        program (JAX's `cur_qdd`): a concrete value knows its own; a trace tracking such
+        values (staging) answers for its tracers, and lets the trace it was opened in answer
+        for the rest."""
+        if isinstance(x, Tracer) and (x._trace is self or self.stands_for(x._trace)):
+            raise NotImplementedError(
+                f"{self.describe()} does not track the state of mutable hi values"
+            )
+        if self.parent is not None:
+            return self.parent.cur_qdd(x)
+        return x.cur_qdd()
 
     def stage_value(self, value: Any) -> Any:
         """`value` (a constant, or a tracer of this or an enclosing trace) lifted into this
@@ -270,6 +283,19 @@ def set_current_trace(trace: Trace) -> Iterator[Trace]:
             yield trace
     finally:
         _current_trace.set(previous)
+
+
+def cur_qdd(x: Any) -> Any:
+    """The quasi-dynamic data of `x` (a value of a mutable hi type) at this point of the
+    program being traced, or its own outside any trace (`jax.experimental.cur_qdd`)."""
+    return call_under(EVAL_TRACE, _current_trace.get().cur_qdd, x)
+
+
+def with_qdd(avals: Sequence[AbstractValue], values: Sequence[Any]) -> list[Any]:
+    """The input types of a traced function called on `values`: `avals`, the ones of mutable
+    hi types paired with their values' current data (`AvalQDD`), as JAX's `jit` and
+    `make_jaxpr` type their arguments."""
+    return [AvalQDD(a, cur_qdd(x)) if a.has_qdd else a for a, x in zip(avals, values, strict=True)]
 
 
 def bind_with_trace(

@@ -18,6 +18,7 @@ import numpy as np
 from lamina_core.ir import (
     AbstractValue,
     AutoLayout,
+    DimExpr,
     Format,
     InvalidValueError,
     NamedSharding,
@@ -333,6 +334,8 @@ def typeof(x: Any) -> AbstractValue:
             if aval.mesh is None:  # one made inside a mesh scope carries it: never shared
                 _WEAK_SCALAR_AVALS[dtype] = aval
         return aval
+    if kind is DimExpr:  # a symbolic dimension is typed as its value, a weak default int
+        return ShapedArray((), dtypes.canonicalize_dtype(np.int64), True)
     return canonical_value(x)[1]
 
 

@@ -101,10 +101,11 @@ def jvp_jaxpr(
             out_nz.extend(type(t) is not Zero for _, t in pairs)
             return [p for p, _ in pairs] + [t for _, t in pairs if type(t) is not Zero]
 
+        in_avals = closed.in_aval_qdds
         tangent_avals = [
-            a.to_tangent_aval() for a, nz in zip(closed.in_avals, nonzeros, strict=True) if nz
+            a.to_tangent_aval() for a, nz in zip(in_avals, nonzeros, strict=True) if nz
         ]
-        jaxpr = trace_to_jaxpr(fun, [*closed.in_avals, *tangent_avals], closed.jaxpr.debug_info)
+        jaxpr = trace_to_jaxpr(fun, [*in_avals, *tangent_avals], closed.jaxpr.debug_info)
         return jaxpr, out_nz
 
     key = nonzeros if instantiate is None else (nonzeros, instantiate)
@@ -231,7 +232,7 @@ def linearize_jaxpr(closed: ClosedJaxpr, nonzeros: tuple[bool, ...]) -> Lineariz
             box.extend([tangent, out_nz])
             return [*outs, *tangent.consts]
 
-        staged = trace_to_jaxpr(fun, closed.in_avals, closed.jaxpr.debug_info)
+        staged = trace_to_jaxpr(fun, closed.in_aval_qdds, closed.jaxpr.debug_info)
         tangent, out_nz = box
         primal, sources = _forward_residuals(staged, len(closed.out_avals))
         return LinearizedJaxpr(primal, _opened(tangent), out_nz, sources)
@@ -294,7 +295,7 @@ def linearize_jaxpr_forwarding(
             box.extend([tangent, out_nz, fwds])
             return [*outs, *(c for c, f in zip(tangent.consts, fwds, strict=True) if f is None)]
 
-        staged = trace_to_jaxpr(fun, closed.in_avals, closed.jaxpr.debug_info)
+        staged = trace_to_jaxpr(fun, closed.in_aval_qdds, closed.jaxpr.debug_info)
         # As JAX's, both halves lose their dead equations (a nested cond's unread `empty2`s).
         primal = ClosedJaxpr(dce_jaxpr(staged.jaxpr)[0], staged.consts)
         tangent, out_nz, fwds = box

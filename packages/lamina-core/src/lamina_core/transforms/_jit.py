@@ -30,7 +30,7 @@ from lamina_core.config import (
     no_tracing,
 )
 from lamina_core.interpreters import axis_frame, bound_axis_names, trace_to_jaxpr
-from lamina_core.ir import AbstractValue, ClosedJaxpr, DebugInfo, concrete_context_mesh
+from lamina_core.ir import AbstractValue, ClosedJaxpr, DebugInfo, Var, concrete_context_mesh
 from lamina_core.trace import (
     EVAL_TRACE,
     Tracer,
@@ -39,9 +39,11 @@ from lamina_core.trace import (
     check_no_returned,
     check_not_closed_over_and_passed,
     check_vma_enabled,
+    cur_qdd,
     current_trace,
     shaped_abstractify,
     typeof,
+    with_qdd,
 )
 from lamina_core.transforms._call import UNSPECIFIED, jit_p, jit_params
 from lamina_core.transforms._jit_cache import FunctionCaches, JitCaches, Plan, trace_caches
@@ -144,7 +146,20 @@ class Staged:
     donated_invars: tuple[bool, ...]
     mutable_consts: tuple[Any, ...] = ()
     """Mutable values (Refs) the function closes over, passed after the arguments (as JAX's
-    jit passes them): the callee's last inputs."""
+    jit passes them): the callee's last inputs. Empty when it closes over a tracer: then its
+    Refs lead, with the tracers."""
+    hi_mutable_consts: tuple[Any, ...] = ()
+    """Values of mutable hi types (boxes) the function closes over: its first inputs (JAX's
+    jit moves them there). The trace holds while they hold what they held when traced."""
+
+
+def _same_qdds(staged: Staged) -> bool:
+    """Whether the boxes `staged` closes over hold values of the types they held when it
+    was traced (its leading inputs' initial data)."""
+    invars = staged.jaxpr.jaxpr.invars
+    return all(
+        cur_qdd(c) == v.initial_qdd for c, v in zip(staged.hi_mutable_consts, invars, strict=False)
+    )
 
 
 def _with_sorted_dicts(tree: Any) -> Any:
@@ -244,6 +259,8 @@ class Jitted:
         self._cache = caches.staged
         self._plans = caches.plans
         self._call_params = caches.call_params
+        self._box_traces: dict[Any, list[Staged]] = {}
+        """Per signature, its traces closing over boxes: one per set of types they held."""
         # `updated=()`: copying `fun.__dict__` could overwrite this object's own attributes
         # (a custom_jvp function has a `fun` too).
         functools.update_wrapper(self, fun, updated=())
@@ -355,6 +372,7 @@ class Jitted:
             in_avals = tuple([abstractify(x) for x in leaves])
         except TypeError:
             raise not_an_array(self.fun, args, kwargs, leaves, static_nums, abstractify) from None
+        in_avals = tuple(with_qdd(in_avals, leaves))
         # Named axes bound by enclosing vmaps are part of JAX's trace context (a collective's
         # trace depends on their sizes, `psum(1, 'i')` being one), and so is whether a checked
         # shard_map body encloses the call (its `psum`s bind `psum_invariant`), and the mesh in
@@ -371,10 +389,17 @@ class Jitted:
             key = dataclasses.replace(signature, context=(*context, _NO_DONATION))
         staged = self._cache.get(key)
         captured: list[Any] = []
+        if staged is not None and staged.hi_mutable_consts and not _same_qdds(staged):
+            # A box it closes over holds another type now: another trace, or a new one.
+            staged = next((t for t in self._box_traces.get(key, ()) if _same_qdds(t)), None)
+            if staged is not None:
+                self._cache[key] = staged
         if staged is None:
             if mutable_args:
                 check_no_aliased_args(self._debug(args, kwargs, static_nums), in_avals, leaves)
             traced = self._traces.get(signature)  # by another wrapper of the function
+            if traced is not None and traced.hi_mutable_consts and not _same_qdds(traced):
+                traced = None  # the boxes it closes over hold other types now
             cacheable = True
             if traced is None:
                 traced, captured = self._trace(args, kwargs, static_nums, in_tree, in_avals)
@@ -390,11 +415,13 @@ class Jitted:
                 staged = self._donating(traced, len(captured), dyn_args, dyn_kwargs, donated)
             if cacheable:
                 self._cache[key] = staged
+                if staged.hi_mutable_consts:
+                    self._box_traces.setdefault(key, []).append(staged)
         elif mutable_args:
             check_no_aliased_args(staged.jaxpr.jaxpr.debug_info, in_avals, leaves)
-        if staged.mutable_consts:
+        if staged.mutable_consts or captured:
             check_not_closed_over_and_passed(
-                staged.jaxpr.jaxpr.debug_info, staged.mutable_consts, leaves
+                staged.jaxpr.jaxpr.debug_info, (*captured, *staged.mutable_consts), leaves
             )
         return staged, captured, leaves
 
@@ -443,19 +470,39 @@ class Jitted:
             closed = trace_to_jaxpr(flat_fun, in_avals, debug)
         inner = closed.jaxpr
         check_no_returned(debug, inner)
-        # Tracers closed over become leading inputs; mutable values (Refs) trailing ones, as
-        # JAX's jit passes them.
-        mutable = [typeof(c).mutable for c in closed.consts]
-        captured = [c for c, m in zip(closed.consts, mutable, strict=True) if not m]
-        refs = tuple(c for c, m in zip(closed.consts, mutable, strict=True) if m)
-        leading = [v for v, m in zip(inner.constvars, mutable, strict=True) if not m]
-        trailing = [v for v, m in zip(inner.constvars, mutable, strict=True) if m]
+        # As JAX's jit: when the function closes over a tracer, every value it closes over
+        # (Refs too) becomes a leading input, in the order the trace met them; otherwise the
+        # Refs it closes over become trailing inputs (JAX's staging rule moves them there),
+        # and values of mutable hi types (boxes) leading ones.
+        hi_mutable = tuple(
+            c for c in closed.consts if not isinstance(c, Tracer) and typeof(c).has_qdd
+        )
+        box_vars: list[Var] = []
+        if hi_mutable:
+            boxes = [not isinstance(c, Tracer) and typeof(c).has_qdd for c in closed.consts]
+            box_vars = [v for v, b in zip(inner.constvars, boxes, strict=True) if b]
+            inner = inner.replace(
+                constvars=tuple(v for v, b in zip(inner.constvars, boxes, strict=True) if not b)
+            )
+            closed = ClosedJaxpr(
+                inner, [c for c, b in zip(closed.consts, boxes, strict=True) if not b]
+            )
+        if any(isinstance(c, Tracer) for c in closed.consts):
+            lead = [True] * len(closed.consts)
+        else:
+            lead = [not typeof(c).mutable for c in closed.consts]
+        captured = [c for c, first in zip(closed.consts, lead, strict=True) if first]
+        refs = tuple(c for c, first in zip(closed.consts, lead, strict=True) if not first)
+        leading = [v for v, first in zip(inner.constvars, lead, strict=True) if first]
+        trailing = [v for v, first in zip(inner.constvars, lead, strict=True) if not first]
         jaxpr = ClosedJaxpr(
-            inner.replace(constvars=(), invars=(*leading, *inner.invars, *trailing)), []
+            inner.replace(constvars=(), invars=(*box_vars, *leading, *inner.invars, *trailing)),
+            [],
         )
         if "jax_enable_checks" in config.touched and enable_checks.value:
             check_jaxpr(jaxpr)
-        return Staged(jaxpr, out_trees[0], (False,) * len(jaxpr.in_avals), refs), captured
+        staged = Staged(jaxpr, out_trees[0], (False,) * len(jaxpr.in_avals), refs, hi_mutable)
+        return staged, captured
 
     def _donating(
         self,
@@ -470,7 +517,8 @@ class Jitted:
             return traced
         flags = self._donated_flags(dyn_args, dyn_kwargs, donated)
         n_refs = len(traced.mutable_consts)
-        donated_invars = (False,) * n_captured + flags + (False,) * n_refs
+        n_lead = n_captured + len(traced.hi_mutable_consts)
+        donated_invars = (False,) * n_lead + flags + (False,) * n_refs
         return dataclasses.replace(traced, donated_invars=donated_invars)
 
     def _donated_flags(
@@ -511,6 +559,7 @@ class Jitted:
                 return runner(*args, **kwargs)
             self._toplevel_calls += 1
         staged, captured, leaves = self.stage(*args, **kwargs)
+        captured = [*staged.hi_mutable_consts, *captured]
         params = self._jit_params(staged)
         given = self.staged_shardings(staged, args, kwargs, len(leaves))
         if given is not None:

@@ -17,6 +17,7 @@ from lamina_core.trace import (
     api_boundary,
     extend_axis_env,
     shaped_abstractify,
+    with_qdd,
 )
 from lamina_core.tree import tree_util
 
@@ -147,6 +148,7 @@ def make_jaxpr(
             in_avals = [shaped_abstractify(x) for x in leaves]
         except TypeError:
             raise not_an_array(fun, args, kwargs, leaves, nums) from None
+        in_avals = with_qdd(in_avals, leaves)
         out_tree_box: list[Any] = []
 
         def flat_fun(*flat_args: Any) -> list[Any]:

@@ -9,8 +9,8 @@ Implementation: `_export` (tracing and lowering into an `Exported`), `_exported`
 `call`, `deserialize`), `_call` (the `call_exported` primitive and its rules), `_format` (the
 serialized form), `_trees` (argument structures as JSON, registries of node types), `_safety`
 (platforms and custom-call checks), `_shape_poly` (argument specs with symbolic dimensions,
-whose algebra is core's `DimExpr`; exporting with them is refused). Not imported by
-`lamina_runtime`: `import lamina` does not pay for it.
+whose algebra is core's `DimExpr`), `_solve` (a call's dimension variables, from its argument
+shapes). Not imported by `lamina_runtime`: `import lamina` does not pay for it.
 """
 
 from lamina_core.ir import (

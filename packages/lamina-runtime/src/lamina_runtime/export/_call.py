@@ -23,9 +23,17 @@ from typing import Any, Final, Protocol
 import numpy as np
 
 from lamina_core import dtypes, tree_util
-from lamina_core.ir import AbstractValue, Primitive, ShapedArray, abstract_eval_rules, impl_rules
+from lamina_core.ir import (
+    AbstractValue,
+    Primitive,
+    ShapedArray,
+    abstract_eval_rules,
+    impl_rules,
+    is_symbolic_dim,
+)
 from lamina_mlir import LoweringRuleContext, call_portable_artifact, lowering_rules
 from lamina_runtime.export._safety import DisabledSafetyCheck, platform_index
+from lamina_runtime.export._solve import solve_dimensions
 
 call_exported_p: Final = Primitive("call_exported", multiple_results=True)
 
@@ -63,9 +71,9 @@ def arg_description(in_tree: Any, index: int, dim: int | None = None) -> str:
     return text if dim is None else f"{text}.shape[{dim}]"
 
 
-def check_arguments(exported: CallTarget, avals: Sequence[AbstractValue]) -> None:
+def check_arguments(exported: CallTarget, avals: Sequence[AbstractValue]) -> dict[str, int]:
     """JAX's `ValueError` for arguments whose rank, dtype or shape is not what the function
-    was exported for."""
+    was exported for; the values of its dimension variables (none without symbolic shapes)."""
     for index, (expected, got) in enumerate(zip(exported.in_avals, avals, strict=True)):
         if not isinstance(got, ShapedArray):
             raise ValueError(f"Expected ShapedArray but got: {got}")
@@ -80,12 +88,15 @@ def check_arguments(exported: CallTarget, avals: Sequence[AbstractValue]) -> Non
                 f"{expected.dtype} and called with {got.dtype}"
             )
         for dim, (want, have) in enumerate(zip(expected.shape, got.shape, strict=True)):
-            if want != have:
+            if not is_symbolic_dim(want) and want != have:
                 raise ValueError(
                     f"Shape mismatch for {arg_description(exported.in_tree, index, dim)} "
                     f"(expected same constant): expected {expected.shape} and called with "
                     f"{got.shape}"
                 )
+    if not any(is_symbolic_dim(d) for a in exported.in_avals for d in a.shape):
+        return {}
+    return solve_dimensions(exported.in_tree, exported.in_avals, avals)
 
 
 @abstract_eval_rules.register(call_exported_p)
@@ -98,8 +109,14 @@ def _call_exported_abstract_eval(
             f"call_exported of {exported.fun_name!r}: {len(avals)} operands for "
             f"{n_consts} constants and {len(exported.in_avals)} arguments"
         )
-    check_arguments(exported, avals[n_consts:])
-    return list(exported.out_avals)
+    env = check_arguments(exported, avals[n_consts:])
+    if not env:
+        return list(exported.out_avals)
+    return [a.update(shape=tuple(_value(d, env) for d in a.shape)) for a in exported.out_avals]
+
+
+def _value(d: Any, env: dict[str, int]) -> int:
+    return d.evaluate(env) if is_symbolic_dim(d) else d  # type: ignore[no-any-return]
 
 
 @lowering_rules.register(call_exported_p)

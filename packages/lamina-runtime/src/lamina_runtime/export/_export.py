@@ -14,10 +14,11 @@ from typing import Any, Final
 
 from lamina_core import vjp
 from lamina_core.config import config
-from lamina_core.ir import ClosedJaxpr, ShapedArray
+from lamina_core.ir import ClosedJaxpr, ShapedArray, is_symbolic_dim
 from lamina_core.trace import ShapeDtypeStruct, jaxpr_as_fun
 from lamina_mlir import custom_call_targets, serialize_portable_artifact
 from lamina_runtime._jit import JitFunction, jit, jit_function_of
+from lamina_runtime.export._call import arg_description
 from lamina_runtime.export._exported import Exported, public_treedef
 from lamina_runtime.export._safety import (
     DisabledSafetyCheck,
@@ -25,7 +26,6 @@ from lamina_runtime.export._safety import (
     cpu_only,
     default_export_platform,
 )
-from lamina_runtime.export._shape_poly import check_no_symbolic_dims
 from lamina_runtime.pipeline import lower_staged
 
 minimum_supported_calling_convention_version: Final = 9
@@ -111,7 +111,6 @@ def _export(
         if not isinstance(p, str):
             raise TypeError(f"export: platforms must be strings, got {p!r}")
     name = jitted.name
-    check_no_symbolic_dims(name, (args, kwargs))
     traced = jitted.trace(*args, **kwargs)
     staged, _, leaves = jitted.stage(*args, **kwargs)
     if staged.mutable_consts or any(a.mutable for a in staged.jaxpr.in_avals):
@@ -138,8 +137,20 @@ def _export(
     if effects:
         raise NotImplementedError(f"export of {name}: it has effects {sorted(map(str, effects))}")
     multi = len(platforms) > 1
+    kept = lowered.kept if lowered.kept is not None else tuple(range(len(staged.jaxpr.in_avals)))
+    symbolic = any(
+        is_symbolic_dim(d) for a in staged.jaxpr.in_avals for d in getattr(a, "shape", ())
+    )
+    if symbolic and multi:
+        raise NotImplementedError(
+            f"export of {name}: symbolic shapes for several platforms (Lamina exports "
+            "shape-polymorphic functions for one platform)"
+        )
     data = serialize_portable_artifact(
-        module, attributes={"jax.uses_shape_polymorphism": multi}, platform_index=multi
+        module,
+        attributes={"jax.uses_shape_polymorphism": multi},
+        platform_index=multi,
+        arg_descriptions=[arg_description(public_treedef(traced.in_tree), i) for i in kept],
     )
     targets = custom_call_targets(data)
     check_custom_calls(targets, checks)
@@ -152,7 +163,6 @@ def _export(
         )
     in_avals = tuple(_array_aval(a) for a in staged.jaxpr.in_avals)
     out_avals = tuple(_array_aval(a) for a in staged.jaxpr.out_avals)
-    kept = lowered.kept if lowered.kept is not None else tuple(range(len(in_avals)))
     return Exported(
         fun_name=name,
         in_tree=public_treedef(traced.in_tree),
@@ -172,7 +182,7 @@ def _export(
         mlir_module_serialized=data,
         calling_convention_version=version,
         module_kept_var_idx=tuple(kept),
-        uses_global_constants=multi,
+        uses_global_constants=multi or symbolic,
         _get_vjp=_vjp_exporter(staged.jaxpr),
         const_args=tuple(module.const_args.values),
     )

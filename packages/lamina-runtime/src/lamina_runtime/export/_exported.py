@@ -21,7 +21,16 @@ from typing import Any
 import numpy as np
 
 from lamina_core import custom_vjp, dtypes, tree_util
-from lamina_core.ir import AbstractMesh, Effect, Mesh, NamedSharding, ShapedArray
+from lamina_core.ir import (
+    AbstractMesh,
+    Effect,
+    Mesh,
+    NamedSharding,
+    ShapedArray,
+    SymbolicScope,
+    is_symbolic_dim,
+    symbolic_shape,
+)
 from lamina_core.tree import equality_errors, public
 from lamina_mlir import (
     portable_artifact_mismatch,
@@ -181,7 +190,17 @@ def _record(exported: Exported, vjp_order: int) -> _format.Function:
         module=exported.mlir_module_serialized,
         consts=exported.const_args,
         vjp=vjp,
+        constraints=_constraints(exported),
     )
+
+
+def _constraints(exported: Exported) -> tuple[str, ...]:
+    """The constraint texts of the symbolic scope of `exported`'s types."""
+    dims: list[Any] = [d for a in (*exported.in_avals, *exported.out_avals) for d in a.shape]
+    for d in dims:
+        if is_symbolic_dim(d):
+            return tuple(dict.fromkeys(text for text, _ in d.scope.constraints))
+    return ()
 
 
 def deserialize(blob: bytes | bytearray) -> Exported:
@@ -199,11 +218,29 @@ def deserialize(blob: bytes | bytearray) -> Exported:
     return _from_record(_format.decode(bytes(blob)))
 
 
+def _shape(dims: tuple[Any, ...], scope: SymbolicScope) -> tuple[Any, ...]:
+    """A stored shape, its symbolic dimensions (stored as text) parsed in `scope`."""
+    if all(type(d) is int for d in dims):
+        return dims
+    try:
+        return symbolic_shape(", ".join(map(str, dims)), scope=scope)
+    except ValueError as err:
+        raise _format.SerializedExportError(
+            f"malformed serialized export: the shape {dims} does not parse: {err}"
+        ) from None
+
+
 def _from_record(record: _format.Function) -> Exported:
     in_tree = decode_treedef(record.in_tree)
     out_tree = decode_treedef(record.out_tree)
-    in_avals = tuple(ShapedArray(s, d, w) for s, d, w in record.in_avals)
-    out_avals = tuple(ShapedArray(s, d, w) for s, d, w in record.out_avals)
+    try:  # one scope for all the types: their expressions combine
+        scope = SymbolicScope(record.constraints)
+    except ValueError as err:
+        raise _format.SerializedExportError(
+            f"malformed serialized export: constraints {record.constraints}: {err}"
+        ) from None
+    in_avals = tuple(ShapedArray(_shape(s, scope), d, w) for s, d, w in record.in_avals)
+    out_avals = tuple(ShapedArray(_shape(s, scope), d, w) for s, d, w in record.out_avals)
     for name, tree, avals in (("in_tree", in_tree, in_avals), ("out_tree", out_tree, out_avals)):
         if tree.num_leaves != len(avals):
             raise _format.SerializedExportError(

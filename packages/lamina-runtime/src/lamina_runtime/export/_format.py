@@ -15,11 +15,12 @@ The header is `{"byteorder", "lamina", "consts", "functions"}`. `consts` is the 
 host's byte order. `functions[0]` is the exported function, `functions[i + 1]` the vjp of
 `functions[i]` (as many as the serialization's vjp order). Each function has JAX's fields
 (`fun_name`, `in_tree`, `out_tree` as `_trees` JSON; `in_avals`, `out_avals` as
-`{"shape", "dtype", "weak_type"}`; `nr_devices`, `platforms`, `ordered_effects`,
-`unordered_effects`, `disabled_safety_checks`, `calling_convention_version`,
-`module_kept_var_idx`, `uses_global_constants`), `in_shardings` and `out_shardings` (null:
-unspecified), `module` (`[offset, size]` of its portable StableHLO artifact in the body) and
-`consts` (indices into the pool, in the order its module takes them).
+`{"shape", "dtype", "weak_type"}`, a symbolic dimension as its text; `nr_devices`,
+`platforms`, `ordered_effects`, `unordered_effects`, `disabled_safety_checks`,
+`calling_convention_version`, `module_kept_var_idx`, `uses_global_constants`),
+`in_shardings` and `out_shardings` (null: unspecified), `module` (`[offset, size]` of its
+portable StableHLO artifact in the body), `consts` (indices into the pool, in the order its
+module takes them) and, with symbolic shapes under constraints, `constraints` (their texts).
 
 A constant used by several functions (the primal and its vjp close over the same weights) is
 one pool entry: entries are shared by identity, then by equal type and bytes.
@@ -84,6 +85,8 @@ class Function:
     module: bytes
     consts: tuple[np.ndarray, ...]
     vjp: Function | None = None
+    constraints: tuple[str, ...] = ()
+    """The constraints of the symbolic scope of its types (`"a >= b"`); none if static."""
 
 
 _DTYPES: Final = {dt.name: dt for dt in dtypes.all_dtypes()}
@@ -95,7 +98,9 @@ def _dtype_name(dtype: np.dtype) -> str:
 
 def _aval_json(aval: Aval) -> dict[str, Any]:
     shape, dtype, weak = aval
-    return {"shape": list(shape), "dtype": _dtype_name(dtype), "weak_type": weak}
+    # A symbolic dimension is stored as its text (`2*b`), an integer as itself.
+    dims = [d if type(d) is int else str(d) for d in shape]
+    return {"shape": dims, "dtype": _dtype_name(dtype), "weak_type": weak}
 
 
 def encode(function: Function) -> bytes:
@@ -155,6 +160,7 @@ def encode(function: Function) -> bytes:
                 "uses_global_constants": current.uses_global_constants,
                 "module": section(current.module),
                 "consts": [const_index(c) for c in current.consts],
+                **({"constraints": list(current.constraints)} if current.constraints else {}),
             }
         )
         current = current.vjp
@@ -205,8 +211,13 @@ def _aval(entry: Any, what: str) -> Aval:
     if not isinstance(entry, dict):
         raise _malformed(what, entry, "expected {shape, dtype, weak_type}")
     shape = entry.get("shape")
-    if not (isinstance(shape, list) and all(type(d) is int and d >= 0 for d in shape)):
-        raise _malformed(f"{what}.shape", shape, "expected a list of integers >= 0")
+    if not (
+        isinstance(shape, list)
+        and all((type(d) is int and d >= 0) or (type(d) is str and d) for d in shape)
+    ):
+        raise _malformed(
+            f"{what}.shape", shape, "expected a list of integers >= 0 or dimension expressions"
+        )
     weak = entry.get("weak_type")
     if type(weak) is not bool:
         raise _malformed(f"{what}.weak_type", weak, "expected true or false")
@@ -363,4 +374,5 @@ def _function(
         module=bytes(section(entry["module"], f"{what}.module")),
         consts=tuple(pool[i] for i in const_ids),
         vjp=vjp,
+        constraints=_strings(entry.get("constraints", []), f"{what}.constraints"),
     )

@@ -1,10 +1,9 @@
-"""Argument specs with symbolic dimensions: `symbolic_args_specs`, and the check that export
-makes of them.
+"""Argument specs with symbolic dimensions: `symbolic_args_specs`.
 
-The dimension algebra is core's (`lamina_core.ir.DimExpr`, `symbolic_shape`). Exporting with
-symbolic dimensions is not supported yet: core's avals, the shape rules of `lax` and `numpy`,
-and the lowering take integer dimensions only, so export refuses such specs up front with an
-error that says so, rather than failing somewhere inside tracing.
+The dimension algebra is core's (`lamina_core.ir.DimExpr`, `symbolic_shape`); tracing types
+values with it, the lowering passes the dimension variables and uses dynamic ops
+(`lamina_mlir._dynamic`), the exported `@main` computes them from its arguments
+(`lamina_mlir._poly_main`), and a call reads them from its arguments' shapes (`_solve`).
 """
 
 from __future__ import annotations
@@ -15,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from lamina_core import tree_util
-from lamina_core.ir import SymbolicScope, is_symbolic_dim, symbolic_shape
+from lamina_core.ir import SymbolicScope, symbolic_shape
 from lamina_core.trace import ShapeDtypeStruct, typeof
 from lamina_core.tree import flatten_one_level, is_tree_node
 
@@ -85,17 +84,3 @@ def _dtype(leaf: Any) -> np.dtype:
         return leaf.dtype
     aval = typeof(leaf)
     return aval.dtype  # type: ignore[attr-defined, no-any-return]  # an array's type
-
-
-def check_no_symbolic_dims(name: str, args: Any) -> None:
-    """Refuse specs with symbolic dimensions, which Lamina cannot export yet."""
-    for path, leaf in tree_util.tree_flatten_with_path(args)[0]:
-        shape = getattr(leaf, "shape", ())
-        if any(is_symbolic_dim(d) for d in shape):
-            where = tree_util.keystr(path)
-            shown = ", ".join(str(d) for d in shape)
-            raise NotImplementedError(
-                f"export of {name}: the argument at {where} has symbolic dimensions "
-                f"({shown}); Lamina's array types, shape rules and lowering take integer "
-                "dimensions only, so it exports functions of concrete shapes only"
-            )

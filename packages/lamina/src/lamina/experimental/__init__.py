@@ -1,6 +1,7 @@
-"""`jax.experimental`: the experimental APIs Lamina implements (`hijax`)."""
+"""`jax.experimental`: the experimental APIs Lamina implements (`hijax`, `cur_qdd`)."""
 
 from lamina.experimental import hijax
 from lamina_core.callbacks import io_callback
+from lamina_core.trace import cur_qdd
 
-__all__ = ["hijax", "io_callback"]
+__all__ = ["cur_qdd", "hijax", "io_callback"]

@@ -8,8 +8,8 @@ Unlike JAX's, an export keeps the constants its function closed over as argument
 module (`Exported.const_args`) and serializes them beside it, each stored once. Not imported by
 `import lamina`: first use of `lamina.export` imports it.
 
-`symbolic_shape` and `symbolic_args_specs` build shapes with symbolic dimensions, but exporting
-with them is not supported yet (`NotImplementedError`).
+`symbolic_shape` and `symbolic_args_specs` build shapes with symbolic dimensions; a function
+exported with them takes any sizes that fit (JAX's shape polymorphism, see docs/export.md).
 """
 
 from lamina_runtime.export import (

@@ -20,6 +20,7 @@ from lamina_core.config import config
 from lamina_core.interpreters import trace_to_jaxpr
 from lamina_core.ir import (
     AbstractValue,
+    AvalQDD,
     ClosedJaxpr,
     DebugInfo,
     Jaxpr,
@@ -35,6 +36,7 @@ from lamina_core.trace import (
     check_not_closed_over_and_passed,
     eager_value,
     typeof,
+    with_qdd,
 )
 from lamina_core.transforms import argument_names, func_src_info
 from lamina_core.tree import tree_util
@@ -120,8 +122,9 @@ def trace_body(
     if jaxpr.constvars:
         jaxpr = jaxpr.replace(constvars=(), invars=(*jaxpr.constvars, *jaxpr.invars))
     traced = Traced(ClosedJaxpr(jaxpr, []), list(closed.consts), out_trees[0])
-    # A body that captured tracers of an enclosing trace is only valid inside it.
-    if not any(isinstance(c, Tracer) for c in closed.consts):
+    # A body that captured tracers of an enclosing trace is only valid inside it, and one
+    # closing over boxes only while they hold the types they held.
+    if not any(isinstance(c, Tracer) or typeof(c).has_qdd for c in closed.consts):
         entries[key] = traced
     return traced
 
@@ -152,15 +155,20 @@ def pad_consts(
     def make() -> ClosedJaxpr:
         j = closed.jaxpr
         invars = (
-            *(Var(a) for a in left),
+            *(_binder(a) for a in left),
             *j.invars[:num_consts],
-            *(Var(a) for a in right),
+            *(_binder(a) for a in right),
             *j.invars[num_consts:],
         )
         return ClosedJaxpr(j.replace(invars=invars), closed.consts)
 
     result: ClosedJaxpr = memo(_pad_cache, closed, (num_consts, left, right), make)
     return result
+
+
+def _binder(a: Any) -> Var:
+    # A box the body does not use: it leaves it as it found it.
+    return Var(a.aval, a.qdd, a.qdd) if isinstance(a, AvalQDD) else Var(a)
 
 
 _dedup_cache: _Cache = weakref.WeakKeyDictionary()
@@ -195,7 +203,7 @@ def merge_common_consts(
     """Make bodies share one const list: each is padded with the others' consts, and a value
     captured by several bodies is passed once (JAX's `_merge_common_consts`)."""
     consts = [c for cs in all_consts for c in cs]
-    avals = tuple(typeof(c) for c in consts)
+    avals = tuple(with_qdd([typeof(c) for c in consts], consts))
     out: list[ClosedJaxpr] = []
     start = 0
     for closed, cs in zip(jaxprs, all_consts, strict=True):

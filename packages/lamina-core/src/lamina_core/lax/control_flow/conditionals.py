@@ -41,7 +41,7 @@ from lamina_core.lax.control_flow.common import (
     structure_differences,
     trace_body,
 )
-from lamina_core.trace import eval_jaxpr, typeof
+from lamina_core.trace import eval_jaxpr, typeof, with_qdd
 from lamina_core.transforms import func_src_info
 from lamina_core.tree import tree_util
 
@@ -209,7 +209,7 @@ def _apply_branches(
     operands: tuple[Any, ...],
 ) -> Any:
     leaves, in_tree = tree_util.tree_flatten(operands)
-    avals = [typeof(x) for x in leaves]
+    avals = with_qdd([typeof(x) for x in leaves], leaves)
     traced = [trace_body(api, f, in_tree, avals, operands) for f in funs]
     jaxprs, consts = merge_common_consts([t.jaxpr for t in traced], [t.consts for t in traced])
     check_closure_aliasing(traced[0], consts, leaves)
@@ -300,7 +300,7 @@ def _cond_true_first(
 ) -> Any:
     # JAX traces and checks the true branch first; the primitive's branch 0 is the false one.
     leaves, in_tree = tree_util.tree_flatten(operands)
-    avals = [typeof(x) for x in leaves]
+    avals = with_qdd([typeof(x) for x in leaves], leaves)
     t_true = trace_body("cond", true_fun, in_tree, avals, operands)
     t_false = trace_body("cond", false_fun, in_tree, avals, operands)
     (true_j, false_j), consts = merge_common_consts(

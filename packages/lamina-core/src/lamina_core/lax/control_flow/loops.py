@@ -41,7 +41,7 @@ from lamina_core.lax.control_flow.common import (
     trace_body,
 )
 from lamina_core.lax.control_flow.scan import promote_weak_init, scan
-from lamina_core.trace import eval_jaxpr, typeof
+from lamina_core.trace import eval_jaxpr, typeof, with_qdd
 from lamina_core.trace import is_concrete_value as is_concrete
 from lamina_core.tree import tree_util
 
@@ -181,16 +181,18 @@ def while_loop(cond_fun: Any, body_fun: Any, init_val: Any) -> Any:
             )
         return cond_t, body_t
 
-    avals = [typeof(x) for x in leaves]
+    avals = with_qdd([typeof(x) for x in leaves], leaves)
     cond_t, body_t = make(avals)
     if len(body_t.out_avals) != len(avals):
         check_carry_type("while_loop body", body_fun, in_tree, avals, body_t.out_tree,
                          body_t.out_avals)  # fmt: skip
     leaves, changed = promote_weak_init(leaves, avals, body_t.out_avals)
     if changed:
-        avals = [typeof(x) for x in leaves]
+        avals = with_qdd([typeof(x) for x in leaves], leaves)
         cond_t, body_t = make(avals)
     check_carry_type("while_loop body", body_fun, in_tree, avals, body_t.out_tree, body_t.out_avals)
+    if any(v.aval.has_qdd and v.initial_qdd != v.final_qdd for v in body_t.jaxpr.jaxpr.invars):
+        raise TypeError("type-changing mutations not allowed in while_loop body")
     cond_consts, body_consts = list(cond_t.consts), list(body_t.consts)
     cond_jaxpr, body_jaxpr = cond_t.jaxpr, body_t.jaxpr
     # A carry the body forwards unchanged and the predicate never reads is a body const.

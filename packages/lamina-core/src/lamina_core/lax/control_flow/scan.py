@@ -23,6 +23,7 @@ from lamina_core.ir import (
     dtypes,
     effects_rules,
     impl_rules,
+    is_symbolic_dim,
     types_match,
 )
 from lamina_core.lax._joining import concatenate
@@ -48,6 +49,11 @@ def _all_match(a: Sequence[AbstractValue], b: Sequence[AbstractValue]) -> bool:
     return len(a) == len(b) and all(types_match(x, y) for x, y in zip(a, b, strict=True))
 
 
+def _is_length(length: Any) -> bool:
+    """A scan length: a non-negative int, or a symbolic dimension (shape polymorphism)."""
+    return is_symbolic_dim(length) or (type(length) is int and length >= 0)
+
+
 def _check_params(reverse: Any, length: Any, num_consts: Any, num_carry: Any, jaxpr: Any,
                   unroll: Any) -> None:  # fmt: skip
     for name, value, required, ok in (
@@ -56,7 +62,7 @@ def _check_params(reverse: Any, length: Any, num_consts: Any, num_carry: Any, ja
         ("num_carry", num_carry, "non-negative int", type(num_carry) is int and num_carry >= 0),
         ("jaxpr", jaxpr, "ClosedJaxpr", type(jaxpr) is ClosedJaxpr),
         ("unroll", unroll, "non-negative int", type(unroll) is int and unroll >= 0),
-        ("length", length, "non-negative int", type(length) is int and length >= 0),
+        ("length", length, "non-negative int", _is_length(length)),
     ):
         if not ok:
             raise TypeError(

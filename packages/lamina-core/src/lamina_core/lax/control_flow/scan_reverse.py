@@ -38,6 +38,7 @@ from lamina_core.interpreters import (
     partial_eval_jaxpr_nounits,
     partial_eval_rules,
     prune_residuals,
+    residuals_in_jax_order,
     trace_to_jaxpr,
     transpose_rules,
     zeros_like_aval,
@@ -97,7 +98,8 @@ def hoist_invariants(
         [a.jaxpr_var for a in (*ref_args, *others)],
         [*outs[:n_out], *(r for r, h in zip(res, hoisted, strict=True) if not h)],
     )
-    pruned = prune_residuals(jaxpr, new_consts)
+    # Its new consts in the order JAX's partial evaluator gives them (not by first use).
+    pruned = residuals_in_jax_order(prune_residuals(jaxpr, new_consts))
     body = pruned.jaxpr.replace(
         constvars=(),
         invars=(*pruned.jaxpr.constvars, *pruned.jaxpr.invars),

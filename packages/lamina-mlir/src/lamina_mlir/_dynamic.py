@@ -1,0 +1,209 @@
+"""Shape polymorphism in the lowering: values of symbolic dimensions, and the dynamic ops
+that make arrays whose shape depends on them.
+
+A function lowered for symbolic argument shapes takes the dimension variables as leading
+scalar arguments (`{jax.global_constant = "b"}`, as JAX's). While its body is lowered,
+`dimension_values` holds them by name, and the builders of `_hlo` that make an array of a
+symbolic shape (`broadcast_in_dim`, `reshape`, `iota`) emit the dynamic op of StableHLO
+instead, with the shape computed from them (`stablehlo.dynamic_broadcast_in_dim`, ...).
+
+A module that calls such a function with static shapes is refined when its lowering ends
+(`refine_shapes`, jaxlib's shape refinement, as JAX does before compiling): every dynamic
+type becomes static and the shape assertions are checked.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, Final
+
+import numpy as np
+from jaxlib import _jax
+from jaxlib.mlir import ir
+
+from lamina_core import dtypes
+from lamina_core.ir import is_symbolic_dim
+from lamina_mlir import _hlo
+from lamina_mlir._ir_types import tensor_type
+from lamina_mlir._mlir_context import ContextCaches, IrValue
+
+
+class _Scopes(threading.local):
+    def __init__(self) -> None:
+        self.stack: list[Mapping[str, IrValue]] = []
+
+
+_SCOPES: Final = _Scopes()
+"""Per thread, the dimension variables of the functions being lowered, innermost last."""
+
+
+def dim_dtype() -> np.dtype:
+    """The dtype of dimension values (JAX's: the default int, int32 unless x64)."""
+    return dtypes.canonicalize_dtype(np.int64)
+
+
+@contextlib.contextmanager
+def dimension_values(values: Mapping[str, IrValue]) -> Iterator[None]:
+    """Lower with these values of the dimension variables (a function's leading args)."""
+    _SCOPES.stack.append(values)
+    try:
+        yield
+    finally:
+        _SCOPES.stack.pop()
+
+
+def current_values() -> Mapping[str, IrValue]:
+    stack = _SCOPES.stack
+    return stack[-1] if stack else {}
+
+
+def dimension_variables(avals: Sequence[Any]) -> tuple[str, ...]:
+    """The dimension variables of the avals' shapes, sorted (JAX's order of the arguments)."""
+    found: set[str] = set()
+    for aval in avals:
+        for d in getattr(aval, "shape", ()):
+            if is_symbolic_dim(d):
+                found |= d.variables()
+    return tuple(sorted(found))
+
+
+def is_dynamic(shape: Sequence[Any]) -> bool:
+    return any(is_symbolic_dim(d) for d in shape)
+
+
+def eval_dim(caches: ContextCaches, d: Any) -> IrValue:
+    """The value of dimension `d` (an int or an expression), a scalar of `dim_dtype`."""
+    dtype = dim_dtype()
+    if not is_symbolic_dim(d):
+        return _hlo.scalar_constant(caches, int(d), dtype)
+    values = current_values()
+    total: IrValue | None = None
+    for term, coeff in d.terms:
+        value: IrValue | None = None
+        for factor, exp in term:
+            f = _factor_value(caches, factor, values)
+            for _ in range(exp):
+                value = f if value is None else _binary(caches, "multiply", value, f)
+        if value is None:
+            value = _hlo.scalar_constant(caches, coeff, dtype)
+        elif coeff != 1:
+            value = _binary(caches, "multiply", value, _hlo.scalar_constant(caches, coeff, dtype))
+        total = value if total is None else _binary(caches, "add", total, value)
+    assert total is not None
+    return total
+
+
+def _factor_value(caches: ContextCaches, factor: Any, values: Mapping[str, IrValue]) -> IrValue:
+    if factor.var is not None:
+        try:
+            return values[factor.var]
+        except KeyError:
+            raise NotImplementedError(
+                f"lowering: the dimension variable {factor.var!r} has no value here (Lamina "
+                "passes dimension variables to the exported function's body only)"
+            ) from None
+    ops = [eval_dim(caches, o) for o in factor.operands]
+    if factor.operation in ("max", "min"):
+        return _binary(caches, "maximum" if factor.operation == "max" else "minimum", *ops)
+    x, y = ops
+    quotient = _binary(caches, "divide", x, y)  # truncates; floor division differs below
+    remainder = _binary(caches, "remainder", x, y)
+    zero = _hlo.scalar_constant(caches, 0, dim_dtype())
+    signs_differ = _hlo.compare(
+        caches,
+        _hlo.compare(caches, x, zero, "LT", "SIGNED"),
+        _hlo.compare(caches, y, zero, "LT", "SIGNED"),
+        "NE",
+        "UNSIGNED",
+    )
+    inexact = _hlo.compare(caches, remainder, zero, "NE", "SIGNED")
+    adjust = _binary(caches, "and", signs_differ, inexact)
+    if factor.operation == "floordiv":
+        one = _hlo.scalar_constant(caches, 1, dim_dtype())
+        return _hlo.select(adjust, _binary(caches, "subtract", quotient, one), quotient)
+    return _hlo.select(adjust, _binary(caches, "add", remainder, y), remainder)
+
+
+def _binary(caches: ContextCaches, name: str, x: IrValue, y: IrValue) -> IrValue:
+    return _hlo.emit1(f"stablehlo.{name}", x.type, x, y)
+
+
+def shape_tensor(caches: ContextCaches, shape: Sequence[Any]) -> IrValue:
+    """`shape` as a 1-D tensor of `dim_dtype` (the shape operand of the dynamic ops)."""
+    dtype = dim_dtype()
+    vector = tensor_type(caches, (1,), dtype)
+    parts = []
+    for d in shape:
+        if is_symbolic_dim(d):
+            parts.append(_hlo.emit1("stablehlo.reshape", vector, eval_dim(caches, d)))
+        else:
+            parts.append(_hlo.constant(caches, np.array([d], dtype)))
+    if len(parts) == 1:
+        return parts[0]
+    return _hlo.emit1(
+        "stablehlo.concatenate",
+        tensor_type(caches, (len(shape),), dtype),
+        *parts,
+        attributes={"dimension": _hlo.i64_attr(caches, 0)},
+    )
+
+
+def broadcast_in_dim(
+    caches: ContextCaches,
+    x: IrValue,
+    shape: tuple[Any, ...],
+    dtype: np.dtype,
+    dimensions: Sequence[int],
+) -> IrValue:
+    return _hlo.emit1(
+        "stablehlo.dynamic_broadcast_in_dim",
+        tensor_type(caches, shape, dtype),
+        x,
+        shape_tensor(caches, shape),
+        attributes={"broadcast_dimensions": _hlo.dense_i64_array(caches, dimensions)},
+    )
+
+
+def reshape(caches: ContextCaches, x: IrValue, shape: tuple[Any, ...], dtype: np.dtype) -> IrValue:
+    return _hlo.emit1(
+        "stablehlo.dynamic_reshape",
+        tensor_type(caches, shape, dtype),
+        x,
+        shape_tensor(caches, shape),
+    )
+
+
+def iota(caches: ContextCaches, shape: tuple[Any, ...], dtype: np.dtype, dimension: int) -> IrValue:
+    return _hlo.emit1(
+        "stablehlo.dynamic_iota",
+        tensor_type(caches, shape, dtype),
+        shape_tensor(caches, shape),
+        attributes={"iota_dimension": _hlo.i64_attr(caches, dimension)},
+    )
+
+
+REFINE_ATTR: Final = "lamina.refine_shapes"
+"""Marks a module that calls a shape-polymorphic function: its shapes are refined when the
+lowering ends."""
+
+
+def refine_shapes(module: ir.Module) -> ir.Module:
+    """`module` with the dynamic shapes of the shape-polymorphic functions it calls resolved
+    from its static argument shapes, and their shape assertions checked (JAX's refinement).
+
+    Raises:
+        ValueError: a shape assertion fails, or a shape stays dynamic.
+    """
+    del module.operation.attributes[REFINE_ATTR]
+    out = io.BytesIO()
+    module.operation.write_bytecode(out)
+    try:
+        refined = _jax.mlir.refine_polymorphic_shapes(
+            out.getvalue(), enable_shape_assertions=True, validate_static_shapes=True
+        )
+    except Exception as err:  # jaxlib raises bare exceptions; the message is the error
+        raise ValueError(f"Error refining shapes. {err}") from None
+    return ir.Module.parse(refined, module.context)
