@@ -20,7 +20,6 @@ import numpy as _np
 from lamina_core import lax as _lax
 from lamina_core.ir import (
     DimExpr,
-    InconclusiveDimensionOperation,
     ShapedArray,
     canonicalize_sharding,
     max_dim,
@@ -37,6 +36,7 @@ from lamina_core.numpy._util import (
     promote_args,
     promote_args_inexact,
     shape_of,
+    step_is_ascending,
 )
 from lamina_core.trace import (
     Tracer,
@@ -422,16 +422,9 @@ def _arange_symbolic(start: Any, stop: Any, step: Any, dtype: Any) -> Array:
             "In arange with non-constant arguments all of start, stop, and step must be either "
             f"dimension expressions or integers: start={start}, stop={stop}, step={step}"
         )
-    try:
-        if step == 0:
-            raise ValueError("arange has step == 0")
-        ascending = step > 0
-    except InconclusiveDimensionOperation as err:
-        raise InconclusiveDimensionOperation(
-            f"In arange with non-constant arguments the step ({step}) must be resolved "
-            f"statically if it is > 0 or < 0.\nDetails: {err}",
-            explain=False,
-        ) from None
+    ascending = step_is_ascending(
+        step, "arange has step == 0", "arange with non-constant arguments"
+    )
     gap = step if ascending else -step
     distance = (stop - start) if ascending else (start - stop)
     size = max_dim(0, distance + gap - 1) // gap

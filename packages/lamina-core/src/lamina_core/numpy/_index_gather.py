@@ -36,7 +36,7 @@ from lamina_core.numpy._index_parse import (
     is_array,
 )
 from lamina_core.numpy._shape import broadcast_arrays
-from lamina_core.numpy._util import shape_of
+from lamina_core.numpy._util import shape_of, step_is_ascending
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,16 +143,9 @@ def _symbolic_slice(s: slice, size: Any) -> tuple[Any, Any, Any]:
     """`_canonical_slice` over an axis of symbolic `size`: the bounds clamp with `min_dim`
     and `max_dim`, and the signs they need must be decidable (JAX's texts otherwise)."""
     step = 1 if s.step is None else _index_or_dim(s.step)
-    try:
-        if step == 0:
-            raise ValueError("slice step cannot be zero")
-        ascending = step > 0
-    except InconclusiveDimensionOperation as err:
-        raise InconclusiveDimensionOperation(
-            f"In slice with non-constant elements the step ({step}) must be resolved "
-            f"statically if it is > 0 or < 0.\nDetails: {err}",
-            explain=False,
-        ) from None
+    ascending = step_is_ascending(
+        step, "slice step cannot be zero", "slice with non-constant elements"
+    )
 
     def clamp(i: Any, which: str) -> Any:
         try:

@@ -10,7 +10,7 @@ from typing import Any, Final, TypeAlias
 import numpy as np
 
 from lamina_core.config import affects_tracing, config, define_enum
-from lamina_core.ir import DimExpr, dtypes
+from lamina_core.ir import DimExpr, InconclusiveDimensionOperation, dtypes
 from lamina_core.lax import _convert_element_type, broadcast_in_dim
 from lamina_core.trace import Tracer, is_concrete_value, typeof
 
@@ -162,3 +162,20 @@ def lax_const(like: Any, value: Any) -> Any:
             return scalar
         return np.array(scalar, dtype)
     return np.array(value, dtype)
+
+
+def step_is_ascending(step: Any, zero_error: str, where: str) -> bool:
+    """Whether a (possibly symbolic) nonzero `step` is positive: ValueError(`zero_error`) for
+    zero, JAX's InconclusiveDimensionOperation text (naming `where`) when the sign depends on
+    the dimension variables."""
+    try:
+        if step == 0:
+            raise ValueError(zero_error)
+        ascending: bool = step > 0
+    except InconclusiveDimensionOperation as err:
+        raise InconclusiveDimensionOperation(
+            f"In {where} the step ({step}) must be resolved statically if it is > 0 or < 0."
+            f"\nDetails: {err}",
+            explain=False,
+        ) from None
+    return ascending
