@@ -204,7 +204,8 @@ def acceptance(session: nox.Session) -> None:
         for line in ACCEPTANCE_RATCHET.read_text().splitlines()
         if line.strip() and not line.lstrip().startswith("#")
     ]
-    report = Path(session.create_tmp()) / "acceptance.xml"
+    # create_tmp may answer a relative path, and pytest runs in the suite's directory
+    report = Path(session.create_tmp()).resolve() / "acceptance.xml"
     with session.chdir(ACCEPTANCE_DIR):
         session.run(
             "python", "-m", "pytest", "-q", "--tb=short", "-p", "no:randomly",
