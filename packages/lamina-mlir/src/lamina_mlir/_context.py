@@ -40,6 +40,9 @@ class LoweringParameters:
     hoist_constants_as_args: bool = True
     """Pass non-scalar constants above the size threshold as `jax.const` arguments (seed 000).
     False (what export uses) emits every constant as a `stablehlo.constant`."""
+    global_constant_computation: bool = False
+    """The functions lowered compute only dimension values (an exported `@main` solving its
+    dimension variables): each argument is marked `{jax.global_constant = ""}`, as JAX's."""
 
 
 @dataclass(frozen=True, slots=True)

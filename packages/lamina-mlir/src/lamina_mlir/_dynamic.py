@@ -5,7 +5,8 @@ A function lowered for symbolic argument shapes takes the dimension variables as
 scalar arguments (`{jax.global_constant = "b"}`, as JAX's). While its body is lowered,
 `dimension_values` holds them by name, and the builders of `_hlo` that make an array of a
 symbolic shape (`broadcast_in_dim`, `reshape`, `iota`) emit the dynamic op of StableHLO
-instead, with the shape computed from them (`stablehlo.dynamic_broadcast_in_dim`, ...).
+instead, with the shape computed from them (`stablehlo.dynamic_broadcast_in_dim`, ...), as
+JAX computes it (`_dim_eval`).
 
 A module that calls such a function with static shapes is refined when its lowering ends
 (`refine_shapes`, jaxlib's shape refinement, as JAX does before compiling): every dynamic
@@ -27,17 +28,19 @@ from jaxlib.mlir import ir
 from lamina_core import dtypes
 from lamina_core.ir import is_symbolic_dim
 from lamina_mlir import _hlo
+from lamina_mlir._context import ModuleContext
 from lamina_mlir._ir_types import tensor_type
 from lamina_mlir._mlir_context import ContextCaches, IrValue
 
 
 class _Scopes(threading.local):
     def __init__(self) -> None:
-        self.stack: list[Mapping[str, IrValue]] = []
+        self.stack: list[tuple[Mapping[str, IrValue], ModuleContext | None]] = []
 
 
 _SCOPES: Final = _Scopes()
-"""Per thread, the dimension variables of the functions being lowered, innermost last."""
+"""Per thread, the dimension variables of the functions being lowered (with the module
+they are lowered in), innermost last."""
 
 
 def dim_dtype() -> np.dtype:
@@ -46,9 +49,12 @@ def dim_dtype() -> np.dtype:
 
 
 @contextlib.contextmanager
-def dimension_values(values: Mapping[str, IrValue]) -> Iterator[None]:
-    """Lower with these values of the dimension variables (a function's leading args)."""
-    _SCOPES.stack.append(values)
+def dimension_values(
+    values: Mapping[str, IrValue], mctx: ModuleContext | None = None
+) -> Iterator[None]:
+    """Lower with these values of the dimension variables (a function's leading args);
+    expressions of them are computed with `mctx`'s functions (`@divmod`)."""
+    _SCOPES.stack.append((values, mctx))
     try:
         yield
     finally:
@@ -57,7 +63,7 @@ def dimension_values(values: Mapping[str, IrValue]) -> Iterator[None]:
 
 def current_values() -> Mapping[str, IrValue]:
     stack = _SCOPES.stack
-    return stack[-1] if stack else {}
+    return stack[-1][0] if stack else {}
 
 
 def dimension_variables(avals: Sequence[Any]) -> tuple[str, ...]:
@@ -74,71 +80,41 @@ def is_dynamic(shape: Sequence[Any]) -> bool:
     return any(is_symbolic_dim(d) for d in shape)
 
 
+def eval_dims(caches: ContextCaches, dims: Sequence[Any]) -> list[IrValue]:
+    """The values of dimensions `dims` (ints or expressions), scalars of `dim_dtype`: the
+    expressions computed together first, as JAX's `eval_dynamic_shape`."""
+    symbolic = [d for d in dims if is_symbolic_dim(d)]
+    if not symbolic:
+        return [_hlo.scalar_constant(caches, int(d), dim_dtype()) for d in dims]
+    values, mctx = _SCOPES.stack[-1] if _SCOPES.stack else ({}, None)
+    missing = set().union(*(d.variables() for d in symbolic)) - set(values)
+    if missing or mctx is None:
+        raise NotImplementedError(
+            f"lowering: the dimension variable {sorted(missing or symbolic[0].variables())[0]!r} "
+            "has no value here "
+            "(the function being lowered does not take the dimension variables)"
+        )
+    from lamina_mlir._dim_eval import lower_values  # it lowers jaxprs, which use this
+
+    # The static dimensions too: JAX's computation of a shape makes (unused) constants of
+    # them.
+    return lower_values(mctx, dims, values)
+
+
 def eval_dim(caches: ContextCaches, d: Any) -> IrValue:
     """The value of dimension `d` (an int or an expression), a scalar of `dim_dtype`."""
-    dtype = dim_dtype()
-    if not is_symbolic_dim(d):
-        return _hlo.scalar_constant(caches, int(d), dtype)
-    values = current_values()
-    total: IrValue | None = None
-    for term, coeff in d.terms:
-        value: IrValue | None = None
-        for factor, exp in term:
-            f = _factor_value(caches, factor, values)
-            for _ in range(exp):
-                value = f if value is None else _binary(caches, "multiply", value, f)
-        if value is None:
-            value = _hlo.scalar_constant(caches, coeff, dtype)
-        elif coeff != 1:
-            value = _binary(caches, "multiply", value, _hlo.scalar_constant(caches, coeff, dtype))
-        total = value if total is None else _binary(caches, "add", total, value)
-    assert total is not None
-    return total
-
-
-def _factor_value(caches: ContextCaches, factor: Any, values: Mapping[str, IrValue]) -> IrValue:
-    if factor.var is not None:
-        try:
-            return values[factor.var]
-        except KeyError:
-            raise NotImplementedError(
-                f"lowering: the dimension variable {factor.var!r} has no value here (Lamina "
-                "passes dimension variables to the exported function's body only)"
-            ) from None
-    ops = [eval_dim(caches, o) for o in factor.operands]
-    if factor.operation in ("max", "min"):
-        return _binary(caches, "maximum" if factor.operation == "max" else "minimum", *ops)
-    x, y = ops
-    quotient = _binary(caches, "divide", x, y)  # truncates; floor division differs below
-    remainder = _binary(caches, "remainder", x, y)
-    zero = _hlo.scalar_constant(caches, 0, dim_dtype())
-    signs_differ = _hlo.compare(
-        caches,
-        _hlo.compare(caches, x, zero, "LT", "SIGNED"),
-        _hlo.compare(caches, y, zero, "LT", "SIGNED"),
-        "NE",
-        "UNSIGNED",
-    )
-    inexact = _hlo.compare(caches, remainder, zero, "NE", "SIGNED")
-    adjust = _binary(caches, "and", signs_differ, inexact)
-    if factor.operation == "floordiv":
-        one = _hlo.scalar_constant(caches, 1, dim_dtype())
-        return _hlo.select(adjust, _binary(caches, "subtract", quotient, one), quotient)
-    return _hlo.select(adjust, _binary(caches, "add", remainder, y), remainder)
-
-
-def _binary(caches: ContextCaches, name: str, x: IrValue, y: IrValue) -> IrValue:
-    return _hlo.emit1(f"stablehlo.{name}", x.type, x, y)
+    return eval_dims(caches, [d])[0]
 
 
 def shape_tensor(caches: ContextCaches, shape: Sequence[Any]) -> IrValue:
     """`shape` as a 1-D tensor of `dim_dtype` (the shape operand of the dynamic ops)."""
     dtype = dim_dtype()
     vector = tensor_type(caches, (1,), dtype)
+    values = eval_dims(caches, shape)
     parts = []
-    for d in shape:
+    for d, value in zip(shape, values, strict=True):
         if is_symbolic_dim(d):
-            parts.append(_hlo.emit1("stablehlo.reshape", vector, eval_dim(caches, d)))
+            parts.append(_hlo.emit1("stablehlo.reshape", vector, value))
         else:
             parts.append(_hlo.constant(caches, np.array([d], dtype)))
     if len(parts) == 1:

@@ -13,7 +13,7 @@ from typing import Any
 
 from jaxlib.mlir import ir
 
-from lamina_mlir import _hlo
+from lamina_mlir import _dynamic, _hlo
 from lamina_mlir._context import LoweringRuleContext, ModuleContext
 from lamina_mlir._mlir_context import IrValue
 
@@ -73,12 +73,22 @@ def call_as_function(
     )
     name = mctx.functions.get(key)
     out_types = [mctx.ir_type(a) for a in ctx.avals_out]
+    # Under shape polymorphism the function takes the dimension variables first, unmarked
+    # (as JAX's cached lowerings), whether its body uses them or not.
+    dims = _dynamic.current_values()
     if name is None:
-        in_types = [mctx.ir_type(a) for a in ctx.avals_in]
+        dim_types = [d.type for d in dims.values()]
+        in_types = [*dim_types, *(mctx.ir_type(a) for a in ctx.avals_in)]
         fn, entry = new_function(mctx, prim.name, in_types, out_types)
         inner = ctx.replace(const_lowering={}, name_stack="")
-        with ir.InsertionPoint(entry), ir.Location.name(prim.name):
-            results = body(inner, list(entry.arguments))
+        entry_args = list(entry.arguments)
+        dim_values = dict(zip(dims, entry_args[: len(dims)], strict=True))
+        with (
+            ir.InsertionPoint(entry),
+            ir.Location.name(prim.name),
+            _dynamic.dimension_values(dim_values, mctx),
+        ):
+            results = body(inner, entry_args[len(dims) :])
             _hlo.return_(results, "func.return")
         name = mctx.functions[key] = symbol_name(fn)
-    return call(name, out_types, args)
+    return call(name, out_types, [*dims.values(), *args])

@@ -1,6 +1,6 @@
 """Lowering jaxprs into functions: `lower_jaxpr_to_fun` and `jaxpr_subcomp`.
 
-A function's arguments are, in order: dimension variables (none yet), one token per ordered
+A function's arguments are, in order: dimension variables (symbolic shapes), one token per ordered
 effect, its const args (each `{jax.const = true}`), then the jaxpr's inputs. Its results are
 the tokens, then the jaxpr's outputs. Inside, `const_lowering` maps each const arg's value (by
 identity) to its argument, and every literal is looked up there before it is emitted as a
@@ -248,6 +248,10 @@ def lower_jaxpr_to_fun(
             {"jax.global_constant": ir.StringAttr.get(v)} for v in dim_vars
         ]
         arg_attrs = [*marks, *(arg_attrs or [{} for _ in in_types[n_dims:]])]
+    elif mctx.lowering_parameters.global_constant_computation:
+        arg_attrs = arg_attrs or [{} for _ in in_types]
+        for a in arg_attrs:
+            a["jax.global_constant"] = ir.StringAttr.get("")
     if arg_attrs is not None:
         fn.attributes["arg_attrs"] = ir.ArrayAttr.get([ir.DictAttr.get(a) for a in arg_attrs])
     result_attrs: list[dict[str, ir.Attribute]] = [{} for _ in out_types]
@@ -279,7 +283,7 @@ def lower_jaxpr_to_fun(
             if id(value) not in unique:
                 unique[id(value)] = ir_constant(caches, value, var.aval)
         tokens = TokenSet(tuple(zip(effects, token_args, strict=True))) if effects else NO_TOKENS
-        with _dynamic.dimension_values(dim_values):
+        with _dynamic.dimension_values(dim_values, mctx):
             outs, tokens_out = jaxpr_subcomp(
                 mctx,
                 jaxpr,

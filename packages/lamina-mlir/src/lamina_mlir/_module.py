@@ -337,11 +337,6 @@ def lower_jaxpr_to_module(
         )
         # Symbolic argument shapes: `@main` takes the dimension variables first (JAX's).
         dim_vars = _dynamic.dimension_variables(in_avals)
-        if dim_vars and effects:
-            raise NotImplementedError(
-                "lowering: a function with ordered effects and symbolic shapes (Lamina lowers "
-                "shape-polymorphic functions without effects only)"
-            )
         main = lower_jaxpr_to_fun(
             mctx,
             "main",

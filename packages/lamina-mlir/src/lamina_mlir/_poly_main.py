@@ -5,20 +5,31 @@ exported module's public `@main` takes the arrays only: it reads each variable f
 of an argument (`stablehlo.get_dimension_size`), asserts what the specification promises
 (every variable is at least 1: a `shape_assertion` custom call, which shape refinement checks
 and removes), and calls the lowered function, renamed `_wrapped_jax_export_main`.
+
+Each value is computed as JAX computes it, afresh wherever it is used (a traced computation
+lowered in place, see `_dim_eval`): `2*b` is `divmod(size, 2)[0]`, a call of `@divmod`, for
+the check, for each error message and for the call.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 from jaxlib.mlir import ir
 
-from lamina_core.ir import is_symbolic_dim
-from lamina_mlir import _dynamic, _hlo
+from lamina_core.ir import DimExpr, is_symbolic_dim
+from lamina_mlir import _dim_eval, _dynamic, _hlo
+from lamina_mlir._context import LoweringParameters, ModuleContext
 from lamina_mlir._functions import call
 from lamina_mlir._mlir_context import ContextCaches
+
+Piece = tuple[Any, Callable[[], Any]]
+"""A value an error message shows: a key (equal keys show one value) and how to compute it."""
+Text = list[str | Piece]
+"""A message: text, and values shown at their places (`{0}` placeholders)."""
 
 _HELP = (
     "Please see https://docs.jax.dev/en/latest/export/shape_poly.html#shape-assertion-errors "
@@ -40,65 +51,36 @@ def _where_defined(var: str, in_avals: Sequence[Any]) -> tuple[int, int, Any]:
     )
 
 
-def _sub(caches: ContextCaches, x: Any, c: int) -> Any:
-    return _hlo.emit1(
-        "stablehlo.subtract", x.type, x, _hlo.scalar_constant(caches, c, _dynamic.dim_dtype())
-    )
-
-
-def _assert_constraints(
-    caches: ContextCaches,
-    in_avals: Sequence[Any],
-    spec: str,
-    obtained: list[tuple[str, list[Any]]],
-) -> None:
-    """An assertion of each constraint of the symbolic scope (`diff >= 0`), as JAX's."""
-    scope = next(d.scope for a in in_avals for d in getattr(a, "shape", ()) if is_symbolic_dim(d))
-    for text, diff in scope.constraints:
-        if not is_symbolic_dim(diff):
-            continue
-        value = _dynamic.eval_dim(caches, diff)
-        zero = _hlo.scalar_constant(caches, 0, _dynamic.dim_dtype())
-        with ir.Location.name("ge"):
-            holds = _hlo.compare(caches, value, zero, "GE", "SIGNED")
-        _assert(
-            caches,
-            holds,
-            f"Expected '{diff}' to be greater or equal to 0, but found {{0}}. ",
-            [value],
-            spec,
-            obtained,
-            mismatch=f"the symbolic shape constraint {text}",
-        )
-
-
 def _assert(
     caches: ContextCaches,
     pred: Any,
-    what: str,
-    inputs: list[Any],
+    what: Text,
     spec: str,
-    obtained: list[tuple[str, list[Any]]],
+    obtained: list[Text],
     mismatch: str = "the polymorphic shapes specification",
 ) -> None:
     """A `shape_assertion` of `pred`, JAX's message: `what`, then the variables solved so
-    far, their values among the message's inputs (`{k}` placeholders)."""
-    operands = list(inputs)
+    far; each value shown is computed afresh, once per assertion (JAX's)."""
+    pieces: Text = [
+        f"Input shapes do not match {mismatch}. ",
+        *what,
+        f" Using the following polymorphic shapes specifications: {spec}."
+        " Obtained dimension variables: ",
+        *(p for entry in obtained for p in entry),
+        f". {_HELP}",
+    ]
+    operands: list[Any] = []
+    slots: dict[Any, str] = {}
     texts = []
-    for entry, values in obtained:
-        slots = []
-        for v in values:  # an operand already passed is referred to again, not repeated
-            found = next((k for k, o in enumerate(operands) if o == v), None)
-            if found is None:
-                found = len(operands)
-                operands.append(v)
-            slots.append(f"{{{found}}}")
-        texts.append(entry.format(*slots))
-    message = (
-        f"Input shapes do not match {mismatch}. "
-        f"{what} Using the following polymorphic shapes specifications: {spec}. "
-        f"Obtained dimension variables: {''.join(texts)}. {_HELP}"
-    )
+    for piece in pieces:
+        if isinstance(piece, str):
+            texts.append(piece)
+            continue
+        key, compute = piece
+        if key not in slots:
+            slots[key] = f"{{{len(operands)}}}"
+            operands.append(compute())
+        texts.append(slots[key])
     with ir.Location.name("shape_assertion"):
         _hlo.emit(
             "stablehlo.custom_call",
@@ -107,7 +89,7 @@ def _assert(
             {
                 "call_target_name": ir.StringAttr.get("shape_assertion"),
                 "api_version": _hlo.i32_attr(caches, 2),
-                "error_message": ir.StringAttr.get(message),
+                "error_message": ir.StringAttr.get("".join(texts)),
                 "has_side_effect": ir.BoolAttr.get(True),
             },
         )
@@ -126,7 +108,11 @@ def _specification(in_avals: Sequence[Any], descriptions: Sequence[str]) -> str:
 
 
 def add_dim_var_main(
-    module: ir.Module, in_avals: Sequence[Any], n_leading: int, descriptions: Sequence[str]
+    module: ir.Module,
+    in_avals: Sequence[Any],
+    n_leading: int,
+    descriptions: Sequence[str],
+    platform_index: bool = False,
 ) -> None:
     """Rename `@main` (which takes the dimension variables first) and add a public `@main`
     that computes them from its arguments' shapes and calls it.
@@ -136,6 +122,8 @@ def add_dim_var_main(
         in_avals: the types of the real arguments.
         n_leading: how many arguments (tokens, constants) come before the real ones.
         descriptions: each real argument as JAX names it in errors (`args[0]`).
+        platform_index: the public `@main` takes a leading platform index first (exported
+            for several platforms), not passed on: Lamina lowers the same ops for all.
     """
     dim_vars = _dynamic.dimension_variables(in_avals)
     table = ir.SymbolTable(module.operation)
@@ -144,103 +132,163 @@ def add_dim_var_main(
     table.set_symbol_name(old, "_wrapped_jax_export_main")
     inner = ir.FunctionType(ir.TypeAttr(old.attributes["function_type"]).value)
     in_types = list(inner.inputs)[len(dim_vars) :]
+    arg_attrs: list[ir.Attribute] = [ir.DictAttr.get({}) for _ in in_types]
+    if "arg_attrs" in old.attributes:
+        arg_attrs = list(ir.ArrayAttr(old.attributes["arg_attrs"]))[len(dim_vars) :]
+    if platform_index:
+        in_types = [ir.RankedTensorType.get([], ir.IntegerType.get_signless(32)), *in_types]
+        index: dict[str, ir.Attribute] = {
+            "jax.global_constant": ir.StringAttr.get("_platform_index")
+        }
+        arg_attrs = [ir.DictAttr.get(index), *arg_attrs]
     attributes: dict[str, ir.Attribute] = {
         "sym_name": ir.StringAttr.get("main"),
         "function_type": ir.TypeAttr.get(ir.FunctionType.get(in_types, list(inner.results))),
         "sym_visibility": ir.StringAttr.get("public"),
     }
-    if "arg_attrs" in old.attributes:
-        attributes["arg_attrs"] = ir.ArrayAttr.get(
-            list(ir.ArrayAttr(old.attributes["arg_attrs"]))[len(dim_vars) :]
-        )
+    if "arg_attrs" in old.attributes or platform_index:
+        attributes["arg_attrs"] = ir.ArrayAttr.get(arg_attrs)
     if "res_attrs" in old.attributes:
         attributes["res_attrs"] = old.attributes["res_attrs"]
     with ir.InsertionPoint.at_block_begin(module.body):
         main = ir.Operation.create("func.func", attributes=attributes, regions=1)
     entry = main.regions[0].blocks.append(*in_types)
     caches = ContextCaches(module.context)
-    args = list(entry.arguments)
+    # The helper functions of this computation (`@divmod`) mark their arguments as global
+    # constants (JAX's `global_constant_computation`).
+    mctx = ModuleContext(
+        caches=caches,
+        module=module,
+        symbol_table=table,
+        lowering_parameters=LoweringParameters(
+            hoist_constants_as_args=False, global_constant_computation=True
+        ),
+        name_stack="",
+    )
+    args = list(entry.arguments)[1 if platform_index else 0 :]
     real = args[n_leading:]
     spec = _specification(in_avals, descriptions)
     with ir.InsertionPoint(entry):
-        dtype = _dynamic.dim_dtype()
-        one = _hlo.scalar_constant(caches, 1, dtype)
-        values: dict[str, Any] = {}
-        obtained: list[tuple[str, list[Any]]] = []  # each solved variable: text, its inputs
-        sizes: dict[tuple[int, int], Any] = {}
+        _solve(mctx, real, in_avals, descriptions, spec, dim_vars, inner, args)
 
-        def size_of(i: int, axis: int) -> Any:
-            if (i, axis) not in sizes:
-                with ir.Location.name("dimension_size"):
-                    size = _hlo.emit1(
-                        "stablehlo.get_dimension_size",
-                        ir.RankedTensorType.get([], ir.IntegerType.get_signless(32)),
-                        real[i],
-                        attributes={"dimension": _hlo.i64_attr(caches, axis)},
-                    )
-                    if dtype != np.dtype(np.int32):
-                        size = _hlo.convert(caches, size, (), dtype)
-                sizes[i, axis] = size
-            return sizes[i, axis]
 
-        def check(pred: Any, what: str, inputs: list[Any]) -> None:
-            _assert(caches, pred, what, inputs, spec, obtained)
+def _solve(
+    mctx: ModuleContext,
+    real: Sequence[Any],
+    in_avals: Sequence[Any],
+    descriptions: Sequence[str],
+    spec: str,
+    dim_vars: Sequence[str],
+    inner: Any,
+    args: Sequence[Any],
+) -> None:
+    """The body of the public `@main`: read the sizes, solve and check, call."""
+    caches = mctx.caches
+    dtype = _dynamic.dim_dtype()
+    scope = next(d.scope for a in in_avals for d in getattr(a, "shape", ()) if is_symbolic_dim(d))
+    sizes: dict[str, Any] = {}  # the size of each symbolic axis, by its name
+    solutions: dict[str, Any] = {}  # each variable, as an expression in the sizes
+    obtained: list[Text] = []  # each solved variable, as the error messages show it
 
-        for i, aval in enumerate(in_avals):  # JAX reads every symbolic axis first
-            for axis, d in enumerate(getattr(aval, "shape", ())):
-                if is_symbolic_dim(d):
-                    size_of(i, axis)
-        defining: set[tuple[int, int]] = set()
-        for var in dim_vars:
-            i, axis, d = _where_defined(var, in_avals)
-            defining.add((i, axis))
-            size = size_of(i, axis)
-            _, coeff, const = d.linear_variable()
-            where = f"{descriptions[i]}.shape[{axis}]"
-            if (coeff, const) == (1, 0):
-                value, inputs = size, [size]
-                entry = (
-                    f"'{var}' = {{0}} from specification '{d}' for dimension {where} (= {{0}}), "
+    def size_of(i: int, axis: int) -> Any:
+        """The axis's size, an expression (a variable named after the axis)."""
+        name = f"{descriptions[i]}.shape[{axis}]"
+        if name not in sizes:
+            with ir.Location.name("dimension_size"):
+                size = _hlo.emit1(
+                    "stablehlo.get_dimension_size",
+                    ir.RankedTensorType.get([], ir.IntegerType.get_signless(32)),
+                    real[i],
+                    attributes={"dimension": _hlo.i64_attr(caches, axis)},
                 )
-            else:
-                shifted = _sub(caches, size, const) if const else size
-                divisor = _hlo.scalar_constant(caches, coeff, dtype)
-                value = _hlo.emit1("stablehlo.divide", shifted.type, shifted, divisor)
-                rest = _hlo.emit1("stablehlo.remainder", shifted.type, shifted, divisor)
-                zero = _hlo.scalar_constant(caches, 0, dtype)
-                with ir.Location.name("eq"):
-                    exact = _hlo.compare(caches, rest, zero, "EQ", "SIGNED")
-                check(
-                    exact,
-                    f"Division had remainder {{0}} when computing the value of '{var}'.",
-                    [rest],
-                )
-                inputs = [value, size]
-                entry = (
-                    f"'{var}' = {{0}} from specification '{d}' for dimension {where} (= {{1}}), "
-                )
-            with ir.Location.name("ge"):
-                positive = _hlo.compare(caches, value, one, "GE", "SIGNED")
-            obtained.append((entry, inputs))
-            check(positive, f"Expected value >= 1 for dimension variable '{var}'.", [])
-            values[var] = value
-        with _dynamic.dimension_values(values):
-            _assert_constraints(caches, in_avals, spec, obtained)
-            for i, aval in enumerate(in_avals):
-                for axis, d in enumerate(getattr(aval, "shape", ())):
-                    if not is_symbolic_dim(d) or (i, axis) in defining:
-                        continue
-                    size = size_of(i, axis)
-                    expected = _dynamic.eval_dim(caches, d)
-                    with ir.Location.name("eq"):
-                        same = _hlo.compare(caches, size, expected, "EQ", "SIGNED")
-                    check(
-                        same,
-                        f"Found inconsistency between dimension size "
-                        f"{descriptions[i]}.shape[{axis}] (= {{0}}) and the specification "
-                        f"'{d}' (= {{1}}).",
-                        [size, expected],
-                    )
-        solved = [values[v] for v in dim_vars]
-        results = call("_wrapped_jax_export_main", list(inner.results), [*solved, *args])
-        _hlo.emit("func.return", [], results)
+                if dtype != np.dtype(np.int32):
+                    size = _hlo.convert(caches, size, (), dtype)
+            sizes[name] = size
+        return DimExpr.variable(name, scope)
+
+    def value(e: Any) -> Any:
+        """Emit the computation of `e` (an expression in the sizes), as JAX's."""
+        names = list(sizes)
+
+        def compute(*traced: Any) -> list[Any]:
+            return [_dim_eval.evaluate(e, lambda name: traced[names.index(name)])]
+
+        return _dim_eval.lower_traced(mctx, compute, [sizes[n] for n in names])[0]
+
+    def piece(e: Any) -> Piece:
+        """`e` shown in a message: equal expressions show one value (JAX's)."""
+        return (e, functools.partial(value, e))
+
+    def in_sizes(d: Any) -> Any:
+        """`d` with each variable replaced by its solution (JAX's substitution)."""
+        return d.evaluate(solutions)
+
+    def check(pred: Any, what: Text, mismatch: str | None = None) -> None:
+        if mismatch is None:
+            _assert(caches, pred, what, spec, obtained)
+        else:
+            _assert(caches, pred, what, spec, obtained, mismatch)
+
+    def compare(x: Any, y: int, direction: str) -> Any:
+        with ir.Location.name(direction.lower()):
+            return _hlo.compare(
+                caches, x, _hlo.scalar_constant(caches, y, dtype), direction, "SIGNED"
+            )
+
+    for i, aval in enumerate(in_avals):  # JAX reads every symbolic axis first
+        for axis, d in enumerate(getattr(aval, "shape", ())):
+            if is_symbolic_dim(d):
+                size_of(i, axis)
+    defining: set[tuple[int, int]] = set()
+    for var in dim_vars:
+        i, axis, d = _where_defined(var, in_avals)
+        defining.add((i, axis))
+        size = size_of(i, axis)
+        _, coeff, const = d.linear_variable()
+        solution, remainder = divmod(size - const, coeff)
+        solutions[var] = solution
+        if is_symbolic_dim(remainder):
+            exact = compare(value(remainder), 0, "EQ")
+            what: Text = ["Division had remainder ", piece(remainder)]
+            check(exact, [*what, f" when computing the value of '{var}'."])
+        positive = compare(value(solution), 1, "GE")
+        where = f"{descriptions[i]}.shape[{axis}]"
+        obtained.append(
+            [
+                f"'{var}' = ",
+                piece(solution),
+                f" from specification '{d}' for dimension {where} (= ",
+                piece(size),
+                "), ",
+            ]
+        )
+        check(positive, [f"Expected value >= 1 for dimension variable '{var}'."])
+    for text, diff in scope.constraints:  # each constraint of the scope: `diff >= 0`
+        if not is_symbolic_dim(diff):
+            continue
+        found = in_sizes(diff)
+        holds = compare(value(found), 0, "GE")
+        what = [f"Expected '{diff}' to be greater or equal to 0, but found ", piece(found), ". "]
+        check(holds, what, f"the symbolic shape constraint {text}")
+    for i, aval in enumerate(in_avals):
+        for axis, d in enumerate(getattr(aval, "shape", ())):
+            if not is_symbolic_dim(d) or (i, axis) in defining:
+                continue
+            size, expected = size_of(i, axis), in_sizes(d)
+            left, right = value(size), value(expected)
+            with ir.Location.name("eq"):
+                same = _hlo.compare(caches, left, right, "EQ", "SIGNED")
+            check(
+                same,
+                [
+                    "Found inconsistency between dimension size "
+                    f"{descriptions[i]}.shape[{axis}] (= ",
+                    piece(size),
+                    f") and the specification '{d}' (= ",
+                    piece(expected),
+                    ").",
+                ],
+            )
+    values = [value(solutions[v]) for v in dim_vars]
+    results = call("_wrapped_jax_export_main", list(inner.results), [*values, *args])
+    _hlo.emit("func.return", [], results)

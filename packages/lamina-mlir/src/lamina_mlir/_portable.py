@@ -19,6 +19,7 @@ import io
 from collections.abc import Mapping, Sequence
 from typing import Final
 
+from jaxlib import _jax
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
@@ -67,14 +68,19 @@ def serialize_portable_artifact(
             n = len(lowered.in_avals)
             descriptions = arg_descriptions or [f"args[{i}]" for i in range(n)]
             leading = len(lowered.const_args)
-            add_dim_var_main(copy, lowered.in_avals, leading, descriptions)
+            add_dim_var_main(copy, lowered.in_avals, leading, descriptions, platform_index)
             copy.operation.attributes["jax.uses_shape_polymorphism"] = ir.BoolAttr.get(True)
-        if platform_index:
+        elif platform_index:
             _add_platform_index(copy)
         target = hlo.get_version_from_compatibility_requirement(
             hlo.StablehloCompatibilityRequirement.WEEK_4
         )
-        return bytes(hlo.serialize_portable_artifact(copy, target))
+        # jaxlib's serializer, as JAX's export (with Shardy's dialect kept as it is, as the
+        # CPU backend asks): it also hoists each function's constants to its entry, so an
+        # artifact reads as JAX's does.
+        out = io.BytesIO()
+        copy.operation.write_bytecode(out)
+        return bytes(_jax.mlir.serialize_portable_artifact(out.getvalue(), target, True))
 
 
 def _add_platform_index(module: ir.Module) -> None:
@@ -125,7 +131,8 @@ def portable_artifact_module(data: bytes) -> ir.Module:
 
 def _deserialize(context: ir.Context, data: bytes) -> ir.Module:
     try:
-        module = hlo.deserialize_portable_artifact(context, data)
+        with context:  # jaxlib's, as JAX's `mlir_module` and calls read artifacts
+            module: ir.Module | None = _jax.mlir.deserialize_portable_artifact(data)
     except Exception as err:  # the bindings raise bare Exceptions for bad bytecode
         raise ValueError(f"not a portable StableHLO artifact: {err}") from None
     if module is None:

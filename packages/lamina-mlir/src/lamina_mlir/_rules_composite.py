@@ -12,6 +12,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from lamina_consts import jaxpr_const_args
 from lamina_core.ir import ClosedJaxpr
 from lamina_core.lax import AttributeTree, composite_p
+from lamina_mlir import _dynamic
 from lamina_mlir._constants import ir_constant
 from lamina_mlir._context import LoweringRuleContext
 from lamina_mlir._functions import symbol_name
@@ -32,7 +33,11 @@ def _composite_lowering(
 ) -> list[IrValue]:
     mctx = ctx.module_context
     const_args = jaxpr_const_args(jaxpr)
-    fn = lower_jaxpr_to_fun(mctx, name, jaxpr, const_args=const_args)
+    # The decomposition takes the dimension variables first, as every function JAX lowers
+    # under shape polymorphism; the composite op does not pass them, so such a module does
+    # not verify (JAX's ValueError too).
+    dim_vars = tuple(_dynamic.current_values())
+    fn = lower_jaxpr_to_fun(mctx, name, jaxpr, const_args=const_args, dim_vars=dim_vars)
     consts = [ir_constant(ctx.caches, v, a, ctx.const_lowering) for v, a in const_args]
     values = {key: tree.unflatten(leaves) for key, leaves, tree in attributes}
     # Each value converted as any attribute is (as JAX's lowering does): a NumPy scalar is a

@@ -17,7 +17,7 @@ from jaxlib.mlir import ir
 
 from lamina_core import dtypes, lax
 from lamina_core.ir import Primitive, ShapedArray
-from lamina_mlir import _hlo
+from lamina_mlir import _dynamic, _hlo
 from lamina_mlir._context import LoweringRuleContext
 from lamina_mlir._explicit import constrain, explicit_module
 from lamina_mlir._functions import call_as_function
@@ -109,10 +109,14 @@ def _argminmax(direction: str, identity: Callable[[np.dtype], np.ndarray]) -> An
         (x,) = args
         aval = array_aval(ctx.avals_in[0])
         index_dtype = out_aval(ctx).dtype
-        iota_type = tensor_type(caches, aval.shape, index_dtype)
-        indices = _hlo.emit1(
-            "stablehlo.iota", iota_type, attributes={"iota_dimension": _hlo.i64_attr(caches, axis)}
-        )
+        if _dynamic.is_dynamic(aval.shape):
+            indices = _dynamic.iota(caches, aval.shape, index_dtype, axis)
+        else:
+            indices = _hlo.emit1(
+                "stablehlo.iota",
+                tensor_type(caches, aval.shape, index_dtype),
+                attributes={"iota_dimension": _hlo.i64_attr(caches, axis)},
+            )
         if explicit_module(ctx):  # JAX's iota is typed as the operand, over Explicit axes
             index_aval = ShapedArray(aval.shape, index_dtype, False, aval.mesh, spec=aval.spec)
             indices = constrain(ctx, indices, index_aval)

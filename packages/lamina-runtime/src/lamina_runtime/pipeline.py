@@ -15,7 +15,7 @@ from lamina_consts import EMPTY, ConstArgs, jaxpr_const_args
 from lamina_core import tree_util
 from lamina_core.config import log_compiles, use_simplified_jaxpr_constants
 from lamina_core.interpreters import dce_jaxpr
-from lamina_core.ir import UNCONSTRAINED, Jaxpr, Mesh, NamedSharding
+from lamina_core.ir import UNCONSTRAINED, Jaxpr, Mesh, NamedSharding, is_symbolic_dim
 from lamina_core.transforms import Staged
 from lamina_hijax import HiSignature, expand_per_value, is_high, to_lojax
 from lamina_mlir import LoweredModule, LoweringParameters, lower_jaxpr_to_module
@@ -137,8 +137,13 @@ def _drop_dead(program: _Program) -> None:
     Ref input frozen is an error first, even if the frozen value is dead."""
     if has_refs(program.jaxpr):
         check_freezes(program.jaxpr)
-    program.jaxpr, used = dce_jaxpr(program.jaxpr, prune_invars=not program.keep_unused)
-    if not program.keep_unused and not all(used):
+    # Under symbolic shapes every input is kept (JAX's): the dimension variables are read
+    # from their shapes.
+    keep = program.keep_unused or any(
+        is_symbolic_dim(d) for v in program.jaxpr.invars for d in getattr(v.aval, "shape", ())
+    )
+    program.jaxpr, used = dce_jaxpr(program.jaxpr, prune_invars=not keep)
+    if not keep and not all(used):
         kept = program.kept = tuple(i for i, u in enumerate(used) if u)
         program.donated = tuple(program.donated[i] for i in kept)
 

@@ -20,6 +20,7 @@ from lamina_core.ir import (
     AvalQDD,
     ClosedJaxpr,
     DebugInfo,
+    DimExpr,
     Jaxpr,
     JaxprEqn,
     Literal,
@@ -272,6 +273,12 @@ class StagingTrace(Trace):
             return x.jaxpr_var
         if isinstance(x, Tracer):
             return self._capture(x)
+        if type(x) is DimExpr:
+            # A symbolic dimension (`x.shape[0]` returned) is staged as its value, computed
+            # in this trace (JAX's `dim_as_value`), also after the function has returned.
+            with set_current_trace(self):
+                value = x.dimension_as_value()
+            return self.to_atom(value)
         if type(x) in by_reference_types:
             return self._capture_reference(x)
         if is_hi_value(x) and typeof(x).has_qdd:

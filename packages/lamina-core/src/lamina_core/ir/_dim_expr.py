@@ -187,7 +187,7 @@ class DimExpr:
         for term, c in self.terms:
             if term == ():
                 const = c
-            elif len(term) == 1 and term[0][1] == 1 and term[0][0].var is not None:
+            elif len(term) == 1 and term[0][1] == 1 and term[0][0].var is not None and var is None:
                 var, coeff = term[0][0].var, c
             else:
                 return None, 0, 0
@@ -319,6 +319,13 @@ class DimExpr:
             return (quotient, 0) if dividend == 0 else _opaque(self, divisor)
         q, r = divmod(dividend, constant)
         return quotient + q, r
+
+    def __divmod__(self, divisor: Any) -> tuple[DimSize, DimSize]:
+        return self.divmod(divisor)
+
+    def __rdivmod__(self, dividend: Any) -> Any:
+        lifted = self._lift(dividend, "for division")
+        return NotImplemented if lifted is None else lifted.divmod(self)
 
     def __floordiv__(self, divisor: Any) -> Any:
         return self.divmod(divisor)[0]

@@ -20,7 +20,9 @@ from lamina_core.ir import (
     abstract_eval_rules,
     dtypes,
     impl_rules,
+    python_impl_primitives,
     set_dimension_as_value,
+    value_impl_rules,
 )
 
 dim_as_value_p: Final = Primitive("dim_as_value")
@@ -32,12 +34,17 @@ def _dim_as_value_abstract_eval(*, dim: Any) -> ShapedArray:
     return ShapedArray((), dtypes.canonicalize_dtype(np.int64), weak_type=True)
 
 
-@impl_rules.register(dim_as_value_p)
 def _dim_as_value_impl(*, dim: Any) -> Any:
     raise NotImplementedError(
         "Evaluation rule for 'dim_as_value' is not implemented. "
         "It seems that you are using shape polymorphism outside jax.export."
     )
+
+
+# Eager evaluation refuses before compiling anything (JAX's `impl`), not in the lowering.
+impl_rules.set(dim_as_value_p, _dim_as_value_impl)
+value_impl_rules.set(dim_as_value_p, _dim_as_value_impl)
+python_impl_primitives.add(dim_as_value_p)
 
 
 def dimension_as_value(d: Any) -> Any:

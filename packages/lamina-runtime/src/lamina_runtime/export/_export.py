@@ -141,11 +141,6 @@ def _export(
     symbolic = any(
         is_symbolic_dim(d) for a in staged.jaxpr.in_avals for d in getattr(a, "shape", ())
     )
-    if symbolic and multi:
-        raise NotImplementedError(
-            f"export of {name}: symbolic shapes for several platforms (Lamina exports "
-            "shape-polymorphic functions for one platform)"
-        )
     data = serialize_portable_artifact(
         module,
         attributes={"jax.uses_shape_polymorphism": multi},
