@@ -126,14 +126,7 @@ ERROR_CASES: list[Any] = [
     ("TracerIntegerConversionError", "index", lambda api: api.jit(lambda i: [1, 2][i])(1)),
     ("TracerIntegerConversionError", "range", lambda api: api.jit(lambda n: range(n))(3)),
     ("ConcretizationTypeError", "float", lambda api: api.jit(lambda x: float(x))(1.0)),
-    pytest.param(
-        "ConcretizationTypeError",
-        "float builtin",
-        lambda api: api.jit(float)(1.0),
-        marks=pytest.mark.xfail(
-            strict=True, reason="JAX names a builtin traced function <unknown>; Lamina by name"
-        ),
-    ),
+    ("ConcretizationTypeError", "float builtin", lambda api: api.jit(float)(1.0)),
     ("TypeError", "shape", lambda api: api.jit(api.numpy.zeros)(3)),
     ("ConcretizationTypeError", "arange", lambda api: api.jit(api.numpy.arange)(3)),
     ("ConcretizationTypeError", "devices()", lambda api: api.jit(lambda x: x.devices())(1.0)),

@@ -344,7 +344,8 @@ def _on_keys(prim: Any, physical: LoweringRule) -> None:
     numeric = _NUMERIC[prim] = lowering_rules[prim]
 
     def rule(ctx: LoweringRuleContext, *args: IrValue, **params: Any) -> Any:
-        if _trailing(ctx.avals_out[0]):
+        # No results (unstacking an empty axis) needs no physical layout either.
+        if ctx.avals_out and _trailing(ctx.avals_out[0]):
             return physical(ctx, *args, **params)
         return numeric(ctx, *args, **params)
 

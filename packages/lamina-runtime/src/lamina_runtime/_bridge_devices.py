@@ -190,6 +190,8 @@ def device_put(value: Any, shape: tuple[int, ...], dtype: np.dtype, weak_type: b
     (x64 is then always "on" for the transfer: the dtype is already Lamina's decision).
     """
     device = device or default_device()
+    if dtype == dtypes.float0:  # no data: its physical form, as JAX's, is an array of False
+        value, dtype = np.zeros(shape, np.bool_), np.dtype(np.bool_)
     ext = dtypes.extended_dtype_of(dtype)
     if ext is not None:  # host key arrays are structured arrays over their physical data
         host = np.ascontiguousarray(value, dtype=dtype).view(ext.physical_dtype)

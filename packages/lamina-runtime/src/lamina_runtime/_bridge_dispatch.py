@@ -62,9 +62,23 @@ class TaggedResultSlot(ResultSlot):
     __slots__ = ()
 
 
+class HostResultSlot(ResultSlot):
+    """A `ResultSlot` for an output the caller gets as a host value made from its type alone
+    (a float0 array: C++ runs the program, whose buffer for it holds no data)."""
+
+    __slots__ = ()
+
+
 def result_slot(aval: Any, tag: object) -> ResultSlot:
     """The slot of an output of type `aval` whose arrays carry the dispatch tag `tag`."""
     return ResultSlot(aval) if tag is None else TaggedResultSlot(aval)
+
+
+def register_host_results(make: Callable[[Any], Any]) -> None:
+    """C++ makes the output of a `HostResultSlot` as `make(aval)`."""
+    DISPATCH_REGISTRY.register_node(
+        HostResultSlot, lambda slot: ((_RESULT_LEAF,), slot.aval), lambda aval, _: make(aval)
+    )
 
 
 def register_array_type(

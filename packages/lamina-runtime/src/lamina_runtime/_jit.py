@@ -11,7 +11,6 @@ as a `jit` equation instead.
 
 from __future__ import annotations
 
-import functools
 import itertools
 import logging
 import weakref
@@ -40,6 +39,7 @@ from lamina_core.transforms import (
     Staged,
     jit_decorator,
     trace_caches,
+    wrap_as_jax,
 )
 from lamina_refs import Ref
 from lamina_runtime import (
@@ -186,7 +186,7 @@ class JitFunction(Jitted):
             self.static_argnames,
             self._caches.dispatch_key,
         )
-        functools.update_wrapper(dispatcher, self.fun)
+        wrap_as_jax(dispatcher, self.fun)
         # Instance attributes shadow the methods JAX installs on the C++ type for its own jit.
         dispatcher._lamina_jit = self
         dispatcher.trace = self.trace
@@ -308,7 +308,7 @@ class JitFunction(Jitted):
                     if call.executable.mesh is not None:
                         return self._general(args, kwargs)
                     keepalive = tuple(x.aval for x in leaves if type(x) is Array)
-                    if call.hi is not None:
+                    if call.hi is not None or call.executable.host_outputs:
                         entry = CallEntry(call, staged.mutable_consts)
                     elif call.ref_inputs or staged.mutable_consts:
                         entry = RefEntry(call, staged.mutable_consts, keepalive)

@@ -16,7 +16,7 @@ from typing import Any, ClassVar, Final
 
 import numpy as np
 
-from lamina_core import dtypes
+from lamina_core import dtypes, lax
 from lamina_core.ir import NamedSharding, ShapedArray, explicit_spec
 from lamina_core.trace import (
     ArrayMethods,
@@ -261,7 +261,21 @@ class Array(ArrayMethods, metaclass=_ArrayMeta):
     def __iter__(self) -> Iterator[Any]:
         if not self.shape:
             raise TypeError("iteration over a 0-d array")
+        if self.sharding.num_devices == 1 or self.is_fully_replicated:
+            # As JAX: chunks of 100 rows, each one `unstack`, so a long array costs a few
+            # programs (compiled once per chunk shape), not one indexing program per row.
+            return (row for chunk in self._chunks(100) for row in lax.unstack(chunk))
         return (self[i] for i in range(self.shape[0]))
+
+    def _chunks(self, size: int) -> Iterator[Any]:
+        if size > self.shape[0]:
+            yield self
+            return
+        count, tail = divmod(self.shape[0], size)
+        for i in range(count):
+            yield lax.dynamic_slice_in_dim(self, i * size, size)
+        if tail:
+            yield lax.dynamic_slice_in_dim(self, count * size, tail)
 
     __hash__ = None  # type: ignore[assignment]  # unhashable, with Python's message, as JAX's
 

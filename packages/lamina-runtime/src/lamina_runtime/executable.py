@@ -23,6 +23,7 @@ from lamina_core.ir import (
     NamedSharding,
     PartitionSpec,
     ShapedArray,
+    float0_zeros,
     get_concrete_mesh,
     physical_aval,
 )
@@ -84,6 +85,12 @@ def signature_mismatch(
     return None
 
 
+def host_output(buf: Any, aval: ShapedArray) -> Any:
+    """The output `buf` of type `aval` as the caller gets it: float0 values have no device
+    form, so JAX returns them as host arrays (the program's buffer holds only False)."""
+    return float0_zeros(aval.shape) if aval.dtype == dtypes.float0 else Array(buf, aval)
+
+
 @dataclass(eq=False)
 class Executable:
     """A compiled module. Identity is intended: it owns the loaded executable."""
@@ -112,8 +119,11 @@ class Executable:
     """On a mesh: where each output is, as JAX reports it."""
     calls_host: bool = False
     """Whether it calls Python functions (host callbacks), whose failures Python reports."""
+    host_outputs: bool = field(init=False, default=False)
+    """Whether some output is a host value (a float0 array) rather than an `Array`."""
 
     def __post_init__(self) -> None:
+        self.host_outputs = any(a.dtype == dtypes.float0 for a in self.out_avals)
         if self.mesh is None:
             self.handlers = [
                 _bridge_executables.result_handler(a.shape, a.dtype, a.weak_type, self.device)
@@ -145,13 +155,16 @@ class Executable:
             for i, (v, a) in enumerate(zip(values, self.const_avals, strict=True))
         ]
 
-    def run(self, const_bufs: Sequence[Any], args: Sequence[Any]) -> list[Array]:
-        """Run on `args` (any values of the right types); results are `Array`s."""
+    def run(self, const_bufs: Sequence[Any], args: Sequence[Any]) -> list[Any]:
+        """Run on `args` (any values of the right types); results are `Array`s (float0 ones
+        host arrays, `host_output`)."""
         bufs = [*const_bufs]
         first = len(self.const_avals)
         for i, (x, aval) in enumerate(zip(args, self.in_avals, strict=True)):
             bufs.append(self._put(x, aval, first + i))
         outs = _bridge_executables.execute(self.loaded, bufs, self.handlers)
+        if self.host_outputs:
+            return [host_output(o, a) for o, a in zip(outs, self.out_avals, strict=True)]
         return [Array(o, a) for o, a in zip(outs, self.out_avals, strict=True)]
 
     def run_buffers(self, bufs: list[Any]) -> list[Any]:

@@ -13,7 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from lamina_core import config, tree_util
+from lamina_core import config, dtypes, tree_util
+from lamina_core.ir import float0_zeros
 from lamina_refs import Ref
 from lamina_runtime import _bridge_devices, _bridge_dispatch, _bridge_executables
 from lamina_runtime import sharding as shardings
@@ -51,13 +52,22 @@ def fast_key(args: tuple[Any, ...]) -> tuple[Sequence[Any], tuple[Any, ...] | No
     return leaves, tuple(key)
 
 
+# A float0 output C++ makes is a host array, as Python's path makes it (`host_output`).
+_bridge_dispatch.register_host_results(lambda aval: float0_zeros(aval.shape))
+
+
 def fast_path_of(
     call: CompiledCall, n_args: int, refs: Sequence[Ref] = ()
 ) -> _bridge_dispatch.FastPath | None:
     """`call` described for C++ dispatch; None if C++ could not build its outputs. A call
     updating Refs (`refs`, one per aliased output) stores their final values in them."""
     executable = call.executable
-    slots = [_bridge_dispatch.result_slot(a, dispatch_tag(a)) for a in executable.out_avals]
+    slots = [
+        _bridge_dispatch.HostResultSlot(a)
+        if a.dtype == dtypes.float0
+        else _bridge_dispatch.result_slot(a, dispatch_tag(a))
+        for a in executable.out_avals
+    ]
     n_out = len(slots) - len(refs)
     try:
         structure = tree_util.tree_unflatten(call.out_tree, slots[:n_out])

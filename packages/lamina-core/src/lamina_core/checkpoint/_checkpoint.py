@@ -10,7 +10,6 @@ twice shares its jaxprs, which then print once, as a `let`.
 
 from __future__ import annotations
 
-import functools
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any, Final
@@ -38,6 +37,7 @@ from lamina_core.transforms import (
     jvp_jaxpr,
     split_jvp_outs,
     stage_call,
+    wraps_as_jax,
 )
 from lamina_core.tree import tree_util
 
@@ -229,7 +229,7 @@ def checkpoint(
         )
 
     @api_boundary
-    @functools.wraps(fun)
+    @wraps_as_jax(fun)
     def fun_remat(*args: Any, **kwargs: Any) -> Any:
         positions = _static_positions(statics, len(args))
         jaxpr, consts, out_tree, leaves = _trace(fun, args, kwargs, positions)

@@ -51,8 +51,9 @@ class RuleName:
 
 
 def fun_name(fun: Callable[..., Any]) -> str:
-    """The name JAX's debug info gives a user function (`<lambda>` for lambdas)."""
-    return str(getattr(fun, "__name__", type(fun).__name__))
+    """The name JAX's debug info gives a user function (`<lambda>` for lambdas, the wrapped
+    function's for a partial, `<unknown>` for a callable object)."""
+    return func_src_info(fun).split(" ")[0]
 
 
 class SymbolicZero:

@@ -187,6 +187,9 @@ from lamina_core.interpreters.staging import (
     StagingTracer as StagingTracer,
 )
 from lamina_core.interpreters.staging import (
+    custom_staging_rules as custom_staging_rules,
+)
+from lamina_core.interpreters.staging import (
     ensure_compile_time_eval as ensure_compile_time_eval,
 )
 from lamina_core.interpreters.staging import (

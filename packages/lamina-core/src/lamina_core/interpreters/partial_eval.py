@@ -124,6 +124,11 @@ class SplitTrace(Trace):
         if note is not None:
             note(value)
 
+    def note_lifted(self, value: Any) -> None:
+        """A constant a frontend function made without binding (JAX's `stage`, which lifts
+        it into the parent trace here): a residual where unknown work reads it."""
+        self.note_computed(value)
+
     def is_unknown(self, x: Any) -> bool:
         return isinstance(x, StagingTracer) and x._trace is self.tangent_trace
 

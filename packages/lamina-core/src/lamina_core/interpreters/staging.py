@@ -28,6 +28,7 @@ from lamina_core.ir import (
     PpContext,
     PpSettings,
     Primitive,
+    RuleTable,
     ShapedArray,
     SourceInfo,
     Var,
@@ -72,6 +73,12 @@ _compile_time_eval: ContextVar[bool] = ContextVar("lamina_compile_time_eval", de
 _ABSTRACT_EVAL_RULES: Final = abstract_eval_rules.rules
 _CONST_FOLD_RULES: Final = const_fold_rules.rules
 _EFFECTS_RULES: Final = effects_rules.rules
+
+StagingRule = Callable[["StagingTrace", Sequence[Any], dict[str, Any]], "list[Any] | None"]
+custom_staging_rules: RuleTable[StagingRule] = RuleTable("custom staging")
+"""JAX's: `rule(trace, args, params)` stages a primitive otherwise than as its one equation (a
+`jit(inline=True)` call as its callee's equations), or returns None to stage that equation."""
+_CUSTOM_STAGING_RULES: Final = custom_staging_rules.rules
 
 
 @contextlib.contextmanager
@@ -346,6 +353,9 @@ class StagingTrace(Trace):
             return EVAL_TRACE.process_primitive(prim, args, params)
         if self.lowering and prim in qdd_primitives:
             return value_impl_rules[prim](*args, **params)
+        custom = _CUSTOM_STAGING_RULES.get(prim)
+        if custom is not None and (staged := custom(self, args, params)) is not None:
+            return staged
         fold = _CONST_FOLD_RULES.get(prim)
         if fold is not None and not any(isinstance(x, Tracer) for x in args):
             folded = fold(*args, **params)

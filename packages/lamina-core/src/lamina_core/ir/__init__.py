@@ -4,8 +4,9 @@ dtypes and promotion (`dtypes`, `_promotion`, `_dtype_queries`), abstract values
 protocol (`_avals`), meshes and partition specs as types (`_mesh`, `_partition_spec`) with the
 sharding rules of types over Explicit axes (`_explicit_sharding`), jaxprs (`_jaxpr`: `Var`,
 `Literal`, `Jaxpr`, `ClosedJaxpr`, equations) and effects (`_effects`), typed Python scalars
-(`_literals`), `Primitive` and `RuleTable` (`_primitive`) with the core rule tables
-(`_rules`), source info and name scopes (`_source_info`, `_named_scopes`), and the printer
+(`_literals`), float0's host arrays (`_host_arrays`), `Primitive` and `RuleTable`
+(`_primitive`) with the core rule tables (`_rules`), source info and name scopes
+(`_source_info`, `_named_scopes`), and the printer
 (`_pp`, the document combinators; `_pretty`, jaxprs printed as JAX prints them), and that
 text read back: `parse` (`_jaxpr_io`, over the tokens of `_jaxpr_lex`, with the
 per-primitive `param_decoders` and value and scope registries of `_jaxpr_decoders`; types
@@ -105,6 +106,12 @@ from lamina_core.ir._explicit_sharding import (
 )
 from lamina_core.ir._explicit_sharding import (
     spec_of as spec_of,
+)
+from lamina_core.ir._host_arrays import (
+    TypedNdArray as TypedNdArray,
+)
+from lamina_core.ir._host_arrays import (
+    float0_zeros as float0_zeros,
 )
 from lamina_core.ir._jaxpr import (
     Atom as Atom,

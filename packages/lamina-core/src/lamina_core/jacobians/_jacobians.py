@@ -28,6 +28,7 @@ from lamina_core.transforms import (
     jvp,
     vjp,
     vmap,
+    wraps_as_jax,
 )
 from lamina_core.tree import tree_util
 
@@ -148,7 +149,7 @@ def jacfwd(
     _check_callable(fun)
     nums = _argnums(argnums)
 
-    @functools.wraps(fun)
+    @wraps_as_jax(fun)
     def jacfun(*args: Any, **kwargs: Any) -> Any:
         f_partial, dyn_args = _argnums_partial(fun, nums, args, kwargs)
         dyn_args = tree_util.tree_map(_as_value, dyn_args)
@@ -186,7 +187,7 @@ def jacrev(
     _check_callable(fun)
     nums = _argnums(argnums)
 
-    @functools.wraps(fun)
+    @wraps_as_jax(fun)
     def jacfun(*args: Any, **kwargs: Any) -> Any:
         f_partial, dyn_args = _argnums_partial(fun, nums, args, kwargs)
         for leaf in tree_util.tree_leaves(dyn_args):

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from lamina_core.interpreters import register_zeros_maker
-from lamina_core.ir import AbstractValue, ShapedArray, dtypes
+from lamina_core.ir import AbstractValue, ShapedArray, dtypes, float0_zeros
 from lamina_core.lax._elementwise import eq
 from lamina_core.lax._reductions import reduce_sum
 from lamina_core.lax._reshard import reshard_like
@@ -47,7 +47,7 @@ def zeros_like_shaped(aval: AbstractValue) -> Any:
     if aval.dtype == dtypes.float0:
         if current_trace() is EVAL_TRACE:
             # Eagerly a host value: float0 has no device representation.
-            return np.zeros(aval.shape, dtypes.float0)
+            return float0_zeros(aval.shape)
         # Broadcast from a scalar, as JAX does: under a trace it prints as `broadcast_in_dim`.
         return pvary(broadcast(np.zeros((), dtypes.float0), aval.shape), tuple(aval.vma))
     zero = _convert_element_type(0, aval.dtype, aval.weak_type)

@@ -160,6 +160,18 @@ def _int_fits(x: int, dtype: np.dtype) -> bool:
     return int(info.min) <= x <= int(info.max)
 
 
+def _staged(value: Any) -> Any:
+    """A scalar constant converted on the host, as JAX's `stage` lifts it into the current
+    trace. Under a partial evaluator that makes it a value of the known (primal) side: a
+    residual where unknown work reads it (the zero of JAX's `select_n` jvp), where a constant
+    written in a rule stays a literal. A Python bool is a shared object: never marked."""
+    value = eager_value(value)
+    note = getattr(current_trace(), "note_lifted", None)
+    if note is not None and type(value) is not bool:
+        note(value)
+    return value
+
+
 def _convert_element_type(
     x: Any, new_dtype: Any, weak_type: bool = False, sharding: Any = None
 ) -> Array:
@@ -172,16 +184,22 @@ def _convert_element_type(
             if type(x) is int and dtype.kind in "iu" and not _int_fits(x, dtype):
                 # JAX wraps such a value around silently; a weak int is meant to hold it.
                 raise OverflowError(f"Python int {x} too large to convert to {dtype.name}")
-            return eager_value(typed_scalar(x, dtype))
+            return _staged(typed_scalar(x, dtype))
         if type(x) is int and dtype != dtypes.float0:
             # As JAX: a Python int converts from its exact value (2**40 to float32 is fine),
             # through NumPy (so a value beyond int64 raises NumPy's OverflowError).
             value: Any = np.asarray(x)
         else:
             value, _ = canonical_value(x)
+        host = np.asarray(value)
+        if host.dtype == dtypes.float0 and dtype != dtypes.float0:
+            # float0 holds no data: its physical form is False. JAX converts it as an array
+            # (a program), which gives the result the weak type asked for.
+            zero = np.zeros((), np.bool_).astype(dtype)
+            return _staged(typed_scalar(zero.item(), dtype) if weak_type else zero)
         with np.errstate(invalid="ignore", over="ignore"):
-            converted = np.asarray(value).astype(dtype)
-        return eager_value(converted)
+            converted = host.astype(dtype)
+        return _staged(converted)
     aval = typeof(x)
     same = getattr(aval, "dtype", None) == dtype and getattr(aval, "weak_type", False) == weak_type
     if same and sharding is None:

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as _np
 
 from lamina_core.numpy import (
+    _aliases,
     _array_methods,
     _bits_sorts,
     _cumulative,
@@ -31,6 +32,7 @@ from lamina_core.numpy import (
     _ufuncs,
     _ufuncs_composite,
 )
+from lamina_core.numpy._aliases import *  # noqa: F403
 from lamina_core.numpy._array_compare import *  # noqa: F403
 from lamina_core.numpy._bits_sorts import *  # noqa: F403
 from lamina_core.numpy._creation import *  # noqa: F403
@@ -220,8 +222,8 @@ _TRACER_METHODS: dict[str, Callable[..., Any]] = {
     "remainder": _ufuncs_composite.remainder,
     "divmod": _ufuncs_composite.divmod,
     "power": _ufuncs_composite.power,
-    "abs": _ufuncs.absolute,
-    "invert": _ufuncs.invert,
+    "abs": _aliases.abs,
+    "invert": _aliases.invert,
     "left_shift": _ufuncs.left_shift,
     "right_shift": _ufuncs.right_shift,
     "method:astype": _ufuncs.astype,

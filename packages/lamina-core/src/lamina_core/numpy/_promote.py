@@ -141,8 +141,23 @@ def promote_args(name: str, *args: Any) -> list[Any]:
         if fast is not None:
             return fast
     check_arraylike(name, *args)
+    check_no_float0s(name, *args)
     check_for_prngkeys(name, *args)
     return promote_shapes(name, *promote_dtypes(*args))
+
+
+def check_no_float0s(name: str, *args: Any) -> None:
+    """JAX's `TypeError` for a float0 (an integer's tangent type) among the arguments."""
+    # Only values with a dtype can be float0 (a Python int past int64 has none to compute).
+    if any(getattr(x, "dtype", None) == dtypes.float0 for x in args):
+        raise TypeError(
+            f"Called {name} with a float0 array. float0s do not support any operations by "
+            "design because they are not compatible with non-trivial vector spaces. No "
+            "implicit dtype conversion is done. You can use np.zeros_like(arr, dtype=np.float) "
+            "to cast a float0 array to a regular zeros array. \nIf you didn't expect to get a "
+            "float0 you might have accidentally taken a gradient with respect to an integer "
+            "argument."
+        )
 
 
 def check_for_prngkeys(name: str, *args: Any) -> None:
@@ -166,11 +181,13 @@ def promote_args_inexact(name: str, *args: Any) -> list[Any]:
     if len(args) == 1 and _already_inexact_array(args[0]):
         return [args[0]]
     check_arraylike(name, *args)
+    check_no_float0s(name, *args)
     return promote_shapes(name, *promote_dtypes_inexact(*args))
 
 
 def promote_args_numeric(name: str, *args: Any) -> list[Any]:
     check_arraylike(name, *args)
+    check_no_float0s(name, *args)
     return promote_shapes(name, *promote_dtypes_numeric(*args))
 
 

@@ -339,10 +339,6 @@ def min(
     )  # fmt: skip
 
 
-amax = max
-amin = min
-
-
 @dispatched_at_top_level(static_argnames=("axis", "out", "keepdims"), checks_first=True)
 def all(
     a: ArrayLike,
@@ -552,8 +548,6 @@ _std_jit = jit(_std, static_argnames=("axis", "dtype", "keepdims"))
 
 __all__ = [
     "all",
-    "amax",
-    "amin",
     "any",
     "max",
     "mean",

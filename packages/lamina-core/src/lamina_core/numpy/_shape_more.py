@@ -144,14 +144,11 @@ def rollaxis(a: ArrayLike, axis: int, start: int = 0) -> Array:
 
 
 def unstack(x: ArrayLike, /, *, axis: int = 0) -> tuple[Array, ...]:
-    """The slices of `x` along `axis`, as a tuple."""
+    """The slices of `x` along `axis`, as a tuple: one `unstack` equation, as JAX stages it."""
     (x,) = ensure_arraylike("unstack", x)
-    if not shape_of(x):
-        raise ValueError(
-            "Unstack requires arrays with rank > 0, however a scalar array was passed."
-        )
-    axis = canonicalize_axis(axis, len(shape_of(x)))
-    return tuple(jnp.moveaxis(x, axis, 0))
+    # Canonicalized here so a bad axis (or a scalar) fails with JAX's text, which lax's
+    # message extends with the op's name.
+    return _lax.unstack(x, canonicalize_axis(axis, len(shape_of(x))))
 
 
 @partial(Jitted, static_argnames=("axis",))

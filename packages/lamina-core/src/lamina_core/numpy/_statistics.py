@@ -1,6 +1,5 @@
 """Statistics and cumulative reductions of `jax.numpy`: `average`, `cov`, `corrcoef`,
-`nanvar`, `nanstd`, `nanargmax`, `nanargmin`, `nancumsum`, `nancumprod`, `cumulative_sum`,
-`cumulative_prod`, `trapezoid`."""
+`nanvar`, `nanstd`, `nanargmax`, `nanargmin`, `nancumsum`, `nancumprod`, `trapezoid`."""
 
 from __future__ import annotations
 
@@ -176,42 +175,6 @@ def nanargmin(
     return _nanargmin(a, None if axis is None else operator.index(axis), keepdims=bool(keepdims))
 
 
-def _cumulative(name: str, what: str, op_name: str, initial: int) -> Any:
-    def cumulative(
-        x: ArrayLike, /, *, axis: int | None = None, dtype: DTypeLike | None = None,
-        include_initial: bool = False,
-    ) -> Array:  # fmt: skip
-        (x,) = ensure_arraylike(name, x)
-        nd = len(shape_of(x))
-        if nd == 0:
-            raise ValueError(
-                f"The input must be non-scalar to take a cumulative {what}, however a scalar "
-                "value or scalar array was given."
-            )
-        if axis is None:
-            if nd > 1:
-                raise ValueError(
-                    f"The input array has rank {nd}, however axis was not set to an explicit "
-                    "value. The axis argument is only optional for one-dimensional arrays."
-                )
-            axis = 0
-        axis = canonicalize_axis(axis, nd)
-        out = getattr(jnp, op_name)(x, axis=axis, dtype=dtype)
-        if include_initial:
-            shape = list(shape_of(x))
-            shape[axis] = 1
-            out = jnp.concatenate([jnp.full(tuple(shape), initial, out.dtype), out], axis)
-        return out
-
-    cumulative.__name__ = name
-    cumulative.__doc__ = f"The cumulative {what} along `axis` (the array API's `{name}`)."
-    return cumulative
-
-
-cumulative_sum = _cumulative("cumulative_sum", "sum", "cumsum", 0)
-cumulative_prod = _cumulative("cumulative_prod", "product", "cumprod", 1)
-
-
 @partial(Jitted, static_argnames=("axis",))
 def trapezoid(
     y: ArrayLike, x: ArrayLike | None = None, dx: ArrayLike = 1.0, axis: int = -1
@@ -346,8 +309,6 @@ __all__ = [
     "average",
     "corrcoef",
     "cov",
-    "cumulative_prod",
-    "cumulative_sum",
     "nanargmax",
     "nanargmin",
     "nanstd",

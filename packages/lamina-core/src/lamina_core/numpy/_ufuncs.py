@@ -69,7 +69,6 @@ cosh = _inexact_unary(_lax.cosh, "cosh")
 tanh = _inexact_unary(_lax.tanh, "tanh")
 arcsinh = _inexact_unary(_lax.asinh, "arcsinh")
 arctanh = _inexact_unary(_lax.atanh, "arctanh")
-asin, acos, atan, asinh, atanh = arcsin, arccos, arctan, arcsinh, arctanh
 
 float_power = _inexact_binary(_lax.pow, "float_power")
 nextafter = _inexact_binary(_lax.nextafter, "nextafter")
@@ -86,8 +85,6 @@ def true_divide(x1: ArrayLike, x2: ArrayLike, /) -> Array:
     """Elementwise `true_divide` of floats, with promotion and broadcasting."""
     return _lax.div(*p.promote_args_inexact("true_divide", x1, x2))
 
-
-divide = true_divide
 
 subtract = _binary(_lax.sub, "subtract")
 maximum = _binary(_lax.max, "maximum")
@@ -152,10 +149,6 @@ def right_shift(x1: ArrayLike, x2: ArrayLike, /) -> Array:
     return _lax.shift_right_arithmetic(x, y)
 
 
-bitwise_left_shift = left_shift
-bitwise_right_shift = right_shift
-
-
 def _to_bool(x: Array) -> Array:
     return x if dtype_of(x) == np.bool_ else _lax.ne(x, p.const(x, 0))
 
@@ -181,9 +174,6 @@ def logical_not(x: ArrayLike, /) -> Array:
 @dispatched_at_top_level
 def bitwise_not(x: ArrayLike, /) -> Array:
     return _lax.bitwise_not(*p.promote_args("bitwise_not", x))
-
-
-invert = bitwise_invert = bitwise_not
 
 
 @dispatched_at_top_level
@@ -223,9 +213,6 @@ def absolute(x: ArrayLike, /) -> Array:
     p.check_arraylike("absolute", x)
     x = p.asarray(x)
     return x if p.kind(x) in "bu" else _lax.abs(x)
-
-
-abs = absolute
 
 
 @dispatched_at_top_level
@@ -284,9 +271,6 @@ def rad2deg(x: ArrayLike, /) -> Array:
     return _lax.mul(x, p.const(x, 180 / np.pi))
 
 
-radians, degrees = deg2rad, rad2deg
-
-
 @dispatched_at_top_level
 def real(val: ArrayLike, /) -> Array:
     p.check_arraylike("real", val)
@@ -303,9 +287,6 @@ def imag(val: ArrayLike, /) -> Array:
 def conjugate(x: ArrayLike, /) -> Array:
     p.check_arraylike("conjugate", x)
     return _lax.conj(x) if p.is_complex(x) else p.asarray(x)
-
-
-conj = conjugate
 
 
 @dispatched_at_top_level
@@ -374,34 +355,22 @@ def astype(x: ArrayLike, dtype: DTypeLike | None, /, *, copy: bool = False) -> A
 
 # `add`, `maximum`, ... are public as `_ufuncs_outwhere`'s wrappers (JAX's ufunc call).
 __all__ = [
-    "abs",
     "absolute",
-    "acos",
     "arccos",
     "arcsin",
     "arcsinh",
     "arctan",
     "arctan2",
     "arctanh",
-    "asin",
-    "asinh",
     "astype",
-    "atan",
     "atan2",
-    "atanh",
-    "bitwise_invert",
-    "bitwise_left_shift",
     "bitwise_not",
-    "bitwise_right_shift",
     "cbrt",
     "ceil",
-    "conj",
     "conjugate",
     "cos",
     "cosh",
     "deg2rad",
-    "degrees",
-    "divide",
     "equal",
     "exp",
     "exp2",
@@ -412,7 +381,6 @@ __all__ = [
     "greater",
     "greater_equal",
     "imag",
-    "invert",
     "isfinite",
     "isnan",
     "isneginf",
@@ -429,7 +397,6 @@ __all__ = [
     "not_equal",
     "positive",
     "rad2deg",
-    "radians",
     "real",
     "reciprocal",
     "right_shift",

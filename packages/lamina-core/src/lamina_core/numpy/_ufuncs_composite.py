@@ -190,9 +190,6 @@ def remainder(x1: ArrayLike, x2: ArrayLike, /) -> Array:
     return _lax.select(do_plus, _lax.add(trunc_mod, x2), trunc_mod)
 
 
-mod = remainder
-
-
 @Jitted
 def fmod(x1: ArrayLike, x2: ArrayLike, /) -> Array:
     """The C remainder: the sign of the dividend."""
@@ -224,6 +221,7 @@ def _static_exponent(x2: Any) -> int | None:
 def power(x1: ArrayLike, x2: ArrayLike, /) -> Array:
     """x1 ** x2; a static integer exponent stages `integer_pow`."""
     p.check_arraylike("power", x1, x2)
+    p.check_no_float0s("power", x1, x2)
     exponent = _static_exponent(x2)
     if exponent is not None:
         (x1,) = p.promote_dtypes_numeric(x1)
@@ -235,9 +233,6 @@ def power(x1: ArrayLike, x2: ArrayLike, /) -> Array:
     if p.kind(x1) in "fc" and p.kind(x2) in "iu":
         return _lax.pow(x1, x2)
     return _lax.pow(x1_, x2_)
-
-
-pow = power
 
 
 def _pow_int_int(x1: Array, x2: Array) -> Array:
@@ -303,7 +298,7 @@ def angle(z: ArrayLike, deg: bool = False) -> Array:
         re = _lax.convert_element_type(re, dtype)
         im = _lax.convert_element_type(im, dtype)
     result = _lax.atan2(im, re)
-    return u.degrees(result) if deg else result
+    return u.rad2deg(result) if deg else result
 
 
 @Jitted
@@ -343,9 +338,6 @@ def arccosh(x: ArrayLike, /) -> Array:
     return result
 
 
-acosh = arccosh
-
-
 def logaddexp(x1: ArrayLike, x2: ArrayLike, /) -> Array:
     """log(exp(x1) + exp(x2)) without overflow, with JAX's custom derivative."""
     x1, x2 = p.promote_args_inexact("logaddexp", x1, x2)
@@ -360,7 +352,6 @@ def logaddexp2(x1: ArrayLike, x2: ArrayLike, /) -> Array:
 
 # `add`, `maximum`, ... are public as `_ufuncs_outwhere`'s wrappers (JAX's ufunc call).
 __all__ = [
-    "acosh",
     "angle",
     "arccosh",
     "around",
@@ -372,8 +363,6 @@ __all__ = [
     "heaviside",
     "hypot",
     "isinf",
-    "mod",
-    "pow",
     "power",
     "remainder",
     "rint",

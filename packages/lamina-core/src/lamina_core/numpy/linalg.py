@@ -66,9 +66,9 @@ def vector_norm(
             _reductions.sum(_ufuncs.real(x * _ufuncs.conjugate(x)), axis=axis, keepdims=keepdims)
         )
     if ord == np.inf:
-        return _reductions.amax(_ufuncs.absolute(x), axis=axis, keepdims=keepdims, initial=0)
+        return _reductions.max(_ufuncs.absolute(x), axis=axis, keepdims=keepdims, initial=0)
     if ord == -np.inf:
-        return _reductions.amin(_ufuncs.absolute(x), axis=axis, keepdims=keepdims)
+        return _reductions.min(_ufuncs.absolute(x), axis=axis, keepdims=keepdims)
     if ord == 0:
         nonzero_dtype = dtypes.finfo(x.dtype).dtype
         return _reductions.sum(x != 0, dtype=nonzero_dtype, axis=axis, keepdims=keepdims)
@@ -125,15 +125,15 @@ def norm(
             col_axis -= 1
         sums = _reductions.sum(_ufuncs.absolute(x), axis=row_axis, keepdims=keepdims)
         if ord == 1:
-            return _reductions.amax(sums, axis=col_axis, keepdims=keepdims, initial=0)
-        return _reductions.amin(sums, axis=col_axis, keepdims=keepdims)
+            return _reductions.max(sums, axis=col_axis, keepdims=keepdims, initial=0)
+        return _reductions.min(sums, axis=col_axis, keepdims=keepdims)
     if ord in (np.inf, -np.inf):
         if not keepdims and row_axis > col_axis:
             row_axis -= 1
         sums = _reductions.sum(_ufuncs.absolute(x), axis=col_axis, keepdims=keepdims)
         if ord == np.inf:
-            return _reductions.amax(sums, axis=row_axis, keepdims=keepdims, initial=0)
-        return _reductions.amin(sums, axis=row_axis, keepdims=keepdims)
+            return _reductions.max(sums, axis=row_axis, keepdims=keepdims, initial=0)
+        return _reductions.min(sums, axis=row_axis, keepdims=keepdims)
     if ord in ("nuc", 2, -2):
         return singular_value_norm(x, ord, axes, keepdims)
     raise ValueError(f"Invalid order '{ord}' for matrix norm.")

@@ -23,6 +23,8 @@ from lamina_core.ir import (
     ShapedArray,
     Var,
     abstract_eval_rules,
+    dtypes,
+    float0_zeros,
     impl_rules,
     name_stack_var,
     python_impl_primitives,
@@ -35,6 +37,8 @@ from lamina_core.trace._values import by_reference_types, to_numpy, typeof
 def _conform(value: Any, aval: AbstractValue, prim: Primitive) -> Any:
     if not isinstance(aval, ShapedArray):
         return value
+    if aval.dtype == dtypes.float0:
+        return float0_zeros(aval.shape)  # float0 values are host arrays of their own type
     array = np.asarray(value)
     if array.shape != aval.shape:
         raise AssertionError(

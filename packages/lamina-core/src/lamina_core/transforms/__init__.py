@@ -124,10 +124,19 @@ from lamina_core.transforms._make_jaxpr import (
     argument_names as argument_names,
 )
 from lamina_core.transforms._make_jaxpr import (
+    fun_name as fun_name,
+)
+from lamina_core.transforms._make_jaxpr import (
     func_src_info as func_src_info,
 )
 from lamina_core.transforms._make_jaxpr import (
     make_jaxpr as make_jaxpr,
+)
+from lamina_core.transforms._make_jaxpr import (
+    wrap_as_jax as wrap_as_jax,
+)
+from lamina_core.transforms._make_jaxpr import (
+    wraps_as_jax as wraps_as_jax,
 )
 from lamina_core.transforms._stop_gradient import (
     stop_gradient as stop_gradient,

@@ -42,7 +42,7 @@ from lamina_core.trace import (
     pvary_like,
     typeof,
 )
-from lamina_core.transforms._make_jaxpr import func_src_info
+from lamina_core.transforms._make_jaxpr import func_src_info, wraps_as_jax
 from lamina_core.transforms._vjp_refs import pullback_with_refs
 from lamina_core.tree import tree_util
 
@@ -482,7 +482,7 @@ def value_and_grad(
     nums = _argnums(argnums)
 
     @api_boundary
-    @functools.wraps(fun)
+    @wraps_as_jax(fun)
     def value_and_grad_f(*args: Any, **kwargs: Any) -> tuple[Any, Any]:
         wanted = (nums,) if isinstance(nums, int) else nums
         max_argnum = max(wanted) if wanted else -1
@@ -522,7 +522,7 @@ def grad(
     value_and_grad_f = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int, reduce_axes)
 
     @api_boundary
-    @functools.wraps(fun)
+    @wraps_as_jax(fun)
     def grad_f(*args: Any, **kwargs: Any) -> Any:
         value, g = value_and_grad_f(*args, **kwargs)
         return (g, value[1]) if has_aux else g

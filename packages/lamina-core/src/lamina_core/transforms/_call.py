@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
-from lamina_core.interpreters import trace_to_jaxpr
+from lamina_core.interpreters import StagingTrace, custom_staging_rules, trace_to_jaxpr
 from lamina_core.ir import (
     AbstractValue,
     ClosedJaxpr,
@@ -29,7 +29,7 @@ from lamina_core.ir import (
     pp_eqn_with_params,
     register_param_decoder,
 )
-from lamina_core.trace import eval_jaxpr
+from lamina_core.trace import eval_jaxpr, set_current_trace
 
 
 class UnspecifiedValue:
@@ -92,6 +92,28 @@ def _jit_pp(eqn: JaxprEqn, ctx: PpContext, settings: PpSettings) -> pp.Doc:
 
 
 pp_eqn_rules.set(jit_p, _jit_pp)
+
+
+def _jit_staging(trace: StagingTrace, args: Sequence[Any], params: dict[str, Any]) -> Any:
+    """JAX's staging of a `jit(inline=True)` call given no shardings or layouts: its callee's
+    equations, in the caller's jaxpr (None otherwise: one `jit` equation)."""
+    if not params["inline"] or any(
+        s is not UNSPECIFIED for key in ("in_shardings", "out_shardings") for s in params[key]
+    ):
+        return None
+    if any(x is not None for key in ("in_layouts", "out_layouts") for x in params[key]):
+        return None
+    closed: ClosedJaxpr = params["jaxpr"]
+    jaxpr = closed.jaxpr
+    with set_current_trace(trace):
+        if closed.consts or jaxpr.effects or any(a.has_qdd or a.mutable for a in closed.in_avals):
+            # Binding each equation again keeps the trace's account of effects and of the
+            # mutable values' data.
+            return eval_jaxpr(jaxpr, closed.consts, *args)
+        return trace.inline_jaxpr(jaxpr, args)
+
+
+custom_staging_rules.set(jit_p, _jit_staging)
 
 closed_call_p: Final = Primitive("closed_call", multiple_results=True)
 """A call inlined when compiled (JAX's `closed_call`): what policy partial evaluation of a

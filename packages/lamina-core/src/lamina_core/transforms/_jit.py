@@ -47,7 +47,13 @@ from lamina_core.trace import (
 )
 from lamina_core.transforms._call import UNSPECIFIED, jit_p, jit_params
 from lamina_core.transforms._jit_cache import FunctionCaches, JitCaches, Plan, trace_caches
-from lamina_core.transforms._make_jaxpr import argument_names, func_src_info, not_an_array
+from lamina_core.transforms._make_jaxpr import (
+    argument_names,
+    fun_name,
+    func_src_info,
+    not_an_array,
+    wrap_as_jax,
+)
 from lamina_core.tree import tree_util
 
 
@@ -263,7 +269,7 @@ class Jitted:
         """Per signature, its traces closing over boxes: one per set of types they held."""
         # `updated=()`: copying `fun.__dict__` could overwrite this object's own attributes
         # (a custom_jvp function has a `fun` too).
-        functools.update_wrapper(self, fun, updated=())
+        wrap_as_jax(self, fun, updated=())
 
     def _check_settings(self) -> None:
         """JAX's checks of the argnums and argnames settings against `fun`'s signature."""
@@ -321,7 +327,7 @@ class Jitted:
 
     @property
     def name(self) -> str:
-        return getattr(self.fun, "__name__", type(self.fun).__name__)
+        return fun_name(self.fun)
 
     def _plan(self, n: int) -> Plan:
         """For `n` positional arguments: the static positions (sorted), the dynamic ones, the
@@ -463,7 +469,7 @@ class Jitted:
         if _DISPATCH_LOG.isEnabledFor(level) and current_trace() is EVAL_TRACE:
             start = time.perf_counter()
             closed = trace_to_jaxpr(flat_fun, in_avals, debug)
-            name = getattr(self.fun, "__name__", "<unnamed function>")
+            name = fun_name(self.fun)
             elapsed = time.perf_counter() - start
             _DISPATCH_LOG.log(level, "Finished tracing %s for jit in %.9f sec", name, elapsed)
         else:

@@ -5,8 +5,9 @@ from __future__ import annotations
 import contextlib
 import functools
 import inspect
+import re
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Final, TypeVar
 
 from lamina_core.interpreters import trace_to_jaxpr
 from lamina_core.ir import AbstractValue, ClosedJaxpr, DebugInfo, ShapedArray
@@ -30,17 +31,62 @@ def _as_tuple(x: int | str | Sequence[Any] | None) -> tuple[Any, ...]:
     return tuple(x)
 
 
+_BUILTIN_FUNCTION: Final = re.compile(r"<built-in function (\S+)>")
+
+
 def func_src_info(fun: Callable[..., Any]) -> str:
     """`name at file:line` of `fun`, from its code object (no source file is read), as JAX
-    names functions in messages: partials and wrappers are looked through."""
+    names functions in messages: partials and wrappers are looked through; a callable without
+    code is its name if it is a builtin function, else `<unknown>` (a name that never holds an
+    address, which would make programs differ from run to run)."""
     while isinstance(fun, functools.partial):
         fun = fun.func
     fun = inspect.unwrap(fun)
     code = getattr(fun, "__code__", None)
-    name = getattr(fun, "__name__", None) or repr(fun)
-    if code is None:
-        return str(name)
-    return f"{name} at {code.co_filename}:{code.co_firstlineno}"
+    name = getattr(fun, "__name__", None)
+    if code is not None and name is not None:
+        return f"{name} at {code.co_filename}:{code.co_firstlineno}"
+    try:
+        text = str(fun)
+    except Exception:  # a user object's `__str__` may fail: JAX's name then too
+        return "<unknown>"
+    found = _BUILTIN_FUNCTION.match(text)
+    return found.group(1) if found else "<unknown>"
+
+
+def fun_name(fun: Callable[..., Any], default: str = "<unnamed function>") -> str:
+    """The name JAX gives a function in `jit` equations, module names and wrappers: its
+    `__name__`, else that of the function a partial wraps, else `default`."""
+    while not hasattr(fun, "__name__") and isinstance(fun, functools.partial):
+        fun = fun.func
+    return str(getattr(fun, "__name__", default))
+
+
+def wrap_as_jax(
+    wrapper: Any, fun: Callable[..., Any], updated: Sequence[str] = functools.WRAPPER_UPDATES
+) -> None:
+    """Make `wrapper` look like `fun`, as JAX's `wraps` does: `functools.update_wrapper`, and a
+    name for functions without one (`fun_name`), which is also the qualified name unless
+    `fun` has its own."""
+    functools.update_wrapper(wrapper, fun, updated=updated)
+    if not hasattr(fun, "__name__"):
+        wrapper.__name__ = fun_name(fun)
+    if not hasattr(fun, "__qualname__"):
+        wrapper.__qualname__ = wrapper.__name__
+
+
+WrapperT = TypeVar("WrapperT")
+
+
+def wraps_as_jax(fun: Callable[..., Any]) -> Callable[[WrapperT], WrapperT]:
+    """Decorator form of `wrap_as_jax` (JAX's `wraps`, where `functools.wraps` would leave a
+    wrapper of a partial or of a callable object named after itself)."""
+
+    def deco(wrapper: WrapperT) -> WrapperT:
+        wrap_as_jax(wrapper, fun)
+        return wrapper
+
+    return deco
 
 
 def argument_names(

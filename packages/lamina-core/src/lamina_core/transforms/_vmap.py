@@ -31,7 +31,7 @@ from lamina_core.trace import (
     check_no_aliased_args,
     typeof,
 )
-from lamina_core.transforms._make_jaxpr import argument_names, func_src_info
+from lamina_core.transforms._make_jaxpr import argument_names, func_src_info, wraps_as_jax
 from lamina_core.tree import keystr, tree_util
 
 
@@ -253,7 +253,7 @@ def vmap(
         spmd_axis_name = (spmd_axis_name,)
 
     @api_boundary
-    @functools.wraps(fun)
+    @wraps_as_jax(fun)
     def vmap_f(*args: Any, **kwargs: Any) -> Any:
         if isinstance(in_axes, tuple) and len(in_axes) != len(args):
             raise ValueError(
