@@ -307,7 +307,7 @@ def _transpose_eqn(eqn: JaxprEqn, ins: list[Any], env: dict[Var, Any]) -> None:
     if all(type(ct) is Zero for ct in cts_in) and not eqn.effects:
         return
     ct_arg = cts_in if eqn.primitive.multiple_results else cts_in[0]
-    if any(type(x) is RefAccum for x in ins):
+    if RefAccum in map(type, ins):
         fancy_transpose_rules[eqn.primitive](ct_arg, *ins, **eqn.params)
         return
     undefined = [UndefinedPrimal(x.aval) if type(x) is _Accum else x for x in ins]

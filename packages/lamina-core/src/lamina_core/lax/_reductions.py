@@ -120,6 +120,10 @@ def _check_f16_reduction(aval: ShapedArray, axes: Sequence[int]) -> None:
         )
 
 
+_HALF_FLOATS: Final = frozenset({np.dtype(np.float16), dtypes.bfloat16})
+"""The floats whose sums JAX checks (`dtype.name` is a slow property: this runs per sum)."""
+
+
 def reduction(
     name: str,
     reference: Callable[[np.ndarray, tuple[int, ...]], Any],
@@ -138,7 +142,7 @@ def reduction(
             raise TypeError(
                 f"logical reduction requires operand dtype bool or int, got {aval.dtype}."
             )
-        if name == "reduce_sum" and aval.dtype.name in ("float16", "bfloat16"):
+        if name == "reduce_sum" and aval.dtype in _HALF_FLOATS:
             _check_f16_reduction(aval, axes)
         shape = _reduced_shape(aval, axes)
         return ShapedArray(shape, aval.dtype, aval.weak_type and not logical)

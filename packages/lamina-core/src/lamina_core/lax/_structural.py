@@ -229,8 +229,13 @@ def convert_element_type(operand: Array, new_dtype: Any) -> Array:
     return _convert_element_type(operand, new_dtype, False)
 
 
+_JUST_INTS: Final = frozenset({int})
+
+
 def _dims(shape: Sequence[Any]) -> tuple[Any, ...]:
     """A shape as Python ints, symbolic dimensions kept (shape polymorphism)."""
+    if type(shape) is tuple and _JUST_INTS.issuperset(map(type, shape)):
+        return shape  # the common case, answered without a generator
     try:
         return tuple(int(d) for d in shape)
     except InconclusiveDimensionOperation:

@@ -361,12 +361,23 @@ def _argnums(argnums: int | Sequence[int]) -> int | tuple[int, ...]:
     return nums
 
 
+_INEXACT: dict[Any, bool] = {}
+"""Whether a dtype is inexact, by dtype (a cache: `issubdtype` is slow, and grad asks per input)."""
+
+
+def _is_inexact(dtype: Any) -> bool:
+    known = _INEXACT.get(dtype)
+    if known is None:
+        # `kind` is "V" for ml_dtypes' floats (bfloat16, float8_*): ask the dtype lattice.
+        known = _INEXACT[dtype] = bool(dtypes.issubdtype(dtype, np.inexact))
+    return known
+
+
 def _check_input_dtype(name: str, holomorphic: bool, allow_int: bool, x: Any) -> None:
     aval = typeof(x)
     if not isinstance(aval, ShapedArray):
         return
-    # `kind` is "V" for ml_dtypes' floats (bfloat16, float8_*): ask the dtype lattice instead.
-    inexact = dtypes.issubdtype(aval.dtype, np.inexact)
+    inexact = _is_inexact(aval.dtype)
     if holomorphic and aval.dtype.kind != "c":
         raise TypeError(
             f"{name} with holomorphic=True requires inputs with complex dtype, but got "
@@ -402,7 +413,7 @@ def _check_output_dtype(name: str, holomorphic: bool, x: Any) -> None:
             "holomorphic=True. For differentiation of non-holomorphic functions involving "
             "complex outputs, use jax.vjp directly."
         )
-    elif not dtypes.issubdtype(dtype, np.floating):
+    elif not _is_inexact(dtype):  # not complex here: inexact is floating
         raise TypeError(
             f"{name} requires real-valued outputs (output dtype that is a sub-dtype of "
             f"np.floating), but got {dtype.name}. For differentiation of functions with "
