@@ -246,6 +246,5 @@ def test_gelu_exact_values(oracle: Oracle) -> None:
     )
 
 
-@pytest.mark.xfail(strict=True, reason="Lamina's jit does not forward an output that is an input")
 def test_identity_grad_jaxpr(oracle: Oracle) -> None:
     oracle.check(grad_program(lambda nn: nn.identity), X_FINITE)

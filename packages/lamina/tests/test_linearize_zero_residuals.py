@@ -65,8 +65,21 @@ def _grad(L: Any, name: str, outer_jit: bool) -> Callable[[Any], Any]:
     return L.jit(g) if outer_jit else g
 
 
+def _marks(dtype: np.dtype, shape: tuple[int, ...]) -> Any:
+    # The default run keeps bfloat16 (the case) and rank-0 float32; the rest is slow.
+    keep = dtype == ml_dtypes.bfloat16 or (dtype == np.float32 and not shape)
+    return () if keep else pytest.mark.slow
+
+
 CASES = [
-    pytest.param(name, dtype, shape, outer, id=f"{name}-{dtype.name}-{len(shape)}d-{outer}")
+    pytest.param(
+        name,
+        dtype,
+        shape,
+        outer,
+        id=f"{name}-{dtype.name}-{len(shape)}d-{outer}",
+        marks=_marks(dtype, shape),
+    )
     for name in PROGRAMS
     for dtype in DTYPES
     for shape in SHAPES

@@ -41,7 +41,7 @@ from lamina_core.interpreters import (
 )
 from lamina_core.ir import AbstractValue, ClosedJaxpr, JaxprEqn, Var, reset_name_stack
 from lamina_core.trace import current_trace, eval_jaxpr, set_current_trace, typeof
-from lamina_core.transforms._call import closed_call_p, jit_p, jit_params
+from lamina_core.transforms._call import UNSPECIFIED, closed_call_p, jit_p, jit_params
 
 _Cache = weakref.WeakKeyDictionary[ClosedJaxpr, dict[Any, Any]]
 
@@ -328,6 +328,29 @@ def _forward_residuals(
     return ClosedJaxpr(new, staged.consts), sources
 
 
+_prune_cache: _Cache = weakref.WeakKeyDictionary()
+
+
+def _output_forwards(
+    primal: ClosedJaxpr, n_out: int, params: Mapping[str, Any]
+) -> list[int | None]:
+    """For each of the first `n_out` outputs of `primal`: the index of the input it is, if the
+    call asks no sharding or layout of that output; else None."""
+    invars = {v: i for i, v in enumerate(primal.jaxpr.invars)}
+    return [
+        invars.get(v) if isinstance(v, Var) and s is UNSPECIFIED and layout is None else None
+        for v, s, layout in zip(
+            primal.jaxpr.outvars[:n_out], params["out_shardings"], params["out_layouts"],
+            strict=True,
+        )
+    ]  # fmt: skip
+
+
+def _pruned_outputs(closed: ClosedJaxpr, keep: Sequence[bool]) -> ClosedJaxpr:
+    outvars = tuple(v for v, k in zip(closed.jaxpr.outvars, keep, strict=True) if k)
+    return ClosedJaxpr(closed.jaxpr.replace(outvars=outvars), closed.consts)
+
+
 def _jit_linearize(nonzeros: Sequence[bool], *primals: Any, **params: Any) -> Any:
     closed: ClosedJaxpr = params["jaxpr"]
     nz = tuple(
@@ -335,9 +358,18 @@ def _jit_linearize(nonzeros: Sequence[bool], *primals: Any, **params: Any) -> An
         for n, a in zip(nonzeros, closed.in_avals, strict=True)
     )
     lin = linearize_jaxpr(closed, nz)
-    outs = jit_p.bind(*primals, **_rebind_params(params, lin.primal))
     n_out = len(closed.out_avals)
-    primals_out, extra = outs[:n_out], outs[n_out:]
+    # As JAX's: a primal output that is an input of the callee (and asks for no placement) is
+    # not returned by the primal call; the caller uses the input itself.
+    fwds = _output_forwards(lin.primal, n_out, params)
+    primal = lin.primal
+    if any(f is not None for f in fwds):
+        keep = (*(f is None for f in fwds), *(True,) * (len(primal.out_avals) - n_out))
+        primal = _cached(_prune_cache, primal, keep, lambda: _pruned_outputs(lin.primal, keep))
+    outs = jit_p.bind(*primals, **_rebind_params(params, primal))
+    n_kept = sum(f is None for f in fwds)
+    kept, extra = iter(outs[:n_kept]), outs[n_kept:]
+    primals_out = [next(kept) if f is None else primals[f] for f in fwds]
     sources = {"in": primals, "out": primals_out, "res": extra}
     residuals = [sources[kind][k] for kind, k in lin.residual_sources]
     tangent_params = _rebind_params(params, lin.tangent)
