@@ -7,7 +7,7 @@ Printed jaxprs byte for byte, values, dtypes and errors.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from types import SimpleNamespace
 from typing import Any
 
@@ -18,7 +18,6 @@ import pytest
 import lamina
 
 pytestmark = pytest.mark.oracle
-jax_config: Any = jax.config  # its `update` is untyped
 
 Api = Any
 LAMINA: Api = SimpleNamespace(jax=lamina, jnp=lamina.numpy)
@@ -42,16 +41,7 @@ DTYPES: dict[str, Any] = {
 }
 
 
-@pytest.fixture(autouse=True)
-def _simplified_constants() -> Iterator[None]:
-    """JAX prints constants as Lamina does only in its simplified form."""
-    option = "jax_use_simplified_jaxpr_constants"
-    old = getattr(jax_config, option)
-    jax_config.update(option, True)
-    try:
-        yield
-    finally:
-        jax_config.update(option, old)
+pytestmark = pytest.mark.usefixtures("simplified_jax_constants")
 
 
 def _outcome(api: Api, f: Callable[[Api], Callable[..., Any]], x: Any) -> tuple[str, Any, Any]:

@@ -5,7 +5,7 @@ finite differences, `vmap` against a Python loop, the lowered module's text, and
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from types import ModuleType, SimpleNamespace
 from typing import Any
 
@@ -17,7 +17,6 @@ import lamina
 from lamina_core.testing import check_grads
 
 pytestmark = pytest.mark.oracle
-jax_config: Any = jax.config  # its `update` is untyped
 
 Api = Any
 LAMINA: Api = SimpleNamespace(jax=lamina, jnp=lamina.numpy, lax=lamina.lax)
@@ -26,16 +25,7 @@ JAX: Api = SimpleNamespace(jax=jax, jnp=jax.numpy, lax=jax.lax)
 X = np.arange(24.0, dtype=np.float32).reshape(2, 3, 4) / 7.0
 
 
-@pytest.fixture(autouse=True)
-def _simplified_constants() -> Iterator[None]:
-    """JAX prints constants as Lamina does only in its simplified form."""
-    option = "jax_use_simplified_jaxpr_constants"
-    old = getattr(jax_config, option)
-    jax_config.update(option, True)
-    try:
-        yield
-    finally:
-        jax_config.update(option, old)
+pytestmark = pytest.mark.usefixtures("simplified_jax_constants")
 
 
 def _weighted_sum(api: Api, parts: Any) -> Any:

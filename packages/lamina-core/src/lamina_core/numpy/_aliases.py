@@ -9,6 +9,9 @@ target, whose dispatch runs.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from lamina_core import lax as _lax
 from lamina_core.numpy import _promote as p
 from lamina_core.numpy._reductions import Axis
@@ -37,44 +40,24 @@ def abs(x: ArrayLike, /) -> Array:
     return absolute(x)
 
 
-@dispatched_at_top_level
-def acos(x: ArrayLike, /) -> Array:
-    return arccos(*p.promote_args("acos", x))
+def _promoting(name: str, target: Callable[[Any], Array]) -> Callable[[ArrayLike], Array]:
+    """The array API's `name` for `target`: its arguments promoted under its own name."""
+
+    def alias(x: ArrayLike, /) -> Array:
+        return target(*p.promote_args(name, x))
+
+    alias.__name__ = alias.__qualname__ = name
+    return dispatched_at_top_level(alias)
 
 
-@dispatched_at_top_level
-def acosh(x: ArrayLike, /) -> Array:
-    return arccosh(*p.promote_args("acosh", x))
-
-
-@dispatched_at_top_level
-def asin(x: ArrayLike, /) -> Array:
-    return arcsin(*p.promote_args("asin", x))
-
-
-@dispatched_at_top_level
-def asinh(x: ArrayLike, /) -> Array:
-    return arcsinh(*p.promote_args("asinh", x))
-
-
-@dispatched_at_top_level
-def atan(x: ArrayLike, /) -> Array:
-    return arctan(*p.promote_args("atan", x))
-
-
-@dispatched_at_top_level
-def atanh(x: ArrayLike, /) -> Array:
-    return arctanh(*p.promote_args("atanh", x))
-
-
-@dispatched_at_top_level
-def bitwise_invert(x: ArrayLike, /) -> Array:
-    return _lax.bitwise_not(*p.promote_args("bitwise_invert", x))
-
-
-@dispatched_at_top_level
-def invert(x: ArrayLike, /) -> Array:
-    return _lax.bitwise_not(*p.promote_args("invert", x))
+acos = _promoting("acos", arccos)
+acosh = _promoting("acosh", arccosh)
+asin = _promoting("asin", arcsin)
+asinh = _promoting("asinh", arcsinh)
+atan = _promoting("atan", arctan)
+atanh = _promoting("atanh", arctanh)
+bitwise_invert = _promoting("bitwise_invert", _lax.bitwise_not)
+invert = _promoting("invert", _lax.bitwise_not)
 
 
 @dispatched_at_top_level
