@@ -96,13 +96,9 @@ def lower_values(
     values: Mapping[str, IrValue],
 ) -> list[IrValue]:
     """Emit the computation of `exprs` here, from `values`, the variables' IR values."""
-    from lamina_mlir._lower import jaxpr_subcomp  # it lowers functions whose shapes use this
-
     names = tuple(values)
     closed = _traced(tuple(exprs), names, _dynamic.dim_dtype())
-    inputs = [values[n] for n in names]
-    outs, _ = jaxpr_subcomp(mctx, closed.jaxpr, "", NO_TOKENS, [], *inputs, const_lowering={})
-    return list(outs)
+    return _emit(mctx, closed, [values[n] for n in names])
 
 
 def lower_traced(
@@ -110,9 +106,13 @@ def lower_traced(
 ) -> list[IrValue]:
     """Emit here `fn` (traced dimension values to a list of them) applied to `inputs`,
     scalars of the dimension dtype, as JAX's `lower_fun` of a dimension computation."""
+    aval = ShapedArray((), _dynamic.dim_dtype(), weak_type=True)
+    return _emit(mctx, trace_to_jaxpr(fn, [aval] * len(inputs)), inputs)
+
+
+def _emit(mctx: ModuleContext, closed: ClosedJaxpr, inputs: Sequence[IrValue]) -> list[IrValue]:
+    """`closed` (a dimension computation) lowered here on `inputs`."""
     from lamina_mlir._lower import jaxpr_subcomp  # it lowers functions whose shapes use this
 
-    aval = ShapedArray((), _dynamic.dim_dtype(), weak_type=True)
-    closed = trace_to_jaxpr(fn, [aval] * len(inputs))
     outs, _ = jaxpr_subcomp(mctx, closed.jaxpr, "", NO_TOKENS, [], *inputs, const_lowering={})
     return list(outs)

@@ -153,11 +153,13 @@ def reshape(caches: ContextCaches, x: IrValue, shape: tuple[Any, ...], dtype: np
 
 
 def iota(caches: ContextCaches, shape: tuple[Any, ...], dtype: np.dtype, dimension: int) -> IrValue:
+    """An iota of `shape` along `dimension`; `stablehlo.dynamic_iota` if the shape is symbolic."""
+    result = tensor_type(caches, shape, dtype)
+    attributes = {"iota_dimension": _hlo.i64_attr(caches, dimension)}
+    if not is_dynamic(shape):
+        return _hlo.emit1("stablehlo.iota", result, attributes=attributes)
     return _hlo.emit1(
-        "stablehlo.dynamic_iota",
-        tensor_type(caches, shape, dtype),
-        shape_tensor(caches, shape),
-        attributes={"iota_dimension": _hlo.i64_attr(caches, dimension)},
+        "stablehlo.dynamic_iota", result, shape_tensor(caches, shape), attributes=attributes
     )
 
 

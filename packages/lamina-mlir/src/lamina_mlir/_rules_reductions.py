@@ -109,14 +109,7 @@ def _argminmax(direction: str, identity: Callable[[np.dtype], np.ndarray]) -> An
         (x,) = args
         aval = array_aval(ctx.avals_in[0])
         index_dtype = out_aval(ctx).dtype
-        if _dynamic.is_dynamic(aval.shape):
-            indices = _dynamic.iota(caches, aval.shape, index_dtype, axis)
-        else:
-            indices = _hlo.emit1(
-                "stablehlo.iota",
-                tensor_type(caches, aval.shape, index_dtype),
-                attributes={"iota_dimension": _hlo.i64_attr(caches, axis)},
-            )
+        indices = _dynamic.iota(caches, aval.shape, index_dtype, axis)
         if explicit_module(ctx):  # JAX's iota is typed as the operand, over Explicit axes
             index_aval = ShapedArray(aval.shape, index_dtype, False, aval.mesh, spec=aval.spec)
             indices = constrain(ctx, indices, index_aval)

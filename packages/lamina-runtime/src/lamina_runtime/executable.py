@@ -85,10 +85,20 @@ def signature_mismatch(
     return None
 
 
+def is_host_output(aval: ShapedArray) -> bool:
+    """Whether the caller gets an output of type `aval` as a host value: float0 values have no
+    device form, so JAX returns them as host arrays (the program's buffer holds only False)."""
+    return aval.dtype == dtypes.float0
+
+
+def host_value(aval: ShapedArray) -> Any:
+    """The host value of an output of type `aval` for which `is_host_output` holds."""
+    return float0_zeros(aval.shape)
+
+
 def host_output(buf: Any, aval: ShapedArray) -> Any:
-    """The output `buf` of type `aval` as the caller gets it: float0 values have no device
-    form, so JAX returns them as host arrays (the program's buffer holds only False)."""
-    return float0_zeros(aval.shape) if aval.dtype == dtypes.float0 else Array(buf, aval)
+    """The output `buf` of type `aval` as the caller gets it."""
+    return host_value(aval) if is_host_output(aval) else Array(buf, aval)
 
 
 @dataclass(eq=False)
@@ -123,7 +133,7 @@ class Executable:
     """Whether some output is a host value (a float0 array) rather than an `Array`."""
 
     def __post_init__(self) -> None:
-        self.host_outputs = any(a.dtype == dtypes.float0 for a in self.out_avals)
+        self.host_outputs = any(map(is_host_output, self.out_avals))
         if self.mesh is None:
             self.handlers = [
                 _bridge_executables.result_handler(a.shape, a.dtype, a.weak_type, self.device)

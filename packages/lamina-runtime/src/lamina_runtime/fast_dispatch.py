@@ -13,12 +13,12 @@ from typing import Any
 
 import numpy as np
 
-from lamina_core import config, dtypes, tree_util
-from lamina_core.ir import float0_zeros
+from lamina_core import config, tree_util
 from lamina_refs import Ref
 from lamina_runtime import _bridge_devices, _bridge_dispatch, _bridge_executables
 from lamina_runtime import sharding as shardings
 from lamina_runtime.array import Array, dispatch_tag, to_buffer
+from lamina_runtime.executable import host_value, is_host_output
 from lamina_runtime.pipeline import CompiledCall
 from lamina_runtime.ref_dispatch import ALIASED, RefResults
 
@@ -52,8 +52,8 @@ def fast_key(args: tuple[Any, ...]) -> tuple[Sequence[Any], tuple[Any, ...] | No
     return leaves, tuple(key)
 
 
-# A float0 output C++ makes is a host array, as Python's path makes it (`host_output`).
-_bridge_dispatch.register_host_results(lambda aval: float0_zeros(aval.shape))
+# An output C++ makes as a host value, as Python's path makes it (`host_output`).
+_bridge_dispatch.register_host_results(host_value)
 
 
 def fast_path_of(
@@ -64,7 +64,7 @@ def fast_path_of(
     executable = call.executable
     slots = [
         _bridge_dispatch.HostResultSlot(a)
-        if a.dtype == dtypes.float0
+        if is_host_output(a)
         else _bridge_dispatch.result_slot(a, dispatch_tag(a))
         for a in executable.out_avals
     ]

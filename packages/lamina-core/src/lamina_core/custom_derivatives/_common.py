@@ -31,7 +31,7 @@ from lamina_core.ir import (
     types_match,
 )
 from lamina_core.trace import Tracer, eval_jaxpr, typeof
-from lamina_core.transforms import func_src_info, stage_call
+from lamina_core.transforms import debug_name, func_src_info, stage_call
 from lamina_core.tree import tree_util
 
 
@@ -53,7 +53,7 @@ class RuleName:
 def fun_name(fun: Callable[..., Any]) -> str:
     """The name JAX's debug info gives a user function (`<lambda>` for lambdas, the wrapped
     function's for a partial, `<unknown>` for a callable object)."""
-    return func_src_info(fun).split(" ")[0]
+    return debug_name(fun)
 
 
 class SymbolicZero:

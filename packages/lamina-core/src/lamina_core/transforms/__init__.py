@@ -124,6 +124,9 @@ from lamina_core.transforms._make_jaxpr import (
     argument_names as argument_names,
 )
 from lamina_core.transforms._make_jaxpr import (
+    debug_name as debug_name,
+)
+from lamina_core.transforms._make_jaxpr import (
     fun_name as fun_name,
 )
 from lamina_core.transforms._make_jaxpr import (

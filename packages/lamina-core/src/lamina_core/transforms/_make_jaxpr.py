@@ -7,6 +7,7 @@ import functools
 import inspect
 import re
 from collections.abc import Callable, Sequence
+from types import CodeType
 from typing import Any, Final, TypeVar
 
 from lamina_core.interpreters import trace_to_jaxpr
@@ -39,19 +40,29 @@ def func_src_info(fun: Callable[..., Any]) -> str:
     names functions in messages: partials and wrappers are looked through; a callable without
     code is its name if it is a builtin function, else `<unknown>` (a name that never holds an
     address, which would make programs differ from run to run)."""
+    name, code = _named_source(fun)
+    return name if code is None else f"{name} at {code.co_filename}:{code.co_firstlineno}"
+
+
+def debug_name(fun: Callable[..., Any]) -> str:
+    """The name part of `func_src_info(fun)`: what JAX's debug info calls the function."""
+    return _named_source(fun)[0]
+
+
+def _named_source(fun: Callable[..., Any]) -> tuple[str, CodeType | None]:
     while isinstance(fun, functools.partial):
         fun = fun.func
     fun = inspect.unwrap(fun)
     code = getattr(fun, "__code__", None)
     name = getattr(fun, "__name__", None)
     if code is not None and name is not None:
-        return f"{name} at {code.co_filename}:{code.co_firstlineno}"
+        return str(name), code
     try:
         text = str(fun)
     except Exception:  # a user object's `__str__` may fail: JAX's name then too
-        return "<unknown>"
+        return "<unknown>", None
     found = _BUILTIN_FUNCTION.match(text)
-    return found.group(1) if found else "<unknown>"
+    return (found.group(1) if found else "<unknown>"), None
 
 
 def fun_name(fun: Callable[..., Any], default: str = "<unnamed function>") -> str:
